@@ -1,0 +1,129 @@
+"""Cards, their text form, the deck and the seeded shuffle.
+
+A card is written as rank then suit: ``QS``, ``TD`` (or ``10D``), ``Q♠``.
+Parsing accepts any case and either suit letters (``C D H S``) or suit
+symbols (``♣ ♦ ♥ ♠``); printing gives the two-character form (``TD``).
+
+Ranks are the integers 2..14 (14 is the ace); suits are 0..3 in tie-break
+order, clubs < diamonds < hearts < spades, so comparing two suits with ``<``
+follows the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from referee.errors import CardParseError
+from referee.seeding import SeedStream
+
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "CDHS"
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+RANK_NAMES = {
+    2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
+    9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace",
+}
+RANK_PLURALS = {rank: name + ("es" if name == "six" else "s") for rank, name in RANK_NAMES.items()}
+
+CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
+ACE = 14
+
+
+class Card(NamedTuple):
+    """One playing card: ``rank`` 2..14 (ace high), ``suit`` 0..3 (clubs..spades)."""
+
+    rank: int
+    suit: int
+
+    def __str__(self) -> str:
+        return _TEXT[self.index]
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+    @property
+    def index(self) -> int:
+        """Position 0..51 in the canonical deck order (see :data:`DECK`)."""
+        return (self.rank - 2) * 4 + self.suit
+
+    @property
+    def rank_text(self) -> str:
+        """The rank as people write it: ``A``, ``K``, ..., ``10``, ..., ``2``."""
+        return "10" if self.rank == 10 else RANK_CHARS[self.rank - 2]
+
+    @property
+    def pretty(self) -> str:
+        """The card with a suit symbol and a two-digit ten: ``10♦``."""
+        return self.rank_text + SUIT_SYMBOLS[self.suit]
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Read one card: ``QS``, ``qs``, ``TD``, ``10D``, ``Q♠``; raise :class:`CardParseError`."""
+        card = _BY_TEXT.get(text.strip().upper())
+        if card is None:
+            raise CardParseError(text)
+        return card
+
+
+#: All 52 cards in canonical order: 2♣ 2♦ 2♥ 2♠ 3♣ ... A♠ (rank-major, suits in
+#: tie-break order). ``DECK[card.index] is card``.
+DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in range(2, 15) for suit in range(4))
+_TEXT = tuple(RANK_CHARS[card.rank - 2] + SUIT_CHARS[card.suit] for card in DECK)
+_BY_TEXT: dict[str, Card] = {}
+for _card in DECK:
+    for _rank_form in {RANK_CHARS[_card.rank - 2], _card.rank_text}:
+        for _suit_form in (SUIT_CHARS[_card.suit], SUIT_SYMBOLS[_card.suit]):
+            _BY_TEXT[_rank_form + _suit_form] = _card
+del _card, _rank_form, _suit_form
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """Read cards separated by spaces or commas: ``"AS 2D 3C"`` or ``"A♠, 2♦, 3♣"``.
+
+    Raises :class:`CardParseError` naming the first bad token and its position.
+    """
+    tokens = text.replace(",", " ").split()
+    cards = []
+    for position, token in enumerate(tokens, start=1):
+        card = _BY_TEXT.get(token.upper())
+        if card is None:
+            raise CardParseError(token, position=position, source=text)
+        cards.append(card)
+    return tuple(cards)
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    """Write cards in their text form, separated by spaces: ``"AS 2D 3C"``."""
+    return " ".join(_TEXT[card.index] for card in cards)
+
+
+def shuffled_deck(stream: SeedStream) -> list[Card]:
+    """Return the 52 cards in a fresh random order drawn from ``stream``.
+
+    The algorithm, so that anyone can re-derive a deal from its seed: start
+    from :data:`DECK` (canonical order), then for ``i`` from 51 down to 1 swap
+    position ``i`` with position ``stream.randbelow(i + 1)`` (Fisher-Yates).
+    The first card dealt is position 0 of the result. ``SeedStream`` is
+    documented in :mod:`referee.seeding`.
+    """
+    return shuffle(list(DECK), stream)
+
+
+def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
+    """Shuffle ``cards`` in place with Fisher-Yates driven by ``stream``; return it."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = stream.randbelow(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def check_distinct(cards: Sequence[Card], source: str) -> None:
+    """Raise ``ValueError`` if a card appears twice in ``cards``."""
+    if len(set(cards)) != len(cards):
+        seen: set[Card] = set()
+        for card in cards:
+            if card in seen:
+                raise ValueError(f"{source}: card {card} appears more than once")
+            seen.add(card)

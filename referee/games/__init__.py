@@ -1,0 +1,48 @@
+"""The two games, behind one interface (:class:`referee.games.base.Game`)."""
+
+from __future__ import annotations
+
+from referee.games.base import (
+    Action,
+    ActionKind,
+    EndReason,
+    Event,
+    EventKind,
+    Game,
+    GameResult,
+    HandResult,
+    Observation,
+    Phase,
+)
+from referee.games.bastard_brag import BastardBrag, BastardBragObservation
+from referee.games.stop_the_bus import StopTheBus, StopTheBusObservation
+
+GAMES: dict[str, type[Game]] = {StopTheBus.name: StopTheBus, BastardBrag.name: BastardBrag}
+
+
+def game_class(name: str) -> type[Game]:
+    """Return the game called ``name``; raise ``ValueError`` naming the games there are."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}") from None
+
+
+__all__ = [
+    "GAMES",
+    "Action",
+    "ActionKind",
+    "BastardBrag",
+    "BastardBragObservation",
+    "EndReason",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameResult",
+    "HandResult",
+    "Observation",
+    "Phase",
+    "StopTheBus",
+    "StopTheBusObservation",
+    "game_class",
+]

@@ -1,0 +1,614 @@
+"""What both games share: actions, public events, results, and the game interface.
+
+A game is a pure state machine. It does no I/O, reads no clock and keeps no
+global random state: every deck comes from a :class:`~referee.seeding.SeedStream`
+named by the game's seed (or from a fixed order given for tests). The
+referee drives it through one interface, the same for both games:
+
+- :attr:`Game.current_seat` whose decision it is (``None`` once the game is over);
+- :meth:`Game.legal_actions` the legal actions, in a stable order;
+- :meth:`Game.check_action` raises :class:`IllegalActionError` with the reason,
+  :meth:`Game.is_legal` asks, :meth:`Game.apply` checks then applies;
+- :meth:`Game.observation` what one seat may know, built in one place;
+- :attr:`Game.events` the public record of everything that happened;
+- :attr:`Game.hand_results` and :meth:`Game.result` the outcomes;
+- :meth:`Game.forfeit` removes a player at once (used by the referee's fault
+  policy; the penalty itself is not part of the rules).
+
+Seats are numbered 0..n-1 clockwise: the seat on a player's left is the next
+number, wrapping round.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+from referee.cards import Card, check_distinct, format_cards, shuffled_deck
+from referee.errors import GameOverError, IllegalActionError
+from referee.hands import HandRank, hand_rank
+from referee.seeding import SeedStream
+
+DEFAULT_TURN_LIMIT = 200
+STARTING_LIVES = 3
+
+
+class Phase(enum.Enum):
+    """Where a hand stands: normal turns, final turns after a stop or knock, or game over."""
+
+    NORMAL = "normal"
+    FINAL = "final"
+    OVER = "over"
+
+
+class ActionKind(enum.Enum):
+    """Every kind of decision in either game. The value is the action's text form."""
+
+    DRAW = "draw"  # Stop the Bus: take the top of the stock
+    TAKE = "take"  # Stop the Bus: take the top of the discard pile
+    DISCARD = "discard"  # Stop the Bus: discard one of the four cards held
+    STOP = "stop"  # Stop the Bus: call "stop the bus"
+    PASS = "pass"  # Stop the Bus: pass a final turn
+    EXCHANGE = "exchange"  # Bastard Brag: swap one card for one centre slot
+    EXCHANGE_ALL = "exchange-all"  # Bastard Brag: swap the hand for the centre
+    KNOCK = "knock"  # Bastard Brag: knock
+
+
+class Action(NamedTuple):
+    """One decision, with a text form: ``draw``, ``discard QS``, ``exchange QS 2``, ``exchange-all 7H``.
+
+    ``card`` is the card discarded (``discard``), the card given to the
+    centre (``exchange``) or the given card that will lie face up
+    (``exchange-all``). ``slot`` is the centre slot taken (``exchange``).
+    """
+
+    kind: ActionKind
+    card: Card | None = None
+    slot: int | None = None
+
+    def __str__(self) -> str:
+        if self.card is None:
+            return self.kind.value
+        if self.slot is None:
+            return f"{self.kind.value} {self.card}"
+        return f"{self.kind.value} {self.card} {self.slot}"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read an action from its text form; raise ``ValueError`` naming what is allowed."""
+        parts = text.split()
+        if not parts:
+            raise ValueError("empty action; expected one of: " + ", ".join(_ACTION_FORMS))
+        try:
+            kind = ActionKind(parts[0].lower())
+        except ValueError:
+            raise ValueError(
+                f"unknown action {parts[0]!r} in {text!r}; expected one of: " + ", ".join(_ACTION_FORMS)
+            ) from None
+        expected = _ACTION_ARITY[kind]
+        if len(parts) - 1 != expected:
+            raise ValueError(f"action {text!r}: {kind.value!r} is written {_ACTION_FORMS[kind]!r}")
+        card = Card.parse(parts[1]) if expected >= 1 else None
+        slot = None
+        if expected == 2:
+            if parts[2] not in ("0", "1", "2"):
+                raise ValueError(f"action {text!r}: centre slot must be 0, 1 or 2, got {parts[2]!r}")
+            slot = int(parts[2])
+        return action(kind, card, slot)
+
+
+_ACTION_FORMS = {
+    ActionKind.DRAW: "draw",
+    ActionKind.TAKE: "take",
+    ActionKind.DISCARD: "discard CARD",
+    ActionKind.STOP: "stop",
+    ActionKind.PASS: "pass",
+    ActionKind.EXCHANGE: "exchange CARD SLOT",
+    ActionKind.EXCHANGE_ALL: "exchange-all CARD",
+    ActionKind.KNOCK: "knock",
+}
+_ACTION_ARITY = {kind: form.count(" ") for kind, form in _ACTION_FORMS.items()}
+
+# Every possible action exists once, so legal lists hold shared objects and
+# membership tests hit the identity fast path.
+_INTERNED: dict[tuple[ActionKind, Card | None, int | None], Action] = {}
+
+
+def action(kind: ActionKind, card: Card | None = None, slot: int | None = None) -> Action:
+    """Return the shared :class:`Action` object for ``kind``, ``card`` and ``slot``."""
+    key = (kind, card, slot)
+    found = _INTERNED.get(key)
+    if found is None:
+        found = _INTERNED[key] = Action(kind, card, slot)
+    return found
+
+
+DRAW = action(ActionKind.DRAW)
+TAKE = action(ActionKind.TAKE)
+STOP = action(ActionKind.STOP)
+PASS = action(ActionKind.PASS)
+KNOCK = action(ActionKind.KNOCK)
+
+
+class EventKind(enum.Enum):
+    """Kinds of public event. The value is the name used in logs and the protocol."""
+
+    DEAL = "deal"  # a hand was dealt: seat = dealer, card = the first face-up card
+    DRAW = "draw"  # seat drew the top of the stock (the card stays hidden)
+    TAKE = "take"  # seat took the top of the discard pile: card
+    DISCARD = "discard"  # seat discarded card
+    STOP = "stop"  # seat stopped the bus
+    PASS = "pass"  # seat passed its final turn
+    RECYCLE = "recycle"  # the stock was empty: count discards were shuffled into a new stock
+    EXCHANGE = "exchange"  # seat swapped a card for centre slot; face-up slot: card given, taken
+    EXCHANGE_ALL = "exchange-all"  # seat swapped its hand for the centre; card = new face-up card
+    KNOCK = "knock"  # seat knocked
+    STOCK_EXHAUSTED = "stock-exhausted"  # nothing left to recycle: the showdown comes at once
+    TURN_LIMIT = "turn-limit"  # the hand reached the turn limit: the showdown comes at once
+    SHOWDOWN = "showdown"  # hands revealed (see HandResult); seat = the loser
+    ELIMINATED = "eliminated"  # seat is out of the game
+    FORFEIT = "forfeit"  # seat was removed from the game by the referee
+    GAME_OVER = "game-over"  # seat won the game
+
+
+class Event(NamedTuple):
+    """One public event. Fields a kind does not use are ``None``."""
+
+    kind: EventKind
+    hand_number: int
+    seat: int | None = None
+    card: Card | None = None
+    taken: Card | None = None
+    slot: int | None = None
+    count: int | None = None
+
+    def __str__(self) -> str:
+        parts = [f"hand {self.hand_number}: {self.kind.value}"]
+        if self.seat is not None:
+            parts.append(f"seat={self.seat}")
+        if self.card is not None:
+            parts.append(f"card={self.card}")
+        if self.taken is not None:
+            parts.append(f"taken={self.taken}")
+        if self.slot is not None:
+            parts.append(f"slot={self.slot}")
+        if self.count is not None:
+            parts.append(f"count={self.count}")
+        return " ".join(parts)
+
+
+class EndReason(enum.Enum):
+    """Why a hand ended."""
+
+    STOP = "stop"  # Stop the Bus: final turns after a stop are done
+    KNOCK = "knock"  # Bastard Brag: final turns after a knock are done
+    STOCK_EXHAUSTED = "stock-exhausted"  # Stop the Bus: empty stock, nothing to recycle
+    TURN_LIMIT = "turn-limit"  # the hand reached the turn limit
+    FORFEIT = "forfeit"  # forfeits left a single player: no showdown
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """The outcome of one hand: every hand revealed, the loser and the lives after."""
+
+    hand_number: int
+    dealer: int
+    ended_by: EndReason
+    ender: int | None  # the stopper or knocker, if any
+    turns: int
+    hands: dict[int, tuple[Card, ...]]  # seat -> final hand, for every seat at the showdown
+    ranks: dict[int, HandRank]
+    loser: int | None  # None only when forfeits ended the hand
+    lives_after: tuple[int, ...]
+    floating_after: tuple[bool, ...]
+    eliminated: tuple[int, ...]  # seats out of the game during this hand, in order
+
+    def describe(self) -> str:
+        """Several lines for people: each hand with its rank, then the loser."""
+        lines = [f"hand {self.hand_number} (dealer seat {self.dealer}) ended by {self.ended_by.value}"]
+        for seat in sorted(self.hands):
+            mark = "  <- loses a life" if seat == self.loser else ""
+            lines.append(f"  seat {seat}: {format_cards(self.hands[seat])}  {self.ranks[seat]}{mark}")
+        for seat in self.eliminated:
+            lines.append(f"  seat {seat} is out of the game")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of a game: seats from first place to last."""
+
+    placements: tuple[int, ...]
+    hands_played: int
+    forfeited: tuple[int, ...]
+
+    @property
+    def winner(self) -> int:
+        return self.placements[0]
+
+    def place_of(self, seat: int) -> int:
+        """Return the 1-based place of ``seat``."""
+        return self.placements.index(seat) + 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation:
+    """What one seat may know, common to both games. Built only by :meth:`Game.observation`."""
+
+    game: str
+    seat: int
+    num_players: int
+    hand_number: int
+    dealer: int
+    phase: Phase
+    current_seat: int | None
+    hand: tuple[Card, ...]  # this seat's own cards (four mid-turn in Stop the Bus)
+    lives: tuple[int, ...]  # every seat's lives (tokens)
+    floating: tuple[bool, ...]  # every seat's floating state (always False in Bastard Brag)
+    in_game: tuple[bool, ...]  # every seat: still in the game
+    in_hand: tuple[bool, ...]  # every seat: taking part in the current hand
+    ender: int | None  # the stopper or knocker, once there is one
+    turns_this_hand: int
+    turn_limit: int
+    hand_events: tuple[Event, ...]  # the public history of the current hand
+    legal_actions: tuple[Action, ...]  # non-empty only when it is this seat's decision
+
+
+class Game(ABC):
+    """A game of Stop the Bus or Bastard Brag between ``num_players`` seats.
+
+    ``seed`` names every deck (see :mod:`referee.seeding`); ``first_dealer``
+    defaults to a seat drawn from ``SeedStream.derive(seed, "first-dealer")``.
+    ``decks`` fixes the order of the deck for hands 1, 2, ... (index 0 is the
+    first card dealt); hands past the end of ``decks`` use the seeded deck.
+    ``turn_limit`` ends a hand with an immediate showdown after that many turns.
+    """
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    def __init__(
+        self,
+        num_players: int,
+        seed: int,
+        first_dealer: int | None = None,
+        decks: Sequence[Sequence[Card]] | None = None,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+    ) -> None:
+        if not self.min_players <= num_players <= self.max_players:
+            raise ValueError(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"not {num_players}"
+            )
+        if turn_limit < 1:
+            raise ValueError(f"turn_limit must be at least 1, got {turn_limit}")
+        if first_dealer is None:
+            first_dealer = SeedStream.derive(seed, "first-dealer").randbelow(num_players)
+        elif not 0 <= first_dealer < num_players:
+            raise ValueError(f"first_dealer must be a seat 0..{num_players - 1}, got {first_dealer}")
+        self.num_players = num_players
+        self.seed = seed
+        self.turn_limit = turn_limit
+        self._fixed_decks = [tuple(deck) for deck in decks] if decks else []
+        for number, deck in enumerate(self._fixed_decks, start=1):
+            check_distinct(deck, f"decks[{number - 1}] (hand {number})")
+        self.lives = [STARTING_LIVES] * num_players
+        self.floating = [False] * num_players
+        self.in_game = [True] * num_players
+        self.in_hand = [False] * num_players
+        self.hands: list[list[Card]] = [[] for _ in range(num_players)]
+        self.out_of_play: list[Card] = []  # cards of players who forfeited mid-hand
+        self.eliminations: list[int] = []  # seats in the order they left the game
+        self.forfeited: list[int] = []
+        self.events: list[Event] = []
+        self.hand_results: list[HandResult] = []
+        self.hand_number = 0
+        self.dealer = first_dealer
+        self.phase = Phase.NORMAL
+        self.current_seat: int | None = None
+        self.ender: int | None = None
+        self.final_queue: list[int] = []
+        self.turns_this_hand = 0
+        self._hand_event_start = 0
+        self._eliminated_this_hand: list[int] = []
+        self._legal: tuple[Action, ...] | None = None
+        self._start_hand()
+
+    # ----- queries ---------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def seats_in_game(self) -> list[int]:
+        return [seat for seat in range(self.num_players) if self.in_game[seat]]
+
+    @property
+    def hand_events(self) -> tuple[Event, ...]:
+        """The public events of the current hand (the last hand, once the game is over)."""
+        return tuple(self.events[self._hand_event_start :])
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Return the legal actions of the current seat, in a stable order."""
+        legal = self._legal
+        if legal is None:
+            if self.phase is Phase.OVER:
+                return ()
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def check_action(self, action: Action) -> None:
+        """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; else return."""
+        if self.phase is Phase.OVER:
+            raise GameOverError(f"the game is over; no action {str(action)!r} can be played")
+        if action not in self.legal_actions():
+            raise IllegalActionError(action, self._why_illegal(action), self.current_seat)
+
+    def is_legal(self, action: Action) -> bool:
+        return self.phase is not Phase.OVER and action in self.legal_actions()
+
+    def apply(self, action: Action) -> None:
+        """Play ``action`` for the current seat, after checking it is legal."""
+        if self.phase is Phase.OVER or action not in self.legal_actions():
+            self.check_action(action)
+        self._legal = None
+        self._apply(action)
+
+    def result(self) -> GameResult:
+        """Return the placements; the game must be over."""
+        if self.phase is not Phase.OVER:
+            raise GameOverError("the game is not over yet; there is no result")
+        survivors = self.seats_in_game
+        return GameResult(
+            placements=tuple(survivors) + tuple(reversed(self.eliminations)),
+            hands_played=len(self.hand_results),
+            forfeited=tuple(self.forfeited),
+        )
+
+    def observation(self, seat: int) -> Observation:
+        """Return exactly what ``seat`` may know now (the one place that builds a seat's view)."""
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        return self._observe(seat, self._common_view(seat))
+
+    def _common_view(self, seat: int) -> dict:
+        return dict(
+            game=self.name,
+            seat=seat,
+            num_players=self.num_players,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            phase=self.phase,
+            current_seat=self.current_seat,
+            hand=tuple(self.hands[seat]),
+            lives=tuple(self.lives),
+            floating=tuple(self.floating),
+            in_game=tuple(self.in_game),
+            in_hand=tuple(self.in_hand),
+            ender=self.ender,
+            turns_this_hand=self.turns_this_hand,
+            turn_limit=self.turn_limit,
+            hand_events=tuple(self.events[self._hand_event_start :]),
+            legal_actions=self.legal_actions() if seat == self.current_seat else (),
+        )
+
+    # ----- forfeit ----------------------------------------------------------
+
+    def forfeit(self, seat: int, reason: str = "") -> None:
+        """Remove ``seat`` from the game at once (RULES.md, "players leaving").
+
+        Its cards leave play, it takes no further turns, it is not compared at
+        the showdown and it ranks below every player still in the game. If
+        one player remains, that player wins at once.
+        """
+        if self.phase is Phase.OVER:
+            raise GameOverError(f"the game is over; seat {seat} cannot forfeit")
+        if not 0 <= seat < self.num_players or not self.in_game[seat]:
+            raise ValueError(f"seat {seat} is not in the game and cannot forfeit")
+        self._legal = None
+        self.in_game[seat] = False
+        self.in_hand[seat] = False
+        self.forfeited.append(seat)
+        self.eliminations.append(seat)
+        self._eliminated_this_hand.append(seat)
+        self.out_of_play.extend(self._release_cards(seat))
+        self.hands[seat] = []
+        self.events.append(Event(EventKind.FORFEIT, self.hand_number, seat))
+        if sum(self.in_game) == 1:
+            self._finish_hand(EndReason.FORFEIT, loser=None)
+            return
+        if seat in self.final_queue:
+            self.final_queue.remove(seat)
+        if seat == self.current_seat:
+            self._seat_leaves_turn(seat)
+
+    def _release_cards(self, seat: int) -> list[Card]:
+        """Return the cards that leave play with a forfeiting seat (and clear any turn state)."""
+        return list(self.hands[seat])
+
+    def _seat_leaves_turn(self, seat: int) -> None:
+        """Move play on after the current seat left the game mid-turn."""
+        self._advance(seat)
+
+    # ----- hand flow ---------------------------------------------------------
+
+    def _next_in_hand(self, seat: int) -> int:
+        """Return the next seat on ``seat``'s left that is in the current hand."""
+        n = self.num_players
+        in_hand = self.in_hand
+        for step in range(1, n + 1):
+            candidate = (seat + step) % n
+            if in_hand[candidate]:
+                return candidate
+        raise AssertionError("no seat is in the hand")
+
+    def _seats_from_left_of(self, seat: int) -> list[int]:
+        """Seats in the hand, in turn order from ``seat``'s left, ``seat`` excluded."""
+        n = self.num_players
+        return [(seat + step) % n for step in range(1, n) if self.in_hand[(seat + step) % n]]
+
+    def _next_deck(self) -> list[Card]:
+        index = self.hand_number - 1
+        if index < len(self._fixed_decks):
+            return list(self._fixed_decks[index])
+        return shuffled_deck(SeedStream.derive(self.seed, "hand", self.hand_number, "deck"))
+
+    def _start_hand(self) -> None:
+        self.hand_number += 1
+        self._hand_event_start = len(self.events)
+        self._eliminated_this_hand = []
+        self.in_hand = list(self.in_game)
+        self.phase = Phase.NORMAL
+        self.ender = None
+        self.final_queue = []
+        self.turns_this_hand = 0
+        self.out_of_play = []
+        deck = self._next_deck()
+        players = sum(self.in_hand)
+        if len(deck) < self.cards_needed(players):
+            raise ValueError(
+                f"the deck for hand {self.hand_number} has {len(deck)} cards; "
+                f"{players} players need at least {self.cards_needed(players)}"
+            )
+        self._deal(deck)
+        self.current_seat = self._next_in_hand(self.dealer)
+
+    def _deal_rounds(self, deck: list[Card], to_centre: list[Card] | None) -> int:
+        """Deal three rounds one card at a time from the dealer's left; return cards used.
+
+        If ``to_centre`` is given, it receives a card at the end of each round.
+        """
+        order = self._seats_from_left_of(self.dealer)
+        if self.in_hand[self.dealer]:
+            order.append(self.dealer)
+        for seat in range(self.num_players):
+            self.hands[seat] = []
+        position = 0
+        for _ in range(3):
+            for seat in order:
+                self.hands[seat].append(deck[position])
+                position += 1
+            if to_centre is not None:
+                to_centre.append(deck[position])
+                position += 1
+        for seat in order:
+            self.hands[seat].sort()
+        return position
+
+    def _end_turn(self, seat: int) -> None:
+        """Count a finished turn, then move play on."""
+        self.turns_this_hand += 1
+        if self.turns_this_hand >= self.turn_limit:
+            self.events.append(Event(EventKind.TURN_LIMIT, self.hand_number, count=self.turns_this_hand))
+            self._showdown(EndReason.TURN_LIMIT)
+            return
+        self._advance(seat)
+
+    def _advance(self, seat: int) -> None:
+        """Give the turn to the next seat, or go to the showdown after the last final turn."""
+        if self.phase is Phase.FINAL:
+            if not self.final_queue:
+                self._showdown(self._final_reason)
+                return
+            self.current_seat = self.final_queue.pop(0)
+        else:
+            self.current_seat = self._next_in_hand(seat)
+        self._before_turn()
+
+    def _before_turn(self) -> None:
+        """Hook run at the start of every turn (Stop the Bus recycles an empty stock here)."""
+
+    def _begin_final_turns(self, ender: int) -> None:
+        self.ender = ender
+        self.phase = Phase.FINAL
+        self.final_queue = self._seats_from_left_of(ender)
+
+    def _showdown(self, reason: EndReason) -> None:
+        seats = [seat for seat in range(self.num_players) if self.in_hand[seat]]
+        ranks = {seat: hand_rank(self.hands[seat]) for seat in seats}
+        loser = min(seats, key=ranks.__getitem__)
+        self.events.append(Event(EventKind.SHOWDOWN, self.hand_number, loser))
+        if self._lose_life(loser):
+            self.in_game[loser] = False
+            self.eliminations.append(loser)
+            self._eliminated_this_hand.append(loser)
+            self.events.append(Event(EventKind.ELIMINATED, self.hand_number, loser))
+        self._finish_hand(reason, loser, ranks)
+
+    def _finish_hand(self, reason: EndReason, loser: int | None, ranks: dict[int, HandRank] | None = None) -> None:
+        ranks = ranks or {}
+        self.hand_results.append(
+            HandResult(
+                hand_number=self.hand_number,
+                dealer=self.dealer,
+                ended_by=reason,
+                ender=self.ender,
+                turns=self.turns_this_hand,
+                hands={seat: tuple(self.hands[seat]) for seat in ranks},
+                ranks=ranks,
+                loser=loser,
+                lives_after=tuple(self.lives),
+                floating_after=tuple(self.floating),
+                eliminated=tuple(self._eliminated_this_hand),
+            )
+        )
+        self._legal = None
+        if sum(self.in_game) == 1:
+            self.phase = Phase.OVER
+            self.current_seat = None
+            winner = self.in_game.index(True)
+            self.events.append(Event(EventKind.GAME_OVER, self.hand_number, winner))
+            return
+        self.dealer = self._next_dealer()
+        self._start_hand()
+
+    # ----- per game -----------------------------------------------------------
+
+    _final_reason: ClassVar[EndReason]
+
+    @classmethod
+    @abstractmethod
+    def cards_needed(cls, players: int) -> int:
+        """Cards a deck must hold to deal a hand to ``players`` players."""
+
+    @abstractmethod
+    def _deal(self, deck: list[Card]) -> None:
+        """Deal ``deck`` (index 0 first) for the hand that is starting."""
+
+    @abstractmethod
+    def _compute_legal(self) -> tuple[Action, ...]:
+        """Legal actions of the current seat, in a stable order."""
+
+    @abstractmethod
+    def _why_illegal(self, action: Action) -> str:
+        """Say why ``action`` is not legal now (it is known not to be)."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Apply a legal action."""
+
+    @abstractmethod
+    def _lose_life(self, seat: int) -> bool:
+        """Take a life from the showdown's loser; return whether it is eliminated."""
+
+    @abstractmethod
+    def _next_dealer(self) -> int:
+        """Return the dealer of the next hand (called after eliminations are known)."""
+
+    @abstractmethod
+    def _observe(self, seat: int, common: dict) -> Observation:
+        """Build the game's observation from the common fields."""
+
+    @abstractmethod
+    def cards_in_play(self) -> int:
+        """Count every card the hand holds anywhere (hands, piles, centre, out of play)."""
+
+
+def hand_text(cards: Sequence[Card]) -> str:
+    """Format a hand with its rank name: ``"8C 9C TC (running flush 10-9-8)"``."""
+    return f"{format_cards(cards)} ({hand_rank(cards)})"

@@ -1,0 +1,174 @@
+"""Bastard Brag: exchange with a centre hand, knocking, three lives, 3-10 players.
+
+The centre has three slots. Slots 0 and 1 are face down and slot 2 is face
+up, always: an exchange gives the card the place and the face of the card
+taken, so the face-up card is always in slot 2. ``exchange CARD SLOT`` gives
+``CARD`` and takes the card in ``SLOT``; ``exchange-all CARD`` swaps the whole
+hand for the centre and lays ``CARD`` face up in slot 2, the other two given
+cards going to slots 0 and 1 in card order. See ``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.cards import Card, format_cards
+from referee.games.base import (
+    KNOCK,
+    Action,
+    ActionKind,
+    EndReason,
+    Event,
+    EventKind,
+    Game,
+    Observation,
+    Phase,
+    action,
+)
+
+FACE_UP_SLOT = 2
+CENTRE_SLOTS = (0, 1, 2)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BastardBragObservation(Observation):
+    """A seat's view in Bastard Brag: the common view plus the centre as this seat knows it.
+
+    ``centre[2]`` is the face-up card; ``centre[0]`` and ``centre[1]`` are
+    face down, shown only while this seat knows them (it put them there).
+    """
+
+    centre: tuple[Card | None, Card | None, Card]
+
+
+class BastardBrag(Game):
+    """Bastard Brag with lives and knocking, as in RULES.md."""
+
+    name = "bastard_brag"
+    min_players = 3
+    max_players = 10
+    _final_reason = EndReason.KNOCK
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.centre: list[Card] = []
+        self.set_aside: list[Card] = []
+        # Who knows each face-down slot's card (the seat that put it there), or None.
+        self.centre_known_to: list[int | None] = [None, None]
+        self.has_had_turn: list[bool] = []
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def cards_needed(cls, players: int) -> int:
+        return 3 * players + 3
+
+    def cards_in_play(self) -> int:
+        return sum(map(len, self.hands)) + len(self.centre) + len(self.set_aside) + len(self.out_of_play)
+
+    def _deal(self, deck: list[Card]) -> None:
+        centre: list[Card] = []
+        used = self._deal_rounds(deck, centre)
+        self.centre = centre
+        self.set_aside = deck[used:]
+        self.centre_known_to = [None, None]
+        self.has_had_turn = [False] * self.num_players
+        self.events.append(Event(EventKind.DEAL, self.hand_number, self.dealer, centre[FACE_UP_SLOT]))
+
+    def knock_allowed(self) -> bool:
+        """Ruling: a knock is allowed once round one (everyone's first turn) is over."""
+        if self.phase is not Phase.NORMAL:
+            return False
+        has_had_turn = self.has_had_turn
+        in_hand = self.in_hand
+        return all(has_had_turn[seat] or not in_hand[seat] for seat in range(self.num_players))
+
+    # ----- legality ------------------------------------------------------------
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        hand = self.hands[self.current_seat]
+        legal = [action(ActionKind.EXCHANGE, card, slot) for card in hand for slot in CENTRE_SLOTS]
+        legal.extend(action(ActionKind.EXCHANGE_ALL, card) for card in hand)
+        if self.knock_allowed():
+            legal.append(KNOCK)
+        return tuple(legal)
+
+    def _why_illegal(self, act: Action) -> str:
+        kind = act.kind
+        hand = self.hands[self.current_seat]
+        if kind is ActionKind.KNOCK:
+            if self.phase is Phase.FINAL:
+                return f"seat {self.ender} has already knocked; a final turn must exchange one card or all three"
+            waiting = [seat for seat in range(self.num_players) if self.in_hand[seat] and not self.has_had_turn[seat]]
+            return (
+                "no knock in round one: every player must exchange once first "
+                f"(still to play: seat{'s' if len(waiting) > 1 else ''} {', '.join(map(str, waiting))})"
+            )
+        if kind is ActionKind.PASS:
+            return "passing is not allowed in Bastard Brag; exchange one card or all three" + (
+                ", or knock" if self.knock_allowed() else ""
+            )
+        if kind not in (ActionKind.EXCHANGE, ActionKind.EXCHANGE_ALL):
+            return (
+                f"{kind.value!r} is not an action of Bastard Brag; allowed: exchange CARD SLOT, "
+                "exchange-all CARD, knock"
+            )
+        if act.card not in hand:
+            return f"{act.card} is not in your hand ({format_cards(hand)})"
+        return f"centre slot must be 0, 1 or 2, got {act.slot}"
+
+    # ----- applying actions ------------------------------------------------------
+
+    def _apply(self, act: Action) -> None:
+        seat = self.current_seat
+        kind = act.kind
+        if kind is ActionKind.EXCHANGE:
+            given, slot = act.card, act.slot
+            hand = self.hands[seat]
+            taken = self.centre[slot]
+            self.centre[slot] = given
+            hand.remove(given)
+            hand.append(taken)
+            hand.sort()
+            if slot == FACE_UP_SLOT:
+                self.events.append(Event(EventKind.EXCHANGE, self.hand_number, seat, given, taken, slot))
+            else:
+                self.centre_known_to[slot] = seat
+                self.events.append(Event(EventKind.EXCHANGE, self.hand_number, seat, slot=slot))
+        elif kind is ActionKind.EXCHANGE_ALL:
+            face_up = act.card
+            given = self.hands[seat]
+            taken_face_up = self.centre[FACE_UP_SLOT]
+            self.hands[seat] = sorted(self.centre)
+            face_down = [card for card in given if card != face_up]
+            self.centre = [face_down[0], face_down[1], face_up]
+            self.centre_known_to = [seat, seat]
+            self.events.append(Event(EventKind.EXCHANGE_ALL, self.hand_number, seat, face_up, taken_face_up))
+        else:  # KNOCK
+            self.events.append(Event(EventKind.KNOCK, self.hand_number, seat))
+            self._begin_final_turns(seat)
+        self.has_had_turn[seat] = True
+        self._end_turn(seat)
+
+    # ----- lives and the deal ------------------------------------------------------
+
+    def _lose_life(self, seat: int) -> bool:
+        self.lives[seat] -= 1  # no floating life in this game
+        return self.lives[seat] == 0
+
+    def _next_dealer(self) -> int:
+        """Ruling: the deal passes to the next surviving player on the dealer's left."""
+        n = self.num_players
+        return next((self.dealer + k) % n for k in range(1, n + 1) if self.in_game[(self.dealer + k) % n])
+
+    # ----- observation -------------------------------------------------------------
+
+    def _observe(self, seat: int, common: dict) -> BastardBragObservation:
+        centre = self.centre
+        known = self.centre_known_to
+        return BastardBragObservation(
+            **common,
+            centre=(
+                centre[0] if known[0] == seat else None,
+                centre[1] if known[1] == seat else None,
+                centre[FACE_UP_SLOT],
+            ),
+        )

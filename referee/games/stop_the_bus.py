@@ -1,0 +1,219 @@
+"""Stop the Bus: draw and discard, three lives plus a floating life, 2-9 players.
+
+A turn is one or two decisions: ``draw`` or ``take`` then ``discard CARD``
+(the drawn card is seen before the discard), or ``stop`` on a normal turn,
+or ``pass`` on a final turn. See ``docs/rules.md`` for the rules as built.
+
+Deck and stock order: the deck of a hand is dealt from index 0; after the
+deal and the first face-up discard, the rest is the stock, drawn in deck
+order. When the stock is empty at the start of a turn, the discards except
+the top, oldest first, are shuffled with ``SeedStream.derive(seed, "hand",
+hand_number, "recycle")`` (one stream per hand, continued across recycles)
+and drawn from index 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.cards import Card, format_cards, shuffle
+from referee.games.base import (
+    DRAW,
+    PASS,
+    STOP,
+    TAKE,
+    Action,
+    ActionKind,
+    EndReason,
+    Event,
+    EventKind,
+    Game,
+    Observation,
+    Phase,
+    action,
+)
+from referee.seeding import SeedStream
+
+_NORMAL_TURN = (DRAW, TAKE, STOP)
+_FINAL_TURN = (DRAW, TAKE, PASS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopTheBusObservation(Observation):
+    """A seat's view in Stop the Bus: the common view plus the piles."""
+
+    discard_top: Card
+    stock_count: int
+    discard_count: int
+    drawn_card: Card | None  # mid-turn: the card just drawn or taken by this seat
+    took_discard: bool  # mid-turn: the drawn card came from the discard pile
+
+
+class StopTheBus(Game):
+    """Stop the Bus (Nic Cleveland's British version), as in RULES.md."""
+
+    name = "stop_the_bus"
+    min_players = 2
+    max_players = 9
+    _final_reason = EndReason.STOP
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.stock: list[Card] = []  # next card to draw is stock[-1]
+        self.discard_pile: list[Card] = []  # top is discard_pile[-1]
+        self.pending: tuple[Action, Card] | None = None  # (DRAW or TAKE, card) mid-turn
+        self._recycle_stream: SeedStream | None = None
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def cards_needed(cls, players: int) -> int:
+        return 3 * players + 1
+
+    def cards_in_play(self) -> int:
+        return sum(map(len, self.hands)) + len(self.stock) + len(self.discard_pile) + len(self.out_of_play)
+
+    # ----- dealing and turns ---------------------------------------------------
+
+    def _deal(self, deck: list[Card]) -> None:
+        used = self._deal_rounds(deck, None)
+        self.discard_pile = [deck[used]]
+        self.stock = deck[used + 1 :]
+        self.stock.reverse()
+        self.pending = None
+        self._recycle_stream = None
+        self.events.append(Event(EventKind.DEAL, self.hand_number, self.dealer, deck[used]))
+
+    def _start_hand(self) -> None:
+        super()._start_hand()
+        self._before_turn()
+
+    def _before_turn(self) -> None:
+        # Ruling: the empty-stock check happens at the start of every turn.
+        if self.stock:
+            return
+        recyclable = self.discard_pile[:-1]
+        if not recyclable:
+            self.events.append(Event(EventKind.STOCK_EXHAUSTED, self.hand_number))
+            self._showdown(EndReason.STOCK_EXHAUSTED)
+            return
+        if self._recycle_stream is None:
+            self._recycle_stream = SeedStream.derive(self.seed, "hand", self.hand_number, "recycle")
+        shuffle(recyclable, self._recycle_stream)
+        recyclable.reverse()
+        self.stock = recyclable
+        self.discard_pile = self.discard_pile[-1:]
+        self.events.append(Event(EventKind.RECYCLE, self.hand_number, count=len(recyclable)))
+
+    # ----- legality ------------------------------------------------------------
+
+    def _compute_legal(self) -> tuple[Action, ...]:
+        pending = self.pending
+        if pending is None:
+            return _FINAL_TURN if self.phase is Phase.FINAL else _NORMAL_TURN
+        hand = self.hands[self.current_seat]
+        if pending[0] is TAKE:
+            taken = pending[1]
+            return tuple(action(ActionKind.DISCARD, card) for card in hand if card != taken)
+        return tuple(action(ActionKind.DISCARD, card) for card in hand)
+
+    def _why_illegal(self, act: Action) -> str:
+        kind = act.kind
+        hand = self.hands[self.current_seat] if self.current_seat is not None else []
+        if kind not in (ActionKind.DRAW, ActionKind.TAKE, ActionKind.DISCARD, ActionKind.STOP, ActionKind.PASS):
+            return f"{kind.value!r} is not an action of Stop the Bus; allowed: draw, take, discard CARD, stop, pass"
+        if self.pending is not None:
+            source, drawn = self.pending
+            if kind is not ActionKind.DISCARD:
+                return f"you hold four cards after {source.value} {drawn}; discard one of {format_cards(hand)}"
+            if act.card not in hand:
+                return f"{act.card} is not in your hand ({format_cards(hand)})"
+            return f"{act.card} was just taken from the discard pile; discard a different card"
+        if kind is ActionKind.DISCARD:
+            return "a turn starts with draw, take or stop; you hold three cards and cannot discard yet"
+        if kind is ActionKind.STOP:
+            return f"the bus has already been stopped by seat {self.ender}; a final turn may draw, take or pass"
+        if kind is ActionKind.PASS:
+            return "there is no pass on a normal turn; pass is allowed only in a final turn after a stop"
+        return "not allowed now"  # pragma: no cover - every legal kind is handled above
+
+    # ----- applying actions ------------------------------------------------------
+
+    def _apply(self, act: Action) -> None:
+        seat = self.current_seat
+        kind = act.kind
+        hand = self.hands[seat]
+        if kind is ActionKind.DISCARD:
+            card = act.card
+            hand.remove(card)
+            self.discard_pile.append(card)
+            self.pending = None
+            self.events.append(Event(EventKind.DISCARD, self.hand_number, seat, card))
+            self._end_turn(seat)
+        elif kind is ActionKind.DRAW:
+            card = self.stock.pop()
+            hand.append(card)
+            hand.sort()
+            self.pending = (DRAW, card)
+            self.events.append(Event(EventKind.DRAW, self.hand_number, seat))
+        elif kind is ActionKind.TAKE:
+            card = self.discard_pile.pop()
+            hand.append(card)
+            hand.sort()
+            self.pending = (TAKE, card)
+            self.events.append(Event(EventKind.TAKE, self.hand_number, seat, card))
+        elif kind is ActionKind.STOP:
+            self.events.append(Event(EventKind.STOP, self.hand_number, seat))
+            self._begin_final_turns(seat)
+            self._end_turn(seat)
+        else:  # PASS
+            self.events.append(Event(EventKind.PASS, self.hand_number, seat))
+            self._end_turn(seat)
+
+    def _release_cards(self, seat: int) -> list[Card]:
+        if seat == self.current_seat:
+            self.pending = None
+        return list(self.hands[seat])
+
+    # ----- lives and the deal ------------------------------------------------------
+
+    def _lose_life(self, seat: int) -> bool:
+        if self.floating[seat]:
+            self.floating[seat] = False
+            return True
+        self.lives[seat] -= 1
+        if self.lives[seat] == 0:
+            self.floating[seat] = True
+        return False
+
+    def _next_dealer(self) -> int:
+        """The deal moves left; if that player was just eliminated, the dealer deals again.
+
+        Generalised so that it holds when the dealer was eliminated too: the
+        next dealer is the survivor whose left-hand survivor is the player
+        who would have had the first turn had the deal simply moved left.
+        """
+        n = self.num_players
+        in_game = self.in_game
+        just_out = self._eliminated_this_hand
+        step = 1
+        while True:
+            scheduled = (self.dealer + step) % n
+            if in_game[scheduled] or scheduled in just_out:
+                break
+            step += 1
+        if in_game[scheduled]:
+            return scheduled
+        first = next((scheduled + k) % n for k in range(1, n + 1) if in_game[(scheduled + k) % n])
+        return next((first - k) % n for k in range(1, n + 1) if in_game[(first - k) % n])
+
+    # ----- observation -------------------------------------------------------------
+
+    def _observe(self, seat: int, common: dict) -> StopTheBusObservation:
+        pending = self.pending if seat == self.current_seat else None
+        return StopTheBusObservation(
+            **common,
+            discard_top=self.discard_pile[-1] if self.discard_pile else None,
+            stock_count=len(self.stock),
+            discard_count=len(self.discard_pile),
+            drawn_card=pending[1] if pending else None,
+            took_discard=pending is not None and pending[0] is TAKE,
+        )

@@ -1,0 +1,78 @@
+"""Seeded random streams: every random choice the referee makes comes from here.
+
+There is no global random state anywhere in the referee. A :class:`SeedStream`
+is a deterministic sequence of numbers named by a seed and a few labels, so
+that anyone can re-derive it in any language:
+
+1. The stream's key is ``SHA-256("brag-referee:" + ":".join([seed, *labels]))``
+   over the UTF-8 text, where the seed and each label are written in decimal
+   or as given (for example ``brag-referee:7:hand:3:deck``).
+2. Block ``i`` (``i`` = 0, 1, 2, ...) is ``SHA-256(key + i as 8 bytes,
+   big-endian)``; each block gives four unsigned 64-bit numbers, read
+   big-endian from bytes 0-7, 8-15, 16-23 and 24-31, used in that order.
+3. ``randbelow(n)`` takes the next number ``x``; if ``x >= 2**64 - (2**64 % n)``
+   it is thrown away and the next one taken (so every result is equally
+   likely); otherwise the result is ``x % n``.
+
+The engine names its streams (see the game modules): the deck of hand ``h``
+of a game with seed ``s`` comes from ``SeedStream.derive(s, "hand", h,
+"deck")`` shuffled as :func:`referee.cards.shuffled_deck` describes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+_PREFIX = "brag-referee:"
+_TWO_64 = 1 << 64
+
+
+class SeedStream:
+    """A reproducible stream of random integers derived from a seed and labels."""
+
+    __slots__ = ("_key", "_block", "_pending")
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._block = 0
+        self._pending: list[int] = []
+
+    @classmethod
+    def derive(cls, seed: int | str, *labels: int | str) -> SeedStream:
+        """Return the stream named by ``seed`` and ``labels`` (see the module doc)."""
+        return cls(derive_key(seed, *labels))
+
+    def next_u64(self) -> int:
+        """Return the next unsigned 64-bit number of the stream."""
+        if not self._pending:
+            digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
+            self._block += 1
+            # Reversed so that pop() hands them out in order 0, 1, 2, 3.
+            self._pending = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+        return self._pending.pop()
+
+    def randbelow(self, n: int) -> int:
+        """Return a uniformly chosen integer in ``range(n)``; ``n`` must be positive."""
+        if n <= 0:
+            raise ValueError(f"randbelow needs a positive bound, got {n}")
+        limit = _TWO_64 - (_TWO_64 % n)
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+
+def derive_key(seed: int | str, *labels: int | str) -> bytes:
+    """Return the 32-byte key of the stream named by ``seed`` and ``labels``."""
+    text = _PREFIX + ":".join(str(part) for part in (seed, *labels))
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def derive_seed(seed: int | str, *labels: int | str) -> int:
+    """Return a 63-bit integer seed derived from ``seed`` and ``labels``.
+
+    Used to give each game of a league its own seed from the league's seed
+    and the game's identity: the first number of the named stream, shifted
+    right by one bit so that it fits a signed 64-bit field.
+    """
+    return SeedStream.derive(seed, *labels).next_u64() >> 1

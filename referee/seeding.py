@@ -53,8 +53,8 @@ class SeedStream:
 
     def randbelow(self, n: int) -> int:
         """Return a uniformly chosen integer in ``range(n)``; ``n`` must be positive."""
-        if n <= 0:
-            raise ValueError(f"randbelow needs a positive bound, got {n}")
+        if not 0 < n <= _TWO_64:
+            raise ValueError(f"randbelow needs a bound in 1..2**64, got {n}")
         limit = _TWO_64 - (_TWO_64 % n)
         while True:
             x = self.next_u64()

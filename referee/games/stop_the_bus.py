@@ -42,7 +42,7 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 class StopTheBusObservation(Observation):
     """A seat's view in Stop the Bus: the common view plus the piles."""
 
-    discard_top: Card
+    discard_top: Card | None  # None only mid-turn, after taking the only discard
     stock_count: int
     discard_count: int
     drawn_card: Card | None  # mid-turn: the card just drawn or taken by this seat
@@ -123,7 +123,7 @@ class StopTheBus(Game):
         if self.pending is not None:
             source, drawn = self.pending
             if kind is not ActionKind.DISCARD:
-                return f"you hold four cards after {source.value} {drawn}; discard one of {format_cards(hand)}"
+                return f"you hold four cards after {source.kind.value} {drawn}; discard one of {format_cards(hand)}"
             if act.card not in hand:
                 return f"{act.card} is not in your hand ({format_cards(hand)})"
             return f"{act.card} was just taken from the discard pile; discard a different card"

@@ -1,0 +1,364 @@
+"""Bot processes: start, handshake, ask for decisions, stop. The only code that talks to bots.
+
+A bot is a command line (started here, in its own session and process group)
+or the address of a bot server already running. The referee chooses where a
+started bot listens (a Unix socket in a private directory by default, or TCP
+on 127.0.0.1) and passes it in ``REFEREE_BOT_ADDRESS``.
+
+No bot outlives the referee: each bot runs under a small shell that
+``setpriv --pdeathsig`` signals when the referee dies, even by SIGKILL; the
+shell then kills the bot's whole process group. Resource limits are applied
+by ``prlimit``. Neither needs ``preexec_fn``, which is unsafe with grpcio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import socket
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import grpc.aio
+
+from referee import __version__
+from referee.faults import BotFault, FaultKind
+from referee.protocol import GAME_FROM_PB, GAME_TO_PB, PROTOCOL_VERSION
+from referee.v1 import bot_pb2 as pb
+from referee.v1 import bot_pb2_grpc as pb_grpc
+
+ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
+MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
+DEFAULT_LOG_CAP_BYTES = 1 << 20
+STOP_GRACE_SECONDS = 1.0
+
+_CONNECTION_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+
+# The shell that runs a bot: when the referee dies it gets SIGTERM (pdeathsig)
+# and kills its whole process group, so forked children go too.
+_SUPERVISOR = 'trap "kill -KILL 0" TERM; "$@" & wait $!'
+
+
+@dataclass(frozen=True)
+class ResourceLimits:
+    """Optional limits for a bot process; ``None`` means no limit."""
+
+    memory_mb: int | None = None
+    cpu_seconds: int | None = None
+    open_files: int | None = None
+
+    def prlimit_args(self) -> list[str]:
+        args = []
+        if self.memory_mb is not None:
+            args.append(f"--as={self.memory_mb * 1024 * 1024}")
+        if self.cpu_seconds is not None:
+            args.append(f"--cpu={self.cpu_seconds}")
+        if self.open_files is not None:
+            args.append(f"--nofile={self.open_files}")
+        return ["prlimit", *args, "--"] if args else []
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to reach one bot: a command to start, or the address of a running server."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    address: str | None = None
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    limits: ResourceLimits = ResourceLimits()
+    transport: str = "unix"  # where a started bot listens: "unix" or "tcp"
+
+    @classmethod
+    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs) -> BotSpec:
+        argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
+        if not argv:
+            raise ValueError("a bot command cannot be empty")
+        return cls(name=name or Path(argv[-1]).stem, command=argv, **kwargs)
+
+    def describe(self) -> str:
+        return self.address if self.address else shlex.join(self.command)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Time limits of a game, in milliseconds."""
+
+    move_time_ms: int = 1000
+    time_bank_ms: int = 10_000
+    grace_ms: int = 200  # transport allowance added to every deadline
+    startup_timeout_ms: int = 10_000
+    notify_timeout_ms: int = 1000
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What the handshake tells a bot: the game, the table size and the limits."""
+
+    game: str
+    num_players: int
+    timing: Timing = Timing()
+    turn_limit: int = 200
+
+
+class BotProcess:
+    """One running bot (started here, or a server already running) and its gRPC channel."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int = DEFAULT_LOG_CAP_BYTES) -> None:
+        self.spec = spec
+        self.log_path = log_path
+        self.log_cap = log_cap
+        self.process: asyncio.subprocess.Process | None = None
+        self.address = spec.address
+        self.channel: grpc.aio.Channel | None = None
+        self.stub: pb_grpc.BotStub | None = None
+        self.handshake_reply: pb.HandshakeReply | None = None
+        self.healthy = True  # false after a fault that may leave the process wedged
+        self._private_dir: str | None = None
+        self._log_task: asyncio.Task | None = None
+
+    # ----- start and handshake -------------------------------------------------
+
+    async def start(self, setup: GameSetup) -> None:
+        """Start the bot (if it is a command), wait until it listens, and handshake.
+
+        Raises :class:`BotFault` (``startup`` or ``handshake``) on failure,
+        after stopping whatever was started.
+        """
+        try:
+            if self.spec.command:
+                await self._launch()
+            self.channel = grpc.aio.insecure_channel(
+                self.address,
+                options=[
+                    ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
+                    ("grpc.enable_retries", 0),
+                ],
+            )
+            self.stub = pb_grpc.BotStub(self.channel)
+            await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
+            await self._handshake(setup)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _launch(self) -> None:
+        spec = self.spec
+        if spec.transport == "tcp":
+            self.address = f"127.0.0.1:{_free_port()}"
+        else:
+            # A directory only the referee's user can enter holds the socket.
+            self._private_dir = tempfile.mkdtemp(prefix="referee-")
+            os.chmod(self._private_dir, 0o700)
+            self.address = f"unix:{self._private_dir}/bot.sock"
+        program = spec.command[0]
+        if shutil.which(program, path=_search_path(spec)) is None and not (
+            spec.cwd and os.access(os.path.join(spec.cwd, program), os.X_OK)
+        ):
+            raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: no such program {program!r}", spec.name)
+        env = {**os.environ, **spec.env, ADDRESS_VARIABLE: self.address}
+        env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
+        argv = [
+            "setpriv", "--pdeathsig", "TERM", "--",
+            "sh", "-c", _SUPERVISOR, "referee-bot",
+            *spec.limits.prlimit_args(), *spec.command,
+        ]  # fmt: skip
+        log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed by the log task
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=spec.cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as error:
+            if log:
+                log.close()
+            raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
+        self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap))
+
+    async def _wait_ready(self, timeout: float) -> None:
+        ready = asyncio.ensure_future(self.channel.channel_ready())
+        waiters = {ready}
+        exited = None
+        if self.process is not None:
+            exited = asyncio.ensure_future(self.process.wait())
+            waiters.add(exited)
+        try:
+            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waiters:
+                task.cancel()
+        if ready in done and not ready.cancelled():
+            return
+        name = self.spec.name
+        if exited is not None and exited in done:
+            raise BotFault(
+                FaultKind.STARTUP,
+                f"exited with {_exit_text(self.process.returncode)} before listening on {self.address}"
+                + self._log_hint(),
+                name,
+            )
+        raise BotFault(FaultKind.STARTUP, f"did not listen on {self.address} within {timeout:g} s" + self._log_hint(), name)
+
+    async def _handshake(self, setup: GameSetup) -> None:
+        request = pb.HandshakeRequest(
+            protocol_version=PROTOCOL_VERSION,
+            referee_version=__version__,
+            game=GAME_TO_PB[setup.game],
+            num_players=setup.num_players,
+            time_limits=pb.TimeLimits(
+                move_time_ms=setup.timing.move_time_ms, time_bank_ms=setup.timing.time_bank_ms
+            ),
+            turn_limit=setup.turn_limit,
+        )
+        name = self.spec.name
+        try:
+            reply = await self.stub.Handshake(request, timeout=setup.timing.startup_timeout_ms / 1000)
+        except grpc.aio.AioRpcError as error:
+            raise BotFault(FaultKind.HANDSHAKE, f"no valid handshake reply: {_status_text(error)}", name) from None
+        self.handshake_reply = reply
+        if reply.protocol_version != PROTOCOL_VERSION:
+            raise BotFault(
+                FaultKind.HANDSHAKE,
+                f"speaks protocol version {reply.protocol_version}; this referee speaks version {PROTOCOL_VERSION}",
+                name,
+            )
+        if GAME_TO_PB[setup.game] not in reply.games:
+            games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in reply.games) or "none"
+            raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", name)
+
+    # ----- calls during a game ----------------------------------------------------
+
+    async def decide(self, request: pb.DecisionRequest, timeout: float) -> pb.DecisionReply:
+        """Ask for a decision; raise :class:`BotFault` for a timeout, crash or malformed reply."""
+        try:
+            return await self.stub.Decide(request, timeout=timeout)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in _CONNECTION_LOST and self.process is not None:
+                # Give the exit status a moment to arrive, so the fault can name it.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.process.wait(), 0.2)
+            raise self._fault_from(error, timeout) from None
+
+    async def notify(self, notification: pb.Notification, timeout: float) -> None:
+        """Send a notification; best effort, so failures are ignored (the next decision will tell)."""
+        if self.stub is None:
+            return
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.TimeoutError):
+            await self.stub.Notify(notification, timeout=timeout)
+
+    def _fault_from(self, error: grpc.aio.AioRpcError, timeout: float) -> BotFault:
+        code = error.code()
+        name = self.spec.name
+        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            self.healthy = False
+            return BotFault(FaultKind.TIMEOUT, f"no reply within {timeout * 1000:.0f} ms", name)
+        if self.has_exited():
+            self.healthy = False
+            return BotFault(FaultKind.CRASH, f"process {_exit_text(self.process.returncode)}" + self._log_hint(), name)
+        if code in _CONNECTION_LOST:
+            self.healthy = False
+            return BotFault(FaultKind.CRASH, f"connection lost: {_status_text(error)}", name)
+        if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return BotFault(FaultKind.MALFORMED, f"reply too large (limit {MAX_REPLY_BYTES} bytes)", name)
+        if code is grpc.StatusCode.INTERNAL:
+            return BotFault(FaultKind.MALFORMED, f"reply is not a DecisionReply: {_status_text(error)}", name)
+        return BotFault(FaultKind.MALFORMED, f"answered with an error instead of a reply: {_status_text(error)}", name)
+
+    def has_exited(self) -> bool:
+        return self.process is not None and self.process.returncode is not None
+
+    def _log_hint(self) -> str:
+        return f" (its output is in {self.log_path})" if self.log_path else ""
+
+    # ----- stop -------------------------------------------------------------------
+
+    async def stop(self) -> None:
+        """Stop the bot and everything it started; safe to call more than once."""
+        if self.channel is not None:
+            channel, self.channel = self.channel, None
+            with contextlib.suppress(Exception):
+                await channel.close(grace=None)
+        process = self.process
+        if process is not None:
+            # SIGKILL to the whole group: the bot, its supervising shell and any child it forked.
+            _kill_group(process.pid, signal.SIGKILL)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(process.wait(), STOP_GRACE_SECONDS)
+        if self._log_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._log_task, STOP_GRACE_SECONDS)
+            self._log_task.cancel()
+        if self._private_dir is not None:
+            shutil.rmtree(self._private_dir, ignore_errors=True)
+            self._private_dir = None
+
+
+def _kill_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+async def _drain_output(stream: asyncio.StreamReader, log, cap: int) -> None:
+    """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot)."""
+    written = 0
+    dropped = 0
+    try:
+        while True:
+            chunk = await stream.read(65536)
+            if not chunk:
+                break
+            if log is None:
+                continue
+            room = cap - written
+            if room > 0:
+                log.write(chunk[:room])
+                written += min(room, len(chunk))
+            dropped += max(0, len(chunk) - max(room, 0))
+        if dropped and log is not None:
+            log.write(f"\n[referee: log capped at {cap} bytes; {dropped} more bytes discarded]\n".encode())
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _search_path(spec: BotSpec) -> str | None:
+    return spec.env.get("PATH", os.environ.get("PATH"))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _exit_text(returncode: int | None) -> str:
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    # The supervising shell reports a signal death as 128 + signal number.
+    if returncode > 128 and returncode - 128 in signal.valid_signals():
+        with contextlib.suppress(ValueError):
+            return f"killed by signal {signal.Signals(returncode - 128).name}"
+    return f"exit code {returncode}"
+
+
+def _status_text(error: grpc.aio.AioRpcError) -> str:
+    details = error.details() or ""
+    return f"{error.code().name}{': ' + details if details else ''}"

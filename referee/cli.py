@@ -1,0 +1,237 @@
+"""The ``referee`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+from pathlib import Path
+
+from referee import __version__
+from referee.bots import BotProcess, BotSpec, GameSetup, Timing
+from referee.faults import BotFault, FaultPolicy, PolicyMode
+from referee.games import GAMES
+from referee.match import MatchResult, play_game
+
+SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+
+
+def _add_timing_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--move-time-ms", type=int, default=1000, help="time for each move (default 1000)")
+    parser.add_argument("--time-bank-ms", type=int, default=10_000, help="reserve for a game (default 10000)")
+    parser.add_argument("--startup-timeout-ms", type=int, default=10_000, help="time to start listening (default 10000)")
+    parser.add_argument("--turn-limit", type=int, default=200, help="turns in a hand before a forced showdown")
+    parser.add_argument("--tcp", action="store_true", help="bots listen on TCP 127.0.0.1 instead of a Unix socket")
+
+
+def _timing(args: argparse.Namespace) -> Timing:
+    return Timing(
+        move_time_ms=args.move_time_ms, time_bank_ms=args.time_bank_ms, startup_timeout_ms=args.startup_timeout_ms
+    )
+
+
+def _spec(command: str | list[str], index: int, args: argparse.Namespace, name: str | None = None) -> BotSpec:
+    spec = BotSpec.from_command(command, name=name)
+    return BotSpec(
+        name=name or f"{spec.name}#{index}", command=spec.command, transport="tcp" if args.tcp else "unix"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="referee", description="Referee for Stop the Bus and Bastard Brag bots.")
+    parser.add_argument("--version", action="version", version=f"referee {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("play", help="play one game between bots and print every hand")
+    play.add_argument("--game", choices=sorted(GAMES), required=True)
+    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--bot", action="append", required=True, metavar="CMD", help="a bot's command line (repeat)")
+    play.add_argument("--policy", choices=[mode.value for mode in PolicyMode], default="forfeit")
+    play.add_argument("--max-faults", type=int, default=3, help="faults in a game before a forfeit (default_action)")
+    play.add_argument("--log", type=Path, help="write the JSON-lines game log here")
+    play.add_argument("--bot-logs", type=Path, help="write each bot's output to a file in this directory")
+    play.add_argument("--quiet", action="store_true", help="print only the result")
+    _add_timing_options(play)
+
+    check = commands.add_parser("check-bot", help="test a bot before submitting it")
+    check.add_argument("--games", type=int, default=3, help="games of each game the bot plays (default 3)")
+    check.add_argument("--seed", type=int, default=1)
+    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    _add_timing_options(check)
+
+    verify = commands.add_parser("verify", help="replay a game log through the rules engine")
+    verify.add_argument("log", type=Path)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "play":
+            return asyncio.run(_play(args))
+        if args.command == "check-bot":
+            return asyncio.run(_check_bot(args))
+        if args.command == "verify":
+            return _verify(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+# ----- play ----------------------------------------------------------------------
+
+
+async def _play(args: argparse.Namespace) -> int:
+    game = GAMES[args.game]
+    if not game.min_players <= len(args.bot) <= game.max_players:
+        print(f"referee play: {args.game} needs {game.min_players} to {game.max_players} bots, got {len(args.bot)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    specs = [_spec(command, index, args) for index, command in enumerate(args.bot)]
+    if args.bot_logs:
+        args.bot_logs.mkdir(parents=True, exist_ok=True)
+    result = await play_game(
+        args.game, specs, seed=args.seed, game_id=f"play-{args.seed}", timing=_timing(args),
+        turn_limit=args.turn_limit, policy=FaultPolicy(PolicyMode(args.policy), args.max_faults),
+        log_path=args.log, bot_log_dir=args.bot_logs,
+    )  # fmt: skip
+    if not args.quiet:
+        for hand in result.hand_results:
+            print(_with_names(hand.describe(), result.players))
+    print(_result_text(result))
+    return 0
+
+
+def _with_names(text: str, players: list[str]) -> str:
+    for seat in sorted(range(len(players)), reverse=True):
+        text = text.replace(f"seat {seat}", f"seat {seat} ({players[seat]})")
+    return text
+
+
+def _result_text(result: MatchResult) -> str:
+    lines = [f"{result.game} seed {result.seed}: {result.hands_played} hands, {result.decisions} decisions"]
+    for place, seat in enumerate(result.placements, start=1):
+        faults = ", ".join(f"{kind} {count}" for kind, count in sorted(result.faults[seat].items()))
+        latency = result.latencies_ms[seat]
+        median = f"median decision {statistics.median(latency):.2f} ms" if latency else "no decisions"
+        extra = f"; forfeited ({result.forfeits[seat]})" if seat in result.forfeits else ""
+        lines.append(
+            f"  {place}. seat {seat} {result.players[seat]}: {median}"
+            + (f"; faults: {faults}" if faults else "")
+            + extra
+        )
+    return "\n".join(lines)
+
+
+# ----- check-bot -----------------------------------------------------------------
+
+
+def sample_bot_commands() -> list[tuple[str, list[str]]]:
+    """The sample bots check-bot plays against: (name, command)."""
+    python = sys.executable
+    return [
+        ("random", [python, str(SAMPLE_BOTS / "python" / "random_bot.py")]),
+        ("heuristic", [python, str(SAMPLE_BOTS / "python" / "heuristic_bot.py")]),
+    ]
+
+
+async def _check_bot(args: argparse.Namespace) -> int:
+    command = args.bot_command[1:] if args.bot_command[:1] == ["--"] else args.bot_command
+    if not command:
+        print("referee check-bot: give the bot's command after --, e.g. referee check-bot -- python my_bot.py",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    timing = _timing(args)
+    candidate = BotSpec(name="candidate", command=tuple(command), transport="tcp" if args.tcp else "unix")
+    problems: list[str] = []
+    print(f"checking {candidate.describe()}")
+
+    games = await _probe_games(candidate, timing, args.turn_limit, problems)
+    if games is None:
+        return _report(problems)
+    for game_name in sorted(GAMES):
+        if game_name not in games:
+            print(f"- {game_name}: the bot says it does not play it; skipped")
+            continue
+        opponents = [BotSpec(name=name, command=tuple(cmd)) for name, cmd in sample_bot_commands()]
+        for number in range(args.games):
+            specs = [candidate, *opponents]
+            # Rotate the candidate through the seats.
+            shift = number % len(specs)
+            specs = specs[shift:] + specs[:shift]
+            seed = args.seed + number
+            result = await play_game(
+                game_name, specs, seed=seed, game_id=f"check-{game_name}-{number}", timing=timing,
+                turn_limit=args.turn_limit,
+            )  # fmt: skip
+            seat = result.players.index("candidate")
+            place = result.place_of(seat)
+            latencies = result.latencies_ms[seat]
+            slowest = max(latencies, default=0.0)
+            print(f"- {game_name} game {number + 1} (seed {seed}): placed {place} of {len(specs)}, "
+                  f"{len(latencies)} decisions, slowest {slowest:.1f} ms")  # fmt: skip
+            for kind, count in sorted(result.faults[seat].items()):
+                problems.append(f"{game_name} game {number + 1}: {count} {kind} fault(s)")
+            if seat in result.forfeits:
+                problems.append(f"{game_name} game {number + 1}: forfeited the game: {result.forfeits[seat]}")
+            slow = [ms for ms in latencies if ms > timing.move_time_ms / 2]
+            if slow:
+                problems.append(
+                    f"{game_name} game {number + 1}: {len(slow)} slow repl{'y' if len(slow) == 1 else 'ies'} "
+                    f"(over half the {timing.move_time_ms} ms move time; slowest {max(slow):.0f} ms)"
+                )
+    return _report(problems)
+
+
+async def _probe_games(candidate: BotSpec, timing: Timing, turn_limit: int, problems: list[str]) -> set[str] | None:
+    """Start the bot once and handshake; return the games it plays, or None after a problem."""
+    bot = BotProcess(candidate)
+    try:
+        await bot.start(GameSetup("stop_the_bus", 3, timing, turn_limit))
+    except BotFault as fault:
+        reply = bot.handshake_reply
+        if reply is not None and "does not play" in fault.detail:
+            from referee.protocol import GAME_FROM_PB
+
+            games = {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
+            if games:
+                return games
+        problems.append(f"{fault.kind.value}: {fault.detail}")
+        return None
+    finally:
+        await bot.stop()
+    reply = bot.handshake_reply
+    print(f"handshake ok: {reply.name} {reply.version}" + (f" by {reply.author}" if reply.author else ""))
+    from referee.protocol import GAME_FROM_PB
+
+    return {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
+
+
+def _report(problems: list[str]) -> int:
+    if not problems:
+        print("no problems found")
+        return 0
+    print(f"{len(problems)} problem{'s' if len(problems) > 1 else ''}:")
+    for problem in problems:
+        print(f"  - {problem}")
+    return 1
+
+
+# ----- verify ---------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from referee.match import verify_log
+
+    problems = verify_log(args.log)
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print(f"{args.log}: the log replays exactly")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

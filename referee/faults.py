@@ -1,0 +1,74 @@
+"""Bot faults: every way a bot can fail, each its own kind, and the policy that answers them.
+
+The rules engine only says whether an action is legal; what happens to a bot
+that faults is policy, set by the league file (see :class:`FaultPolicy`).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from referee.errors import RefereeError
+from referee.games.base import DRAW, PASS, Action, ActionKind, Game, Phase, action
+from referee.games.bastard_brag import FACE_UP_SLOT
+
+
+class FaultKind(enum.Enum):
+    """Kinds of bot fault, counted separately on every report."""
+
+    TIMEOUT = "timeout"  # no reply before the deadline
+    CRASH = "crash"  # the process exited or the connection was lost
+    MALFORMED = "malformed"  # a reply that is not a valid action (garbage, empty, unknown, error status)
+    ILLEGAL = "illegal"  # a valid action that the rules do not allow now
+    STALE = "stale"  # a reply to another decision (wrong decision_number)
+    STARTUP = "startup"  # the bot could not be started, or did not listen in time
+    HANDSHAKE = "handshake"  # the handshake failed: protocol version, game, or no reply
+
+
+class BotFault(RefereeError):
+    """A bot failed: ``kind`` says how, the message says what happened in plain words."""
+
+    def __init__(self, kind: FaultKind, detail: str, bot: str = "") -> None:
+        self.kind = kind
+        self.detail = detail
+        self.bot = bot
+        super().__init__(f"{bot + ': ' if bot else ''}{kind.value}: {detail}")
+
+
+class PolicyMode(enum.Enum):
+    FORFEIT = "forfeit"
+    DEFAULT_ACTION = "default_action"
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """What the referee does when a bot faults during a game.
+
+    ``forfeit`` (the default): the bot leaves the game at once. ``default_action``:
+    :func:`default_action` is played for it, and after ``max_faults`` faults
+    in one game it forfeits.
+    """
+
+    mode: PolicyMode = PolicyMode.FORFEIT
+    max_faults: int = 3
+
+
+def default_action(game: Game) -> Action:
+    """The neutral legal action played for a faulting bot under the ``default_action`` policy.
+
+    Stop the Bus: draw from the stock on a normal turn, pass a final turn, and
+    after a draw discard the drawn card (the hand is unchanged; after a take,
+    the lowest other card). Bastard Brag: exchange the lowest card for the
+    face-up centre card.
+    """
+    legal = game.legal_actions()
+    if game.name == "stop_the_bus":
+        pending = getattr(game, "pending", None)
+        if pending is None:
+            return PASS if game.phase is Phase.FINAL else DRAW
+        if pending[0] is DRAW:
+            return action(ActionKind.DISCARD, pending[1])
+        return legal[0]
+    hand = game.hands[game.current_seat]
+    return action(ActionKind.EXCHANGE, min(hand), FACE_UP_SLOT)

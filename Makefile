@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test bench clean
+.PHONY: test bench proto node-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,8 +13,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP)
+NODE_BOT := sample_bots/node
+NODE_STAMP := $(NODE_BOT)/node_modules/.installed
+
+# The Node.js sample bot's packages, where Node.js is present (its tests skip, saying why, where it is not).
+node-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+		if [ ! -f $(NODE_STAMP) ] || [ $(NODE_BOT)/package-lock.json -nt $(NODE_STAMP) ]; then \
+			(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error) && touch $(NODE_STAMP); \
+		fi; \
+	else \
+		echo "Node.js/npm not found: the Node.js bot will not run and its tests will be skipped"; \
+	fi
+
+test: $(STAMP) node-deps
 	$(BIN)/python -m pytest
+
+# Regenerate referee/v1/ from proto/ (the generated code is committed; a test checks it is current).
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/referee/v1/bot.proto
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -16,7 +16,7 @@ from referee.seeding import SeedStream
 
 # ----- decks and play helpers ------------------------------------------------------
 
-# Two high pairs and the worst possible hand: with turn_limit=1 the first
+# High pairs and the worst possible hand (5-3-2 unsuited): with turn_limit=1 the first
 # mover's one exchange (its lowest card for face-down slot 0, which holds 7♣)
 # keeps every pair a pair and leaves the worst hand a bare high card, so the
 # deck alone decides who loses.
@@ -78,6 +78,7 @@ def play_low_card_for_face_up(game: BastardBrag) -> None:
 
 
 def centre_seen_by(game: BastardBrag, seat: int) -> tuple[Card | None, Card | None, Card]:
+    """Return the centre as ``seat`` knows it: unknown face-down cards are None."""
     return game.observation(seat).centre
 
 
@@ -131,7 +132,8 @@ ELIMINATION_PLAN = [
 def test_three_to_ten_players_may_play(num_players):
     """3 and 10 players are the limits RULES.md allows."""
     game = BastardBrag(num_players, seed=1, decks=[list(DECK)])
-    assert game.num_players == num_players
+    assert all(len(game.observation(seat).hand) == 3 for seat in range(num_players))
+    assert len(game.centre) == 3
 
 
 @pytest.mark.parametrize("num_players", [2, 11])

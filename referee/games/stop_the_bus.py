@@ -36,6 +36,10 @@ from referee.seeding import SeedStream
 
 _NORMAL_TURN = (DRAW, TAKE, STOP)
 _FINAL_TURN = (DRAW, TAKE, PASS)
+# The discard pile is empty only after a player took its last card and then
+# forfeited, taking it out of play: there is nothing to take.
+_NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
+_FINAL_TURN_NO_DISCARD = (DRAW, PASS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +112,9 @@ class StopTheBus(Game):
     def _compute_legal(self) -> tuple[Action, ...]:
         pending = self.pending
         if pending is None:
-            return _FINAL_TURN if self.phase is Phase.FINAL else _NORMAL_TURN
+            if self.discard_pile:
+                return _FINAL_TURN if self.phase is Phase.FINAL else _NORMAL_TURN
+            return _FINAL_TURN_NO_DISCARD if self.phase is Phase.FINAL else _NORMAL_TURN_NO_DISCARD
         hand = self.hands[self.current_seat]
         if pending[0] is TAKE:
             taken = pending[1]
@@ -129,6 +135,8 @@ class StopTheBus(Game):
             return f"{act.card} was just taken from the discard pile; discard a different card"
         if kind is ActionKind.DISCARD:
             return "a turn starts with draw, take or stop; you hold three cards and cannot discard yet"
+        if kind is ActionKind.TAKE:
+            return "the discard pile is empty (its last card left play with a forfeiting player); draw instead"
         if kind is ActionKind.STOP:
             return f"the bus has already been stopped by seat {self.ender}; a final turn may draw, take or pass"
         if kind is ActionKind.PASS:

@@ -1,0 +1,231 @@
+"""Tests of the leaderboard files and the console table."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import random
+from html.parser import HTMLParser
+
+import pytest
+
+from referee import publish
+from referee.publish import console_table, write_leaderboards
+from referee.standings import compute_standings
+
+HOSTILE_NAME = '<script>alert("x")</script> & |co|'
+BOTS = ["alpha", HOSTILE_NAME, "1e3", "dan's bot"]
+FILES = ["leaderboard.csv", "leaderboard.html", "leaderboard.json", "leaderboard.md"]
+HEADERS = [
+    "rank", "bot", "rating", "mu ± sigma", "games", "wins", "win rate", "avg place", "score", "mean score",
+    "timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake", "forfeits", "median ms", "p99 ms",
+]  # fmt: skip
+VOID_ELEMENTS = {"meta", "br", "hr", "img", "input", "link"}
+
+
+def league_records(seed=1, game_count=40):
+    """Records of a small league in the games.jsonl format, every bot seated often."""
+    chooser = random.Random(seed)
+    records = []
+    for index in range(game_count):
+        seats = chooser.sample(BOTS, 3)
+        placements = [0, 1, 2]
+        chooser.shuffle(placements)
+        records.append(
+            {
+                "index": index,
+                "game_id": f"r0-t{index:03d}-s0",
+                "seats": seats,
+                "placements": placements,
+                "faults": [{"timeout": 1} if chooser.random() < 0.3 else {} for _ in seats],
+                "forfeits": {},
+                "timing": {"latency_ms": [[chooser.uniform(0.2, 30.0) for _ in range(5)] for _ in seats]},
+            }
+        )
+    return records
+
+
+@pytest.fixture
+def standings():
+    return compute_standings(league_records(), bots=[*BOTS, "idle"])
+
+
+class StrictHTMLChecker(HTMLParser):
+    """Parse a page, collecting problems (unbalanced tags, scripts, external resources) and cell texts."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.open_tags: list[str] = []
+        self.problems: list[str] = []
+        self.cell_texts: list[str] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self.problems.append("a <script> element")
+        for name, value in attrs:
+            if name in ("src", "href") or (value and "url(" in value):
+                self.problems.append(f"external resource {name}={value!r}")
+        if tag not in VOID_ELEMENTS:
+            self.open_tags.append(tag)
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if not self.open_tags or self.open_tags[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.open_tags[-1:] or 'nothing'}")
+            return
+        self.open_tags.pop()
+        if tag in ("td", "th") and self._cell is not None:
+            self.cell_texts.append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def check_html(text):
+    checker = StrictHTMLChecker()
+    checker.feed(text)
+    checker.close()
+    assert not checker.problems, checker.problems
+    assert not checker.open_tags, f"unclosed tags {checker.open_tags}"
+    return checker
+
+
+def test_every_file_is_written_and_parses_with_every_bot(tmp_path, standings):
+    written = write_leaderboards(standings, tmp_path / "out", "Spring league")
+    assert sorted(path.name for path in written) == FILES
+    assert sorted(os.listdir(tmp_path / "out")) == FILES
+    every_bot = {*BOTS, "idle"}
+
+    with open(tmp_path / "out" / "leaderboard.csv", newline="", encoding="utf-8") as handle:
+        csv_rows = list(csv.DictReader(handle))
+    assert {row["bot"] for row in csv_rows} == every_bot
+    assert [int(row["rank"]) for row in csv_rows] == list(range(1, len(every_bot) + 1))
+
+    data = json.loads((tmp_path / "out" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert [row["bot"] for row in data["rows"]] == [row.bot for row in standings.rows]
+    assert set(data["head_to_head"]) == every_bot
+    assert data["title"] == "Spring league"
+
+    checker = check_html((tmp_path / "out" / "leaderboard.html").read_text(encoding="utf-8"))
+    assert every_bot <= set(checker.cell_texts)
+
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# Spring league\n")
+    for bot in ["alpha", "1e3", "idle"]:
+        assert f"| {bot} " in markdown
+
+
+def test_csv_and_json_figures_agree_with_the_standings(tmp_path, standings):
+    write_leaderboards(standings, tmp_path, "League")
+    data = json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))
+    with open(tmp_path / "leaderboard.csv", newline="", encoding="utf-8") as handle:
+        csv_rows = {row["bot"]: row for row in csv.DictReader(handle)}
+    for row, json_row in zip(standings.rows, data["rows"], strict=True):
+        assert json_row["games"] == row.games == int(csv_rows[row.bot]["games"])
+        assert json_row["wins"] == row.wins == int(csv_rows[row.bot]["wins"])
+        assert json_row["rating"]["mu"] == pytest.approx(row.mu, abs=1e-3)
+        assert float(csv_rows[row.bot]["rating"]) == pytest.approx(row.conservative, abs=1e-3)
+        assert json_row["faults"] == row.faults
+        assert int(csv_rows[row.bot]["faults_timeout"]) == row.faults["timeout"]
+        for other, pair in standings.head_to_head[row.bot].items():
+            assert json_row_pair(data, row.bot, other) == {"games": pair.games, "above": pair.above}
+    idle = csv_rows["idle"]
+    assert (idle["games"], idle["win_rate"], idle["median_ms"]) == ("0", "", "")
+
+
+def json_row_pair(data, bot, other):
+    return data["head_to_head"][bot][other]
+
+
+def test_json_is_deterministic_and_rounded(tmp_path):
+    records = league_records()
+    write_leaderboards(compute_standings(records), tmp_path / "first", "League")
+    random.Random(9).shuffle(records)
+    write_leaderboards(compute_standings(records), tmp_path / "second", "League")
+    first = (tmp_path / "first" / "leaderboard.json").read_bytes()
+    assert first == (tmp_path / "second" / "leaderboard.json").read_bytes()
+
+    def floats(value):
+        if isinstance(value, float):
+            yield value
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from floats(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from floats(item)
+
+    for number in floats(json.loads(first)):
+        assert number == round(number, 4), f"{number} has more than 4 decimals"
+
+
+def test_special_characters_in_names_are_escaped(tmp_path, standings):
+    write_leaderboards(standings, tmp_path, 'League <b>"one"</b>')
+    page = (tmp_path / "leaderboard.html").read_text(encoding="utf-8")
+    assert "<script>" not in page
+    assert "<b>" not in page
+    assert html.escape(HOSTILE_NAME, quote=True) in page
+    checker = check_html(page)
+    assert HOSTILE_NAME in checker.cell_texts
+
+    markdown = (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+    assert "<script>" not in markdown
+    table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    header_pipes = table_lines[0].count("|") - table_lines[0].count("\\|")
+    for line in table_lines[: 2 + len(standings.rows)]:
+        # An unescaped "|" in a name would split its cell and add a column.
+        assert line.count("|") - line.count("\\|") == header_pipes, line
+
+
+def test_rewriting_replaces_files_and_leaves_no_temporary_files(tmp_path, standings):
+    write_leaderboards(standings, tmp_path, "First title")
+    write_leaderboards(standings, tmp_path, "Second title")
+    assert sorted(os.listdir(tmp_path)) == FILES
+    assert "Second title" in (tmp_path / "leaderboard.md").read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "leaderboard.json").read_text(encoding="utf-8"))["title"] == "Second title"
+
+
+def test_failed_replacement_keeps_the_old_file_and_removes_the_temporary(tmp_path, standings, monkeypatch):
+    write_leaderboards(standings, tmp_path, "Old title")
+    old_json = (tmp_path / "leaderboard.json").read_bytes()
+    real_replace = os.replace
+
+    def failing_replace(source, destination):
+        if str(destination).endswith("leaderboard.json"):
+            raise OSError(f"disk full while replacing {destination}")
+        real_replace(source, destination)
+
+    monkeypatch.setattr(publish.os, "replace", failing_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_leaderboards(standings, tmp_path, "New title")
+    assert (tmp_path / "leaderboard.json").read_bytes() == old_json
+    assert sorted(os.listdir(tmp_path)) == FILES
+
+
+def test_console_table_has_every_column_and_bot(standings):
+    table = console_table(standings)
+    header_line = table.splitlines()[0]
+    for header in HEADERS:
+        assert header in header_line, f"column {header!r} missing from {header_line!r}"
+    for bot in [*BOTS, "idle"]:
+        assert bot in table
+    assert len(table.splitlines()) == 2 + len(standings.rows)
+
+
+def test_console_table_shows_control_characters_as_escapes():
+    standings = compute_standings([], bots=["evil\x1b[2Jbot"])
+    table = console_table(standings)
+    assert "\x1b" not in table
+    assert "evil\\x1b[2Jbot" in table
+
+
+def test_names_that_look_like_numbers_are_shown_as_written():
+    standings = compute_standings([], bots=["1e3", "007"])
+    table = console_table(standings)
+    assert "1e3" in table and "007" in table, table

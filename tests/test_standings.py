@@ -1,0 +1,258 @@
+"""Tests of the league standings computed from games.jsonl records."""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import statistics
+
+import pytest
+
+from referee.standings import (
+    FAULT_KINDS,
+    LATENCY_RELATIVE_ERROR,
+    LatencyHistogram,
+    RecordError,
+    compute_standings,
+)
+
+ALL_KINDS = ["timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake"]
+
+
+def record(index, seats, placements, faults=None, forfeits=None, latency_ms=None):
+    """A games.jsonl record in the runner's format."""
+    return {
+        "index": index,
+        "game_id": f"r0-t{index:03d}-s0",
+        "round": 0,
+        "table": index,
+        "rotation": 0,
+        "game": "stop_the_bus",
+        "seed": 1000 + index,
+        "seats": list(seats),
+        "placements": list(placements),
+        "hands_played": 5,
+        "decisions": 20,
+        "faults": faults if faults is not None else [{} for _ in seats],
+        "forfeits": forfeits or {},
+        "timing": {
+            "wall_s": 0.5,
+            "started": "2026-11-30T10:00:00Z",
+            "latency_ms": latency_ms if latency_ms is not None else [[] for _ in seats],
+        },
+    }
+
+
+# Four games with known outcomes; the expected figures below are worked out from these by hand.
+KNOWN_GAMES = [
+    # carol 1st, alice 2nd, bob 3rd
+    record(0, ["alice", "bob", "carol"], [2, 0, 1], faults=[{"timeout": 1}, {}, {"illegal": 2}]),
+    # bob 1st, alice 2nd (alice crashed out)
+    record(1, ["bob", "alice"], [0, 1], faults=[{}, {"crash": 1}], forfeits={"1": "crash: process exit code 1"}),
+    # dave 1st, carol 2nd, alice 3rd, bob 4th
+    record(2, ["carol", "bob", "alice", "dave"], [3, 0, 2, 1], faults=[{}, {"malformed": 1, "timeout": 2}, {}, {}]),
+    # alice 1st, bob 2nd, carol 3rd
+    record(3, ["alice", "carol", "bob"], [0, 2, 1]),
+]
+
+
+def rows_by_bot(standings):
+    return {row.bot: row for row in standings.rows}
+
+
+def test_known_games_give_hand_counted_results():
+    rows = rows_by_bot(compute_standings(KNOWN_GAMES))
+    # (games, wins, places, scores): a score is (n - place) / (n - 1) for a table of n.
+    expected = {
+        "alice": (4, 1, [2, 2, 3, 1], [1 / 2, 0, 1 / 3, 1]),
+        "bob": (4, 1, [3, 1, 4, 2], [0, 1, 0, 1 / 2]),
+        "carol": (3, 1, [1, 2, 3], [1, 2 / 3, 0]),
+        "dave": (1, 1, [1], [1]),
+    }
+    assert set(rows) == set(expected)
+    for bot, (games, wins, places, scores) in expected.items():
+        row = rows[bot]
+        assert (row.games, row.wins) == (games, wins), bot
+        assert row.win_rate == pytest.approx(wins / games), bot
+        assert row.average_placement == pytest.approx(sum(places) / games), bot
+        assert row.score == pytest.approx(sum(scores)), bot
+        assert row.mean_score == pytest.approx(sum(scores) / games), bot
+
+
+def test_fault_counts_cover_every_kind_with_zeros():
+    rows = rows_by_bot(compute_standings(KNOWN_GAMES))
+    assert list(FAULT_KINDS) == ALL_KINDS
+    expected_nonzero = {
+        "alice": {"timeout": 1, "crash": 1},
+        "bob": {"malformed": 1, "timeout": 2},
+        "carol": {"illegal": 2},
+        "dave": {},
+    }
+    for bot, nonzero in expected_nonzero.items():
+        assert rows[bot].faults == {kind: nonzero.get(kind, 0) for kind in ALL_KINDS}, bot
+    assert {bot: row.forfeits for bot, row in rows.items()} == {"alice": 1, "bob": 0, "carol": 0, "dave": 0}
+
+
+def test_head_to_head_counts_shared_games_and_finishes_above():
+    standings = compute_standings(KNOWN_GAMES)
+    pairs = standings.head_to_head
+    # alice and bob met in all four games; alice was above bob in games 0, 2 and 3.
+    assert (pairs["alice"]["bob"].games, pairs["alice"]["bob"].above) == (4, 3)
+    assert (pairs["bob"]["alice"].games, pairs["bob"]["alice"].above) == (4, 1)
+    # alice and carol met in games 0, 2 and 3; alice was above only in game 3.
+    assert (pairs["alice"]["carol"].games, pairs["alice"]["carol"].above) == (3, 1)
+    # dave played once, winning, against alice, bob and carol.
+    for other in ("alice", "bob", "carol"):
+        assert (pairs["dave"][other].games, pairs["dave"][other].above) == (1, 1)
+        assert (pairs[other]["dave"].games, pairs[other]["dave"].above) == (1, 0)
+    for bot, opponents in pairs.items():
+        assert bot not in opponents
+        for other, pair in opponents.items():
+            assert pair.games == pairs[other][bot].games
+            assert pair.above + pairs[other][bot].above == pair.games, (bot, other)
+
+
+def test_arrival_order_changes_nothing():
+    expected = compute_standings(KNOWN_GAMES)
+    shuffler = random.Random(5)
+    for _ in range(10):
+        shuffled = copy.deepcopy(KNOWN_GAMES)
+        shuffler.shuffle(shuffled)
+        # Keys in another order too, as another JSON writer might produce them.
+        shuffled = [dict(reversed(list(game.items()))) for game in shuffled]
+        assert compute_standings(shuffled) == expected
+        assert compute_standings(iter(shuffled)) == expected
+
+
+def test_larger_league_is_identical_in_any_order():
+    games = random_league(seed=11, game_count=120)
+    expected = compute_standings(games)
+    for seed in range(3):
+        shuffled = list(games)
+        random.Random(seed).shuffle(shuffled)
+        assert compute_standings(shuffled) == expected
+
+
+def random_league(seed, game_count, bots=("ann", "ben", "cat", "dan", "eve")):
+    chooser = random.Random(seed)
+    games = []
+    for index in range(game_count):
+        seats = chooser.sample(bots, chooser.randint(2, len(bots)))
+        placements = list(range(len(seats)))
+        chooser.shuffle(placements)
+        latencies = [[chooser.lognormvariate(0, 1.5) for _ in range(chooser.randint(0, 12))] for _ in seats]
+        faults = [{chooser.choice(ALL_KINDS): 1} if chooser.random() < 0.2 else {} for _ in seats]
+        games.append(record(index, seats, placements, faults=faults, latency_ms=latencies))
+    return games
+
+
+def test_rating_ranks_a_bot_that_always_wins_above_one_that_always_loses():
+    games = []
+    rotations = [["winner", "middle", "loser"], ["loser", "winner", "middle"], ["middle", "loser", "winner"]]
+    for index in range(12):
+        seats = rotations[index % 3]
+        order = ["winner", "middle", "loser"]  # first to last
+        games.append(record(index, seats, [seats.index(bot) for bot in order]))
+    standings = compute_standings(games)
+    assert [row.bot for row in standings.rows] == ["winner", "middle", "loser"]
+    assert [row.rank for row in standings.rows] == [1, 2, 3]
+    rows = rows_by_bot(standings)
+    assert rows["winner"].mu > rows["middle"].mu > rows["loser"].mu
+    for row in standings.rows:
+        assert row.sigma < 25 / 3, f"{row.bot}: sigma {row.sigma} did not shrink from the prior after 12 games"
+        assert row.conservative == pytest.approx(row.mu - 3 * row.sigma)
+
+
+def test_rating_uses_schedule_order_not_arrival_order():
+    # The same two results in the other schedule order give another rating: order matters to the
+    # model, so only sorting by index makes the standings independent of arrival order.
+    first = record(0, ["x", "y", "z"], [0, 1, 2])
+    second = record(1, ["x", "y", "z"], [2, 1, 0])
+    swapped = [dict(first, index=1), dict(second, index=0)]
+    assert rows_by_bot(compute_standings([first, second]))["x"].mu != rows_by_bot(compute_standings(swapped))["x"].mu
+
+
+def test_bots_without_games_get_rows_and_ties_break_by_name():
+    standings = compute_standings([], bots=["zoe", "amy", "kit"])
+    assert [row.bot for row in standings.rows] == ["amy", "kit", "zoe"]
+    assert standings.games == 0
+    for row in standings.rows:
+        assert row.games == 0 and row.wins == 0 and row.decisions == 0
+        assert row.win_rate is None and row.average_placement is None and row.mean_score is None
+        assert row.median_ms is None and row.p99_ms is None
+        assert row.faults == dict.fromkeys(ALL_KINDS, 0)
+        assert row.mu == pytest.approx(25.0) and row.sigma == pytest.approx(25 / 3)
+    assert standings.head_to_head["amy"]["kit"].games == 0
+
+
+def test_decision_times_match_exact_statistics_within_resolution():
+    games = random_league(seed=3, game_count=80)
+    exact: dict[str, list[float]] = {}
+    for game in games:
+        for bot, times in zip(game["seats"], game["timing"]["latency_ms"], strict=True):
+            exact.setdefault(bot, []).extend(times)
+    rows = rows_by_bot(compute_standings(games))
+    for bot, times in exact.items():
+        assert rows[bot].decisions == len(times)
+        assert rows[bot].median_ms == pytest.approx(statistics.median(times), rel=LATENCY_RELATIVE_ERROR)
+        p99 = statistics.quantiles(times, n=100, method="inclusive")[98]
+        assert rows[bot].p99_ms == pytest.approx(p99, rel=LATENCY_RELATIVE_ERROR)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 10, 101, 2000])
+def test_histogram_quantiles_are_within_stated_resolution(count):
+    generator = random.Random(count)
+    # Spread over most of the range the histogram covers: 0.01 ms to 100 s.
+    times = [math.exp(generator.uniform(math.log(0.011), math.log(90_000))) for _ in range(count)]
+    histogram = LatencyHistogram()
+    for time in times:
+        histogram.add(time)
+    assert histogram.count == count
+    assert histogram.quantile(0.5) == pytest.approx(statistics.median(times), rel=LATENCY_RELATIVE_ERROR)
+    assert histogram.quantile(0.0) == pytest.approx(min(times), rel=LATENCY_RELATIVE_ERROR)
+    assert histogram.quantile(1.0) == pytest.approx(max(times), rel=LATENCY_RELATIVE_ERROR)
+    if count >= 2:
+        p99 = statistics.quantiles(times, n=100, method="inclusive")[98]
+        assert histogram.quantile(0.99) == pytest.approx(p99, rel=LATENCY_RELATIVE_ERROR)
+
+
+def test_histogram_memory_is_fixed_and_out_of_range_times_are_clamped():
+    histogram = LatencyHistogram()
+    bins = len(histogram.counts)
+    for time in [0.0, 0.001, 5e6] + [1.0] * 50_000:
+        histogram.add(time)
+    assert len(histogram.counts) == bins
+    assert histogram.count == 50_003
+    assert histogram.quantile(0.0) == pytest.approx(0.01, rel=LATENCY_RELATIVE_ERROR)
+    assert histogram.quantile(1.0) == pytest.approx(100_000, rel=LATENCY_RELATIVE_ERROR)
+    assert LatencyHistogram().quantile(0.5) is None
+
+
+def test_record_naming_a_bot_outside_the_league_is_rejected():
+    with pytest.raises(RecordError, match=r"index 2 .*seats\[3\] is 'dave'.*league's bots"):
+        compute_standings(KNOWN_GAMES, bots=["alice", "bob", "carol"])
+
+
+def test_duplicate_index_is_rejected():
+    duplicate = dict(KNOWN_GAMES[1], game_id="again")
+    with pytest.raises(RecordError, match=r"two game records have index 1 .*'again'"):
+        compute_standings([*KNOWN_GAMES, duplicate])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"placements": [0, 0, 1]}, r"placements is \[0, 0, 1\]; expected every seat 0..2 once"),
+        ({"seats": ["alice", "alice", "bob"]}, r"name a bot twice"),
+        ({"faults": [{"slow": 1}, {}, {}]}, r"kind 'slow'; the kinds are timeout, crash"),
+        ({"faults": [{}, {}]}, r"faults is .*one object per seat \(3\)"),
+        ({"forfeits": {"7": "crash"}}, r"forfeits has seat '7'"),
+        ({"index": -1}, r"index must be a whole number"),
+        ({"timing": {"latency_ms": [[1.0], [2.0]]}}, r"timing.latency_ms is .*one list of times per seat \(3\)"),
+    ],
+)
+def test_malformed_records_are_rejected_with_the_bad_value(change, message):
+    bad = {**KNOWN_GAMES[0], **change}
+    with pytest.raises(RecordError, match=message):
+        compute_standings([bad])

@@ -34,3 +34,7 @@ class IllegalActionError(RefereeError, ValueError):
 
 class GameOverError(RefereeError):
     """An action or query needs a game in progress, but the game has ended."""
+
+
+class LeagueError(RefereeError, ValueError):
+    """A league file (or a bot submission it names) is not valid; the message names the file, line and key."""

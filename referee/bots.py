@@ -7,8 +7,10 @@ on 127.0.0.1) and passes it in ``REFEREE_BOT_ADDRESS``.
 
 No bot outlives the referee: each bot runs under a small shell that
 ``setpriv --pdeathsig`` signals when the referee dies, even by SIGKILL; the
-shell then kills the bot's whole process group. Resource limits are applied
-by ``prlimit``. Neither needs ``preexec_fn``, which is unsafe with grpcio.
+shell then removes the bot's private socket directory and kills the bot's
+whole process group. When the bot exits by itself, the shell terminates what
+it left in its group. Resource limits are applied by ``prlimit``. Neither
+needs ``preexec_fn``, which is unsafe with grpcio.
 """
 
 from __future__ import annotations
@@ -27,23 +29,32 @@ from pathlib import Path
 
 import grpc
 import grpc.aio
+from google.protobuf.message import DecodeError
 
 from referee import __version__
 from referee.faults import BotFault, FaultKind
 from referee.protocol import GAME_FROM_PB, GAME_TO_PB, PROTOCOL_VERSION
 from referee.v1 import bot_pb2 as pb
-from referee.v1 import bot_pb2_grpc as pb_grpc
 
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 DEFAULT_LOG_CAP_BYTES = 1 << 20
 STOP_GRACE_SECONDS = 1.0
+# gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
+RECONNECT_BACKOFF_MS = 50
+MAX_RECONNECT_BACKOFF_MS = 500
 
 _CONNECTION_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
 
-# The shell that runs a bot: when the referee dies it gets SIGTERM (pdeathsig)
-# and kills its whole process group, so forked children go too.
-_SUPERVISOR = 'trap "kill -KILL 0" TERM; "$@" & wait $!'
+# The shell that runs a bot. When the referee dies it gets SIGTERM (pdeathsig),
+# removes the private directory ($1, empty for TCP) and kills its whole process
+# group, so forked children go too. When the bot exits by itself, the shell
+# terminates whatever the bot left behind in its group and exits with the
+# bot's status.
+_SUPERVISOR = (
+    'dir=$1; shift; trap \'[ -n "$dir" ] && rm -rf -- "$dir"; kill -KILL 0\' TERM; '
+    '"$@" & wait $!; status=$?; trap "" TERM; kill -TERM 0; exit $status'
+)
 
 
 @dataclass(frozen=True)
@@ -119,7 +130,11 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.address = spec.address
         self.channel: grpc.aio.Channel | None = None
-        self.stub: pb_grpc.BotStub | None = None
+        # Calls that return the reply's bytes: this class parses them, so a reply that does not
+        # parse is a fault it can name (grpc.aio would log the error and return None).
+        self._handshake_call: grpc.aio.UnaryUnaryMultiCallable | None = None
+        self._decide_call: grpc.aio.UnaryUnaryMultiCallable | None = None
+        self._notify_call: grpc.aio.UnaryUnaryMultiCallable | None = None
         self.handshake_reply: pb.HandshakeReply | None = None
         self.healthy = True  # false after a fault that may leave the process wedged
         self._private_dir: str | None = None
@@ -141,14 +156,23 @@ class BotProcess:
                 options=[
                     ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
                     ("grpc.enable_retries", 0),
+                    ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
+                    ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
                 ],
             )
-            self.stub = pb_grpc.BotStub(self.channel)
+            self._handshake_call = self._raw_call("Handshake", pb.HandshakeRequest)
+            self._decide_call = self._raw_call("Decide", pb.DecisionRequest)
+            self._notify_call = self._raw_call("Notify", pb.Notification)
             await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
             await self._handshake(setup)
         except BaseException:
             await self.stop()
             raise
+
+    def _raw_call(self, method: str, request_type) -> grpc.aio.UnaryUnaryMultiCallable:
+        return self.channel.unary_unary(
+            f"/referee.v1.Bot/{method}", request_serializer=request_type.SerializeToString
+        )  # no response_deserializer: the reply arrives as bytes
 
     async def _launch(self) -> None:
         spec = self.spec
@@ -168,7 +192,7 @@ class BotProcess:
         env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
         argv = [
             "setpriv", "--pdeathsig", "TERM", "--",
-            "sh", "-c", _SUPERVISOR, "referee-bot",
+            "sh", "-c", _SUPERVISOR, "referee-bot", self._private_dir or "",
             *spec.limits.prlimit_args(), *spec.command,
         ]  # fmt: skip
         log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed by the log task
@@ -224,10 +248,18 @@ class BotProcess:
             turn_limit=setup.turn_limit,
         )
         name = self.spec.name
+        timeout = setup.timing.startup_timeout_ms / 1000
         try:
-            reply = await self.stub.Handshake(request, timeout=setup.timing.startup_timeout_ms / 1000)
+            data = await self._handshake_call(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", name) from None
             raise BotFault(FaultKind.HANDSHAKE, f"no valid handshake reply: {_status_text(error)}", name) from None
+        try:
+            reply = pb.HandshakeReply.FromString(data)
+        except DecodeError:
+            detail = f"the handshake reply is not a HandshakeReply ({len(data)} bytes that do not parse)"
+            raise BotFault(FaultKind.HANDSHAKE, detail, name) from None
         self.handshake_reply = reply
         if reply.protocol_version != PROTOCOL_VERSION:
             raise BotFault(
@@ -244,20 +276,25 @@ class BotProcess:
     async def decide(self, request: pb.DecisionRequest, timeout: float) -> pb.DecisionReply:
         """Ask for a decision; raise :class:`BotFault` for a timeout, crash or malformed reply."""
         try:
-            return await self.stub.Decide(request, timeout=timeout)
+            data = await self._decide_call(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:
             if error.code() in _CONNECTION_LOST and self.process is not None:
                 # Give the exit status a moment to arrive, so the fault can name it.
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self.process.wait(), 0.2)
             raise self._fault_from(error, timeout) from None
+        try:
+            return pb.DecisionReply.FromString(data)
+        except DecodeError:
+            detail = f"reply is not a DecisionReply ({len(data)} bytes that do not parse)"
+            raise BotFault(FaultKind.MALFORMED, detail, self.spec.name) from None
 
     async def notify(self, notification: pb.Notification, timeout: float) -> None:
         """Send a notification; best effort, so failures are ignored (the next decision will tell)."""
-        if self.stub is None:
+        if self._notify_call is None:
             return
         with contextlib.suppress(grpc.aio.AioRpcError, asyncio.TimeoutError):
-            await self.stub.Notify(notification, timeout=timeout)
+            await self._notify_call(notification, timeout=timeout)  # the reply carries nothing: not parsed
 
     def _fault_from(self, error: grpc.aio.AioRpcError, timeout: float) -> BotFault:
         code = error.code()

@@ -4,7 +4,8 @@ The game log is JSON lines, one object per line, each with a ``type``:
 ``game_start`` (game, seats, seed, first dealer, limits, policy),
 ``decision`` (decision number, hand, seat, the legal actions offered, the
 action played, its latency in ms, and ``"default": true`` when the fault
-policy chose it), ``fault`` (seat, kind, detail, what the policy did),
+policy chose it), ``fault`` (decision number, or null before the first;
+seat, bot, kind, detail; the next record shows what the policy did),
 ``forfeit`` (seat, reason), ``hand`` (every hand revealed with its rank,
 the loser, lives after) and ``game_end`` (placements). :func:`verify_log`
 replays a log through the engine and reports any difference.
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from referee.bots import BotProcess, BotSpec, GameSetup, Timing
 from referee.cards import Card, format_cards, parse_cards
+from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
 from referee.games import Game, HandResult, game_class
 from referee.games.base import Action
@@ -163,10 +165,10 @@ class Match:
         try:
             for seat, bot in enumerate(self.bots):
                 if isinstance(bot, BotFault):
+                    # Every failure is counted; once one seat is left the game is over and it cannot forfeit.
                     self._record_fault(seat, bot)
-                    self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
-                    if game.is_over:
-                        break
+                    if not game.is_over:
+                        self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
             await self._notify_all(self._game_started)
             while not game.is_over:
                 await self._decision()
@@ -389,47 +391,60 @@ def verify_log(path: Path) -> list[str]:
     hands_checked = 0
     with open(path, encoding="utf-8") as lines:
         for line_number, line in enumerate(lines, start=1):
-            record = json.loads(line)
-            kind = record["type"]
             where = f"{path}:{line_number}"
-            if kind == "game_start":
-                decks = [parse_cards(deck) for deck in record["decks"]] if record.get("decks") else None
-                game = game_class(record["game"])(
-                    record["num_players"], record["seed"], first_dealer=record["first_dealer"], decks=decks,
-                    turn_limit=record["turn_limit"],
-                )  # fmt: skip
-                continue
-            if game is None:
-                return [f"{where}: the log does not start with game_start"]
-            if kind == "decision":
-                if record["seat"] != game.current_seat:
-                    problems.append(f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn")
-                    break
-                offered = [_text(act) for act in game.legal_actions()]
-                if offered != record["legal"]:
-                    problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
-                try:
-                    game.apply(Action.parse(record["action"]))
-                except ValueError as error:
-                    problems.append(f"{where}: {error}")
-                    break
-            elif kind == "forfeit":
-                game.forfeit(record["seat"], record["reason"])
-            elif kind == "hand":
-                if hands_checked >= len(game.hand_results):
-                    problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
+            try:
+                record = json.loads(line)
+                kind = record["type"]
+            except (ValueError, KeyError, TypeError):
+                problems.append(f"{where}: not a log record (a JSON object with a type): {line.strip()[:80]!r}")
+                break
+            try:
+                if kind == "game_start":
+                    decks = [parse_cards(deck) for deck in record["decks"]] if record.get("decks") else None
+                    game = game_class(record["game"])(
+                        record["num_players"], record["seed"], first_dealer=record["first_dealer"], decks=decks,
+                        turn_limit=record["turn_limit"],
+                    )  # fmt: skip
                     continue
-                expected = hand_record(game.hand_results[hands_checked])
-                hands_checked += 1
-                if expected != record:
-                    problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
-            elif kind == "game_end":
-                if not game.is_over:
-                    problems.append(f"{where}: game_end logged, but the engine's game is not over")
-                elif list(game.result().placements) != record["placements"]:
-                    problems.append(
-                        f"{where}: placements logged {record['placements']}, engine gives {list(game.result().placements)}"
-                    )
+                if game is None:
+                    return [f"{where}: the log does not start with game_start"]
+                if kind == "decision":
+                    if record["seat"] != game.current_seat:
+                        problems.append(
+                            f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn"
+                        )
+                        break
+                    offered = [_text(act) for act in game.legal_actions()]
+                    if offered != record["legal"]:
+                        problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
+                    game.apply(Action.parse(record["action"]))
+                elif kind == "forfeit":
+                    game.forfeit(record["seat"], record["reason"])
+                elif kind == "hand":
+                    if hands_checked >= len(game.hand_results):
+                        problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
+                        continue
+                    expected = hand_record(game.hand_results[hands_checked])
+                    hands_checked += 1
+                    if expected != record:
+                        problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
+                elif kind == "game_end":
+                    if not game.is_over:
+                        problems.append(f"{where}: game_end logged, but the engine's game is not over")
+                    elif list(game.result().placements) != record["placements"]:
+                        problems.append(
+                            f"{where}: placements logged {record['placements']}, "
+                            f"engine gives {list(game.result().placements)}"
+                        )
+            except (KeyError, TypeError, ValueError, RefereeError) as error:
+                # A missing field, a value of the wrong type, an unreadable or illegal action, a forfeit
+                # the engine refuses: the replay cannot go on past this record.
+                problems.append(f"{where}: cannot replay this {kind} record: {_error_text(error)}")
+                break
     if game is not None and not game.is_over:
         problems.append(f"{path}: the log ends before the game does")
     return problems
+
+
+def _error_text(error: Exception) -> str:
+    return f"missing field {error}" if isinstance(error, KeyError) else str(error)

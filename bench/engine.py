@@ -1,0 +1,119 @@
+"""Benchmark the rules engine: random games in-process, for each game and table size.
+
+Target: at least 20,000 decisions per second for every game and table size on
+one core. A decision is what the referee does for each move a bot makes:
+``legal_actions()``, ``observation(current seat)`` (the referee builds one for
+every decision) and ``apply(action)``. Only those engine calls (and building
+each game, which deals its first hand) are timed, in CPU time of this process
+(``time.process_time``) so that other load on the machine does not count;
+picking the random action is not timed. The timer's own cost (about 0.5 us a
+decision) is included, so the figures err low.
+
+Run from the repository root (no install needed):
+
+    python bench/engine.py            # about 6 seconds per game and size, under 2 minutes
+    python bench/engine.py --quick    # about 1 second per game and size, under 30 seconds
+    python bench/engine.py --games 200  # exactly 200 games per game and size
+
+It prints the Python version and the machine, then one line per game and size:
+``<game> <players> players: decisions/s: N hands/s: M``. Games and choices are
+seeded (``random.Random``), so every run plays the same games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+from pathlib import Path
+from time import perf_counter, process_time
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from referee.games import GAMES, Game  # noqa: E402
+
+TARGET_DECISIONS_PER_SECOND = 20_000
+SECONDS_PER_SIZE = 6.0
+QUICK_SECONDS_PER_SIZE = 1.0
+
+
+def cpu_name() -> str:
+    """The processor's model name, as precisely as the platform tells it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown cpu"
+
+
+def play_timed_game(game_class: type[Game], players: int, seed: int, rng: random.Random) -> tuple[int, int, float]:
+    """Play one random game; return its decisions, hands and the seconds spent in the engine."""
+    start = process_time()
+    game = game_class(players, seed=seed)
+    engine_seconds = process_time() - start
+    decisions = 0
+    while not game.is_over:
+        start = process_time()
+        legal = game.legal_actions()
+        game.observation(game.current_seat)
+        chosen_at = process_time()
+        act = legal[rng.randrange(len(legal))]
+        resume = process_time()
+        game.apply(act)
+        engine_seconds += (chosen_at - start) + (process_time() - resume)
+        decisions += 1
+    return decisions, len(game.hand_results), engine_seconds
+
+
+def bench_size(game_class: type[Game], players: int, seconds: float, games: int | None) -> tuple[float, float]:
+    """Play ``games`` games (or as many as fit in ``seconds`` of wall time); return decisions/s and hands/s."""
+    rng = random.Random(f"bench:{game_class.name}:{players}")
+    decisions = hands = 0
+    engine_seconds = 0.0
+    deadline = perf_counter() + seconds
+    played = 0
+    while True:
+        game_decisions, game_hands, game_seconds = play_timed_game(game_class, players, played, rng)
+        decisions += game_decisions
+        hands += game_hands
+        engine_seconds += game_seconds
+        played += 1
+        if (played >= games) if games is not None else (perf_counter() >= deadline):
+            break
+    return decisions / engine_seconds, hands / engine_seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"about {QUICK_SECONDS_PER_SIZE:g} s per game and size instead of {SECONDS_PER_SIZE:g}",
+    )
+    parser.add_argument("--games", type=int, metavar="N", help="play exactly N games per game and size")
+    args = parser.parse_args(argv)
+    if args.games is not None and args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
+    seconds = QUICK_SECONDS_PER_SIZE if args.quick else SECONDS_PER_SIZE
+
+    print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
+    print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus (benchmark uses one)")
+    print(f"target: {TARGET_DECISIONS_PER_SECOND} decisions/s for every game and size", flush=True)
+    for game_class in GAMES.values():
+        for players in range(game_class.min_players, game_class.max_players + 1):
+            decisions_per_second, hands_per_second = bench_size(game_class, players, seconds, args.games)
+            print(
+                f"{game_class.name} {players} players: "
+                f"decisions/s: {round(decisions_per_second)} hands/s: {round(hands_per_second)}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""Shared fixtures for tests that run real bot processes: bot specs that tests can find again, and leak checks."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.bots import ADDRESS_VARIABLE, BotSpec, Timing
+from referee.match import MatchResult, play_game
+from referee.v1 import bot_pb2 as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD_BOTS = ROOT / "tests" / "bad_bots"
+SAMPLE_BOTS = ROOT / "sample_bots" / "python"
+PYTHON = sys.executable  # the virtual environment's python: it has the referee package installed
+
+# Short limits: prompt bots reply in milliseconds, and a silent bot is caught within 800 ms (move + bank + grace).
+FAST = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_ms=3000, notify_timeout_ms=500)
+LEFTOVER_WAIT_SECONDS = 3.0
+
+
+class Bots:
+    """Builds bot specs for one test, each carrying the test's marker, and finds their processes afterwards.
+
+    The marker is both a command-line argument and an environment variable, so
+    a bot's forked children carry it too. Private socket directories are made
+    under ``socket_root`` (``tempfile.tempdir`` points there during the test).
+    """
+
+    def __init__(self, socket_root: Path) -> None:
+        self.marker = f"referee-test-{uuid.uuid4().hex[:12]}"
+        self.socket_root = socket_root
+        self.leaves_socket_dirs = False  # set by a test whose referee dies without cleaning up
+
+    def command(self, script: str | Path, *args: str) -> list[str]:
+        """The command line of a bot script, run by the venv python, with the marker."""
+        path = Path(script)
+        if not path.is_absolute():
+            path = BAD_BOTS / path
+        return [PYTHON, str(path), *args, "--marker", self.marker]
+
+    def bad(self, script: str, *args: str, name: str | None = None, transport: str = "unix") -> BotSpec:
+        """A spec for one of tests/bad_bots/ (``script`` without a directory)."""
+        return self.spec(self.command(script, *args), name or Path(script).stem, transport)
+
+    def sample(self, bot: str = "random", *, name: str | None = None, transport: str = "unix") -> BotSpec:
+        """A spec for a sample bot (``random`` or ``heuristic``)."""
+        return self.spec(self.command(SAMPLE_BOTS / f"{bot}_bot.py"), name or bot, transport)
+
+    def spec(self, command: list[str], name: str, transport: str = "unix") -> BotSpec:
+        return BotSpec(name=name, command=tuple(command), env={"REFEREE_TEST_MARKER": self.marker}, transport=transport)
+
+    def subprocess_env(self) -> dict[str, str]:
+        """Environment for a referee run as a subprocess: its socket directories go under ``socket_root``."""
+        return {**os.environ, "TMPDIR": str(self.socket_root)}
+
+    def processes(self) -> list[str]:
+        """Live processes (not zombies) of this test's bots: by marker, or by an address under ``socket_root``."""
+        address_prefix = f"{ADDRESS_VARIABLE}=unix:{self.socket_root}/".encode()
+        marker = self.marker.encode()
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                environ = Path(f"/proc/{entry}/environ").read_bytes()
+            except (OSError, IndexError):
+                continue  # gone meanwhile, or not ours to read
+            if state == "Z":
+                continue
+            if marker in cmdline or marker in environ or address_prefix in environ:
+                command = cmdline.replace(b"\0", b" ").decode(errors="replace")
+                found.append(f"pid {entry}: {command}")
+        return found
+
+    def wait_for_processes(self, count: int, timeout: float = 10.0) -> list[str]:
+        """Wait until at least ``count`` of this test's processes run; return them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.processes()
+            if len(found) >= count or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+
+    def leftovers(self, wait: float = LEFTOVER_WAIT_SECONDS) -> list[str]:
+        """This test's processes still alive after up to ``wait`` seconds (reaping takes a moment)."""
+        deadline = time.monotonic() + wait
+        while True:
+            found = self.processes()
+            if not found or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+
+    def kill_leftovers(self) -> None:
+        for line in self.processes():
+            pid = int(line.split()[1].rstrip(":"))
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+@pytest.fixture
+def bots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bots]:
+    """A :class:`Bots` for this test; afterwards no bot process may remain, nor any private socket directory."""
+    tmp_path_factory.getbasetemp()  # fix pytest's own temporary root before tempfile is redirected
+    # Short, under /tmp: a Unix socket path must stay under 108 bytes.
+    socket_root = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(socket_root))
+    helper = Bots(socket_root)
+    yield helper
+    leftovers = helper.leftovers()
+    helper.kill_leftovers()
+    remaining_dirs = sorted(path.name for path in socket_root.iterdir())
+    shutil.rmtree(socket_root, ignore_errors=True)
+    assert not leftovers, "bot processes outlived the test:\n" + "\n".join(leftovers)
+    if not helper.leaves_socket_dirs:
+        assert not remaining_dirs, f"private socket directories were not removed: {remaining_dirs}"
+
+
+def play(game: str, specs: list[BotSpec], *, seed: int = 1, timing: Timing = FAST, **options) -> MatchResult:
+    """Play one game to the end with real bot processes."""
+    return asyncio.run(play_game(game, specs, seed=seed, timing=timing, **options))
+
+
+def read_log(path: Path) -> list[dict]:
+    """The records of a JSON-lines game log."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def read_recording(path: Path) -> tuple[dict, list[tuple[float, pb.DecisionRequest]]]:
+    """What a bot run with ``--record`` wrote: its start record, then (deadline left, request) per decision."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    start, asked = lines[0], lines[1:]
+    requests = [
+        (entry["time_remaining"], pb.DecisionRequest.FromString(base64.b64decode(entry["request"]))) for entry in asked
+    ]
+    return start, requests

@@ -1,0 +1,239 @@
+"""Whole games between real bot processes over real gRPC: logs that replay, repeatable seeds, transports, privacy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import stat
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.bots import BotProcess, GameSetup, Timing
+from referee.cards import DECK
+from referee.games import game_class
+from referee.games.base import Action
+from referee.match import verify_log
+from referee.protocol import fill_events, fill_observation
+from referee.v1 import bot_pb2 as pb
+from tests.conftest import PYTHON, Bots, play, read_log, read_recording
+
+# Good bots reply in a few milliseconds; roomy limits keep a busy machine from causing faults.
+ROOMY = Timing(move_time_ms=2000, time_bank_ms=5000, grace_ms=200, startup_timeout_ms=5000, notify_timeout_ms=1000)
+
+
+def play_logged(bots: Bots, tmp_path: Path, game: str, specs, *, seed: int, name: str = "game.jsonl", **options):
+    log = tmp_path / name
+    result = play(game, specs, seed=seed, timing=ROOMY, log_path=log, **options)
+    return result, log
+
+
+def random_bots(bots: Bots, players: int, **options) -> list:
+    return [bots.sample(name=f"random-{seat}", **options) for seat in range(players)]
+
+
+# ----- full games ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "players"), [("stop_the_bus", 2), ("stop_the_bus", 4), ("bastard_brag", 3), ("bastard_brag", 5)]
+)
+def test_sample_bots_play_a_full_game_and_its_log_replays_exactly(
+    bots: Bots, tmp_path: Path, game: str, players: int
+) -> None:
+    result, log_path = play_logged(bots, tmp_path, game, random_bots(bots, players), seed=11)
+    log = read_log(log_path)
+
+    assert sorted(result.placements) == list(range(players))
+    assert result.faults == [Counter()] * players and result.forfeits == {}
+    start, end = log[0], log[-1]
+    assert (start["type"], start["game"], start["num_players"], start["seed"]) == ("game_start", game, players, 11)
+    assert start["players"] == result.players == [f"random-{seat}" for seat in range(players)]
+    assert (end["type"], end["placements"], end["hands_played"]) == ("game_end", result.placements, result.hands_played)
+    decisions = [record for record in log if record["type"] == "decision"]
+    assert [record["n"] for record in decisions] == list(range(1, result.decisions + 1))
+    assert all(record["action"] in record["legal"] for record in decisions)
+    assert sum(len(latencies) for latencies in result.latencies_ms) == result.decisions
+    hands = [record for record in log if record["type"] == "hand"]
+    assert len(hands) == result.hands_played == len(result.hand_results) >= 3  # three lives: at least three hands
+    assert verify_log(log_path) == []
+
+
+def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
+    _, log_path = play_logged(bots, tmp_path, "stop_the_bus", random_bots(bots, 3), seed=5)
+    lines = log_path.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert verify_log(log_path) == []
+
+    def tampered(index: int, change) -> list[str]:
+        record = dict(records[index])
+        change(record)
+        copy = tmp_path / f"tampered-{index}.jsonl"
+        copy.write_text("\n".join([*lines[:index], json.dumps(record), *lines[index + 1 :]]) + "\n")
+        return verify_log(copy)
+
+    # Another legal action than the one played.
+    choice = next(i for i, record in enumerate(records) if record["type"] == "decision" and len(record["legal"]) > 1)
+    other = next(act for act in records[choice]["legal"] if act != records[choice]["action"])
+    assert tampered(choice, lambda record: record.update(action=other))
+    # An action that is not legal at all.
+    assert tampered(choice, lambda record: record.update(action="knock"))
+    # A hand result with another loser.
+    hand = next(i for i, record in enumerate(records) if record["type"] == "hand")
+    innocent = next(seat for seat in range(3) if seat != records[hand]["loser"])
+    assert any("hand result differs" in problem for problem in tampered(hand, lambda r: r.update(loser=innocent)))
+    # The revealed cards of a hand (a new dict: the records are shared by the tamperings).
+    seat, cards = next(iter(records[hand]["hands"].items()))
+    swapped = "2C 3D 4H" if cards != "2C 3D 4H" else "2D 3D 4H"
+    assert tampered(hand, lambda record: record.update(hands={**record["hands"], seat: swapped}))
+    # The final placements.
+    reordered = list(reversed(records[-1]["placements"]))
+    end = len(records) - 1
+    assert any("placements" in problem for problem in tampered(end, lambda r: r.update(placements=reordered)))
+
+    # A log cut short, a line that is not JSON, a record without a field: reported, not raised.
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    assert any("ends before the game does" in problem for problem in verify_log(cut))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines[:choice], '{"type": "decision", ', *lines[choice + 1 :]]) + "\n")
+    assert any("not a log record" in problem for problem in verify_log(broken))
+    assert any("missing field 'action'" in problem for problem in tampered(choice, lambda record: record.pop("action")))
+
+    # `referee verify` says the same, with its exit status.
+    verify = [PYTHON, "-m", "referee.cli", "verify"]
+    good = subprocess.run([*verify, str(log_path)], capture_output=True, text=True)
+    assert good.returncode == 0 and "replays exactly" in good.stdout
+    bad = subprocess.run([*verify, str(tmp_path / f"tampered-{hand}.jsonl")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "hand result differs" in bad.stdout
+
+
+def without_latencies(records: list[dict]) -> list[dict]:
+    return [{key: value for key, value in record.items() if key != "ms"} for record in records]
+
+
+def test_the_same_seed_twice_gives_the_same_game(bots: Bots, tmp_path: Path) -> None:
+    first, first_log = play_logged(bots, tmp_path, "bastard_brag", random_bots(bots, 4), seed=21, name="a.jsonl")
+    second, second_log = play_logged(bots, tmp_path, "bastard_brag", random_bots(bots, 4), seed=21, name="b.jsonl")
+    assert first.placements == second.placements
+    assert without_latencies(read_log(first_log)) == without_latencies(read_log(second_log))
+    # A different seed deals differently (the deck order shows in the first hand's result).
+    _, third_log = play_logged(bots, tmp_path, "bastard_brag", random_bots(bots, 4), seed=22, name="c.jsonl")
+    assert without_latencies(read_log(third_log)) != without_latencies(read_log(first_log))
+
+
+# ----- transports and the private socket directory -------------------------------------------
+
+
+def test_bots_can_listen_on_tcp(bots: Bots, tmp_path: Path) -> None:
+    recording = tmp_path / "recorder.jsonl"
+    specs = [
+        bots.bad("recorder.py", "--record", str(recording), name="recorder", transport="tcp"),
+        bots.sample(name="random", transport="tcp"),
+    ]
+    result, log_path = play_logged(bots, tmp_path, "stop_the_bus", specs, seed=9)
+    start, requests = read_recording(recording)
+    assert re.fullmatch(r"127\.0\.0\.1:\d+", start["address"])
+    assert start["dir_mode"] is None
+    assert requests and result.faults == [Counter(), Counter()]
+    assert len(result.latencies_ms[0]) == len(requests)
+    assert verify_log(log_path) == []
+    assert list(bots.socket_root.iterdir()) == []  # no private directory for a TCP bot
+
+
+def test_the_private_socket_directory_is_only_for_the_referees_user(bots: Bots, tmp_path: Path) -> None:
+    recording = tmp_path / "recorder.jsonl"
+
+    async def inspect_running_bot() -> tuple[str, int, int, list[str]]:
+        bot = BotProcess(bots.bad("recorder.py", "--record", str(recording), name="recorder"))
+        await bot.start(GameSetup("stop_the_bus", 2, ROOMY))
+        try:
+            directory = Path(bot.address.removeprefix("unix:")).parent
+            info = directory.stat()
+            return str(directory), stat.S_IMODE(info.st_mode), info.st_uid, sorted(os.listdir(directory))
+        finally:
+            await bot.stop()
+
+    directory, mode, owner, contents = asyncio.run(inspect_running_bot())
+    assert mode == 0o700 and owner == os.getuid()
+    assert contents == ["bot.sock"]
+    assert Path(directory).parent == bots.socket_root
+    assert not Path(directory).exists()  # stop() removed it
+    start, _ = read_recording(recording)
+    assert start["address"] == f"unix:{directory}/bot.sock"
+    assert start["dir_mode"] == "700"  # as the bot saw it while running
+
+
+# ----- what a bot is told ------------------------------------------------------------------------
+
+
+def cards_in(request: pb.DecisionRequest) -> set:
+    """Every card a DecisionRequest mentions, anywhere."""
+    cards = set()
+
+    def add(message: pb.Card) -> None:
+        if message.rank:
+            cards.add(DECK[(message.rank - 2) * 4 + message.suit - 1])
+
+    obs = request.observation
+    for card in obs.hand:
+        add(card)
+    view = obs.stop_the_bus
+    add(view.discard_top)
+    add(view.drawn_card)
+    for slot in obs.bastard_brag.centre:
+        add(slot.card)
+    for event in request.events:
+        add(event.card)
+        add(event.taken)
+    for act in [*request.legal_actions, request.default_action]:
+        add(act.card)
+    return cards
+
+
+@pytest.mark.parametrize(("game", "players", "seat"), [("stop_the_bus", 3, 1), ("bastard_brag", 4, 2)])
+def test_a_decision_request_shows_only_what_the_seat_may_know(
+    bots: Bots, tmp_path: Path, game: str, players: int, seat: int
+) -> None:
+    recording = tmp_path / "recorder.jsonl"
+    specs = random_bots(bots, players)
+    specs[seat] = bots.bad("recorder.py", "--record", str(recording), name="recorder")
+    _, log_path = play_logged(bots, tmp_path, game, specs, seed=13)
+    _, requests = read_recording(recording)
+    asked = {request.decision_number: request for _, request in requests}
+    log = read_log(log_path)
+    start = log[0]
+
+    # Replay the game and compare each request with the engine's state at that moment.
+    engine = game_class(game)(
+        players, start["seed"], first_dealer=start["first_dealer"], turn_limit=start["turn_limit"]
+    )
+    events_sent = 0
+    checked = 0
+    for record in log[1:]:
+        if record["type"] == "forfeit":
+            engine.forfeit(record["seat"], record["reason"])
+        if record["type"] != "decision":
+            continue
+        if record["seat"] == seat:
+            request = asked.pop(record["n"])
+            assert request.seat == request.observation.seat == seat
+            expected = pb.Observation()
+            fill_observation(expected, engine.observation(seat))
+            assert request.observation == expected
+            expected_events = pb.DecisionRequest().events
+            fill_events(expected_events, engine.events[events_sent:])
+            assert list(request.events) == list(expected_events)  # the public events since its last decision
+            events_sent = len(engine.events)
+            # No card another seat holds shows, unless public events revealed it (a take, a face-up exchange).
+            revealed = {card for event in engine.events for card in (event.card, event.taken) if card is not None}
+            hidden = {card for other in range(players) if other != seat for card in engine.hands[other]} - revealed
+            assert not cards_in(request) & hidden
+            assert set(engine.hands[seat]) <= cards_in(request)
+            checked += 1
+        engine.apply(Action.parse(record["action"]))
+    assert checked >= 3 and asked == {}  # every request the bot received was a decision of the game

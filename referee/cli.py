@@ -10,6 +10,7 @@ from pathlib import Path
 
 from referee import __version__
 from referee.bots import BotProcess, BotSpec, GameSetup, Timing
+from referee.errors import RefereeError
 from referee.faults import BotFault, FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.match import MatchResult, play_game
@@ -62,6 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
     verify.add_argument("log", type=Path)
+
+    run = commands.add_parser("run", help="run a league (resumes in an existing output directory)")
+    run.add_argument("league", type=Path)
+    run.add_argument("--output", type=Path, help="results directory (overrides the league file's output)")
+    run.add_argument("--concurrency", type=int, help="games at once (overrides the league file)")
+    run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
+
+    validate = commands.add_parser("validate", help="check a league file without running it")
+    validate.add_argument("league", type=Path)
+
+    schedule = commands.add_parser("schedule", help="print a league's schedule")
+    schedule.add_argument("league", type=Path)
+
+    leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
+    leaderboard.add_argument("directory", type=Path)
+    leaderboard.add_argument("--write", action="store_true", help="also rewrite the leaderboard files there")
     return parser
 
 
@@ -74,10 +91,16 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_check_bot(args))
         if args.command == "verify":
             return _verify(args)
+        return _league_command(args)
+    except RefereeError as error:
+        print(f"referee {args.command}: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("interrupted: finished games are kept; run the same command again to resume", file=sys.stderr)
         return 130
-    return 2
+    except asyncio.CancelledError:
+        print("stopped: finished games are kept; run the same command again to resume", file=sys.stderr)
+        return 143
 
 
 # ----- play ----------------------------------------------------------------------
@@ -217,6 +240,37 @@ def _report(problems: list[str]) -> int:
     for problem in problems:
         print(f"  - {problem}")
     return 1
+
+
+# ----- leagues ---------------------------------------------------------------------
+
+
+def _league_command(args: argparse.Namespace) -> int:
+    from referee.config import load_league
+    from referee.league import run_command, standings_from_directory
+    from referee.publish import console_table, write_leaderboards
+    from referee.schedule import format_schedule, schedule
+
+    if args.command == "leaderboard":
+        standings, title = standings_from_directory(args.directory)
+        print(f"{title}: {standings.games} games")
+        print(console_table(standings))
+        if args.write:
+            write_leaderboards(standings, args.directory, title)
+        return 0
+    league = load_league(args.league)
+    if args.command == "validate":
+        games = schedule(league)
+        print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
+              f"tables of {league.table_size}, {len(games)} games")  # fmt: skip
+        return 0
+    if args.command == "schedule":
+        print(format_schedule(schedule(league)))
+        return 0
+    if args.concurrency is not None and args.concurrency < 1:
+        print(f"referee run: --concurrency must be at least 1, got {args.concurrency}", file=sys.stderr)
+        return 2
+    return run_command(league, args.output, args.concurrency, not args.no_progress)
 
 
 # ----- verify ---------------------------------------------------------------------

@@ -126,6 +126,8 @@ def action_from_pb(message: pb.Action) -> Action:
         raise MalformedMessage(f"action {kind.value!r} needs a card, and none was given")
     card = card_from_pb(message.card, f"action {kind.value!r}")
     if kind is ActionKind.EXCHANGE:
+        if not message.HasField("slot"):
+            raise MalformedMessage("action 'exchange' needs a centre slot (0, 1 or 2), and none was given")
         if message.slot > FACE_UP_SLOT:
             raise MalformedMessage(f"action 'exchange': centre slot must be 0, 1 or 2, got {message.slot}")
         return action(kind, card, message.slot)

@@ -58,15 +58,20 @@ _RATING_NOTE = (
 _HEAD_TO_HEAD_NOTE = "Each cell: how often the row's bot finished above the column's bot, of the games they shared."
 
 
-def console_table(standings: Standings) -> str:
-    """The leaderboard as a plain-text table for the terminal."""
-    rows = [[_printable(cell(row)) for _, _, cell in _COLUMNS] for row in standings.rows]
+# The columns of the standings shown while a league runs: narrow enough for a terminal.
+_COMPACT_HEADERS = ("rank", "bot", "rating", "mu ± sigma", "games", "wins", "win rate", "avg place", "forfeits")
+
+
+def console_table(standings: Standings, compact: bool = False) -> str:
+    """The leaderboard as a plain-text table for the terminal; ``compact`` keeps the main columns."""
+    columns = [column for column in _COLUMNS if not compact or column[0] in _COMPACT_HEADERS]
+    rows = [[_printable(cell(row)) for _, _, cell in columns] for row in standings.rows]
     return tabulate(
         rows,
-        headers=list(COLUMN_HEADERS),
+        headers=[header for header, _, _ in columns],
         tablefmt="simple",
         disable_numparse=True,  # a bot named "1e3" stays "1e3"
-        colalign=[("right" if right else "left") for _, right, _ in _COLUMNS],
+        colalign=[("right" if right else "left") for _, right, _ in columns],
     )
 
 

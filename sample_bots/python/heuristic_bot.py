@@ -1,32 +1,33 @@
-"""A heuristic bot for both games: keep the best hand, stop or knock when it is safe enough.
+"""A heuristic bot for both games: keep the best hand, stop or knock when waiting costs more than it gains.
 
-How it thinks, in short:
+How it thinks:
 
-- Every three-card hand has a *strength*: the fraction of all 22,100 possible
-  hands it beats (``referee.hands.hand_rank`` orders them).
-- An opponent who has had ``t`` turns this hand is modelled as holding the best
-  of about ``1 + 0.6 t`` random hands (more if it took a visible card), so it
-  beats a hand of strength ``s`` with probability ``1 - s ** power``. The
-  chance that *every* opponent beats us is the chance that we lose the life;
-  a hand's *value* is one minus that chance. More opponents make any hand
-  safer, because only the single worst hand loses.
-- Each choice takes the action of greatest (expected) value. Unknown cards are
-  the cards whose place the public events do not reveal: in Stop the Bus the
-  discard pile and the cards opponents took from it are not in the stock; in
-  Bastard Brag the face-up card, the face-down cards we put down and the cards
-  opponents took face up are not under the face-down slots.
-- It stops (Stop the Bus) or knocks (Bastard Brag) when the chance of losing,
-  after every opponent's final turn, is below a share of the fair ``1/players``,
-  a smaller share on its last life and a larger one with lives to spare.
+- Every three-card hand has a *strength* ``s``: the fraction of all 22,100
+  possible hands it beats (ordered by ``referee.hands.hand_rank``).
+- Each opponent is modelled as holding the best of ``power`` random hands, so
+  it beats strength ``s`` with probability ``1 - s ** power``; its power grows
+  with the turns it has played this hand (figures measured from showdowns in
+  self-play) and with each visible card it chose to take. We lose the life
+  only if *every* opponent beats us, so more opponents make a hand safer.
+- Each choice maximises the expected chance of not losing. Unknown cards are
+  those the public events do not place: in Stop the Bus the discard pile and
+  the cards opponents took from it are not in the stock; in Bastard Brag the
+  face-up card, face-down cards we put down and cards opponents took face up
+  are not under a face-down slot.
+- It stops (Stop the Bus) or knocks (Bastard Brag) when losing now, after each
+  opponent's final turn, is no likelier than after one more round of play
+  (our best move, then a turn for everyone, then their final turns). With
+  lives to spare it ends hands a little sooner; on its last life, later.
 
-Deterministic (no randomness at all) and fast (about a millisecond a decision).
+Deterministic (no randomness at all) and fast (well under a millisecond a
+decision on average, a few at most).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from itertools import combinations
 
 from referee.botkit import run_bot
@@ -35,6 +36,7 @@ from referee.games import (
     Action,
     ActionKind,
     BastardBragObservation,
+    Event,
     EventKind,
     Observation,
     Phase,
@@ -48,10 +50,11 @@ _BIT = {card: 1 << card.index for card in DECK}
 
 
 def _strength_table() -> dict[int, float]:
-    """Map each three-card hand (as a bit mask) to the fraction of hands it beats."""
-    ranked = sorted((hand_rank(cards), _BIT[cards[0]] | _BIT[cards[1]] | _BIT[cards[2]]) for cards in combinations(DECK, 3))
-    total = len(ranked)
-    return {mask: position / total for position, (_, mask) in enumerate(ranked)}
+    """Map each three-card hand (as a bit mask of card indices) to the fraction of hands it beats."""
+    ranked = sorted(
+        (hand_rank(cards), _BIT[cards[0]] | _BIT[cards[1]] | _BIT[cards[2]]) for cards in combinations(DECK, 3)
+    )
+    return {mask: position / len(ranked) for position, (_, mask) in enumerate(ranked)}
 
 
 _STRENGTH = _strength_table()
@@ -65,46 +68,102 @@ def strength(cards: Sequence[Card]) -> float:
 
 # ----- the opponent model --------------------------------------------------------
 
-# Each turn an opponent plays is worth this much "power" (best of that many random hands).
-POWER_PER_TURN = 0.6
+# An opponent's power after 0, 1, 2, ... turns this hand, then the gain per further
+# turn: P(strength <= s) = s ** power fitted to the hands shown at showdowns in
+# heuristic self-play, by the turns each seat played. Stop the Bus draws fresh
+# cards every turn; the Bastard Brag centre offers little once it is picked over.
+POWER_BY_TURNS = {"stop_the_bus": (1.0, 4.0, 8.0, 11.0, 13.0), "bastard_brag": (1.0, 3.0, 4.5, 5.0)}
+POWER_PER_LATER_TURN = {"stop_the_bus": 2.0, "bastard_brag": 0.5}
 # Taking a visible card (the discard, the face-up centre card) shows the card helped.
-POWER_PER_VISIBLE_TAKE = 0.5
-MAX_POWER = 5.0
-# Stop or knock when the chance of losing is at most this share of the fair 1/players.
-RISK_SHARE = 0.5
-# In the discard step of Stop the Bus: how much the chances of the next draw count.
+POWER_PER_VISIBLE_TAKE = 1.0
+# Stop the Bus discards: how much the chances of the next draw count against the hand now.
 POTENTIAL_WEIGHT = 0.3
-# Strength breaks ties between hands of (nearly) equal value.
-TIE_BREAK = 0.01
+# Ending the hand (stop, knock): margins of loss chance for lives to spare, for the last life,
+# and per own turn after the first few (see ending_margin).
+LIVES_MARGIN = 0.01
+LAST_LIFE_CAUTION = 0.01
+PATIENCE = 0.02
+PATIENT_TURNS = 4
+# Strength breaks ties between hands of (nearly) equal value; values carry up to this much of it,
+# so comparisons of loss chances allow for it.
+TIE_BREAK = 0.001
+# For averages over many hands, loss chances are tabulated on this many steps of strength.
+_STEPS = 512
+
+
+def _lose_chance(groups: tuple[tuple[float, int], ...], s: float) -> float:
+    """Chance that every opponent beats a hand of strength ``s``; ``groups`` holds (power, opponents)."""
+    chance = 1.0
+    for power, count in groups:
+        chance *= (1.0 - s**power) ** count
+    return chance
+
+
+@lru_cache(maxsize=256)
+def _loss_table(groups: tuple[tuple[float, int], ...]) -> list[float]:
+    """:func:`_lose_chance` at the middle of each strength step (shared between decisions)."""
+    table = [1.0] * _STEPS
+    for power, count in groups:
+        factors = [(1.0 - ((step + 0.5) / _STEPS) ** power) ** count for step in range(_STEPS)]
+        table = [a * b for a, b in zip(table, factors, strict=True)]
+    table.append(table[-1])  # strength is below 1, but keep an entry for it
+    return table
 
 
 class Safety:
-    """The chance of *not* holding the single worst hand, for opponents of given powers."""
+    """The chance of holding the single worst hand, for opponents of given powers."""
 
     def __init__(self, powers: Iterable[float]) -> None:
-        self.groups = sorted(Counter(round(power * 4) / 4 for power in powers).items())
-        self._memo: dict[int, float] = {}
+        self.groups = tuple(sorted(Counter(round(power * 2) / 2 for power in powers).items()))
+        self._loss = _loss_table(self.groups)
 
     def lose_chance(self, s: float) -> float:
         """Chance that every opponent beats a hand of strength ``s``."""
-        chance = 1.0
-        for power, count in self.groups:
-            chance *= (1.0 - s**power) ** count
-        return chance
+        return _lose_chance(self.groups, s)
+
+    def mean_value(self, masks: Iterable[int]) -> float:
+        """Mean value of the hands given as bit masks (at least one)."""
+        strengths = [_STRENGTH[mask] for mask in masks]
+        loss = self._loss
+        lost = sum(loss[int(s * _STEPS)] for s in strengths)
+        return 1.0 - (lost - TIE_BREAK * sum(strengths)) / len(strengths)
 
     def value(self, cards: Sequence[Card]) -> float:
-        """Value of holding ``cards``: chance of not losing, with strength as a tie-break."""
+        """Value of holding ``cards``: the chance of not losing, with strength as a tie-break."""
         a, b, c = cards
-        mask = _BIT[a] | _BIT[b] | _BIT[c]
-        found = self._memo.get(mask)
-        if found is None:
-            s = _STRENGTH[mask]
-            found = self._memo[mask] = 1.0 - self.lose_chance(s) + TIE_BREAK * s
-        return found
+        s = _STRENGTH[_BIT[a] | _BIT[b] | _BIT[c]]
+        return 1.0 - self._loss[int(s * _STEPS)] + TIE_BREAK * s
 
-    def after_final_turns(self) -> Safety:
-        """The model once every opponent has played one more (final) turn."""
-        return Safety(power + POWER_PER_TURN for power, count in self.groups for _ in range(count))
+
+class OpponentModel:
+    """Turns played and visible cards taken by each opponent in this hand; builds :class:`Safety` models."""
+
+    def __init__(self, obs: Observation, turn_kinds: set[EventKind], took_visible: Callable[[Event], bool]) -> None:
+        self.game = obs.game
+        self.turns = {seat: 0 for seat in range(obs.num_players) if obs.in_hand[seat] and seat != obs.seat}
+        self.visible_takes = dict.fromkeys(self.turns, 0)
+        self.own_turns = 0
+        for event in obs.hand_events:
+            if event.seat == obs.seat and event.kind in turn_kinds:
+                self.own_turns += 1
+            elif event.seat in self.turns:
+                if event.kind in turn_kinds:
+                    self.turns[event.seat] += 1
+                if took_visible(event):
+                    self.visible_takes[event.seat] += 1
+
+    def power(self, turns: int, visible_takes: int) -> float:
+        table = POWER_BY_TURNS[self.game]
+        extra = max(0, turns - len(table) + 1)
+        return (
+            table[min(turns, len(table) - 1)]
+            + extra * POWER_PER_LATER_TURN[self.game]
+            + (visible_takes * POWER_PER_VISIBLE_TAKE)
+        )
+
+    def safety(self, more_turns: int) -> Safety:
+        """The model after each opponent plays ``more_turns`` more turns."""
+        return Safety(self.power(turns + more_turns, self.visible_takes[seat]) for seat, turns in self.turns.items())
 
 
 def losses_to_elimination(obs: Observation, seat: int) -> int:
@@ -114,40 +173,27 @@ def losses_to_elimination(obs: Observation, seat: int) -> int:
     return obs.lives[seat]
 
 
-def risk_target(obs: Observation) -> float:
-    """The chance of losing the hand that this bot accepts when it stops or knocks."""
+def ending_margin(obs: Observation, own_turns: int) -> float:
+    """How much likelier a loss we accept for ending the hand now rather than playing on.
+
+    With lives to spare (more than the opponents' average) we end hands a
+    little sooner, on our last life a little later. The longer the hand, the
+    more we accept: the model's one round of look-ahead undervalues waiting
+    when hands stop improving, and this makes sure every hand ends.
+    """
     opponents = [seat for seat in range(obs.num_players) if obs.in_hand[seat] and seat != obs.seat]
-    fair_share = 1.0 / (len(opponents) + 1)
     mine = losses_to_elimination(obs, obs.seat)
-    theirs = sum(losses_to_elimination(obs, seat) for seat in opponents) / max(len(opponents), 1)
-    if mine == 1:
-        factor = 0.7  # the next loss ends our game: wait for a safer hand
-    else:
-        factor = 1.0 + 0.15 * max(-1.0, min(2.0, mine - theirs))  # lives to spare: accept a little more risk
-    return RISK_SHARE * fair_share * factor
+    theirs = sum(losses_to_elimination(obs, seat) for seat in opponents) / len(opponents)
+    lives = -LAST_LIFE_CAUTION if mine == 1 else LIVES_MARGIN * max(-1.0, min(2.0, mine - theirs))
+    return lives + PATIENCE * max(0, own_turns - PATIENT_TURNS)
 
 
-def _turn_powers(obs: Observation, turn_kinds: set[EventKind], visible_kinds: set[EventKind]) -> Safety:
-    """Build the opponent model from how many turns each opponent played this hand."""
-    power = {seat: 1.0 for seat in range(obs.num_players) if obs.in_hand[seat] and seat != obs.seat}
-    for event in obs.hand_events:
-        seat = event.seat
-        if seat not in power:
-            continue
-        if event.kind in turn_kinds:
-            power[seat] += POWER_PER_TURN
-        if event.kind in visible_kinds and (event.kind is not EventKind.EXCHANGE or event.slot == 2):
-            power[seat] += POWER_PER_VISIBLE_TAKE
-    return Safety(min(value, MAX_POWER) for value in power.values())
-
-
-def _best_of_four(safety: Safety, hand: Sequence[Card], extra: Card, keep: Card | None = None) -> float:
-    """Value of the best three of ``hand`` plus ``extra`` (``keep``, if given, must stay)."""
+def _best_of_four(safety: Safety, hand: Sequence[Card], extra: Card, keep_extra: bool = False) -> float:
+    """Value of the best three of ``hand`` plus ``extra`` (keeping ``extra`` if ``keep_extra``)."""
     a, b, c = hand
-    options = [(a, b, c), (a, b, extra), (a, extra, c), (extra, b, c)]
-    if keep is not None:
-        options = [option for option in options if keep in option]
-    return max(safety.value(option) for option in options)
+    value = safety.value
+    best = max(value((a, b, extra)), value((a, extra, c)), value((extra, b, c)))
+    return best if keep_extra else max(best, value(hand))
 
 
 # ----- Stop the Bus -----------------------------------------------------------------
@@ -171,13 +217,13 @@ def stop_the_bus_knowledge(obs: StopTheBusObservation) -> tuple[list[Card], set[
                 held.setdefault(event.seat, set()).add(event.card)
         elif kind is EventKind.RECYCLE:
             pile = pile[-1:]
-    if obs.discard_top is not None and (not pile or pile[-1] != obs.discard_top):
+    if obs.drawn_card is None and obs.discard_top is not None and (not pile or pile[-1] != obs.discard_top):
         pile = [obs.discard_top]  # the history is incomplete: trust what we see
     return pile, set().union(*held.values())
 
 
-def _stop_the_bus_unknown(obs: StopTheBusObservation) -> list[Card]:
-    """The cards that may be drawn from the stock."""
+def stop_the_bus_unknown(obs: StopTheBusObservation) -> list[Card]:
+    """The cards that may come from the stock: neither ours, nor in the discard pile, nor taken by others."""
     pile, taken_by_others = stop_the_bus_knowledge(obs)
     seen = set(obs.hand) | set(pile) | taken_by_others
     return [card for card in DECK if card not in seen]
@@ -190,29 +236,34 @@ def _draw_value(safety: Safety, hand: Sequence[Card], unknown: Sequence[Card]) -
     return sum(_best_of_four(safety, hand, card) for card in unknown) / len(unknown)
 
 
+def _took_discard(event: Event) -> bool:
+    return event.kind is EventKind.TAKE
+
+
 def decide_stop_the_bus(obs: StopTheBusObservation) -> Action:
     """Choose a Stop the Bus action."""
-    legal = obs.legal_actions
-    safety = _turn_powers(obs, {EventKind.DISCARD, EventKind.PASS}, {EventKind.TAKE})
+    opponents = OpponentModel(obs, {EventKind.DISCARD, EventKind.PASS}, _took_discard)
     if obs.drawn_card is not None:
-        return _choose_discard(obs, safety)
-    hand = obs.hand
-    stop = next((act for act in legal if act.kind is ActionKind.STOP), None)
-    if stop is not None:
-        lose_chance = safety.after_final_turns().lose_chance(strength(hand))
-        if lose_chance <= risk_target(obs):
-            return stop
-    unknown = _stop_the_bus_unknown(obs)
-    draw_value = _draw_value(safety, hand, unknown)
-    take_value = _best_of_four(safety, hand, obs.discard_top, keep=obs.discard_top)
-    if take_value > safety.value(hand) and take_value >= draw_value:
+        return _choose_discard(obs, opponents.safety(1))
+    hand, top, legal = obs.hand, obs.discard_top, obs.legal_actions
+    unknown = stop_the_bus_unknown(obs)
+    if obs.phase is Phase.NORMAL:
+        # Stopping gives everyone one final turn; playing on gives them a turn and then that final turn.
+        lose_if_stop = opponents.safety(1).lose_chance(strength(hand))
+        later = opponents.safety(2)
+        lose_if_play = 1.0 - max(_draw_value(later, hand, unknown), _best_of_four(later, hand, top, keep_extra=True))
+        if lose_if_stop <= lose_if_play + TIE_BREAK + ending_margin(obs, opponents.own_turns):
+            return _find(legal, ActionKind.STOP)
+    safety = opponents.safety(1)
+    take_value = _best_of_four(safety, hand, top, keep_extra=True)
+    if take_value > safety.value(hand) and take_value >= _draw_value(safety, hand, unknown):
         return _find(legal, ActionKind.TAKE)
-    return _find(legal, ActionKind.DRAW)
+    return _find(legal, ActionKind.DRAW)  # drawing never loses: the drawn card may be discarded
 
 
 def _choose_discard(obs: StopTheBusObservation, safety: Safety) -> Action:
     """Discard the card whose loss leaves the best hand, counting a little on the next draw."""
-    unknown = [card for card in _stop_the_bus_unknown(obs) if card != obs.drawn_card]
+    unknown = [card for card in stop_the_bus_unknown(obs) if card != obs.drawn_card]
     final_turn = obs.phase is Phase.FINAL
 
     def score(act: Action) -> tuple[float, int]:
@@ -230,7 +281,7 @@ def _choose_discard(obs: StopTheBusObservation, safety: Safety) -> Action:
 
 FACE_UP = 2
 # Giving a card face up may hand it to the next player: a small cost per rank.
-EXPOSURE_COST = 0.002
+EXPOSURE_COST = 0.0005
 
 
 def bastard_brag_known_elsewhere(obs: BastardBragObservation) -> set[Card]:
@@ -244,8 +295,9 @@ def bastard_brag_known_elsewhere(obs: BastardBragObservation) -> set[Card]:
             continue
         elif event.kind is EventKind.EXCHANGE:
             if event.slot == FACE_UP:
-                held.setdefault(seat, set()).discard(event.card)
-                held[seat].add(event.taken)
+                cards = held.setdefault(seat, set())
+                cards.discard(event.card)
+                cards.add(event.taken)
             else:
                 held.pop(seat, None)  # it gave an unseen card: maybe one we knew of
         elif event.kind is EventKind.EXCHANGE_ALL:
@@ -255,53 +307,72 @@ def bastard_brag_known_elsewhere(obs: BastardBragObservation) -> set[Card]:
     return known
 
 
-def decide_bastard_brag(obs: BastardBragObservation) -> Action:
-    """Choose a Bastard Brag action."""
-    hand = obs.hand
-    safety = _turn_powers(obs, {EventKind.EXCHANGE, EventKind.EXCHANGE_ALL}, {EventKind.EXCHANGE})
-    unknown = [card for card in DECK if card not in bastard_brag_known_elsewhere(obs) and card not in hand]
-    centre = obs.centre
+def _took_face_up(event: Event) -> bool:
+    return (event.kind is EventKind.EXCHANGE and event.slot == FACE_UP) or event.kind is EventKind.EXCHANGE_ALL
 
-    def slot_value(kept: list[Card], slot: int) -> float:
-        known = centre[slot]
-        if known is not None:
-            return safety.value((*kept, known))
-        return sum(safety.value((*kept, card)) for card in unknown) / len(unknown)
 
-    def centre_value() -> float:
-        known = [card for card in centre if card is not None]
+class _Centre:
+    """Expected values of taking centre cards, some of them unknown."""
+
+    def __init__(self, obs: BastardBragObservation, safety: Safety) -> None:
+        known_elsewhere = bastard_brag_known_elsewhere(obs)
+        self.unknown = [card for card in DECK if card not in known_elsewhere and card not in obs.hand]
+        self.cards = obs.centre
+        self.safety = safety
+
+    def exchange_value(self, kept: Sequence[Card], slot: int) -> float:
+        """Expected value of keeping ``kept`` and taking the card in ``slot``."""
+        card = self.cards[slot]
+        if card is not None:
+            return self.safety.value((*kept, card))
+        base = _BIT[kept[0]] | _BIT[kept[1]]
+        return self.safety.mean_value(base | _BIT[unknown] for unknown in self.unknown)
+
+    def exchange_all_value(self) -> float:
+        """Expected value of taking the whole centre."""
+        known = [card for card in self.cards if card is not None]
         if len(known) == 3:
-            return safety.value(known)
+            return self.safety.value(known)
+        base = sum(_BIT[card] for card in known)
+        bits = [_BIT[card] for card in self.unknown]
         if len(known) == 2:
-            return sum(safety.value((*known, card)) for card in unknown) / len(unknown)
-        pairs = list(combinations(unknown, 2))
-        return sum(safety.value((known[0], a, b)) for a, b in pairs) / len(pairs)
+            return self.safety.mean_value(base | bit for bit in bits)
+        return self.safety.mean_value(base | a | b for a, b in combinations(bits, 2))
 
-    best_action, best_score = None, -math.inf
+
+def _best_exchange(obs: BastardBragObservation, safety: Safety) -> tuple[Action, float]:
+    """The exchange (one card or all three) of greatest expected value, and that value."""
+    centre = _Centre(obs, safety)
+    best_action, best_score = None, -2.0
     whole_centre = None
     for act in obs.legal_actions:
         if act.kind is ActionKind.EXCHANGE:
-            kept = [card for card in hand if card != act.card]
-            score = slot_value(kept, act.slot)
+            kept = [card for card in obs.hand if card != act.card]
+            score = centre.exchange_value(kept, act.slot)
             if act.slot == FACE_UP:
                 score -= EXPOSURE_COST * act.card.rank
         elif act.kind is ActionKind.EXCHANGE_ALL:
             if whole_centre is None:
-                whole_centre = centre_value()
-            # The card laid face up is shown to the next player: show the lowest.
-            score = whole_centre - EXPOSURE_COST * act.card.rank
+                whole_centre = centre.exchange_all_value()
+            score = whole_centre - EXPOSURE_COST * act.card.rank  # the card laid face up: show the lowest
         else:
             continue
         if score > best_score:
             best_action, best_score = act, score
-    knock = next((act for act in obs.legal_actions if act.kind is ActionKind.KNOCK), None)
-    if knock is not None:
-        lose_chance = safety.after_final_turns().lose_chance(strength(hand))
-        fair_share = 1.0 / sum(obs.in_hand)
-        keeping_is_better = best_score < safety.value(hand)
-        if lose_chance <= risk_target(obs) or (keeping_is_better and lose_chance <= fair_share):
-            return knock
-    return best_action
+    return best_action, best_score
+
+
+def decide_bastard_brag(obs: BastardBragObservation) -> Action:
+    """Choose a Bastard Brag action."""
+    opponents = OpponentModel(obs, {EventKind.EXCHANGE, EventKind.EXCHANGE_ALL}, _took_face_up)
+    if any(act.kind is ActionKind.KNOCK for act in obs.legal_actions):
+        # Knocking gives everyone one final turn; playing on gives them a turn and then that final turn.
+        lose_if_knock = opponents.safety(1).lose_chance(strength(obs.hand))
+        _, play_value = _best_exchange(obs, opponents.safety(2))
+        if lose_if_knock <= 1.0 - play_value + TIE_BREAK + ending_margin(obs, opponents.own_turns):
+            return _find(obs.legal_actions, ActionKind.KNOCK)
+    best, _ = _best_exchange(obs, opponents.safety(1))
+    return best
 
 
 # ----- entry point ----------------------------------------------------------------------

@@ -1,0 +1,331 @@
+'use strict';
+// A Node.js bot for the Brag referee: plays Stop the Bus and Bastard Brag over gRPC.
+//
+// The referee sets REFEREE_BOT_ADDRESS ("unix:/path/bot.sock" or "127.0.0.1:PORT")
+// and starts `node bot.js`; the bot serves the `Bot` service of
+// proto/referee/v1/bot.proto (loaded at start-up, nothing is generated) on that
+// address until SIGTERM or SIGINT. Logs go to stderr; stdout stays quiet.
+//
+// Strategy: every three-card hand gets a strength, the fraction of the 22,100
+// possible hands it beats. The bot keeps the strongest hand it can reach (the
+// mean strength when a card is unknown), and stops or knocks once its hand is
+// unlikely to be the single worst at the table.
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_PATH = path.join(__dirname, '..', '..', 'proto', 'referee', 'v1', 'bot.proto');
+// keepCase: field names as in the .proto (decision_number, not decisionNumber).
+// enums: String and longs: String: enums and the uint64 decision_number are
+// plain strings, which serialize back unchanged when echoed in a reply.
+// defaults: unset fields read as their defaults; oneofs: `observation.view`
+// names the game-specific view that is set.
+const packageDefinition = protoLoader.loadSync(PROTO_PATH, {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
+const referee = grpc.loadPackageDefinition(packageDefinition).referee.v1;
+
+const NAME = 'node-heuristic';
+const VERSION = '1.0.0';
+
+// ----- cards and hands --------------------------------------------------------
+// A card is an id 0..51: (rank - 2) * 4 + suit, suits clubs 0 < diamonds 1 < hearts 2 < spades 3,
+// so ids sort by rank, then suit, like the referee's canonical deck.
+
+const SUITS = ['CLUBS', 'DIAMONDS', 'HEARTS', 'SPADES'];
+const ACE = 14;
+const A23 = 15; // the run A-2-3 and the prial 3-3-3 rank above every ordinary rank
+
+function cardId(card) {
+  return (card.rank - 2) * 4 + SUITS.indexOf(card.suit);
+}
+
+function rankOf(id) {
+  return (id >> 2) + 2;
+}
+
+// A number that orders three-card Brag hands: category, then the ranks that decide within it,
+// then the suit of the highest card (exact ties).
+function handScore(x, y, z) {
+  const [a, b, c] = [x, y, z].sort((p, q) => q - p);
+  const r1 = rankOf(a);
+  const r2 = rankOf(b);
+  const r3 = rankOf(c);
+  const flush = a % 4 === b % 4 && b % 4 === c % 4;
+  let category;
+  let values;
+  if (r1 === r2 && r2 === r3) {
+    category = 5; // prial
+    values = [r1 === 3 ? A23 : r1, 0, 0];
+  } else if ((r1 === ACE && r2 === 3 && r3 === 2) || (r1 === r2 + 1 && r2 === r3 + 1)) {
+    category = flush ? 4 : 3; // running flush, run
+    values = [r1 === ACE && r2 === 3 ? A23 : r1, 0, 0];
+  } else if (flush) {
+    category = 2;
+    values = [r1, r2, r3];
+  } else if (r1 === r2 || r2 === r3) {
+    category = 1; // pair, then kicker
+    values = r1 === r2 ? [r1, r3, 0] : [r2, r1, 0];
+  } else {
+    category = 0; // high card
+    values = [r1, r2, r3];
+  }
+  return (((category * 16 + values[0]) * 16 + values[1]) * 16 + values[2]) * 4 + (a % 4);
+}
+
+function handKey(x, y, z) {
+  return x * 2704 + y * 52 + z;
+}
+
+// STRENGTH[handKey(...)] for any order of the three ids: the fraction of all hands this one beats.
+const STRENGTH = (() => {
+  const hands = [];
+  for (let a = 0; a < 52; a++) {
+    for (let b = a + 1; b < 52; b++) {
+      for (let c = b + 1; c < 52; c++) hands.push([handScore(a, b, c), a, b, c]);
+    }
+  }
+  hands.sort((p, q) => p[0] - q[0]);
+  const table = new Float64Array(52 * 52 * 52);
+  hands.forEach(([, a, b, c], position) => {
+    const s = position / hands.length;
+    for (const [p, q, r] of [[a, b, c], [a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]]) {
+      table[handKey(p, q, r)] = s;
+    }
+  });
+  return table;
+})();
+
+function strength(ids) {
+  return STRENGTH[handKey(ids[0], ids[1], ids[2])];
+}
+
+// The strength of the best three of `hand` plus `extra` (keeping `extra` if `mustKeep`).
+function bestWith(hand, extra, mustKeep) {
+  const [a, b, c] = hand;
+  const best = Math.max(strength([a, b, extra]), strength([a, extra, c]), strength([extra, b, c]));
+  return mustKeep ? best : Math.max(best, strength(hand));
+}
+
+function mean(values) {
+  return values.length ? values.reduce((sum, v) => sum + v, 0) / values.length : 0;
+}
+
+// ----- when to end a hand -------------------------------------------------------
+
+// Chance that every opponent beats strength `s` when each holds about the best of `power` random hands.
+function loseChance(s, opponents, power) {
+  return Math.pow(1 - Math.pow(s, power), opponents);
+}
+
+// Stop or knock when the chance of holding the single worst hand, after every opponent's final
+// turn, is below half the fair share 1 / players. Opponents improve as the hand goes on; and the
+// longer the hand, the more risk is accepted, so that hands end.
+function shouldEnd(obs, s) {
+  const players = obs.seats.filter((seat) => seat.in_hand).length;
+  const opponents = players - 1;
+  const rounds = obs.turns_this_hand / players;
+  const power = 2 + 2 * Math.min(rounds, 3);
+  const target = (0.5 / players) * (1 + 0.25 * Math.max(0, rounds - 3));
+  return loseChance(s, opponents, power) <= target;
+}
+
+// ----- Stop the Bus ------------------------------------------------------------------
+
+// Public events of the current hand, kept per game; the referee sends only what is new.
+const history = { gameId: '', handNumber: 0, events: [] };
+
+function handEvents(request) {
+  if (request.game_id !== history.gameId) {
+    Object.assign(history, { gameId: request.game_id, handNumber: 0, events: [] });
+  }
+  for (const event of request.events) {
+    if (event.hand_number !== history.handNumber) {
+      history.handNumber = event.hand_number;
+      history.events = [];
+    }
+    history.events.push(event);
+  }
+  if (request.hand_number !== history.handNumber) {
+    history.handNumber = request.hand_number;
+    history.events = [];
+  }
+  return history.events;
+}
+
+// Cards that cannot be in the stock: the discard pile and cards opponents took from it.
+function stopTheBusSeen(events, seat) {
+  let pile = [];
+  const takenByOthers = new Set();
+  for (const event of events) {
+    if (event.kind === 'DEAL') {
+      pile = [cardId(event.card)];
+      takenByOthers.clear();
+    } else if (event.kind === 'DISCARDED') {
+      pile.push(cardId(event.card));
+      takenByOthers.delete(cardId(event.card));
+    } else if (event.kind === 'TAKE_DISCARD') {
+      pile.pop();
+      if (event.seat !== seat) takenByOthers.add(cardId(event.card));
+    } else if (event.kind === 'RECYCLE') {
+      pile = pile.slice(-1);
+    }
+  }
+  return new Set([...pile, ...takenByOthers]);
+}
+
+function unknownCards(known) {
+  const unknown = [];
+  for (let id = 0; id < 52; id++) if (!known.has(id)) unknown.push(id);
+  return unknown;
+}
+
+function decideStopTheBus(obs, legal, events) {
+  const view = obs.stop_the_bus;
+  const hand = obs.hand.map(cardId);
+  if (view.drawn_card) {
+    // Discard the card whose loss leaves the strongest three (the referee lists only legal discards).
+    let best = null;
+    let bestScore = -1;
+    for (const action of legal) {
+      const gone = cardId(action.card);
+      const score = strength(hand.filter((id) => id !== gone));
+      if (score > bestScore) [best, bestScore] = [action, score];
+    }
+    return best;
+  }
+  const now = strength(hand);
+  const find = (kind) => legal.find((action) => action.kind === kind);
+  if (find('STOP') && shouldEnd(obs, now)) return find('STOP');
+  const top = cardId(view.discard_top);
+  const seen = stopTheBusSeen(events, obs.seat);
+  seen.add(top);
+  for (const id of hand) seen.add(id);
+  const drawValue = mean(unknownCards(seen).map((id) => bestWith(hand, id, false)));
+  const takeValue = bestWith(hand, top, true);
+  if (takeValue > now && takeValue >= drawValue) return find('TAKE');
+  return find('DRAW'); // never worse than passing: the drawn card may be discarded
+}
+
+// ----- Bastard Brag -----------------------------------------------------------------
+
+function decideBastardBrag(obs, legal) {
+  const hand = obs.hand.map(cardId);
+  const centre = [null, null, null];
+  for (const slot of obs.bastard_brag.centre) {
+    if (slot.card) centre[slot.slot] = cardId(slot.card);
+  }
+  const known = new Set(hand);
+  for (const id of centre) if (id !== null) known.add(id);
+  const unknown = unknownCards(known);
+
+  const slotValue = (kept, slot) =>
+    centre[slot] !== null ? strength([...kept, centre[slot]]) : mean(unknown.map((id) => strength([...kept, id])));
+  let wholeCentre = null;
+  const wholeCentreValue = () => {
+    const visible = centre.filter((id) => id !== null);
+    if (visible.length === 3) return strength(visible);
+    if (visible.length === 2) return mean(unknown.map((id) => strength([...visible, id])));
+    const values = [];
+    for (let i = 0; i < unknown.length; i++) {
+      for (let j = i + 1; j < unknown.length; j++) values.push(strength([visible[0], unknown[i], unknown[j]]));
+    }
+    return mean(values);
+  };
+
+  let best = null;
+  let bestScore = -1;
+  let knock = null;
+  for (const action of legal) {
+    let score;
+    if (action.kind === 'EXCHANGE') {
+      const given = cardId(action.card);
+      score = slotValue(hand.filter((id) => id !== given), action.slot);
+    } else if (action.kind === 'EXCHANGE_ALL') {
+      if (wholeCentre === null) wholeCentre = wholeCentreValue();
+      score = wholeCentre - 0.0001 * action.card.rank; // lay the lowest card face up
+    } else {
+      if (action.kind === 'KNOCK') knock = action;
+      continue;
+    }
+    if (score > bestScore) [best, bestScore] = [action, score];
+  }
+  const now = strength(hand);
+  const players = obs.seats.filter((seat) => seat.in_hand).length;
+  // Knock on a strong hand, or when any exchange would only spoil a hand that is not among the worst.
+  if (knock && (shouldEnd(obs, now) || (bestScore < now && loseChance(now, players - 1, 4) <= 1 / players))) {
+    return knock;
+  }
+  return best;
+}
+
+// ----- the service ----------------------------------------------------------------------
+
+function decide(request) {
+  const obs = request.observation;
+  const legal = request.legal_actions;
+  const events = handEvents(request);
+  try {
+    const chosen = obs.view === 'stop_the_bus' ? decideStopTheBus(obs, legal, events) : decideBastardBrag(obs, legal);
+    if (chosen) return chosen;
+    console.error(`decision ${request.decision_number}: no choice made; playing the first legal action`);
+  } catch (error) {
+    console.error(`decision ${request.decision_number}: ${error.stack}; playing the first legal action`);
+  }
+  return legal[0];
+}
+
+const service = {
+  Handshake(call, callback) {
+    callback(null, {
+      protocol_version: 'PROTOCOL_VERSION',
+      games: ['STOP_THE_BUS', 'BASTARD_BRAG'],
+      name: NAME,
+      version: VERSION,
+      author: 'sample',
+    });
+  },
+  Decide(call, callback) {
+    // Reply with one of the request's own legal actions, as decoded: it serializes back as sent.
+    callback(null, { decision_number: call.request.decision_number, action: decide(call.request) });
+  },
+  Notify(call, callback) {
+    callback(null, {});
+  },
+};
+
+function main() {
+  const address = process.env.REFEREE_BOT_ADDRESS;
+  if (!address) {
+    console.error('no address to listen on: set REFEREE_BOT_ADDRESS (the referee does), e.g. unix:/tmp/bot.sock');
+    process.exit(2);
+  }
+  const server = new grpc.Server();
+  server.addService(referee.Bot.service, service);
+  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error) => {
+    if (error) {
+      console.error(`cannot listen on ${address}: ${error.message}`);
+      process.exit(1);
+    }
+    console.error(`${NAME} ${VERSION} listening on ${address}`);
+  });
+  const stop = (signal) => {
+    console.error(`${signal}: shutting down`);
+    server.tryShutdown(() => process.exit(0));
+    setTimeout(() => {
+      server.forceShutdown();
+      process.exit(0);
+    }, 1000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+if (require.main === module) main();
+
+module.exports = { handScore, strength, cardId, decideStopTheBus, decideBastardBrag, shouldEnd };

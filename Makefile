@@ -1,5 +1,5 @@
 # make test: set up a virtual environment in .venv and run the test suite.
-# make demo: set up, then play a demo game between the sample bots.
+# make demo: set up, then run the demo league of the sample bots.
 # make bench: run the benchmarks.
 PYTHON ?= python3
 VENV := .venv
@@ -30,14 +30,15 @@ node-deps:
 test: $(STAMP) node-deps
 	$(BIN)/python -m pytest
 
-# Until the league runner lands, the demo is one game of each game between the sample bots.
-DEMO_BOTS := --bot "$(BIN)/python sample_bots/python/heuristic_bot.py" --bot "$(BIN)/python sample_bots/python/random_bot.py"
+# The demo league: the sample bots, the Node.js one where Node.js is present. Starts afresh each time.
 ifneq ($(shell command -v node 2>/dev/null),)
-DEMO_NODE_BOT := --bot "node sample_bots/node/bot.js"
+DEMO_LEAGUE := tournaments/demo.yaml
+else
+DEMO_LEAGUE := tournaments/demo_python.yaml
 endif
 demo: $(STAMP) node-deps
-	$(BIN)/referee play --game stop_the_bus --seed 7 $(DEMO_BOTS) $(DEMO_NODE_BOT)
-	$(BIN)/referee play --game bastard_brag --seed 7 --quiet $(DEMO_BOTS) --bot "$(BIN)/python sample_bots/python/random_bot.py"
+	rm -rf results/demo
+	$(BIN)/referee run $(DEMO_LEAGUE)
 
 # Regenerate referee/v1/ from proto/ (the generated code is committed; a test checks it is current).
 proto: $(STAMP)

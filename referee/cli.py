@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 from referee import __version__
@@ -14,6 +15,7 @@ from referee.errors import RefereeError
 from referee.faults import BotFault, FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.match import MatchResult, play_game
+from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
 
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check-bot", help="test a bot before submitting it")
     check.add_argument("--games", type=int, default=3, help="games of each game the bot plays (default 3)")
     check.add_argument("--seed", type=int, default=1)
+    check.add_argument("--logs", type=Path, help="keep every bot's output here (default: a new temporary folder)")
     check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
     _add_timing_options(check)
 
@@ -166,70 +169,99 @@ async def _check_bot(args: argparse.Namespace) -> int:
         print("referee check-bot: give the bot's command after --, e.g. referee check-bot -- python my_bot.py",
               file=sys.stderr)  # fmt: skip
         return 2
+    # Kept after the run: the problems point into it.
+    log_dir = args.logs or Path(tempfile.mkdtemp(prefix="check-bot-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    status = await _check_bot_with_logs(args, command, log_dir)
+    print(f"bot output is kept in {log_dir}")
+    return status
+
+
+async def _check_bot_with_logs(args: argparse.Namespace, command: list[str], log_dir: Path) -> int:
     timing = _timing(args)
-    candidate = BotSpec(name="candidate", command=tuple(command), transport="tcp" if args.tcp else "unix")
+    transport = "tcp" if args.tcp else "unix"
+    candidate = BotSpec(name="candidate", command=tuple(command), transport=transport)
     problems: list[str] = []
     print(f"checking {candidate.describe()}")
 
-    games = await _probe_games(candidate, timing, args.turn_limit, problems)
-    if games is None:
+    games = await _probe_games(candidate, timing, args.turn_limit, problems, log_dir / "handshake.log")
+    if not games:
         return _report(problems)
     for game_name in sorted(GAMES):
         if game_name not in games:
             print(f"- {game_name}: the bot says it does not play it; skipped")
             continue
-        opponents = [BotSpec(name=name, command=tuple(cmd)) for name, cmd in sample_bot_commands()]
+        opponents = [BotSpec(name=name, command=tuple(cmd), transport=transport) for name, cmd in sample_bot_commands()]
         for number in range(args.games):
             specs = [candidate, *opponents]
             # Rotate the candidate through the seats.
             shift = number % len(specs)
             specs = specs[shift:] + specs[:shift]
             seed = args.seed + number
+            game_logs = log_dir / f"{game_name}-{number}"
+            game_logs.mkdir(exist_ok=True)
             result = await play_game(
                 game_name, specs, seed=seed, game_id=f"check-{game_name}-{number}", timing=timing,
-                turn_limit=args.turn_limit,
+                turn_limit=args.turn_limit, bot_log_dir=game_logs,
             )  # fmt: skip
             seat = result.players.index("candidate")
             place = result.place_of(seat)
             latencies = result.latencies_ms[seat]
             slowest = max(latencies, default=0.0)
-            print(f"- {game_name} game {number + 1} (seed {seed}): placed {place} of {len(specs)}, "
+            label = f"{game_name} game {number + 1}"
+            print(f"- {label} (seed {seed}): placed {place} of {len(specs)}, "
                   f"{len(latencies)} decisions, slowest {slowest:.1f} ms")  # fmt: skip
             for kind, count in sorted(result.faults[seat].items()):
-                problems.append(f"{game_name} game {number + 1}: {count} {kind} fault(s)")
+                problems.append(f"{label}: {count} {kind} fault{'s' if count > 1 else ''}")
             if seat in result.forfeits:
-                problems.append(f"{game_name} game {number + 1}: forfeited the game: {result.forfeits[seat]}")
+                problems.append(
+                    f"{label}: forfeited the game: {result.forfeits[seat]}"
+                    + _log_tail(game_logs / f"seat{seat}-candidate.log")
+                )
             slow = [ms for ms in latencies if ms > timing.move_time_ms / 2]
             if slow:
                 problems.append(
-                    f"{game_name} game {number + 1}: {len(slow)} slow repl{'y' if len(slow) == 1 else 'ies'} "
+                    f"{label}: {len(slow)} slow repl{'y' if len(slow) == 1 else 'ies'} "
                     f"(over half the {timing.move_time_ms} ms move time; slowest {max(slow):.0f} ms)"
                 )
     return _report(problems)
 
 
-async def _probe_games(candidate: BotSpec, timing: Timing, turn_limit: int, problems: list[str]) -> set[str] | None:
-    """Start the bot once and handshake; return the games it plays, or None after a problem."""
-    bot = BotProcess(candidate)
+async def _probe_games(
+    candidate: BotSpec, timing: Timing, turn_limit: int, problems: list[str], log_path: Path
+) -> set[str]:
+    """Start the bot once and handshake; return the games it plays (empty after a problem)."""
+    bot = BotProcess(candidate, log_path)
+    fault = None
     try:
         await bot.start(GameSetup("stop_the_bus", 3, timing, turn_limit))
-    except BotFault as fault:
-        reply = bot.handshake_reply
-        if reply is not None and "does not play" in fault.detail:
-            from referee.protocol import GAME_FROM_PB
-
-            games = {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
-            if games:
-                return games
-        problems.append(f"{fault.kind.value}: {fault.detail}")
-        return None
+    except BotFault as error:
+        fault = error
     finally:
         await bot.stop()
     reply = bot.handshake_reply
-    print(f"handshake ok: {reply.name} {reply.version}" + (f" by {reply.author}" if reply.author else ""))
-    from referee.protocol import GAME_FROM_PB
+    games = set()
+    if reply is not None and reply.protocol_version == PROTOCOL_VERSION:
+        print(f"handshake ok: {reply.name or '(no name)'} {reply.version}" + (f" by {reply.author}" if reply.author else ""))
+        games = {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
+        if not games:
+            problems.append("the handshake lists no game the referee runs (STOP_THE_BUS, BASTARD_BRAG)")
+        return games
+    if fault is not None:
+        problems.append(f"{fault.kind.value}: {fault.detail}" + _log_tail(log_path))
+    return games
 
-    return {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
+
+def _log_tail(path: Path, lines: int = 8) -> str:
+    """The last lines of a bot's output, indented, to show with a problem."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
+    except OSError:
+        return ""
+    if not text:
+        return ""
+    tail = text.splitlines()[-lines:]
+    return "\n      its last output:\n" + "\n".join(f"        {line}" for line in tail)
 
 
 def _report(problems: list[str]) -> int:

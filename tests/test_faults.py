@@ -345,15 +345,15 @@ def test_a_referee_killed_by_sigkill_leaves_no_bot_behind(bots: Bots, tmp_path: 
 CHECK_TIMING = ["--games", "1", "--move-time-ms", "1000", "--time-bank-ms", "1000", "--startup-timeout-ms", "3000"]
 
 
-def check_bot(bots: Bots, command: list[str]) -> subprocess.CompletedProcess:
+def check_bot(bots: Bots, command: list[str], logs: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [PYTHON, "-m", "referee.cli", "check-bot", *CHECK_TIMING, "--", *command],
+        [PYTHON, "-m", "referee.cli", "check-bot", *CHECK_TIMING, "--logs", str(logs), "--", *command],
         env=bots.subprocess_env(), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 
 
-def test_check_bot_passes_a_good_bot(bots: Bots) -> None:
-    checked = check_bot(bots, bots.command(SAMPLE_BOTS / "random_bot.py"))
+def test_check_bot_passes_a_good_bot(bots: Bots, tmp_path: Path) -> None:
+    checked = check_bot(bots, bots.command(SAMPLE_BOTS / "random_bot.py"), tmp_path / "logs")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "handshake ok: random" in checked.stdout
     assert "no problems found" in checked.stdout
@@ -365,8 +365,8 @@ def test_check_bot_passes_a_good_bot(bots: Bots) -> None:
     [
         pytest.param("crash.py", ("--at", "2"), ["crash fault", "forfeited the game: crash: process exit code 3"],
                      id="crashes"),
-        pytest.param("exit_at_start.py", (), ["startup: exited with exit code 2 before listening"],
-                     id="exits-at-start"),
+        pytest.param("exit_at_start.py", (), ["startup: exited with exit code 2 before listening",
+                                              "its last output:", "cannot load my model"], id="exits-at-start"),
         pytest.param("handshake.py", ("--protocol-version", "7"),
                      ["handshake: speaks protocol version 7; this referee speaks version 1"], id="wrong-version"),
         pytest.param("bad_reply.py", ("--mode", "stale", "--at", "1"),
@@ -374,9 +374,9 @@ def test_check_bot_passes_a_good_bot(bots: Bots) -> None:
     ],
 )  # fmt: skip
 def test_check_bot_fails_a_bad_bot_and_says_why(
-    bots: Bots, script: str, args: tuple[str, ...], words: list[str]
+    bots: Bots, tmp_path: Path, script: str, args: tuple[str, ...], words: list[str]
 ) -> None:
-    checked = check_bot(bots, bots.command(script, *args))
+    checked = check_bot(bots, bots.command(script, *args), tmp_path / "logs")
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert "problem" in checked.stdout
     for phrase in words:

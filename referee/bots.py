@@ -5,23 +5,34 @@ or the address of a bot server already running. The referee chooses where a
 started bot listens (a Unix socket in a private directory by default, or TCP
 on 127.0.0.1) and passes it in ``REFEREE_BOT_ADDRESS``.
 
-No bot outlives the referee: each bot runs under a small shell that
-``setpriv --pdeathsig`` signals when the referee dies, even by SIGKILL; the
-shell then removes the bot's private socket directory and kills the bot's
-whole process group. When the bot exits by itself, the shell terminates what
-it left in its group. Resource limits are applied by ``prlimit``. Neither
-needs ``preexec_fn``, which is unsafe with grpcio.
+No bot, nor anything it starts, outlives its stop or the referee. Where the
+machine allows it (root, or unprivileged user namespaces), each bot runs in
+its own PID namespace, with a /proc of its own (``unshare --pid
+--mount-proc --fork``), under a small supervising shell that is the
+namespace's init: when that shell ends, the kernel kills everything in the
+namespace, even descendants that left the bot's process group with
+``setsid``. ``setpriv --pdeathsig`` ties ``unshare`` to the referee, so this
+happens when the referee dies too, even by SIGKILL; the shell first removes
+the bot's private socket directory. Elsewhere the bot's process group is
+killed instead, and descendants that left it are found by the bot's address
+in their environment (docs/security.md has the limits of each). Resource
+limits are applied by ``prlimit`` and named in the fault when a limited bot
+dies. A bot may be started in a network namespace of its own
+(``isolate_network``): no network at all, while its Unix socket still works.
+None of this needs ``preexec_fn``, which is unsafe with grpcio.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shlex
 import shutil
 import signal
 import socket
+import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,26 +51,58 @@ ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 DEFAULT_LOG_CAP_BYTES = 1 << 20
 STOP_GRACE_SECONDS = 1.0
+# How long a lost connection waits for the bot's exit status. It passes through the supervising shell
+# (and unshare), which takes a few milliseconds, but more on a busy machine.
+EXIT_STATUS_WAIT_SECONDS = 1.0
 # gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
 RECONNECT_BACKOFF_MS = 50
 MAX_RECONNECT_BACKOFF_MS = 500
 
 _CONNECTION_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
 
-# The shell that runs a bot. When the referee dies it gets SIGTERM (pdeathsig),
-# removes the private directory ($1, empty for TCP) and kills its whole process
-# group, so forked children go too. When the bot exits by itself, the shell
-# terminates whatever the bot left behind in its group and exits with the
-# bot's status.
-_SUPERVISOR = (
-    'dir=$1; shift; trap \'[ -n "$dir" ] && rm -rf -- "$dir"; kill -KILL 0\' TERM; '
+# How a bot is contained, as BotProcess.containment reports it.
+PID_NAMESPACE = "pid namespace"
+PROCESS_GROUP = "process group"
+
+# The shell that runs a bot in its own PID namespace, as the namespace's init. When it ends, the
+# kernel kills every process left in the namespace. unshare --kill-child sends it SIGTERM when
+# unshare dies (unshare gets SIGKILL when the referee dies: it blocks SIGTERM itself); it then
+# removes the private directory ($1, empty for TCP) and exits. When the bot exits by itself, it
+# exits with the bot's status.
+_NAMESPACE_SUPERVISOR = (
+    'dir=$1; shift; trap \'[ -n "$dir" ] && rm -rf -- "$dir"; exit 143\' TERM; '
+    '"$@" & wait $!; exit $?'
+)
+
+# The shell that runs a bot where PID namespaces are not allowed. When the referee dies it gets
+# SIGTERM (pdeathsig), removes the private directory, kills every process that carries this
+# bot's address in its environment (descendants that left the group with setsid, unless they
+# cleared their environment) and then its whole process group. When the bot exits by itself, the
+# shell terminates whatever the bot left behind in its group and exits with the bot's status.
+_GROUP_SUPERVISOR = (
+    'dir=$1; shift; '
+    'trap \'[ -n "$dir" ] && rm -rf -- "$dir"; '
+    'for e in /proc/[0-9]*/environ; do p=${e%/environ}; p=${p#/proc/}; [ "$p" = $$ ] && continue; '
+    'grep -qzxF -- "REFEREE_BOT_ADDRESS=$REFEREE_BOT_ADDRESS" "$e" 2>/dev/null && kill -KILL "$p" 2>/dev/null; '
+    'done; kill -KILL 0\' TERM; '
     '"$@" & wait $!; status=$?; trap "" TERM; kill -TERM 0; exit $status'
 )
+
+# unshare with a user namespace mapping the referee's user to itself: namespaces without root.
+_USER_NAMESPACE = ("--user", "--map-current-user")
+# A PID namespace with its own /proc (so a bot's pid, 2, and /proc/self agree; it sees only its own processes).
+_PID_NAMESPACE = ("--pid", "--mount-proc")
+_PROBE_TIMEOUT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
 class ResourceLimits:
-    """Optional limits for a bot process; ``None`` means no limit."""
+    """Optional limits for a bot process; ``None`` means no limit.
+
+    Each applies to every process of the bot separately (they are rlimits,
+    inherited on fork). ``memory_mb`` limits the address space. The CPU time
+    limit sends SIGXCPU at ``cpu_seconds`` and SIGKILL a second later.
+    """
 
     memory_mb: int | None = None
     cpu_seconds: int | None = None
@@ -70,10 +113,23 @@ class ResourceLimits:
         if self.memory_mb is not None:
             args.append(f"--as={self.memory_mb * 1024 * 1024}")
         if self.cpu_seconds is not None:
-            args.append(f"--cpu={self.cpu_seconds}")
+            # A soft limit below the hard one: the kernel sends SIGXCPU first, which names the cause.
+            args.append(f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}")
         if self.open_files is not None:
             args.append(f"--nofile={self.open_files}")
-        return ["prlimit", *args, "--"] if args else []
+        # No core files: SIGXCPU would otherwise dump one into the bot's folder.
+        return ["prlimit", *args, "--core=0", "--"] if args else []
+
+    def describe(self) -> str:
+        """The limits in force, in words ("memory limit 256 MB, open-file limit 32"); empty for none."""
+        parts = []
+        if self.memory_mb is not None:
+            parts.append(f"memory limit {self.memory_mb} MB")
+        if self.cpu_seconds is not None:
+            parts.append(f"CPU time limit {self.cpu_seconds} s")
+        if self.open_files is not None:
+            parts.append(f"open-file limit {self.open_files}")
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -87,6 +143,16 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     limits: ResourceLimits = ResourceLimits()
     transport: str = "unix"  # where a started bot listens: "unix" or "tcp"
+    isolate_network: bool = False  # start it in a network namespace of its own: no network at all
+
+    def __post_init__(self) -> None:
+        if self.isolate_network and self.address:
+            raise ValueError(f"{self.name}: network isolation applies only to a bot the referee starts")
+        if self.isolate_network and self.transport != "unix":
+            raise ValueError(
+                f"{self.name}: a bot with network isolation listens on a Unix socket; "
+                f"transport {self.transport!r} cannot reach it"
+            )
 
     @classmethod
     def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs) -> BotSpec:
@@ -139,6 +205,7 @@ class BotProcess:
         self.healthy = True  # false after a fault that may leave the process wedged
         self._private_dir: str | None = None
         self._log_task: asyncio.Task | None = None
+        self.containment: str | None = None  # PID_NAMESPACE or PROCESS_GROUP, once started
 
     # ----- start and handshake -------------------------------------------------
 
@@ -190,11 +257,7 @@ class BotProcess:
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: no such program {program!r}", spec.name)
         env = {**os.environ, **spec.env, ADDRESS_VARIABLE: self.address}
         env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
-        argv = [
-            "setpriv", "--pdeathsig", "TERM", "--",
-            "sh", "-c", _SUPERVISOR, "referee-bot", self._private_dir or "",
-            *spec.limits.prlimit_args(), *spec.command,
-        ]  # fmt: skip
+        argv = [*self._containment_argv(), self._private_dir or "", *spec.limits.prlimit_args(), *spec.command]
         log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed by the log task
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -212,6 +275,38 @@ class BotProcess:
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
         self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap))
 
+    def _containment_argv(self) -> list[str]:
+        """The command that runs the supervising shell, up to its first argument (the private directory).
+
+        A PID namespace where the machine allows one; otherwise the process
+        group. A network namespace when the spec asks for one, or a startup
+        fault saying why the machine refuses it.
+        """
+        isolate = self.spec.isolate_network
+        namespaces = (*_PID_NAMESPACE, "--net") if isolate else _PID_NAMESPACE
+        unshare, _ = _unshare_prefix(namespaces)
+        if unshare is not None:
+            self.containment = PID_NAMESPACE
+            return [
+                "setpriv", "--pdeathsig", "KILL", "--",
+                *unshare, "--fork", "--kill-child=TERM", "--",
+                "sh", "-c", _NAMESPACE_SUPERVISOR, "referee-bot",
+            ]  # fmt: skip
+        net_only: tuple[str, ...] = ()
+        if isolate:
+            net_only, net_problem = _unshare_prefix(("--net",))
+            if net_only is None:
+                raise BotFault(
+                    FaultKind.STARTUP,
+                    "network isolation (isolate_network) needs `unshare --net`, which this machine does not "
+                    f"allow ({net_problem}); run the referee as root or where unprivileged user namespaces are "
+                    "allowed, or turn network isolation off",
+                    self.spec.name,
+                )
+            net_only = (*net_only, "--")
+        self.containment = PROCESS_GROUP
+        return ["setpriv", "--pdeathsig", "TERM", "--", *net_only, "sh", "-c", _GROUP_SUPERVISOR, "referee-bot"]
+
     async def _wait_ready(self, timeout: float) -> None:
         ready = asyncio.ensure_future(self.channel.channel_ready())
         waiters = {ready}
@@ -228,12 +323,10 @@ class BotProcess:
             return
         name = self.spec.name
         if exited is not None and exited in done:
-            raise BotFault(
-                FaultKind.STARTUP,
-                f"exited with {_exit_text(self.process.returncode)} before listening on {self.address}"
-                + self._log_hint(),
-                name,
-            )
+            returncode = self.process.returncode
+            ended = "was" if _signal_of(returncode) else "exited with"
+            detail = f"{ended} {_exit_text(returncode)}{self._limits_note(returncode, cause=' (%s)')}"
+            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {self.address}" + self._log_hint(), name)
         raise BotFault(FaultKind.STARTUP, f"did not listen on {self.address} within {timeout:g} s" + self._log_hint(), name)
 
     async def _handshake(self, setup: GameSetup) -> None:
@@ -279,9 +372,9 @@ class BotProcess:
             data = await self._decide_call(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:
             if error.code() in _CONNECTION_LOST and self.process is not None:
-                # Give the exit status a moment to arrive, so the fault can name it.
+                # Give the exit status a moment to arrive, so the fault can name it (and the limit).
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.process.wait(), 0.2)
+                    await asyncio.wait_for(self.process.wait(), EXIT_STATUS_WAIT_SECONDS)
             raise self._fault_from(error, timeout) from None
         try:
             return pb.DecisionReply.FromString(data)
@@ -304,7 +397,9 @@ class BotProcess:
             return BotFault(FaultKind.TIMEOUT, f"no reply within {timeout * 1000:.0f} ms", name)
         if self.has_exited():
             self.healthy = False
-            return BotFault(FaultKind.CRASH, f"process {_exit_text(self.process.returncode)}" + self._log_hint(), name)
+            returncode = self.process.returncode
+            detail = f"process {_exit_text(returncode)}{self._limits_note(returncode)}"
+            return BotFault(FaultKind.CRASH, detail + self._log_hint(), name)
         if code in _CONNECTION_LOST:
             self.healthy = False
             return BotFault(FaultKind.CRASH, f"connection lost: {_status_text(error)}", name)
@@ -320,6 +415,19 @@ class BotProcess:
     def _log_hint(self) -> str:
         return f" (its output is in {self.log_path})" if self.log_path else ""
 
+    def _limits_note(self, returncode: int, cause: str = ": %s") -> str:
+        """What to add to a limited bot's exit status: the limit it hit (put in ``cause``), or the limits in force.
+
+        Only SIGXCPU names its limit for sure; an exit code or another signal
+        may or may not come from a limit (MemoryError, "Too many open files"),
+        so every limit in force is listed.
+        """
+        limits = self.spec.limits
+        if limits.cpu_seconds is not None and _signal_of(returncode) == signal.SIGXCPU:
+            return cause % f"CPU time limit of {limits.cpu_seconds} s exceeded"
+        described = limits.describe()
+        return f" ({described})" if described else ""
+
     # ----- stop -------------------------------------------------------------------
 
     async def stop(self) -> None:
@@ -330,8 +438,11 @@ class BotProcess:
                 await channel.close(grace=None)
         process = self.process
         if process is not None:
-            # SIGKILL to the whole group: the bot, its supervising shell and any child it forked.
+            # SIGKILL to the whole group: the bot, its supervising shell and any child it forked; in a
+            # PID namespace, the shell's death takes everything else in the namespace with it.
             _kill_group(process.pid, signal.SIGKILL)
+            if self.containment == PROCESS_GROUP and self.address:
+                _kill_by_environment(f"{ADDRESS_VARIABLE}={self.address}".encode())
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(process.wait(), STOP_GRACE_SECONDS)
         if self._log_task is not None:
@@ -346,6 +457,56 @@ class BotProcess:
 def _kill_group(pgid: int, signum: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signum)
+
+
+def _kill_by_environment(entry: bytes) -> None:
+    """SIGKILL every process whose environment holds ``entry`` ("NAME=value") exactly.
+
+    Finds a bot's descendants that left its process group (``setsid``), as
+    long as they kept the environment they were started with.
+    """
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if entry in variables:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(name), signal.SIGKILL)
+
+
+@functools.cache
+def _unshare_prefix(namespaces: tuple[str, ...]) -> tuple[tuple[str, ...] | None, str]:
+    """The ``unshare`` command that creates ``namespaces`` here, or None and why the machine refuses.
+
+    Tried once per process: as it is (root), then inside a user namespace
+    that maps the referee's user to itself (no root needed where the kernel
+    allows unprivileged user namespaces).
+    """
+    problems = []
+    for prefix in (("unshare",), ("unshare", *_USER_NAMESPACE)):
+        probe = [*prefix, *namespaces, "--fork", "true"]
+        try:
+            done = subprocess.run(probe, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_SECONDS, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            problems.append(f"{shlex.join(probe)}: {error}")
+            continue
+        if done.returncode == 0:
+            return (*prefix, *namespaces), ""
+        problems.append(f"{shlex.join(probe)}: {done.stderr.strip() or f'exit code {done.returncode}'}")
+    return None, "; ".join(problems)
+
+
+def namespace_support() -> dict[str, str | None]:
+    """What this machine allows, for messages and checks: per namespace kind, None (allowed) or why not."""
+    return {
+        "pid": _unshare_prefix(_PID_NAMESPACE)[1] or None,
+        "net": _unshare_prefix(("--net",))[1] or None,
+    }
 
 
 async def _drain_output(stream: asyncio.StreamReader, log, cap: int) -> None:
@@ -384,16 +545,25 @@ def _free_port() -> int:
 def _exit_text(returncode: int | None) -> str:
     if returncode is None:
         return "still running"
-    if returncode < 0:
+    signum = _signal_of(returncode)
+    if signum is not None:
         try:
-            return f"killed by signal {signal.Signals(-returncode).name}"
+            return f"killed by signal {signal.Signals(signum).name}"
         except ValueError:
-            return f"killed by signal {-returncode}"
+            return f"killed by signal {signum}"
+    return f"exit code {returncode}"
+
+
+def _signal_of(returncode: int | None) -> int | None:
+    """The signal that ended the process, or None for an exit code."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
     # The supervising shell reports a signal death as 128 + signal number.
     if returncode > 128 and returncode - 128 in signal.valid_signals():
-        with contextlib.suppress(ValueError):
-            return f"killed by signal {signal.Signals(returncode - 128).name}"
-    return f"exit code {returncode}"
+        return returncode - 128
+    return None
 
 
 def _status_text(error: grpc.aio.AioRpcError) -> str:

@@ -18,7 +18,7 @@ class FaultKind(enum.Enum):
     """Kinds of bot fault, counted separately on every report."""
 
     TIMEOUT = "timeout"  # no reply before the deadline
-    CRASH = "crash"  # the process exited or the connection was lost
+    CRASH = "crash"  # the process exited (the detail names any resource limit in force) or the connection was lost
     MALFORMED = "malformed"  # a reply that is not a valid action (garbage, empty, unknown, error status)
     ILLEGAL = "illegal"  # a valid action that the rules do not allow now
     STALE = "stale"  # a reply to another decision (wrong decision_number)

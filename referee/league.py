@@ -40,7 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from referee import __version__
-from referee.bots import BotProcess, BotSpec
+from referee.bots import BotProcess, BotSpec, namespace_support
 from referee.config import League, build_submissions, league_fingerprint
 from referee.errors import LeagueError
 from referee.faults import BotFault, FaultKind
@@ -354,6 +354,11 @@ def run_command(league: League, output: Path | None, concurrency: int | None, sh
     display = ProgressDisplay(total, already, show_progress)
     print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {total} games"
           + (f", {already} already finished" if already else "") + f"; results in {output}")  # fmt: skip
+    no_pid_namespace = namespace_support()["pid"]
+    if no_pid_namespace and any(bot.spec.command for bot in league.bots):
+        print(f"note: this machine allows no PID namespace ({no_pid_namespace}), so each bot is contained by its "
+              "process group and its address: a process a bot starts that leaves its group and clears its "
+              "environment can outlive it (see docs/security.md)", file=sys.stderr)  # fmt: skip
     try:
         summary = asyncio.run(_run_with_signals(league, output, concurrency, display))
     finally:

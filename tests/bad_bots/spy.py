@@ -1,16 +1,18 @@
 """A well-behaved bot that records every message it is given: handshake, decisions and notifications.
 
-``--record-dir DIR`` appends to ``DIR/spy-<pid>.jsonl`` (one file per
-process, so that a league may run several spy processes at once), one JSON
-line per call, written before the bot answers: ``{"call", "message"}``, with
-``call`` one of ``handshake``, ``decide``, ``notify`` and ``message`` the
-serialized request in base64. It plays legal random actions.
+``--record-dir DIR`` appends to ``DIR/spy-<pid>-<random>.jsonl``, one file
+per process, so that a league may run several spy processes at once (the
+pid alone is not unique: every bot in a PID namespace of its own is pid 2).
+One JSON line per call, written before the bot answers: ``{"call",
+"message"}``, with ``call`` one of ``handshake``, ``decide``, ``notify`` and
+``message`` the serialized request in base64. It plays legal random actions.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import uuid
 
 import _common
 
@@ -41,7 +43,7 @@ class SpyServicer(_common.LegalServicer):
 
 if __name__ == "__main__":
     options = _common.parser(__doc__)
-    options.add_argument("--record-dir", required=True, help="append what this bot is given to DIR/spy-<pid>.jsonl")
+    options.add_argument("--record-dir", required=True, help="append what this bot is given to DIR/spy-*.jsonl")
     args = _common.parse(options)
-    run_path = os.path.join(args.record_dir, f"spy-{os.getpid()}.jsonl")
+    run_path = os.path.join(args.record_dir, f"spy-{os.getpid()}-{uuid.uuid4().hex[:8]}.jsonl")
     _common.run(SpyServicer(args, run_path))

@@ -56,6 +56,7 @@ from referee.errors import LeagueError
 MANIFEST_NAME = "bot.yaml"
 PYTHON_PROGRAMS = ("python", "python3")
 TRANSPORTS = ("unix", "tcp")
+NETWORKS = ("host", "none")  # none: each bot in a network namespace of its own
 BUILD_FAILURE_ACTIONS = ("skip", "stop")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 NAME_RULE = 'letters, digits, ".", "_" and "-", starting with a letter or digit'
@@ -64,11 +65,11 @@ BUILD_LOG_TAIL_LINES = 10
 _DEFAULT_TIMING = Timing()
 LEAGUE_KEYS = (
     "name", "game", "seed", "table_size", "rounds", "move_time_ms", "time_bank_ms", "startup_timeout_ms",
-    "turn_limit", "fault_policy", "max_restarts", "concurrency", "output", "transport", "build_timeout_s",
+    "turn_limit", "fault_policy", "max_restarts", "concurrency", "output", "transport", "network", "build_timeout_s",
     "on_build_failure", "bots",
 )  # fmt: skip
 LEAGUE_REQUIRED = ("name", "game", "seed", "table_size", "bots")
-BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits")
+BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits", "network")
 BOT_SOURCES = ("command", "address", "path")
 FAULT_POLICY_KEYS = ("mode", "max_faults")
 LIMIT_KEYS = ("memory_mb", "cpu_seconds", "open_files")
@@ -120,6 +121,7 @@ class League:
     concurrency: int  # games played at once
     output: Path  # absolute
     transport: str
+    network: str  # the league's default for its bots: "host" or "none"
     build_timeout_s: float
     on_build_failure: str
     bots: tuple[LeagueBot, ...]
@@ -201,6 +203,11 @@ def load_league(path: str | os.PathLike[str]) -> League:
     if "output" in keys:
         output = _resolve(folder, checker.text(keys["output"], "output"))
     transport = checker.choice(keys["transport"], "transport", TRANSPORTS) if "transport" in keys else "unix"
+    network = checker.choice(keys["network"], "network", NETWORKS) if "network" in keys else "host"
+    if network == "none" and transport == "tcp":
+        raise checker.error(
+            keys["network"], "network", "none needs transport: unix; a bot with no network cannot be reached over TCP"
+        )
     build_timeout_s = 300.0
     if "build_timeout_s" in keys:
         build_timeout_s = checker.number(keys["build_timeout_s"], "build_timeout_s")
@@ -215,7 +222,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     declared: dict[str, tuple[str, int]] = {}
     for index, entry in enumerate(bots_node.value):
         key = f"bots[{index}]"
-        bot = _bot(checker, entry, key, folder, transport)
+        bot = _bot(checker, entry, key, folder, transport, network)
         if bot.name in declared:
             first_key, first_line = declared[bot.name]
             named_by = "" if "name" in bot.written else f" (from {bot.submission.manifest})"
@@ -249,6 +256,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         concurrency=concurrency,
         output=output,
         transport=transport,
+        network=network,
         build_timeout_s=build_timeout_s,
         on_build_failure=on_build_failure,
         bots=tuple(bots),
@@ -280,7 +288,7 @@ def _fault_policy(checker: _Checker, node: yaml.Node | None) -> FaultPolicy:
     return FaultPolicy(mode=mode, max_faults=max_faults)
 
 
-def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport: str) -> LeagueBot:
+def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport: str, network: str) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]
     if len(sources) != 1:
@@ -299,7 +307,7 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
     elif source != "path":
         raise checker.error(entry, f"{key}.name", "missing; every bot needs a unique name (" + NAME_RULE + ")")
     if source == "address":
-        for extra in ("cwd", "env", "limits"):
+        for extra in ("cwd", "env", "limits", "network"):
             if extra in keys:
                 raise checker.error(
                     keys[extra], f"{key}.{extra}", "applies only to a bot the referee starts; this bot has an address"
@@ -312,6 +320,14 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
         written["env"] = dict(env)
     if "limits" in keys:
         written["limits"] = dataclasses.asdict(limits)
+    if "network" in keys:
+        network = written["network"] = checker.choice(keys["network"], f"{key}.network", NETWORKS)
+        if network == "none" and transport == "tcp":
+            raise checker.error(
+                keys["network"], f"{key}.network",
+                "none needs transport: unix; a bot with no network cannot be reached over TCP",
+            )  # fmt: skip
+    isolate_network = network == "none"
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
 
     if source == "address":
@@ -334,7 +350,10 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
             raise checker.error(
                 keys["command"], f"{key}.command", f"{_command_text(keys['command'])} could not be started ({problem})"
             )
-        spec = BotSpec(name=name, command=command, cwd=str(cwd), env=env, limits=limits, transport=transport)
+        spec = BotSpec(
+            name=name, command=command, cwd=str(cwd), env=env, limits=limits, transport=transport,
+            isolate_network=isolate_network,
+        )  # fmt: skip
         return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
 
     path_text = written["path"] = checker.text(keys["path"], f"{key}.path")
@@ -353,6 +372,7 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
         env=env,
         limits=limits,
         transport=transport,
+        isolate_network=isolate_network,
     )
     return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written)
 
@@ -595,6 +615,7 @@ def league_fingerprint(league: League) -> str:
         "turn_limit": league.turn_limit,
         "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
         "max_restarts": league.max_restarts,
+        "network": league.network,
         "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],
     }
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -119,6 +119,7 @@ def test_every_key_is_read(tmp_path):
         concurrency: 4
         output: out/here
         transport: tcp
+        network: host
         build_timeout_s: 12.5
         on_build_failure: stop
     """
@@ -142,6 +143,7 @@ def test_every_key_is_read(tmp_path):
     assert league.concurrency == 4
     assert league.output == tmp_path / "out" / "here"
     assert league.transport == "tcp"
+    assert league.network == "host"
     assert league.build_timeout_s == 12.5
     assert league.on_build_failure == "stop"
     alice, bob = league.bots
@@ -845,3 +847,55 @@ def test_a_bare_program_is_looked_up_on_the_referees_path(tmp_path, monkeypatch)
     bots = "bots:\n  - name: alice\n    command: sh a.sh\n  - name: bob\n    command: python bob.py\n"
     path = league_file(tmp_path, "", bots)
     assert load_error(path).endswith("could not be started (no such program: sh)")
+
+
+# ----- network isolation ---------------------------------------------------------------
+
+
+def test_network_none_isolates_every_bot_and_a_bot_may_override_it(tmp_path):
+    bots = """\
+    bots:
+      - name: alice
+        command: python alice.py
+      - name: bob
+        command: python bob.py
+        network: host
+    """
+    league = load_league(league_file(tmp_path, "network: none\n", bots))
+    assert league.network == "none"
+    assert league.bot("alice").spec.isolate_network is True
+    assert league.bot("bob").spec.isolate_network is False
+    default = load_league(league_file(tmp_path, ""))
+    assert default.network == "host" and not any(bot.spec.isolate_network for bot in default.bots)
+
+
+def test_network_is_part_of_the_fingerprint(tmp_path):
+    host = league_fingerprint(load_league(league_file(tmp_path, "network: host\n")))
+    none = league_fingerprint(load_league(league_file(tmp_path, "network: none\n")))
+    assert host != none
+
+
+def test_network_none_with_tcp_is_refused_at_its_line(tmp_path):
+    path = league_file(tmp_path, "transport: tcp\nnetwork: none\n")
+    error = load_error(path)
+    assert f"{path}:{line_of(path, 'network: none')}: network: none needs transport: unix" in error
+
+
+def test_a_bad_network_value_names_the_choices(tmp_path):
+    path = league_file(tmp_path, "network: off\n")
+    error = load_error(path)
+    assert f"{path}:{line_of(path, 'network: off')}: network:" in error and "host" in error and "none" in error
+
+
+def test_an_address_bot_cannot_have_a_network_setting(tmp_path):
+    bots = """\
+    bots:
+      - name: alice
+        command: python alice.py
+      - name: remote
+        address: 127.0.0.1:50051
+        network: none
+    """
+    path = league_file(tmp_path, "", bots)
+    error = load_error(path)
+    assert f"{path}:{line_of(path, 'network: none')}: bots[1].network: applies only to a bot the referee starts" in error

@@ -2,21 +2,21 @@
 
 Two measurements, interleaved in blocks, against the same bot program
 (bench/echo_bot.py: generated stubs served by ``referee.botkit.serve``; it
-answers every call at once with ``legal_actions[decision_number % n]``), run
-as the referee runs bots (``referee.bots.BotProcess``: a private Unix socket,
-the same grpc.aio channel and options):
+answers every call at once, picking a legal action by arithmetic on the
+decision number), run as the referee runs bots (``referee.bots.BotProcess``:
+a private Unix socket, the same grpc.aio channel and options):
 
 (a) bare round trip: the DecisionRequests of real games, captured as bytes
     once, sent again one at a time over the bot's own channel with no
     serializer and no parsing of the reply (the barest call grpc.aio makes),
     with the referee's deadline. Nothing else runs in the loop.
-(b) game decision: whole games (``referee.match.Match``: engine step, the
-    seat's observation, the request, validation, the game log written to a
-    file, hand and game notifications), their total wall time divided by
-    their decisions. The median per decision is the time from one decision's
-    request to the next one's, taken by a thin wrapper round
-    ``BotProcess.decide`` (its own cost, well under a microsecond, counts
-    against the referee).
+(b) game decision: whole games (``referee.match.Match``, built and played:
+    engine step, the seat's observation, the request, validation, the game
+    log written to a file, the GameStarted, HandResult and GameOver
+    notifications), their total wall time divided by their decisions. The
+    median per decision is the time from one decision's request to the next
+    one's, taken by a thin wrapper round ``BotProcess.decide`` (its own cost,
+    well under a microsecond, counts against the referee).
 
 Each block runs (a) then (b) for every configuration (Stop the Bus with 3
 seats, Bastard Brag with 4), in alternating order from block to block; the
@@ -24,11 +24,16 @@ ratio of each block's (b) mean to its (a) mean is taken, and the result is
 the median over blocks, which other load on the machine moves least. The
 last line is ``overhead ratio: R``; the target is R <= 1.15.
 
-Run from the repository root (no install needed):
+The bot plays like the random sample bot by default, so hand ends and game
+starts come as often as in a league of sample bots; ``--policy first`` makes
+every hand run to the turn limit, which leaves the cost of a decision alone.
 
-    python bench/overhead.py            # 7 blocks of about 2,000 decisions per configuration
-    python bench/overhead.py --quick    # 3 blocks of about 1,000
-    python bench/overhead.py --profile out.pstats   # also profile (b) alone with cProfile afterwards
+Run from the repository root with the project installed (the virtual environment of ``make test``):
+
+    .venv/bin/python bench/overhead.py            # 7 blocks of about 2,000 decisions per configuration
+    .venv/bin/python bench/overhead.py --quick    # 3 blocks of about 1,000
+    .venv/bin/python bench/overhead.py --policy first   # hands to the turn limit: a decision's cost alone
+    .venv/bin/python bench/overhead.py --profile out.pstats   # then profile (b) alone with cProfile
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import statistics
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from time import perf_counter
 
@@ -93,8 +99,9 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown cpu"
 
 
-async def open_table(game: str, players: int) -> Table:
-    specs = [BotSpec.from_command([sys.executable, str(ECHO_BOT)], name=f"echo-{seat}") for seat in range(players)]
+async def open_table(game: str, players: int, policy: str) -> Table:
+    command = [sys.executable, str(ECHO_BOT), "--policy", policy]
+    specs = [BotSpec.from_command(command, name=f"echo-{seat}") for seat in range(players)]
     bots = await start_bots(specs, GameSetup(game, players, TIMING))
     failed = [bot for bot in bots if isinstance(bot, BotFault)]
     if failed:
@@ -129,7 +136,7 @@ async def play_games(table: Table, decisions: int, log_dir: Path, totals: Totals
                 totals.seconds += elapsed
                 totals.count += result.decisions
                 totals.games += 1
-                totals.per_call.extend(later - earlier for earlier, later in zip(stamps, stamps[1:]))
+                totals.per_call.extend(later - earlier for earlier, later in pairwise(stamps))
     finally:
         for seat, bot in enumerate(table.bots):
             bot.decide = originals[seat]
@@ -174,8 +181,8 @@ def microseconds(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-async def run(blocks: int, decisions: int, profile_path: str | None) -> float:
-    tables = [await open_table(game, players) for game, players in CONFIGURATIONS]
+async def run(blocks: int, decisions: int, policy: str, profile_path: str | None) -> float:
+    tables = [await open_table(game, players, policy) for game, players in CONFIGURATIONS]
     try:
         with tempfile.TemporaryDirectory(prefix="referee-overhead-") as log_dir:
             logs = Path(log_dir)
@@ -248,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 blocks of about 1,000 decisions instead of 7 of 2,000")
     parser.add_argument("--blocks", type=int, help="number of blocks")
     parser.add_argument("--decisions", type=int, help="decisions per configuration and block (and per warm-up)")
+    parser.add_argument(
+        "--policy",
+        choices=("scattered", "first"),
+        default="scattered",
+        help="the bot's choice: scattered (the default) plays like the random sample bot; first always takes the "
+        "first legal action, so every hand runs to the turn limit and hand ends and game starts all but vanish",
+    )
     parser.add_argument("--profile", metavar="FILE", help="afterwards, profile (b) with cProfile and save the stats")
     args = parser.parse_args(argv)
     blocks = args.blocks or (3 if args.quick else 7)
@@ -256,8 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--blocks and --decisions must be at least 1")
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus")
-    print(f"bot: {ECHO_BOT.relative_to(ROOT)} (generated stubs, referee.botkit.serve), one process per seat", flush=True)
-    ratio = asyncio.run(run(blocks, decisions, args.profile))
+    print(
+        f"bot: {ECHO_BOT.relative_to(ROOT)} --policy {args.policy} (generated stubs, referee.botkit.serve), "
+        "one process per seat",
+        flush=True,
+    )
+    ratio = asyncio.run(run(blocks, decisions, args.policy, args.profile))
     print(f"overhead ratio: {ratio:.3f}")
     return 0
 

@@ -19,7 +19,9 @@ memory). Return one of ``obs.legal_actions``.
 The kit serves the protocol of ``proto/referee/v1/bot.proto`` on the address
 in ``REFEREE_BOT_ADDRESS`` (or ``--address``), answers the handshake, and
 calls your optional ``on_hand_result(HandResult message)`` and
-``on_game_over(GameOver message)`` hooks.
+``on_game_over(GameOver message)`` hooks. It never calls your functions at
+the same time; a hand's result may reach ``on_hand_result`` after the next
+hand's first ``decide`` (the referee does not wait for notifications).
 """
 
 from __future__ import annotations
@@ -102,20 +104,23 @@ class BotServicer(pb_grpc.BotServicer):
 
     def Decide(self, request, context):  # noqa: N802
         legal = tuple(action_from_pb(message) for message in request.legal_actions)
+        new_events = [event_from_pb(message) for message in request.events]
+        # The referee does not wait for a notification before the next decision, so a Notify may
+        # run beside a Decide: the lock keeps the bot's own functions from ever running at once.
         with self._lock:
-            events = self._history.update(
-                request.game_id, request.hand_number, (event_from_pb(message) for message in request.events)
-            )
-        obs = observation_from_pb(request.observation, events, legal)
-        chosen = self._decide(obs)
+            events = self._history.update(request.game_id, request.hand_number, new_events)
+            obs = observation_from_pb(request.observation, events, legal)
+            chosen = self._decide(obs)
         return pb.DecisionReply(decision_number=request.decision_number, action=action_to_pb(chosen))
 
     def Notify(self, request, context):  # noqa: N802
         kind = request.WhichOneof("kind")
         if kind == "hand_result" and self._on_hand_result is not None:
-            self._on_hand_result(request.hand_result)
+            with self._lock:
+                self._on_hand_result(request.hand_result)
         elif kind == "game_over" and self._on_game_over is not None:
-            self._on_game_over(request.game_over)
+            with self._lock:
+                self._on_game_over(request.game_over)
         return pb.NotifyReply()
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,10 +30,8 @@ from referee.games.base import Action
 from referee.protocol import (
     GAME_TO_PB,
     MalformedMessage,
+    RequestEncoder,
     action_from_pb,
-    action_to_pb,
-    fill_events,
-    fill_observation,
     game_over_to_pb,
     hand_result_to_pb,
 )
@@ -72,20 +70,57 @@ class GameLog:
         if self._file is not None:
             self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
 
+    def write_decision(
+        self, number: int, hand: int, seat: int, legal: Sequence[Action], played: Action, ms: float, default: bool
+    ) -> None:
+        """Write a decision record: the line ``write(decision_record(...))`` writes, made without ``json``.
+
+        Decisions are most of a log, so their lines are put together from
+        each action's JSON text, made once (tests check the two agree).
+        """
+        if self._file is not None:
+            self._file.write(
+                f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},'
+                f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)},"ms":{round(ms, 3)!r}'
+                + (',"default":true}\n' if default else "}\n")
+            )
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
 
 
-_ACTION_TEXT: dict[Action, str] = {}
+def decision_record(
+    number: int, hand: int, seat: int, legal: Sequence[Action], played: Action, ms: float, default: bool
+) -> dict:
+    """The log record of a decision (:meth:`GameLog.write_decision` writes it faster)."""
+    record = {"type": "decision", "n": number, "hand": hand, "seat": seat, "legal": [_text(act) for act in legal],
+              "action": _text(played), "ms": round(ms, 3)}  # fmt: skip
+    if default:
+        record["default"] = True
+    return record
+
+
+# Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
+# enum hash, and ids are safe because each entry keeps its action alive. Actions come from
+# referee.games.base.action(), which makes each one once, so these stay small.
+_ACTION_TEXT: dict[int, tuple[Action, str]] = {}
+_ACTION_JSON: dict[int, tuple[Action, str]] = {}
 
 
 def _text(act: Action) -> str:
-    text = _ACTION_TEXT.get(act)
-    if text is None:
-        text = _ACTION_TEXT[act] = str(act)
-    return text
+    entry = _ACTION_TEXT.get(id(act))
+    if entry is None:
+        entry = _ACTION_TEXT[id(act)] = (act, str(act))
+    return entry[1]
+
+
+def _json_text(act: Action) -> str:
+    entry = _ACTION_JSON.get(id(act))
+    if entry is None:
+        entry = _ACTION_JSON[id(act)] = (act, json.dumps(str(act)))
+    return entry[1]
 
 
 def hand_record(result: HandResult) -> dict:
@@ -140,6 +175,18 @@ class Match:
         self.bank_ms = [timing.time_bank_ms] * n
         self._events_sent = [0] * n
         self._hands_reported = 0
+        self._encoder = RequestEncoder(self.game, game_id, timing.move_time_ms)
+        self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
+        # Decisions played and not yet logged, and whether anything waits for _catch_up.
+        self._unlogged: list[tuple[int, int, int, tuple[Action, ...], Action, float, bool]] = []
+        self._behind = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # Notifications: addressed but not yet sent, sent and not yet answered, and each seat's latest
+        # (a seat's notifications go one after another, so it gets them in order).
+        self._outbox: deque[tuple[int, BotProcess, pb.Notification]] = deque()
+        self._notifications: set[asyncio.Future] = set()
+        self._latest_notification: dict[int, asyncio.Future] = {}
+        self._game_started_sent: list[asyncio.Future | None] = [None] * n  # until the seat's first decision
         self.decisions = 0
         self.log = GameLog(log_path)
         self.log.write(
@@ -162,6 +209,7 @@ class Match:
     async def play(self) -> MatchResult:
         """Play the game to the end and return its result; never raises because of a bot."""
         game = self.game
+        self._loop = asyncio.get_running_loop()
         try:
             for seat, bot in enumerate(self.bots):
                 if isinstance(bot, BotFault):
@@ -169,12 +217,13 @@ class Match:
                     self._record_fault(seat, bot)
                     if not game.is_over:
                         self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
-            await self._notify_all(self._game_started)
+            # A seat's first decision waits for its own GameStarted to be answered, not for everyone's.
+            self._address(self._game_started)
+            self._send_notifications()
+            self._game_started_sent = [self._latest_notification.get(seat) for seat in range(len(self.bots))]
             while not game.is_over:
                 await self._decision()
-                if len(game.hand_results) > self._hands_reported:
-                    await self._report_hands()
-            await self._report_hands()
+            self._catch_up()
             result = game.result()
             self.log.write(
                 {
@@ -185,8 +234,14 @@ class Match:
                     "faults": [dict(counter) for counter in self.faults],
                 }
             )
-            await self._notify_all(lambda seat: game_over_to_pb(result, self.game_id))
+            game_over = game_over_to_pb(result, self.game_id)
+            self._address(lambda seat: game_over)
+            self._send_notifications()
+            await self._finish_notifications()
         finally:
+            for task in self._notifications:
+                task.cancel()  # only left when play() itself was cancelled or failed
+            self._write_unlogged()
             self.log.close()
         return MatchResult(
             game_id=self.game_id,
@@ -203,38 +258,41 @@ class Match:
         )
 
     # ----- one decision: the hot path ----------------------------------------------
+    #
+    # Between a bot's reply and the next request only what the request needs is done:
+    # check the reply, apply it, encode the next request. The rest (logging the
+    # decision, reporting a finished hand, sending notifications) waits for
+    # _catch_up, which runs once the next request is on its way, while that bot
+    # thinks, and always before its reply is read.
 
     async def _decision(self) -> None:
         game = self.game
         seat = game.current_seat
         bot = self.bots[seat]
+        game_started = self._game_started_sent[seat]
+        if game_started is not None:
+            self._game_started_sent[seat] = None
+            if not game_started.done():
+                await asyncio.wait((game_started,))
         self.decisions += 1
         number = self.decisions
-        obs = game.observation(seat)
-        legal = obs.legal_actions
-        fallback = default_action(game) if self.policy.mode is PolicyMode.DEFAULT_ACTION else None
-        request = pb.DecisionRequest(
-            game_id=self.game_id,
-            hand_number=obs.hand_number,
-            decision_number=number,
-            seat=seat,
-            move_time_ms=self.timing.move_time_ms,
-            time_bank_ms=self.bank_ms[seat],
+        legal = game.legal_actions()
+        fallback = default_action(game) if self._default_policy else None
+        bank_ms = self.bank_ms[seat]
+        # What the seat is shown is Game.observation(seat), encoded straight from the game (see RequestEncoder).
+        request = pb.DecisionRequest.FromString(
+            self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         )
-        fill_observation(request.observation, obs)
-        fill_events(request.events, game.events[self._events_sent[seat] :])
         self._events_sent[seat] = len(game.events)
-        add_legal = request.legal_actions.add
-        for act in legal:
-            action_to_pb(act, add_legal())
-        if fallback is not None:
-            action_to_pb(fallback, request.default_action)
-        timeout = (self.timing.move_time_ms + self.bank_ms[seat] + self.timing.grace_ms) / 1000
+        timeout = (self.timing.move_time_ms + bank_ms + self.timing.grace_ms) / 1000
+        if self._behind:
+            self._loop.call_soon(self._catch_up_after_send)
         started = time.perf_counter()
-        fault = None
         try:
             reply = await bot.decide(request, timeout)
             elapsed_ms = (time.perf_counter() - started) * 1000
+            if self._behind:
+                self._catch_up()  # only if the event loop ran it late: the log keeps its order either way
             if reply.decision_number != number:
                 raise BotFault(
                     FaultKind.STALE,
@@ -251,30 +309,53 @@ class Match:
                     f"{game._why_illegal(chosen)} (legal: {', '.join(map(_text, legal))})",
                     bot.spec.name,
                 )
-        except BotFault as error:
-            fault = error
+        except BotFault as fault:
             elapsed_ms = (time.perf_counter() - started) * 1000
-        self.latencies[seat].append(elapsed_ms)
+            self._catch_up()
+            self._spend_bank(seat, bank_ms, elapsed_ms)
+            self.latencies[seat].append(elapsed_ms)
+            self._record_fault(seat, fault, number)
+            if fallback is not None and self.faults_this_game(seat) < self.policy.max_faults:
+                self._unlogged.append((number, game.hand_number, seat, legal, fallback, elapsed_ms, True))
+                self._behind = True
+                game.apply(fallback)
+            else:
+                self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+            return
+        if elapsed_ms > self.timing.move_time_ms:
+            self._spend_bank(seat, bank_ms, elapsed_ms)
+        self._unlogged.append((number, game.hand_number, seat, legal, chosen, elapsed_ms, False))
+        self._behind = True
+        game.apply(chosen)
+
+    def _spend_bank(self, seat: int, bank_ms: int, elapsed_ms: float) -> None:
         over = elapsed_ms - self.timing.move_time_ms
         if over > 0:
-            self.bank_ms[seat] = max(0, int(self.bank_ms[seat] - over))
-        if fault is None:
-            self.log.write(
-                {"type": "decision", "n": number, "hand": obs.hand_number, "seat": seat,
-                 "legal": [_text(act) for act in legal], "action": _text(chosen), "ms": round(elapsed_ms, 3)}
-            )  # fmt: skip
-            game.apply(chosen)
+            self.bank_ms[seat] = max(0, int(bank_ms - over))
+
+    def _catch_up_after_send(self) -> None:
+        # grpc.aio sends a request from a task that starts in the event loop's next round: one
+        # more round puts the catching up after the send. The reply can only be read later still.
+        self._loop.call_soon(self._catch_up)
+
+    def _catch_up(self) -> None:
+        """Log the decisions played since the last call, then report the hands finished since (log, notify)."""
+        if not self._behind:
             return
-        self._record_fault(seat, fault, number)
-        if fallback is not None and self.faults_this_game(seat) < self.policy.max_faults:
-            self.log.write(
-                {"type": "decision", "n": number, "hand": obs.hand_number, "seat": seat,
-                 "legal": [_text(act) for act in legal], "action": _text(fallback), "ms": round(elapsed_ms, 3),
-                 "default": True}
-            )  # fmt: skip
-            game.apply(fallback)
-            return
-        self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+        self._behind = False
+        self._write_unlogged()
+        if len(self.game.hand_results) > self._hands_reported:
+            self._report_hands()
+        if self._outbox:
+            self._send_notifications()
+
+    def _write_unlogged(self) -> None:
+        write_decision, latencies = self.log.write_decision, self.latencies
+        for number, hand, seat, legal, played, elapsed_ms, default in self._unlogged:
+            write_decision(number, hand, seat, legal, played, elapsed_ms, default)
+            if not default:  # a default action's latency was recorded with its fault
+                latencies[seat].append(elapsed_ms)
+        self._unlogged.clear()
 
     def faults_this_game(self, seat: int) -> int:
         return sum(self.faults[seat].values())
@@ -289,6 +370,7 @@ class Match:
         )  # fmt: skip
 
     def _forfeit(self, seat: int, reason: str) -> None:
+        self._behind = True  # a forfeit can end a hand, to be reported
         self.forfeits[seat] = reason
         self.log.write({"type": "forfeit", "seat": seat, "reason": reason})
         self.game.forfeit(seat, reason)
@@ -308,24 +390,64 @@ class Match:
         started.turn_limit = self.game.turn_limit
         return note
 
-    async def _report_hands(self) -> None:
+    def _report_hands(self) -> None:
+        """Log every hand finished since the last call, and address its result to the bots (see _send_notifications)."""
         game = self.game
         while self._hands_reported < len(game.hand_results):
             result = game.hand_results[self._hands_reported]
             self._hands_reported += 1
             self.log.write(hand_record(result))
             note = hand_result_to_pb(result, self.game_id, game.in_game)
-            await self._notify_all(lambda seat: note)
+            self._address(lambda seat, note=note: note)
 
-    async def _notify_all(self, make) -> None:
-        timeout = self.timing.notify_timeout_ms / 1000
-        targets = [
+    def _notify_targets(self) -> list[tuple[int, BotProcess]]:
+        return [
             (seat, bot)
             for seat, bot in enumerate(self.bots)
             if isinstance(bot, BotProcess) and bot.healthy and seat not in self.forfeits
         ]
-        if targets:
-            await asyncio.gather(*(bot.notify(make(seat), timeout) for seat, bot in targets))
+
+    def _address(self, make: Callable[[int], pb.Notification]) -> None:
+        """Queue the notification ``make(seat)`` for every seat still playing."""
+        for seat, bot in self._notify_targets():
+            self._outbox.append((seat, bot, make(seat)))
+
+    def _send_notifications(self) -> None:
+        """Start sending the queued notifications, without waiting for them.
+
+        Notifications are best effort, and waiting for every bot to take each
+        hand's result would hold up the next decision by a round trip, so the
+        game goes on while they travel: a bot may get a hand's result after
+        its next decision request. Each seat gets its notifications in order,
+        one after another. :meth:`_finish_notifications` waits for them at
+        the game's end, so none is left in flight when a bot process moves on
+        to its next game.
+        """
+        timeout = self.timing.notify_timeout_ms / 1000
+        while self._outbox:
+            seat, bot, note = self._outbox.popleft()
+            task = asyncio.ensure_future(_notify_after(self._latest_notification.get(seat), bot, note, timeout))
+            self._latest_notification[seat] = task
+            self._notifications.add(task)
+            task.add_done_callback(self._notifications.discard)
+
+    async def _finish_notifications(self) -> None:
+        """Wait for the notifications in flight, up to the notify timeout; give up on any still unanswered."""
+        if self._notifications:
+            _, unanswered = await asyncio.wait(self._notifications, timeout=self.timing.notify_timeout_ms / 1000)
+            for task in unanswered:
+                task.cancel()
+            if unanswered:
+                await asyncio.wait(unanswered)  # the cancellations take a moment to finish
+
+
+async def _notify_after(
+    previous: asyncio.Future | None, bot: BotProcess, note: pb.Notification, timeout: float
+) -> None:
+    """Send ``note`` once the seat's previous notification is answered (or given up)."""
+    if previous is not None and not previous.done():
+        await asyncio.wait((previous,))  # returns however it ended, cancelled included
+    await bot.notify(note, timeout)
 
 
 def _bot_name(bot: BotProcess | BotFault) -> str:

@@ -4,6 +4,14 @@ Both directions live here: the referee encodes observations, events and
 actions; the Python bot kit decodes them back into the engine's own types, so
 a Python bot can use :func:`referee.hands.hand_rank` and friends directly.
 Decoding what a bot sent raises :class:`MalformedMessage` with the reason.
+
+The ``fill_*`` and ``*_to_pb`` functions build messages field by field from
+the engine's values (an :class:`Observation` for a seat's view): they are the
+reference. The referee's hot path uses :class:`RequestEncoder`, which writes
+each DecisionRequest straight to wire bytes from the game's state, encoding
+every constant part (cards, actions, a game's events, the seat table) once;
+tests/test_request_encoding.py checks that its bytes equal the reference
+message's, built from ``Game.observation``, on every decision of many games.
 """
 
 from __future__ import annotations
@@ -13,18 +21,20 @@ from collections.abc import Iterable, Sequence
 from referee.cards import DECK, Card
 from referee.errors import RefereeError
 from referee.games.base import (
+    TAKE,
     Action,
     ActionKind,
     Event,
     EventKind,
+    Game,
     GameResult,
     HandResult,
     Observation,
     Phase,
     action,
 )
-from referee.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
-from referee.games.stop_the_bus import StopTheBusObservation
+from referee.games.bastard_brag import FACE_UP_SLOT, BastardBrag, BastardBragObservation
+from referee.games.stop_the_bus import StopTheBus, StopTheBusObservation
 from referee.v1 import bot_pb2 as pb
 
 PROTOCOL_VERSION = pb.PROTOCOL_VERSION
@@ -115,6 +125,15 @@ _NEEDS_CARD = {ActionKind.DISCARD, ActionKind.EXCHANGE, ActionKind.EXCHANGE_ALL}
 
 def action_from_pb(message: pb.Action) -> Action:
     """Read a protocol ``Action``; raise :class:`MalformedMessage` if it is empty or unknown."""
+    # Every action there is, written the one way a protocol library writes it, is found by its
+    # bytes; anything else (an invalid action, or a valid one with stray fields) is read field by field.
+    found = _ACTION_BY_BYTES.get(message.SerializeToString())
+    if found is not None:
+        return found
+    return _read_action(message)
+
+
+def _read_action(message: pb.Action) -> Action:
     kind = ACTION_KIND_FROM_PB.get(message.kind)
     if kind is None:
         if message.kind == pb.ACTION_KIND_UNSPECIFIED:
@@ -132,6 +151,18 @@ def action_from_pb(message: pb.Action) -> Action:
             raise MalformedMessage(f"action 'exchange': centre slot must be 0, 1 or 2, got {message.slot}")
         return action(kind, card, message.slot)
     return action(kind, card)
+
+
+def _every_action() -> list[Action]:
+    actions = [action(kind) for kind in ActionKind if kind not in _NEEDS_CARD]
+    for card in DECK:
+        actions.append(action(ActionKind.DISCARD, card))
+        actions.extend(action(ActionKind.EXCHANGE, card, slot) for slot in range(FACE_UP_SLOT + 1))
+        actions.append(action(ActionKind.EXCHANGE_ALL, card))
+    return actions
+
+
+_ACTION_BY_BYTES: dict[bytes, Action] = {action_to_pb(act).SerializeToString(): act for act in _every_action()}
 
 
 # ----- events and observations ------------------------------------------------
@@ -279,3 +310,236 @@ def game_over_to_pb(result: GameResult, game_id: str) -> pb.Notification:
     note.game_over.placements.extend(result.placements)
     note.game_over.hands_played = result.hands_played
     return note
+
+
+# ----- the referee's fast path: DecisionRequests as wire bytes ----------------------
+#
+# Protocol buffers' wire format (https://protobuf.dev/programming-guides/encoding/):
+# a field is a key, varint(number << 3 | wire type), then a varint (type 0) or a
+# varint length and that many bytes (type 2: strings, messages, each element of a
+# repeated message). Fields appear in field-number order, as the protobuf
+# library writes them, and proto3 leaves out a plain scalar that is zero or
+# false (an ``optional`` one is written whenever it is set), so these bytes are
+# exactly what ``SerializeToString`` gives for the reference message.
+
+_VARINT, _LENGTH_DELIMITED = 0, 2
+_ONE_BYTE = tuple(bytes((value,)) for value in range(0x80))
+
+
+def _varint(value: int) -> bytes:
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _key(number: int, wire_type: int) -> bytes:
+    return _varint(number << 3 | wire_type)
+
+
+def _scalar(number: int, value: int) -> bytes:
+    """A scalar field: nothing when zero (proto3 leaves it out), else its key and value."""
+    if value < 0x80:
+        return _SMALL_SCALAR[number][value]
+    return _key(number, _VARINT) + _varint(value)
+
+
+# Scalar fields 1..15 with values below 128, made once: _SMALL_SCALAR[number][value].
+_SMALL_SCALAR = (None,) + tuple(
+    (b"",) + tuple(_key(number, _VARINT) + _ONE_BYTE[value] for value in range(1, 0x80)) for number in range(1, 16)
+)
+
+
+def _optional(number: int, value: int | None) -> bytes:
+    """An ``optional`` scalar: written whenever it is set, zero included."""
+    return b"" if value is None else _key(number, _VARINT) + _varint(value)
+
+
+def _embedded(number: int, body: bytes) -> bytes:
+    """A message field (or one element of a repeated one) holding ``body``."""
+    return _key(number, _LENGTH_DELIMITED) + _varint(len(body)) + body
+
+
+def _card_fields(number: int) -> dict[Card, bytes]:
+    """Every card as a Card field numbered ``number``."""
+    return {card: _embedded(number, _scalar(1, card.rank) + _scalar(2, card.suit + _SUIT_OFFSET)) for card in DECK}
+
+
+# Cards as the fields that hold them: Action.card, Event.card and .taken, Observation.hand,
+# StopTheBusView.discard_top and .drawn_card, CentreSlot.card.
+_ACTION_CARD, _EVENT_CARD, _EVENT_TAKEN, _HAND_CARD = _card_fields(2), _card_fields(4), _card_fields(5), _card_fields(7)
+_DISCARD_TOP, _DRAWN_CARD, _CENTRE_CARD = _card_fields(1), _card_fields(4), _card_fields(3)
+
+_PHASE_FIELD = {phase: _scalar(6, PHASE_TO_PB[phase]) for phase in Phase}  # Observation.phase
+_TOOK_DISCARD = _scalar(5, True)  # StopTheBusView.took_discard
+
+
+def _action_body(act: Action) -> bytes:
+    body = _scalar(1, ACTION_KIND_TO_PB[act.kind])
+    if act.card is not None:
+        body += _ACTION_CARD[act.card]
+    return body + _optional(3, act.slot)
+
+
+def _event_body(event: Event) -> bytes:
+    body = _scalar(1, EVENT_KIND_TO_PB[event.kind]) + _scalar(2, event.hand_number) + _optional(3, event.seat)
+    if event.card is not None:
+        body += _EVENT_CARD[event.card]
+    if event.taken is not None:
+        body += _EVENT_TAKEN[event.taken]
+    return body + _optional(6, event.slot) + _optional(7, event.count)
+
+
+# Each action as an element of DecisionRequest.legal_actions (field 7) and as
+# DecisionRequest.default_action (field 10), by id: Action's hash goes through its
+# kind's Python-level enum hash, and ids are safe because each entry keeps its
+# action alive. Actions come from referee.games.base.action(), so these stay small.
+_LEGAL_FIELD: dict[int, tuple[Action, bytes]] = {}
+_DEFAULT_FIELD: dict[int, tuple[Action, bytes]] = {}
+
+
+def _legal_field(act: Action) -> bytes:
+    entry = _LEGAL_FIELD.get(id(act))
+    if entry is None:
+        entry = _LEGAL_FIELD[id(act)] = (act, _embedded(7, _action_body(act)))
+    return entry[1]
+
+
+def _default_field(act: Action) -> bytes:
+    entry = _DEFAULT_FIELD.get(id(act))
+    if entry is None:
+        entry = _DEFAULT_FIELD[id(act)] = (act, _embedded(10, _action_body(act)))
+    return entry[1]
+
+
+# BastardBragView.centre elements: (slot, the card shown or None) -> bytes.
+_CENTRE_SLOT: dict[tuple[int, Card | None], bytes] = {
+    (slot, card): _embedded(
+        1, _scalar(1, slot) + _scalar(2, slot == FACE_UP_SLOT) + (_CENTRE_CARD[card] if card else b"")
+    )
+    for slot in range(FACE_UP_SLOT + 1)
+    for card in (None, *DECK)
+}
+
+
+class RequestEncoder:
+    """Writes one game's DecisionRequests as wire bytes, equal to the reference message's ``SerializeToString()``.
+
+    The reference is the message built field by field from
+    :meth:`Game.observation` (``fill_observation``, ``fill_events``,
+    ``action_to_pb``), the one place that decides what a seat may see. This
+    encoder reads the same values straight from the game, skipping the
+    observation object (a dict, a frozen dataclass and a copy of the hand's
+    events at every decision): tests/test_request_encoding.py plays random
+    games of both games at every table size, with forfeits, and checks at
+    every decision that its bytes equal the reference's, so a change to what
+    a seat may see fails that test until this follows.
+
+    What does not change is encoded once: the game id, move time and turn
+    limit, each card and action, each public event (a seat's request carries
+    the events since its last decision, so each event goes to every seat),
+    the start of the observation for a seat in a hand, the seat table (lives,
+    floating, in game, in hand) until it changes.
+    """
+
+    def __init__(self, game: Game, game_id: str, move_time_ms: int) -> None:
+        if not isinstance(game, (StopTheBus, BastardBrag)):  # pragma: no cover - a new game needs its view here
+            raise TypeError(f"no request encoding for {type(game).__name__}")
+        self._game = game
+        self._stop_the_bus = isinstance(game, StopTheBus)
+        self._game_id_field = _embedded(1, game_id.encode()) if game_id else b""
+        self._move_time_field = _scalar(8, move_time_ms)
+        self._game_field = _scalar(1, GAME_TO_PB[game.name])
+        self._num_players_field = _scalar(3, game.num_players)
+        self._turn_limit_field = _scalar(11, game.turn_limit)
+        self._event_fields: list[bytes] = []  # the game's events so far, each as a DecisionRequest.events element
+        self._openings: dict[tuple, bytes] = {}  # (seat, hand, dealer, phase) -> Observation fields 1..6
+        self._seat_tables: dict[tuple, bytes] = {}  # (lives, floating, in game, in hand) -> Observation.seats
+
+    def request(
+        self, decision_number: int, time_bank_ms: int, first_event: int, default: Action | None = None
+    ) -> bytes:
+        """The DecisionRequest asking the game's current seat for decision ``decision_number``.
+
+        It carries the seat's observation and legal actions, the game's
+        events from index ``first_event`` on, and ``default`` as the default
+        action.
+        """
+        game = self._game
+        events = game.events
+        event_fields = self._event_fields
+        for index in range(len(event_fields), len(events)):
+            event_fields.append(_embedded(6, _event_body(events[index])))
+        seat = game.current_seat
+        observation = self._observation(game, seat)
+        request = [
+            self._game_id_field,
+            _scalar(2, game.hand_number),
+            _scalar(3, decision_number),
+            _scalar(4, seat),
+            b"\x2a",  # field 5, the observation
+            _varint(len(observation)),
+            observation,
+            *event_fields[first_event:],
+            *map(_legal_field, game.legal_actions()),
+            self._move_time_field,
+            _scalar(9, time_bank_ms),
+        ]
+        if default is not None:
+            request.append(_default_field(default))
+        return b"".join(request)
+
+    def _observation(self, game: Game, seat: int) -> bytes:
+        """What ``Game.observation(seat)`` holds, but the legal actions and events, as Observation bytes."""
+        phase = game.phase
+        key = (seat, game.hand_number, game.dealer, phase is Phase.FINAL)  # (an enum's hash is slow; never OVER here)
+        opening = self._openings.get(key)
+        if opening is None:
+            opening = self._openings[key] = b"".join(
+                (self._game_field, _scalar(2, seat), self._num_players_field, _scalar(4, game.hand_number),
+                 _scalar(5, game.dealer), _PHASE_FIELD[phase])
+            )  # fmt: skip
+        parts = [
+            opening,
+            *map(_HAND_CARD.__getitem__, game.hands[seat]),
+            self._seat_table(game),
+            _optional(9, game.ender),
+            _scalar(10, game.turns_this_hand),
+            self._turn_limit_field,
+        ]
+        if self._stop_the_bus:
+            # StopTheBus._observe: the pile's top and sizes; the card just drawn, to the seat that drew it.
+            discard_pile = game.discard_pile
+            view = (_DISCARD_TOP[discard_pile[-1]] if discard_pile else b"") + (
+                _scalar(2, len(game.stock)) + _scalar(3, len(discard_pile))
+            )
+            pending = game.pending if seat == game.current_seat else None
+            if pending is not None:
+                view += _DRAWN_CARD[pending[1]] + (_TOOK_DISCARD if pending[0] is TAKE else b"")
+            parts.append(b"\x62" + _varint(len(view)) + view)  # field 12, stop_the_bus
+        else:
+            # BastardBrag._observe: a face-down card only to the seat that put it there.
+            centre, known_to = game.centre, game.centre_known_to
+            view = (
+                _CENTRE_SLOT[0, centre[0] if known_to[0] == seat else None]
+                + _CENTRE_SLOT[1, centre[1] if known_to[1] == seat else None]
+                + _CENTRE_SLOT[FACE_UP_SLOT, centre[FACE_UP_SLOT]]
+            )
+            parts.append(b"\x6a" + _varint(len(view)) + view)  # field 13, bastard_brag
+        return b"".join(parts)
+
+    def _seat_table(self, game: Game) -> bytes:
+        key = (tuple(game.lives), tuple(game.floating), tuple(game.in_game), tuple(game.in_hand))
+        table = self._seat_tables.get(key)
+        if table is None:
+            lives, floating, in_game, in_hand = key
+            table = self._seat_tables[key] = b"".join(
+                _embedded(8, b"".join((_scalar(1, seat), _scalar(2, lives[seat]), _scalar(3, floating[seat]),
+                                       _scalar(4, in_game[seat]), _scalar(5, in_hand[seat]))))
+                for seat in range(len(lives))
+            )  # fmt: skip
+        return table

@@ -73,6 +73,8 @@ class BotServicer:
     def Notify(self, request, context):
         """Tells the bot that a game started, a hand ended or a game ended.
         Best effort, short deadline (default 1 s); the reply carries nothing.
+        The game goes on while a HandResult travels: it may arrive after the
+        next Decide request. A bot's notifications still arrive in order.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

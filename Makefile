@@ -1,12 +1,12 @@
 # make test: set up a virtual environment in .venv and run the test suite.
 # make demo: set up, then run the demo league of the sample bots.
-# make bench: run the benchmarks.
+# make bench: run the benchmarks (make bench-quick: their short versions; make soak: the long fault soak).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench proto node-deps clean
+.PHONY: test demo bench bench-quick soak proto node-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,17 @@ proto: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/overhead.py
+	$(BIN)/python bench/league.py
+
+bench-quick: $(STAMP)
+	$(BIN)/python bench/engine.py --quick
+	$(BIN)/python bench/overhead.py --quick
+	$(BIN)/python bench/league.py --quick
+
+# The long fault soak: hundreds of games of misbehaving bots beside good ones.
+soak: $(STAMP)
+	$(BIN)/python bench/soak.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

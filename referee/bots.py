@@ -228,7 +228,8 @@ class BotProcess:
                 ],
             )
             self._handshake_call = self._raw_call("Handshake", pb.HandshakeRequest)
-            self._decide_call = self._raw_call("Decide", pb.DecisionRequest)
+            # The referee encodes decision requests to bytes itself (referee.protocol.RequestEncoder).
+            self._decide_call = self.channel.unary_unary("/referee.v1.Bot/Decide")
             self._notify_call = self._raw_call("Notify", pb.Notification)
             await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
             await self._handshake(setup)
@@ -366,8 +367,8 @@ class BotProcess:
 
     # ----- calls during a game ----------------------------------------------------
 
-    async def decide(self, request: pb.DecisionRequest, timeout: float) -> pb.DecisionReply:
-        """Ask for a decision; raise :class:`BotFault` for a timeout, crash or malformed reply."""
+    async def decide(self, request: bytes, timeout: float) -> pb.DecisionReply:
+        """Send an encoded ``DecisionRequest``; raise :class:`BotFault` for a timeout, crash or malformed reply."""
         try:
             data = await self._decide_call(request, timeout=timeout)
         except grpc.aio.AioRpcError as error:

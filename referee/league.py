@@ -280,14 +280,18 @@ async def run_league(
             show = done % report_every == 0 and done < len(games)
             progress(done, len(games), _standings(league, output) if show else None)
 
-    semaphore = asyncio.Semaphore(concurrency)
+    # `concurrency` workers take games from one shared iterator, so memory does
+    # not grow with the number of games (no task per scheduled game).
+    remaining = iter(todo)
 
-    async def limited(game: ScheduledGame) -> None:
-        async with semaphore:
+    async def worker() -> None:
+        for game in remaining:
             await play(game)
 
     try:
-        await asyncio.gather(*(limited(game) for game in todo))
+        async with asyncio.TaskGroup() as workers:
+            for _ in range(min(concurrency, len(todo))):
+                workers.create_task(worker())
     finally:
         await pool.close()
         results.close()

@@ -280,9 +280,7 @@ class Match:
         fallback = default_action(game) if self._default_policy else None
         bank_ms = self.bank_ms[seat]
         # What the seat is shown is Game.observation(seat), encoded straight from the game (see RequestEncoder).
-        request = pb.DecisionRequest.FromString(
-            self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
-        )
+        request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
         timeout = (self.timing.move_time_ms + bank_ms + self.timing.grace_ms) / 1000
         if self._behind:

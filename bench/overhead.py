@@ -152,7 +152,7 @@ def _wrapped(decide, seat: int, stamps: list[float], capture: list | None):
         return stamped
 
     async def capturing(request, timeout):
-        capture.append((seat, request.SerializeToString()))
+        capture.append((seat, bytes(request)))  # the referee sends requests already encoded
         return await decide(request, timeout)
 
     return capturing

@@ -32,23 +32,14 @@ from time import perf_counter, process_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
+
 from referee.games import GAMES, Game  # noqa: E402
 
 TARGET_DECISIONS_PER_SECOND = 20_000
 SECONDS_PER_SIZE = 6.0
 QUICK_SECONDS_PER_SIZE = 1.0
 
-
-def cpu_name() -> str:
-    """The processor's model name, as precisely as the platform tells it."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown cpu"
 
 
 def play_timed_game(game_class: type[Game], players: int, seed: int, rng: random.Random) -> tuple[int, int, float]:

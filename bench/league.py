@@ -45,22 +45,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
+
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 BOTS = 4
 TABLE_SIZE = 3
 GAMES_PER_ROUND = math.comb(BOTS, TABLE_SIZE) * TABLE_SIZE  # every table, every seat rotation
 
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown cpu"
 
 
 def write_league(directory: Path, name: str, game: str, bot: Path, games: int, concurrency: int) -> Path:

@@ -55,6 +55,8 @@ from time import perf_counter
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
+
 from referee.bots import BotProcess, BotSpec, GameSetup, Timing  # noqa: E402
 from referee.faults import BotFault  # noqa: E402
 from referee.match import Match, start_bots, stop_bots  # noqa: E402
@@ -87,16 +89,6 @@ class Totals:
     games: int = 0
     per_call: list[float] = field(default_factory=list)
 
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown cpu"
 
 
 async def open_table(game: str, players: int, policy: str) -> Table:

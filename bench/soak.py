@@ -57,11 +57,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.bots import ADDRESS_VARIABLE  # noqa: E402
 from referee.config import load_league  # noqa: E402
 from referee.games import game_class  # noqa: E402
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, RunSummary, read_records, run_league  # noqa: E402
 from referee.schedule import table_seed  # noqa: E402
+from tests.processes import marked_processes  # noqa: E402
 
 BAD_BOTS_DIR = ROOT / "tests" / "bad_bots"
 SAMPLE_BOTS_DIR = ROOT / "sample_bots" / "python"
@@ -279,24 +279,6 @@ def open_fds() -> int:
     gc.collect()
     return len(os.listdir("/proc/self/fd")) - 1
 
-
-def marked_processes(marker: str, socket_root: Path) -> list[str]:
-    """Live processes (not zombies) carrying ``marker`` in their command line or environment, or a socket under
-    ``socket_root`` as their bot address."""
-    address_prefix = f"{ADDRESS_VARIABLE}=unix:{socket_root}/".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            environ = Path(f"/proc/{entry}/environ").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if state != "Z" and (marker.encode() in cmdline or marker.encode() in environ or address_prefix in environ):
-            found.append(f"pid {entry}: " + cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
 
 
 def socket_leftovers(*roots: Path) -> list[str]:

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import ADDRESS_VARIABLE, BotSpec, Timing
+from referee.bots import BotSpec, Timing
 from referee.match import MatchResult, play_game
 from referee.v1 import bot_pb2 as pb
+from tests.processes import marked_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD_BOTS = ROOT / "tests" / "bad_bots"
@@ -68,24 +69,7 @@ class Bots:
 
     def processes(self) -> list[str]:
         """Live processes (not zombies) of this test's bots: by marker, or by an address under ``socket_root``."""
-        address_prefix = f"{ADDRESS_VARIABLE}=unix:{self.socket_root}/".encode()
-        marker = self.marker.encode()
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-                environ = Path(f"/proc/{entry}/environ").read_bytes()
-            except (OSError, IndexError):
-                continue  # gone meanwhile, or not ours to read
-            if state == "Z":
-                continue
-            if marker in cmdline or marker in environ or address_prefix in environ:
-                command = cmdline.replace(b"\0", b" ").decode(errors="replace")
-                found.append(f"pid {entry}: {command}")
-        return found
+        return marked_processes(self.marker, self.socket_root)
 
     def wait_for_processes(self, count: int, timeout: float = 10.0) -> list[str]:
         """Wait until at least ``count`` of this test's processes run; return them."""

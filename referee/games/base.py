@@ -393,7 +393,7 @@ class Game(ABC):
             ender=self.ender,
             turns_this_hand=self.turns_this_hand,
             turn_limit=self.turn_limit,
-            hand_events=tuple(self.events[self._hand_event_start :]),
+            hand_events=self.hand_events,
             legal_actions=self.legal_actions() if seat == self.current_seat else (),
         )
 
@@ -607,8 +607,3 @@ class Game(ABC):
     @abstractmethod
     def cards_in_play(self) -> int:
         """Count every card the hand holds anywhere (hands, piles, centre, out of play)."""
-
-
-def hand_text(cards: Sequence[Card]) -> str:
-    """Format a hand with its rank name: ``"8C 9C TC (running flush 10-9-8)"``."""
-    return f"{format_cards(cards)} ({hand_rank(cards)})"

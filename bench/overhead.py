@@ -3,7 +3,7 @@
 Two measurements, interleaved in blocks, against the same bot program
 (bench/echo_bot.py: generated stubs served by ``referee.botkit.serve``; it
 answers every call at once, picking a legal action by arithmetic on the
-decision number), run as the referee runs bots (``referee.bots.BotProcess``:
+decision number), run as the referee runs bots (``referee.session.BotSession``:
 a private Unix socket, the same grpc.aio channel and options):
 
 (a) bare round trip: the DecisionRequests of real games, captured as bytes
@@ -15,7 +15,7 @@ a private Unix socket, the same grpc.aio channel and options):
     log written to a file, the GameStarted, HandResult and GameOver
     notifications), their total wall time divided by their decisions. The
     median per decision is the time from one decision's request to the next
-    one's, taken by a thin wrapper round ``BotProcess.decide`` (its own cost,
+    one's, taken by a thin wrapper round ``BotSession.decide`` (its own cost,
     well under a microsecond, counts against the referee).
 
 Each block runs (a) then (b) for every configuration (Stop the Bus with 3
@@ -57,7 +57,8 @@ sys.path.insert(0, str(ROOT))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee.bots import BotProcess, BotSpec, GameSetup, Timing  # noqa: E402
+from referee.bots import BotSpec  # noqa: E402
+from referee.session import BotSession, GameSetup, Timing  # noqa: E402
 from referee.faults import BotFault  # noqa: E402
 from referee.match import Match, start_bots, stop_bots  # noqa: E402
 
@@ -74,7 +75,7 @@ class Table:
 
     game: str
     players: int
-    bots: list[BotProcess]
+    bots: list[BotSession]
     requests: list[tuple[int, bytes]] = field(default_factory=list)  # (seat, serialized DecisionRequest)
     next_seed: int = 1
     next_request: int = 0

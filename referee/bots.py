@@ -1,4 +1,7 @@
-"""Bot processes: start, handshake, ask for decisions, stop. The only code that talks to bots.
+"""Bot processes: start a bot's program, keep its output, tell how it ended, stop it.
+
+This module knows nothing of games or of the protocol: ``referee.session``
+talks to a bot over the channel this module's process listens on.
 
 A bot is a command line (started here, in its own session and process group)
 or the address of a bot server already running. The referee chooses where a
@@ -38,27 +41,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
-import grpc.aio
-from google.protobuf.message import DecodeError
-
-from referee import __version__
 from referee.faults import BotFault, FaultKind
-from referee.protocol import GAME_FROM_PB, GAME_TO_PB, PROTOCOL_VERSION
-from referee.v1 import bot_pb2 as pb
 
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
-MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 DEFAULT_LOG_CAP_BYTES = 1 << 20
 STOP_GRACE_SECONDS = 1.0
-# How long a lost connection waits for the bot's exit status. It passes through the supervising shell
-# (and unshare), which takes a few milliseconds, but more on a busy machine.
-EXIT_STATUS_WAIT_SECONDS = 1.0
-# gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
-RECONNECT_BACKOFF_MS = 50
-MAX_RECONNECT_BACKOFF_MS = 500
-
-_CONNECTION_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
 
 # How a bot is contained, as BotProcess.containment reports it.
 PID_NAMESPACE = "pid namespace"
@@ -165,29 +152,8 @@ class BotSpec:
         return self.address if self.address else shlex.join(self.command)
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Time limits of a game, in milliseconds."""
-
-    move_time_ms: int = 1000
-    time_bank_ms: int = 10_000
-    grace_ms: int = 200  # transport allowance added to every deadline
-    startup_timeout_ms: int = 10_000
-    notify_timeout_ms: int = 1000
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    """What the handshake tells a bot: the game, the table size and the limits."""
-
-    game: str
-    num_players: int
-    timing: Timing = Timing()
-    turn_limit: int = 200
-
-
 class BotProcess:
-    """One running bot (started here, or a server already running) and its gRPC channel."""
+    """One bot's process (started here), or the address of a bot server already running."""
 
     def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int = DEFAULT_LOG_CAP_BYTES) -> None:
         self.spec = spec
@@ -195,52 +161,25 @@ class BotProcess:
         self.log_cap = log_cap
         self.process: asyncio.subprocess.Process | None = None
         self.address = spec.address
-        self.channel: grpc.aio.Channel | None = None
-        # Calls that return the reply's bytes: this class parses them, so a reply that does not
-        # parse is a fault it can name (grpc.aio would log the error and return None).
-        self._handshake_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self._decide_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self._notify_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self.handshake_reply: pb.HandshakeReply | None = None
-        self.healthy = True  # false after a fault that may leave the process wedged
         self._private_dir: str | None = None
         self._log_task: asyncio.Task | None = None
         self.containment: str | None = None  # PID_NAMESPACE or PROCESS_GROUP, once started
 
-    # ----- start and handshake -------------------------------------------------
+    # ----- start -------------------------------------------------------------------
 
-    async def start(self, setup: GameSetup) -> None:
-        """Start the bot (if it is a command), wait until it listens, and handshake.
+    async def launch(self) -> None:
+        """Start the bot's program (nothing to do for a bot server already running).
 
-        Raises :class:`BotFault` (``startup`` or ``handshake``) on failure,
-        after stopping whatever was started.
+        Raises :class:`BotFault` (``startup``) when it cannot be started, after
+        cleaning up what was made.
         """
+        if not self.spec.command:
+            return
         try:
-            if self.spec.command:
-                await self._launch()
-            self.channel = grpc.aio.insecure_channel(
-                self.address,
-                options=[
-                    ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
-                    ("grpc.enable_retries", 0),
-                    ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
-                    ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
-                ],
-            )
-            self._handshake_call = self._raw_call("Handshake", pb.HandshakeRequest)
-            # The referee encodes decision requests to bytes itself (referee.protocol.RequestEncoder).
-            self._decide_call = self.channel.unary_unary("/referee.v1.Bot/Decide")
-            self._notify_call = self._raw_call("Notify", pb.Notification)
-            await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
-            await self._handshake(setup)
+            await self._launch()
         except BaseException:
             await self.stop()
             raise
-
-    def _raw_call(self, method: str, request_type) -> grpc.aio.UnaryUnaryMultiCallable:
-        return self.channel.unary_unary(
-            f"/referee.v1.Bot/{method}", request_serializer=request_type.SerializeToString
-        )  # no response_deserializer: the reply arrives as bytes
 
     async def _launch(self) -> None:
         spec = self.spec
@@ -308,112 +247,34 @@ class BotProcess:
         self.containment = PROCESS_GROUP
         return ["setpriv", "--pdeathsig", "TERM", "--", *net_only, "sh", "-c", _GROUP_SUPERVISOR, "referee-bot"]
 
-    async def _wait_ready(self, timeout: float) -> None:
-        ready = asyncio.ensure_future(self.channel.channel_ready())
-        waiters = {ready}
-        exited = None
-        if self.process is not None:
-            exited = asyncio.ensure_future(self.process.wait())
-            waiters.add(exited)
-        try:
-            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in waiters:
-                task.cancel()
-        if ready in done and not ready.cancelled():
-            return
-        name = self.spec.name
-        if exited is not None and exited in done:
-            returncode = self.process.returncode
-            ended = "was" if _signal_of(returncode) else "exited with"
-            detail = f"{ended} {_exit_text(returncode)}{self._limits_note(returncode, cause=' (%s)')}"
-            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {self.address}" + self._log_hint(), name)
-        raise BotFault(FaultKind.STARTUP, f"did not listen on {self.address} within {timeout:g} s" + self._log_hint(), name)
-
-    async def _handshake(self, setup: GameSetup) -> None:
-        request = pb.HandshakeRequest(
-            protocol_version=PROTOCOL_VERSION,
-            referee_version=__version__,
-            game=GAME_TO_PB[setup.game],
-            num_players=setup.num_players,
-            time_limits=pb.TimeLimits(
-                move_time_ms=setup.timing.move_time_ms, time_bank_ms=setup.timing.time_bank_ms
-            ),
-            turn_limit=setup.turn_limit,
-        )
-        name = self.spec.name
-        timeout = setup.timing.startup_timeout_ms / 1000
-        try:
-            data = await self._handshake_call(request, timeout=timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
-                raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", name) from None
-            raise BotFault(FaultKind.HANDSHAKE, f"no valid handshake reply: {_status_text(error)}", name) from None
-        try:
-            reply = pb.HandshakeReply.FromString(data)
-        except DecodeError:
-            detail = f"the handshake reply is not a HandshakeReply ({len(data)} bytes that do not parse)"
-            raise BotFault(FaultKind.HANDSHAKE, detail, name) from None
-        self.handshake_reply = reply
-        if reply.protocol_version != PROTOCOL_VERSION:
-            raise BotFault(
-                FaultKind.HANDSHAKE,
-                f"speaks protocol version {reply.protocol_version}; this referee speaks version {PROTOCOL_VERSION}",
-                name,
-            )
-        if GAME_TO_PB[setup.game] not in reply.games:
-            games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in reply.games) or "none"
-            raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", name)
-
-    # ----- calls during a game ----------------------------------------------------
-
-    async def decide(self, request: bytes, timeout: float) -> pb.DecisionReply:
-        """Send an encoded ``DecisionRequest``; raise :class:`BotFault` for a timeout, crash or malformed reply."""
-        try:
-            data = await self._decide_call(request, timeout=timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() in _CONNECTION_LOST and self.process is not None:
-                # Give the exit status a moment to arrive, so the fault can name it (and the limit).
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.process.wait(), EXIT_STATUS_WAIT_SECONDS)
-            raise self._fault_from(error, timeout) from None
-        try:
-            return pb.DecisionReply.FromString(data)
-        except DecodeError:
-            detail = f"reply is not a DecisionReply ({len(data)} bytes that do not parse)"
-            raise BotFault(FaultKind.MALFORMED, detail, self.spec.name) from None
-
-    async def notify(self, notification: pb.Notification, timeout: float) -> None:
-        """Send a notification; best effort, so failures are ignored (the next decision will tell)."""
-        if self._notify_call is None:
-            return
-        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.TimeoutError):
-            await self._notify_call(notification, timeout=timeout)  # the reply carries nothing: not parsed
-
-    def _fault_from(self, error: grpc.aio.AioRpcError, timeout: float) -> BotFault:
-        code = error.code()
-        name = self.spec.name
-        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
-            self.healthy = False
-            return BotFault(FaultKind.TIMEOUT, f"no reply within {timeout * 1000:.0f} ms", name)
-        if self.has_exited():
-            self.healthy = False
-            returncode = self.process.returncode
-            detail = f"process {_exit_text(returncode)}{self._limits_note(returncode)}"
-            return BotFault(FaultKind.CRASH, detail + self._log_hint(), name)
-        if code in _CONNECTION_LOST:
-            self.healthy = False
-            return BotFault(FaultKind.CRASH, f"connection lost: {_status_text(error)}", name)
-        if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
-            return BotFault(FaultKind.MALFORMED, f"reply too large (limit {MAX_REPLY_BYTES} bytes)", name)
-        if code is grpc.StatusCode.INTERNAL:
-            return BotFault(FaultKind.MALFORMED, f"reply is not a DecisionReply: {_status_text(error)}", name)
-        return BotFault(FaultKind.MALFORMED, f"answered with an error instead of a reply: {_status_text(error)}", name)
+    # ----- how it ended --------------------------------------------------------------
 
     def has_exited(self) -> bool:
         return self.process is not None and self.process.returncode is not None
 
-    def _log_hint(self) -> str:
+    async def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the process to end; return whether it has."""
+        if self.process is None:
+            return False
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.process.wait(), timeout)
+        return self.has_exited()
+
+    def exit_detail(self, cause: str = ": %s") -> str:
+        """How the process ended, with the resource limit it hit or the limits in force.
+
+        For example ``killed by signal SIGXCPU: CPU time limit of 2 s
+        exceeded`` or ``exit code 1 (memory limit 64 MB)``.
+        """
+        returncode = self.process.returncode if self.process is not None else None
+        return f"{_exit_text(returncode)}{self._limits_note(returncode, cause)}"
+
+    def killed_by_signal(self) -> bool:
+        """Whether the process ended by a signal (rather than with an exit code)."""
+        return self.process is not None and _signal_of(self.process.returncode) is not None
+
+    def log_hint(self) -> str:
+        """`` (its output is in PATH)``, to end a message about this bot; empty without a log."""
         return f" (its output is in {self.log_path})" if self.log_path else ""
 
     def _limits_note(self, returncode: int, cause: str = ": %s") -> str:
@@ -433,10 +294,6 @@ class BotProcess:
 
     async def stop(self) -> None:
         """Stop the bot and everything it started; safe to call more than once."""
-        if self.channel is not None:
-            channel, self.channel = self.channel, None
-            with contextlib.suppress(Exception):
-                await channel.close(grace=None)
         process = self.process
         if process is not None:
             # SIGKILL to the whole group: the bot, its supervising shell and any child it forked; in a
@@ -565,8 +422,3 @@ def _signal_of(returncode: int | None) -> int | None:
     if returncode > 128 and returncode - 128 in signal.valid_signals():
         return returncode - 128
     return None
-
-
-def _status_text(error: grpc.aio.AioRpcError) -> str:
-    details = error.details() or ""
-    return f"{error.code().name}{': ' + details if details else ''}"

@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 
 from referee import __version__
-from referee.bots import BotProcess, BotSpec, GameSetup, Timing
+from referee.bots import BotSpec
+from referee.session import BotSession, GameSetup, Timing
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultPolicy, PolicyMode
 from referee.games import GAMES
@@ -231,7 +232,7 @@ async def _probe_games(
     candidate: BotSpec, timing: Timing, turn_limit: int, problems: list[str], log_path: Path
 ) -> set[str]:
     """Start the bot once and handshake; return the games it plays (empty after a problem)."""
-    bot = BotProcess(candidate, log_path)
+    bot = BotSession(candidate, log_path)
     fault = None
     try:
         await bot.start(GameSetup("stop_the_bus", 3, timing, turn_limit))

@@ -46,7 +46,8 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from referee.bots import BotSpec, GameSetup, ResourceLimits, Timing
+from referee.bots import BotSpec, ResourceLimits
+from referee.session import GameSetup, Timing
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 

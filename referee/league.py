@@ -40,7 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from referee import __version__
-from referee.bots import BotProcess, BotSpec, namespace_support
+from referee.bots import BotSpec, namespace_support
+from referee.session import BotSession
 from referee.config import League, build_submissions, league_fingerprint
 from referee.errors import LeagueError
 from referee.faults import BotFault, FaultKind
@@ -64,13 +65,13 @@ class BotPool:
     def __init__(self, league: League, log_dir: Path) -> None:
         self._league = league
         self._log_dir = log_dir
-        self._idle: dict[str, list[BotProcess]] = defaultdict(list)
-        self._busy: set[BotProcess] = set()
+        self._idle: dict[str, list[BotSession]] = defaultdict(list)
+        self._busy: set[BotSession] = set()
         self._failures: dict[str, int] = defaultdict(int)
         self._started: dict[str, int] = defaultdict(int)
         self.disabled: dict[str, str] = {}  # bot name -> why it plays no more
 
-    async def acquire(self, name: str) -> BotProcess | BotFault:
+    async def acquire(self, name: str) -> BotSession | BotFault:
         """Return a started, handshaken process of bot ``name``, or the fault that prevents one."""
         if name in self.disabled:
             return BotFault(FaultKind.STARTUP, self.disabled[name], name)
@@ -83,7 +84,7 @@ class BotPool:
             await bot.stop()
         spec: BotSpec = self._league.bot(name).spec
         self._started[name] += 1
-        bot = BotProcess(spec, self._log_dir / f"{name}-{self._started[name]}.log")
+        bot = BotSession(spec, self._log_dir / f"{name}-{self._started[name]}.log")
         try:
             await bot.start(self._league.game_setup)
         except BotFault as fault:
@@ -92,7 +93,7 @@ class BotPool:
         self._busy.add(bot)
         return bot
 
-    async def release(self, bot: BotProcess) -> None:
+    async def release(self, bot: BotSession) -> None:
         """Take a process back after a game: keep it if healthy, else stop it and count a failure."""
         self._busy.discard(bot)
         name = bot.spec.name
@@ -272,7 +273,7 @@ async def run_league(
             )  # fmt: skip
             result = await match.play()
         finally:
-            await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotProcess)))
+            await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
         results.append(game_record(game, league, result, began, time.perf_counter() - clock))
         played += 1
         if progress is not None:

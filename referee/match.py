@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.bots import BotProcess, BotSpec, GameSetup, Timing
+from referee.bots import BotSpec
+from referee.session import BotSession, GameSetup, Timing
 from referee.cards import Card, format_cards, parse_cards
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
@@ -147,7 +148,7 @@ class Match:
     def __init__(
         self,
         game_name: str,
-        bots: Sequence[BotProcess | BotFault],
+        bots: Sequence[BotSession | BotFault],
         *,
         seed: int,
         game_id: str,
@@ -183,7 +184,7 @@ class Match:
         self._loop: asyncio.AbstractEventLoop | None = None
         # Notifications: addressed but not yet sent, sent and not yet answered, and each seat's latest
         # (a seat's notifications go one after another, so it gets them in order).
-        self._outbox: deque[tuple[int, BotProcess, pb.Notification]] = deque()
+        self._outbox: deque[tuple[int, BotSession, pb.Notification]] = deque()
         self._notifications: set[asyncio.Future] = set()
         self._latest_notification: dict[int, asyncio.Future] = {}
         self._game_started_sent: list[asyncio.Future | None] = [None] * n  # until the seat's first decision
@@ -398,11 +399,11 @@ class Match:
             note = hand_result_to_pb(result, self.game_id, game.in_game)
             self._address(lambda seat, note=note: note)
 
-    def _notify_targets(self) -> list[tuple[int, BotProcess]]:
+    def _notify_targets(self) -> list[tuple[int, BotSession]]:
         return [
             (seat, bot)
             for seat, bot in enumerate(self.bots)
-            if isinstance(bot, BotProcess) and bot.healthy and seat not in self.forfeits
+            if isinstance(bot, BotSession) and bot.healthy and seat not in self.forfeits
         ]
 
     def _address(self, make: Callable[[int], pb.Notification]) -> None:
@@ -440,7 +441,7 @@ class Match:
 
 
 async def _notify_after(
-    previous: asyncio.Future | None, bot: BotProcess, note: pb.Notification, timeout: float
+    previous: asyncio.Future | None, bot: BotSession, note: pb.Notification, timeout: float
 ) -> None:
     """Send ``note`` once the seat's previous notification is answered (or given up)."""
     if previous is not None and not previous.done():
@@ -448,18 +449,18 @@ async def _notify_after(
     await bot.notify(note, timeout)
 
 
-def _bot_name(bot: BotProcess | BotFault) -> str:
-    return bot.spec.name if isinstance(bot, BotProcess) else bot.bot
+def _bot_name(bot: BotSession | BotFault) -> str:
+    return bot.spec.name if isinstance(bot, BotSession) else bot.bot
 
 
 async def start_bots(
     specs: Sequence[BotSpec], setup: GameSetup, log_dir: Path | None = None
-) -> list[BotProcess | BotFault]:
+) -> list[BotSession | BotFault]:
     """Start every bot at once; a bot that fails is returned as its :class:`BotFault`."""
 
-    async def start(index: int, spec: BotSpec) -> BotProcess | BotFault:
+    async def start(index: int, spec: BotSpec) -> BotSession | BotFault:
         log_path = log_dir / f"seat{index}-{spec.name}.log" if log_dir else None
-        bot = BotProcess(spec, log_path)
+        bot = BotSession(spec, log_path)
         try:
             await bot.start(setup)
         except BotFault as fault:
@@ -469,8 +470,8 @@ async def start_bots(
     return list(await asyncio.gather(*(start(i, spec) for i, spec in enumerate(specs))))
 
 
-async def stop_bots(bots: Sequence[BotProcess | BotFault]) -> None:
-    await asyncio.gather(*(bot.stop() for bot in bots if isinstance(bot, BotProcess)))
+async def stop_bots(bots: Sequence[BotSession | BotFault]) -> None:
+    await asyncio.gather(*(bot.stop() for bot in bots if isinstance(bot, BotSession)))
 
 
 async def play_game(
@@ -489,7 +490,7 @@ async def play_game(
 ) -> MatchResult:
     """Start the bots, play one game, stop the bots (always), and return the result."""
     setup = GameSetup(game_name, len(specs), timing, turn_limit)
-    bots: list[BotProcess | BotFault] = []
+    bots: list[BotSession | BotFault] = []
     try:
         bots = await start_bots(specs, setup, bot_log_dir)
         match = Match(

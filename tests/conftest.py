@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import BotSpec, Timing
+from referee.bots import BotSpec
+from referee.session import Timing
 from referee.match import MatchResult, play_game
 from referee.v1 import bot_pb2 as pb
 from tests.processes import marked_processes

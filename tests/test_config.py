@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import ResourceLimits, Timing
+from referee.bots import ResourceLimits
+from referee.session import Timing
 from referee.config import (
     LEAGUE_KEYS,
     BuildResult,

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import DEFAULT_LOG_CAP_BYTES, Timing
+from referee.bots import DEFAULT_LOG_CAP_BYTES
+from referee.session import Timing
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import Phase
 from referee.match import MatchResult, verify_log

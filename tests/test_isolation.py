@@ -31,13 +31,11 @@ from referee import bots as bots_module
 from referee.bots import (
     PID_NAMESPACE,
     PROCESS_GROUP,
-    BotProcess,
     BotSpec,
-    GameSetup,
     ResourceLimits,
-    Timing,
     namespace_support,
 )
+from referee.session import BotSession, GameSetup, Timing
 from referee.faults import BotFault, FaultKind
 from tests.conftest import BAD_BOTS, FAST, PYTHON, SAMPLE_BOTS, Bots, play, read_log, read_recording
 
@@ -104,14 +102,14 @@ def test_each_bot_has_a_private_directory_of_its_own_holding_only_its_socket(bot
     recordings = [tmp_path / f"recorder-{index}.jsonl" for index in range(3)]
 
     async def inspect_running_bots() -> list[tuple[str, Path, int, int, list[str]]]:
-        started = [BotProcess(bots.bad("recorder.py", "--record", str(path), name=path.stem)) for path in recordings]
+        started = [BotSession(bots.bad("recorder.py", "--record", str(path), name=path.stem)) for path in recordings]
         await asyncio.gather(*(bot.start(SETUP) for bot in started))
         try:
             seen = []
             for bot in started:
-                directory = Path(bot.address.removeprefix("unix:")).parent
+                directory = Path(bot.process.address.removeprefix("unix:")).parent
                 info = directory.stat()
-                seen.append((bot.address, directory, stat.S_IMODE(info.st_mode), info.st_uid, os.listdir(directory)))
+                seen.append((bot.process.address, directory, stat.S_IMODE(info.st_mode), info.st_uid, os.listdir(directory)))
             return seen
         finally:
             await asyncio.gather(*(bot.stop() for bot in started))
@@ -138,11 +136,11 @@ def run_forking_bot(bots: Bots, *extra: str) -> tuple[str | None, list[tuple[int
     """
 
     async def start_and_stop() -> tuple[str | None, list[tuple[int, str]]]:
-        bot = BotProcess(bots.bad("fork.py", "--children", "sleeper,detached", *extra))
+        bot = BotSession(bots.bad("fork.py", "--children", "sleeper,detached", *extra))
         await bot.start(SETUP)
         try:
             # fork.py starts both before it listens: they run by now.
-            return bot.containment, [(session_of(pid_of(line)), line) for line in bots.processes()]
+            return bot.process.containment, [(session_of(pid_of(line)), line) for line in bots.processes()]
         finally:
             await bot.stop()
 
@@ -295,18 +293,19 @@ def test_a_bot_with_network_isolation_plays_over_its_socket_but_reaches_no_netwo
 
 ISOLATION_REFUSED = """
 import asyncio, sys
-from referee.bots import BotProcess, BotSpec, GameSetup, Timing, namespace_support
+from referee.bots import BotSpec, namespace_support
+from referee.session import BotSession, GameSetup, Timing
 from referee.faults import BotFault
 print("support:", namespace_support())
 spec = BotSpec.from_command(sys.argv[1:], name="isolated", isolate_network=True)
 async def main():
-    bot = BotProcess(spec)
+    bot = BotSession(spec)
     try:
         await bot.start(GameSetup("stop_the_bus", 2, Timing(startup_timeout_ms=5000)))
     except BotFault as fault:
         print("fault:", fault.kind.value, fault.detail)
     else:
-        print("started:", bot.containment)
+        print("started:", bot.process.containment)
     finally:
         await bot.stop()
 asyncio.run(main())
@@ -315,7 +314,7 @@ asyncio.run(main())
 
 def test_where_the_machine_refuses_network_isolation_the_startup_fault_says_so(bots: Bots) -> None:
     if NAMESPACES["net"] is not None:  # this machine refuses: the referee here says so
-        bot = BotProcess(dataclasses.replace(bots.sample(), isolate_network=True))
+        bot = BotSession(dataclasses.replace(bots.sample(), isolate_network=True))
         with pytest.raises(BotFault) as raised:
             asyncio.run(bot.start(SETUP))
         assert raised.value.kind is FaultKind.STARTUP

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import BotProcess, GameSetup, Timing
+from referee.session import BotSession, GameSetup, Timing
 from referee.cards import DECK
 from referee.games import game_class
 from referee.games.base import Action
@@ -149,10 +149,10 @@ def test_the_private_socket_directory_is_only_for_the_referees_user(bots: Bots, 
     recording = tmp_path / "recorder.jsonl"
 
     async def inspect_running_bot() -> tuple[str, int, int, list[str]]:
-        bot = BotProcess(bots.bad("recorder.py", "--record", str(recording), name="recorder"))
+        bot = BotSession(bots.bad("recorder.py", "--record", str(recording), name="recorder"))
         await bot.start(GameSetup("stop_the_bus", 2, ROOMY))
         try:
-            directory = Path(bot.address.removeprefix("unix:")).parent
+            directory = Path(bot.process.address.removeprefix("unix:")).parent
             info = directory.stat()
             return str(directory), stat.S_IMODE(info.st_mode), info.st_uid, sorted(os.listdir(directory))
         finally:

@@ -1,12 +1,15 @@
 # make test: set up a virtual environment in .venv and run the test suite.
 # make demo: set up, then run the demo league of the sample bots.
+# make system-deps: the Debian packages the C++ and Go bots build with (installed when run as root).
+# make proto: regenerate referee/v2/ and the kits' copies of the protocol; make proto-lint: buf lint + breaking.
 # make bench: run the benchmarks (make bench-quick: their short versions; make soak: the long fault soak).
+# make browser-deps: Debian's Chromium for the browser tests (make test runs it); make screenshots: docs/*.png.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench bench-quick soak proto node-deps clean
+.PHONY: test demo bench bench-quick soak proto proto-lint proto-baseline node-deps system-deps bubblewrap browser-deps screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,21 +17,77 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-NODE_BOT := sample_bots/node
-NODE_STAMP := $(NODE_BOT)/node_modules/.installed
+TOOLS := tools
+TOOLS_STAMP := $(TOOLS)/node_modules/.installed
+BUF := $(TOOLS)/node_modules/.bin/buf
 
-# The Node.js sample bot's packages, where Node.js is present (its tests skip, saying why, where it is not).
+# Development tools from npm (tools/package.json: buf), where npm is present (the tests that need
+# them skip, saying why, where it is not). The sample bots' own packages are their builds' business.
 node-deps:
-	@if command -v npm >/dev/null 2>&1 && [ -f $(NODE_BOT)/package-lock.json ]; then \
-		if [ ! -f $(NODE_STAMP) ] || [ $(NODE_BOT)/package-lock.json -nt $(NODE_STAMP) ]; then \
-			(cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error) && touch $(NODE_STAMP); \
+	@if command -v npm >/dev/null 2>&1; then \
+		if [ ! -f $(TOOLS_STAMP) ] || [ $(TOOLS)/package-lock.json -nt $(TOOLS_STAMP) ]; then \
+			(cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error) && touch $(TOOLS_STAMP); \
 		fi; \
 	else \
-		echo "Node.js/npm not found: the Node.js bot will not run and its tests will be skipped"; \
+		echo "Node.js/npm not found: buf, the Node.js bot and their tests will be skipped"; \
 	fi
 
-test: $(STAMP) node-deps
+# The Debian packages the C++ and Go sample bots build with, offline. Installed when this runs as root
+# with apt-get (as CI does); otherwise listed, and the C++ and Go bot tests skip naming them.
+CPP_PACKAGES := g++ make pkg-config protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
+GO_PACKAGES := golang-go golang-google-grpc-dev golang-google-protobuf-dev protoc-gen-go protoc-gen-go-grpc \
+	golang-github-golang-protobuf-1-5-dev
+SYSTEM_PACKAGES := $(CPP_PACKAGES) $(GO_PACKAGES)
+system-deps:
+	@missing=$$(for package in $(SYSTEM_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q 'ok installed' || echo $$package; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	missing=$$(echo $$missing); \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing $$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q --no-install-recommends $$missing >/dev/null \
+			|| { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null; } \
+			|| echo "could not install $$missing: the C++ and Go bot tests will be skipped"; \
+	else \
+		echo "not installed: $$missing (the C++ and Go bot tests will be skipped; as root: make system-deps)"; \
+	fi
+
+
+# bubblewrap (bwrap), the sandbox every bot runs in: installed here where make runs as root with apt-get
+# (as in CI); elsewhere the command to run is printed.
+bubblewrap:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing bubblewrap, the sandbox every bot runs in"; \
+			apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+		else \
+			echo "bubblewrap, the sandbox every bot runs in, is missing; install it with: sudo apt-get install bubblewrap"; \
+			exit 1; \
+		fi; \
+	fi
+
+
+# The browser tests drive Debian's Chromium through Playwright (which downloads no browser here). Installed
+# where this runs as root with apt-get (as CI does); elsewhere the one command to run is printed and the
+# browser tests are skipped, saying why.
+CHROMIUM := /usr/bin/chromium
+browser-deps:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Chromium for the browser tests (apt-get install -y chromium)"; \
+		(apt-get install -y -qq chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)) \
+			|| echo "could not install chromium: the browser tests will be skipped"; \
+	else \
+		echo "Chromium not found: the browser tests will be skipped; to run them: sudo apt-get install -y chromium"; \
+	fi
+
+test: $(STAMP) system-deps node-deps bubblewrap browser-deps
 	$(BIN)/python -m pytest
+
+# The screenshots in docs/ (shown in the README): the demo league's page and one of its replays.
+screenshots: $(STAMP) browser-deps
+	$(BIN)/python docs/screenshots.py
 
 # The demo league: the sample bots, the Node.js one where Node.js is present. Starts afresh each time.
 ifneq ($(shell command -v node 2>/dev/null),)
@@ -36,26 +95,43 @@ DEMO_LEAGUE := tournaments/demo.yaml
 else
 DEMO_LEAGUE := tournaments/demo_python.yaml
 endif
-demo: $(STAMP) node-deps
+demo: $(STAMP) system-deps node-deps bubblewrap
 	rm -rf results/demo
 	$(BIN)/referee run $(DEMO_LEAGUE)
 
-# Regenerate referee/v1/ from proto/ (the generated code is committed; a test checks it is current).
+# Regenerate referee/v2/ from proto/, and copy the protocol into each kit, whose bots see only their own
+# folder (the generated code and the copies are committed; tests check they are current).
+PROTO_COPIES := sample_bots/node/kit/proto/referee/v2 sample_bots/cpp/proto/referee/v2 sample_bots/go/proto/referee/v2
 proto: $(STAMP)
-	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/referee/v1/bot.proto
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=. --pyi_out=. --grpc_python_out=. proto/referee/v2/bot.proto
+	for copy in $(PROTO_COPIES); do mkdir -p $$copy && cp proto/referee/v2/bot.proto $$copy/; done
 
-bench: $(STAMP)
+# buf lint (STANDARD rules) and buf breaking against referee.v2 as released (see buf.yaml).
+proto-lint: node-deps
+	@test -x $(BUF) || { echo "buf is missing: it comes from npm (@bufbuild/buf); install Node.js and npm"; exit 1; }
+	$(BUF) lint
+	$(BUF) breaking --against proto/baseline/v2.json
+
+# Rewrite the breaking-change baseline: only when a new protocol version is released.
+proto-baseline: node-deps
+	$(BUF) build --exclude-source-info -o proto/baseline/v2.json
+
+bench: $(STAMP) bubblewrap
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/league.py
+	$(BIN)/python bench/sandbox.py
+	$(BIN)/python bench/schedule.py
 
-bench-quick: $(STAMP)
+bench-quick: $(STAMP) bubblewrap
 	$(BIN)/python bench/engine.py --quick
 	$(BIN)/python bench/overhead.py --quick
 	$(BIN)/python bench/league.py --quick
+	$(BIN)/python bench/sandbox.py --quick
+	$(BIN)/python bench/schedule.py --quick
 
 # The long fault soak: hundreds of games of misbehaving bots beside good ones.
-soak: $(STAMP)
+soak: $(STAMP) bubblewrap
 	$(BIN)/python bench/soak.py
 
 clean:

@@ -1,28 +1,31 @@
-"""Benchmark the referee's overhead per decision: real games against a bare gRPC round trip.
+"""Benchmark the referee's overhead per decision: real games against bare gRPC round trips.
 
-Two measurements, interleaved in blocks, against the same bot program
+Three measurements, interleaved in blocks, against the same bot program
 (bench/echo_bot.py: generated stubs served by ``referee.botkit.serve``; it
-answers every call at once, picking a legal action by arithmetic on the
+answers every decision at once, picking a legal action by arithmetic on the
 decision number), run as the referee runs bots (``referee.session.BotSession``:
-a private Unix socket, the same grpc.aio channel and options):
+a Unix socket, the same grpc.aio channel and options):
 
-(a) bare round trip: the DecisionRequests of real games, captured as bytes
-    once, sent again one at a time over the bot's own channel with no
-    serializer and no parsing of the reply (the barest call grpc.aio makes),
-    with the referee's deadline. Nothing else runs in the loop.
+(a) bare stream round trip: the DecisionRequests of real games, captured as
+    bytes once, sent again one at a time, each wrapped in a PlayRequest, on
+    a v2 stream of its own to the bot (``call.write`` then ``call.read``, no
+    serializer, the reply left unparsed): the least a decision can cost.
+(u) bare unary call: the same requests sent as a plain unary call
+    (``bench.Echo/Decide``, a DecisionRequest in, a Decision out), the way a
+    protocol of one call per decision would: what v1 did.
 (b) game decision: whole games (``referee.match.Match``, built and played:
-    engine step, the seat's observation, the request, validation, the game
-    log written to a file, the GameStarted, HandResult and GameOver
-    notifications), their total wall time divided by their decisions. The
-    median per decision is the time from one decision's request to the next
-    one's, taken by a thin wrapper round ``BotSession.decide`` (its own cost,
-    well under a microsecond, counts against the referee).
+    engine step, the request, the reply's checks, the honest clock, the game
+    log, the game start and game end on every seat's stream), their total
+    wall time divided by their decisions. The median per decision is the time
+    from one decision's request to the next one's, taken by a thin wrapper
+    round ``BotSession.decide``.
 
-Each block runs (a) then (b) for every configuration (Stop the Bus with 3
-seats, Bastard Brag with 4), in alternating order from block to block; the
-ratio of each block's (b) mean to its (a) mean is taken, and the result is
-the median over blocks, which other load on the machine moves least. The
-last line is ``overhead ratio: R``; the target is R <= 1.15.
+Each block runs them for every configuration (Stop the Bus with 3 seats,
+Bastard Brag with 4), in rotating order from block to block; the ratios of
+each block's (b) mean to its (u) and (a) means are taken, and each result is
+the median over blocks, which other load on the machine moves least. It
+prints ``decision vs bare unary call: U`` (target U <= 0.75) and, last,
+``overhead ratio: R`` ((b) over (a); target R <= 1.15).
 
 The bot plays like the random sample bot by default, so hand ends and game
 starts come as often as in a league of sample bots; ``--policy first`` makes
@@ -57,16 +60,20 @@ sys.path.insert(0, str(ROOT))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
+from echo_bot import UNARY_METHOD  # noqa: E402
+
 from referee.bots import BotSpec  # noqa: E402
-from referee.session import BotSession, GameSetup, Timing  # noqa: E402
 from referee.faults import BotFault  # noqa: E402
 from referee.match import Match, start_bots, stop_bots  # noqa: E402
+from referee.protocol import DECISION_REQUEST_FIELD, PLAY_METHOD, play_request  # noqa: E402
+from referee.session import BotSession, GameSetup, Timing  # noqa: E402
+from referee.v2 import bot_pb2 as pb  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 CONFIGURATIONS = (("stop_the_bus", 3), ("bastard_brag", 4))
 TARGET_RATIO = 1.15
-TIMING = Timing()  # the league defaults: the deadline passed on every call is the referee's
-DECIDE_METHOD = "/referee.v1.Bot/Decide"
+TARGET_UNARY = 0.75
+TIMING = Timing()  # the league defaults
 
 
 @dataclass
@@ -77,6 +84,7 @@ class Table:
     players: int
     bots: list[BotSession]
     requests: list[tuple[int, bytes]] = field(default_factory=list)  # (seat, serialized DecisionRequest)
+    streams: list = field(default_factory=list)  # a bare v2 stream of its own to each seat's bot
     next_seed: int = 1
     next_request: int = 0
 
@@ -138,24 +146,59 @@ async def play_games(table: Table, decisions: int, log_dir: Path, totals: Totals
 def _wrapped(decide, seat: int, stamps: list[float], capture: list | None):
     if capture is None:
 
-        async def stamped(request, timeout):
+        async def stamped(request, *args):
             stamps.append(perf_counter())
-            return await decide(request, timeout)
+            return await decide(request, *args)
 
         return stamped
 
-    async def capturing(request, timeout):
+    async def capturing(request, *args):
         capture.append((seat, bytes(request)))  # the referee sends requests already encoded
-        return await decide(request, timeout)
+        return await decide(request, *args)
 
     return capturing
 
 
-async def bare_round_trips(table: Table, calls: int, totals: Totals) -> None:
-    """Send ``calls`` captured requests one at a time, answered at once; add their time to ``totals``."""
-    raw_calls = [bot.channel.unary_unary(DECIDE_METHOD) for bot in table.bots]  # bytes in, bytes out
+async def open_streams(table: Table) -> None:
+    """Open a bare v2 stream to each seat's bot, past its handshake."""
+    handshake = pb.PlayRequest(sequence=1, handshake=pb.Handshake(protocol_versions=[2])).SerializeToString()
+    for bot in table.bots:
+        call = bot.channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
+        await call.write(handshake)
+        await call.read()
+        table.streams.append(call)
+
+
+async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> None:
+    """Send ``calls`` captured requests one at a time on bare streams, answered at once; add their time."""
+    wrapped = [(seat, play_request(2, DECISION_REQUEST_FIELD, data)) for seat, data in table.requests]
+    await _round_trips(table, wrapped, calls, totals, lambda seat: _stream_round_trip(table.streams[seat]))
+
+
+async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
+    """Send ``calls`` captured requests one at a time as unary calls, answered at once; add their time."""
+    raw_calls = [bot.channel.unary_unary(UNARY_METHOD) for bot in table.bots]  # bytes in, bytes out
     timeout = (TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms) / 1000
-    requests = table.requests
+    await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(raw_calls[seat], timeout))
+
+
+def _stream_round_trip(call):
+    async def round_trip(data: bytes) -> None:
+        await call.write(data)
+        await call.read()
+
+    return round_trip
+
+
+def _unary(raw_call, timeout: float):
+    async def round_trip(data: bytes) -> None:
+        await raw_call(data, timeout=timeout)
+
+    return round_trip
+
+
+async def _round_trips(table: Table, requests, calls: int, totals: Totals, sender) -> None:
+    senders = [sender(seat) for seat in range(table.players)]
     index = table.next_request
     per_call = totals.per_call
     started = perf_counter()
@@ -163,7 +206,7 @@ async def bare_round_trips(table: Table, calls: int, totals: Totals) -> None:
         seat, data = requests[index]
         index = (index + 1) % len(requests)
         before = perf_counter()
-        await raw_calls[seat](data, timeout=timeout)
+        await senders[seat](data)
         per_call.append(perf_counter() - before)
     totals.seconds += perf_counter() - started
     totals.count += calls
@@ -174,44 +217,51 @@ def microseconds(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-async def run(blocks: int, decisions: int, policy: str, profile_path: str | None) -> float:
+async def run(blocks: int, decisions: int, policy: str, profile_path: str | None) -> tuple[float, float]:
     tables = [await open_table(game, players, policy) for game, players in CONFIGURATIONS]
     try:
         with tempfile.TemporaryDirectory(prefix="referee-overhead-") as log_dir:
             logs = Path(log_dir)
             for table in tables:
-                # Warm up (connections, caches) and capture the requests that (a) sends again.
+                # Warm up (connections, caches) and capture the requests that (a) and (u) send again.
                 await play_games(table, decisions, logs, None, capture=True)
+                await open_streams(table)
                 sizes = sorted(len(data) for _, data in table.requests)
                 print(
                     f"{table.game} {table.players} players: {len(table.requests)} requests captured, "
                     f"{statistics.median(sizes):.0f} bytes median, {sizes[0]}-{sizes[-1]} bytes",
                     flush=True,
                 )
-            bare_all, game_all = Totals(), Totals()
-            ratios = []
+            names = ("stream", "unary", "game")
+            overall = {name: Totals() for name in names}
+            ratios, unary_ratios = [], []
             for block in range(blocks):
-                bare, games = Totals(), Totals()
+                part = {name: Totals() for name in names}
+                steps = {
+                    "stream": lambda table: bare_stream_round_trips(table, decisions, part["stream"]),
+                    "unary": lambda table: bare_unary_calls(table, decisions, part["unary"]),
+                    "game": lambda table: play_games(table, decisions, logs, part["game"], capture=False),
+                }
+                order = names[block % 3 :] + names[: block % 3]  # each measurement goes first in turn
                 for table in tables:
-                    if block % 2 == 0:
-                        await bare_round_trips(table, decisions, bare)
-                        await play_games(table, decisions, logs, games, capture=False)
-                    else:
-                        await play_games(table, decisions, logs, games, capture=False)
-                        await bare_round_trips(table, decisions, bare)
-                bare_mean, game_mean = bare.seconds / bare.count, games.seconds / games.count
-                ratios.append(game_mean / bare_mean)
+                    for name in order:
+                        await steps[name](table)
+                mean = {name: part[name].seconds / part[name].count for name in names}
+                ratios.append(mean["game"] / mean["stream"])
+                unary_ratios.append(mean["game"] / mean["unary"])
                 print(
-                    f"block {block + 1}/{blocks}: bare round trip {microseconds(bare_mean)} mean, "
-                    f"game decision {microseconds(game_mean)} mean ({games.count} decisions, {games.games} games), "
-                    f"ratio {ratios[-1]:.3f}",
+                    f"block {block + 1}/{blocks}: bare stream round trip {microseconds(mean['stream'])}, "
+                    f"bare unary call {microseconds(mean['unary'])}, game decision {microseconds(mean['game'])} "
+                    f"(means; {part['game'].count} decisions, {part['game'].games} games): "
+                    f"vs unary {unary_ratios[-1]:.3f}, vs stream {ratios[-1]:.3f}",
                     flush=True,
                 )
-                for total, part in ((bare_all, bare), (game_all, games)):
-                    total.seconds += part.seconds
-                    total.count += part.count
-                    total.games += part.games
-                    total.per_call.extend(part.per_call)
+                for name in names:
+                    total = overall[name]
+                    total.seconds += part[name].seconds
+                    total.count += part[name].count
+                    total.games += part[name].games
+                    total.per_call.extend(part[name].per_call)
             if profile_path:
                 profiler = cProfile.Profile()
                 profiler.enable()
@@ -223,24 +273,26 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
     finally:
         for table in tables:
+            for call in table.streams:
+                call.cancel()
             await stop_bots(table.bots)
 
-    bare_median = statistics.median(bare_all.per_call)
-    game_median = statistics.median(game_all.per_call)
-    bare_mean = bare_all.seconds / bare_all.count
-    game_mean = game_all.seconds / game_all.count
-    ratio = statistics.median(ratios)
+    median = {name: statistics.median(overall[name].per_call) for name in names}
+    mean = {name: overall[name].seconds / overall[name].count for name in names}
     print()
-    print(f"(a) bare round trip: median {microseconds(bare_median)} per call, "
-          f"mean {microseconds(bare_mean)} per call, {bare_all.count} calls")  # fmt: skip
-    print(f"(b) game decision: median {microseconds(game_median)} per decision (request to next request), "
-          f"mean {microseconds(game_mean)} per decision over whole games, "
-          f"{game_all.count} decisions in {game_all.games} games")  # fmt: skip
-    print(f"referee overhead per decision: {microseconds(game_mean - bare_mean)} (means), "
-          f"{microseconds(game_median - bare_median)} (medians)")  # fmt: skip
-    print(f"median ratio: {game_median / bare_median:.3f}; ratio of block means, median of {blocks} blocks: "
-          f"{min(ratios):.3f}..{max(ratios):.3f}; target: at most {TARGET_RATIO}")  # fmt: skip
-    return ratio
+    print(f"(a) bare stream round trip: median {microseconds(median['stream'])}, mean {microseconds(mean['stream'])}, "
+          f"{overall['stream'].count} round trips")  # fmt: skip
+    print(f"(u) bare unary call: median {microseconds(median['unary'])}, mean {microseconds(mean['unary'])}, "
+          f"{overall['unary'].count} calls")  # fmt: skip
+    print(f"(b) game decision: median {microseconds(median['game'])} per decision (request to next request), "
+          f"mean {microseconds(mean['game'])} per decision over whole games, "
+          f"{overall['game'].count} decisions in {overall['game'].games} games")  # fmt: skip
+    print(f"referee overhead per decision over the bare stream: {microseconds(mean['game'] - mean['stream'])} (means), "
+          f"{microseconds(median['game'] - median['stream'])} (medians)")  # fmt: skip
+    print(f"ratios of block means, over {blocks} blocks: vs unary {min(unary_ratios):.3f}..{max(unary_ratios):.3f} "
+          f"(target at most {TARGET_UNARY}), vs stream {min(ratios):.3f}..{max(ratios):.3f} "
+          f"(target at most {TARGET_RATIO})")  # fmt: skip
+    return statistics.median(unary_ratios), statistics.median(ratios)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         "one process per seat",
         flush=True,
     )
-    ratio = asyncio.run(run(blocks, decisions, args.policy, args.profile))
+    unary, ratio = asyncio.run(run(blocks, decisions, args.policy, args.profile))
+    print(f"decision vs bare unary call: {unary:.3f}")
     print(f"overhead ratio: {ratio:.3f}")
     return 0
 

@@ -16,25 +16,33 @@ centre, ``obs.legal_actions`` and ``obs.hand_events``, the whole public
 history of the current hand (the kit keeps it, so your function needs no
 memory). Return one of ``obs.legal_actions``.
 
-The kit serves the protocol of ``proto/referee/v1/bot.proto`` on the address
-in ``REFEREE_BOT_ADDRESS`` (or ``--address``), answers the handshake, and
-calls your optional ``on_hand_result(HandResult message)`` and
-``on_game_over(GameOver message)`` hooks. It never calls your functions at
-the same time; a hand's result may reach ``on_hand_result`` after the next
-hand's first ``decide`` (the referee does not wait for notifications).
+The kit serves the protocol of ``proto/referee/v2/bot.proto`` on the address
+in ``REFEREE_BOT_ADDRESS`` (or ``--address``): it answers the handshake,
+keeps each game's public history from the stream (:class:`GameHistory`,
+checking the events' sequence numbers), and calls your optional hooks:
+``on_game_start(GameStart)``, ``on_event(Event)`` for every public event in
+order (a showdown's event carries the revealed hands),
+``on_fault(FaultNotice)`` and ``on_game_end(GameEnd)``, all protocol
+messages. It calls your functions one at a time, never at once.
+
+If ``decide`` raises, the kit writes the traceback to stderr (your log) and
+tells the referee it could not decide, with the error's one-line summary:
+the referee records a malformed-reply fault quoting it.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import signal
 import sys
-import threading
+import traceback
 from collections.abc import Callable, Iterable
-from concurrent import futures
+from dataclasses import dataclass, field
 
 import grpc
+import grpc.aio
 
 from referee.games.base import Action, Event, Observation
 from referee.protocol import (
@@ -45,36 +53,50 @@ from referee.protocol import (
     event_from_pb,
     observation_from_pb,
 )
-from referee.v1 import bot_pb2 as pb
-from referee.v1 import bot_pb2_grpc as pb_grpc
+from referee.v2 import bot_pb2 as pb
+from referee.v2 import bot_pb2_grpc as pb_grpc
 
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 
 DecideFunction = Callable[[Observation], Action]
 
 
-class _HandHistory:
-    """Collects the public events of the current hand of one game, from the per-decision deltas."""
-
-    def __init__(self) -> None:
-        self.game_id = ""
-        self.hand_number = 0
-        self.events: list[Event] = []
-
-    def update(self, game_id: str, hand_number: int, new_events: Iterable[Event]) -> tuple[Event, ...]:
-        if game_id != self.game_id:
-            self.game_id, self.hand_number, self.events = game_id, 0, []
-        for event in new_events:
-            if event.hand_number != self.hand_number:
-                self.hand_number, self.events = event.hand_number, []
-            self.events.append(event)
-        if hand_number != self.hand_number:
-            self.hand_number, self.events = hand_number, []
-        return tuple(self.events)
+class SequenceGap(Exception):
+    """The stream skipped an event or a message: the bot's picture of the game cannot be trusted."""
 
 
-class BotServicer(pb_grpc.BotServicer):
-    """Serves the protocol for one ``decide`` function."""
+@dataclass
+class GameHistory:
+    """One game's public history as the stream delivered it: every event, in order, checked for gaps."""
+
+    game_id: str = ""
+    events: list[pb.Event] = field(default_factory=list)  # every event so far, sequence 1, 2, 3 ...
+    hand_events: list[Event] = field(default_factory=list)  # the current hand's, as engine values
+
+    def add(self, message: pb.Event) -> None:
+        """Take the next event; raise :class:`SequenceGap` unless it is numbered one past the last."""
+        expected = len(self.events) + 1
+        if message.sequence != expected:
+            raise SequenceGap(f"game {self.game_id}: event {message.sequence} arrived where {expected} was due")
+        self.events.append(message)
+        event = event_from_pb(message)
+        if self.hand_events and self.hand_events[-1].hand_number != event.hand_number:
+            self.hand_events = []
+        self.hand_events.append(event)
+
+    def current_hand(self, hand_number: int) -> tuple[Event, ...]:
+        """The public events of hand ``hand_number`` (the current hand)."""
+        if self.hand_events and self.hand_events[-1].hand_number != hand_number:
+            return ()
+        return tuple(self.hand_events)
+
+    def showdowns(self) -> list[pb.Event]:
+        """Every showdown event so far, with its revealed hands."""
+        return [event for event in self.events if event.kind == pb.EVENT_KIND_SHOWDOWN]
+
+
+class BotServicer(pb_grpc.BotServiceServicer):
+    """Serves the v2 stream for one ``decide`` function and its hooks."""
 
     def __init__(
         self,
@@ -83,59 +105,114 @@ class BotServicer(pb_grpc.BotServicer):
         version: str,
         games: Iterable[str],
         author: str = "",
-        on_hand_result: Callable[[pb.HandResult], None] | None = None,
-        on_game_over: Callable[[pb.GameOver], None] | None = None,
+        on_game_start: Callable[[pb.GameStart], None] | None = None,
+        on_event: Callable[[pb.Event], None] | None = None,
+        on_fault: Callable[[pb.FaultNotice], None] | None = None,
+        on_game_end: Callable[[pb.GameEnd], None] | None = None,
     ) -> None:
         self._decide = decide
-        self._reply = pb.HandshakeReply(
-            protocol_version=PROTOCOL_VERSION,
-            games=[GAME_TO_PB[game] for game in games],
-            name=name,
-            version=version,
-            author=author,
+        self._handshake = pb.PlayResponse(
+            handshake=pb.HandshakeResponse(
+                protocol_versions=[PROTOCOL_VERSION],
+                games=[GAME_TO_PB[game] for game in games],
+                name=name,
+                version=version,
+                author=author,
+            )
         )
-        self._on_hand_result = on_hand_result
-        self._on_game_over = on_game_over
-        self._history = _HandHistory()
-        self._lock = threading.Lock()
+        self._on_game_start = on_game_start
+        self._on_event = on_event
+        self._on_fault = on_fault
+        self._on_game_end = on_game_end
+        self.history = GameHistory()
 
-    def Handshake(self, request, context):  # noqa: N802 - gRPC method name
-        return self._reply
+    async def Play(self, request_iterator, context):  # noqa: N802 - gRPC method name
+        expected = 1
+        async for request in request_iterator:
+            if request.sequence != expected:
+                print(f"referee stream: message {request.sequence} arrived where {expected} was due", file=sys.stderr)
+            expected = request.sequence + 1
+            kind = request.WhichOneof("message")
+            if kind == "decision_request":
+                yield self.answer(request.decision_request)
+            elif kind == "handshake":
+                yield self.handshake_response(request.handshake)
+            elif kind == "game_start":
+                self.history = GameHistory(request.game_start.game_id)
+                _call(self._on_game_start, request.game_start)
+            elif kind == "fault_notice":
+                _call(self._on_fault, request.fault_notice)
+            elif kind == "game_end":
+                try:
+                    self._take_events(request.game_end.events)
+                except SequenceGap as gap:
+                    print(f"referee stream: {gap}", file=sys.stderr)
+                _call(self._on_game_end, request.game_end)
 
-    def Decide(self, request, context):  # noqa: N802
-        legal = tuple(action_from_pb(message) for message in request.legal_actions)
-        new_events = [event_from_pb(message) for message in request.events]
-        # The referee does not wait for a notification before the next decision, so a Notify may
-        # run beside a Decide: the lock keeps the bot's own functions from ever running at once.
-        with self._lock:
-            events = self._history.update(request.game_id, request.hand_number, new_events)
-            obs = observation_from_pb(request.observation, events, legal)
+    def handshake_response(self, handshake: pb.Handshake) -> pb.PlayResponse:
+        """The answer to the referee's handshake (a subclass may answer otherwise)."""
+        return self._handshake
+
+    def _take_events(self, events) -> None:
+        for event in events:
+            self.history.add(event)
+            _call(self._on_event, event)
+
+    def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
+        """Take a decision request's events into the history, then answer it."""
+        try:
+            self._take_events(request.events)
+        except SequenceGap as gap:
+            print(f"referee stream: {gap}", file=sys.stderr)
+        return self.decision_response(request)
+
+    def decision_response(self, request: pb.DecisionRequest) -> pb.PlayResponse:
+        """The answer to a decision request: ``decide``'s action, or the error it raised (a subclass may answer otherwise)."""
+        number = request.decision_number
+        try:
+            legal = tuple(action_from_pb(message) for message in request.legal_actions)
+            observation = request.observation
+            obs = observation_from_pb(observation, self.history.current_hand(observation.hand_number), legal)
             chosen = self._decide(obs)
-        return pb.DecisionReply(decision_number=request.decision_number, action=action_to_pb(chosen))
-
-    def Notify(self, request, context):  # noqa: N802
-        kind = request.WhichOneof("kind")
-        if kind == "hand_result" and self._on_hand_result is not None:
-            with self._lock:
-                self._on_hand_result(request.hand_result)
-        elif kind == "game_over" and self._on_game_over is not None:
-            with self._lock:
-                self._on_game_over(request.game_over)
-        return pb.NotifyReply()
+            return pb.PlayResponse(decision=pb.Decision(decision_number=number, action=action_to_pb(chosen)))
+        except Exception as error:  # noqa: BLE001 - any failure of the bot's code is reported, not fatal
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            summary = "".join(traceback.format_exception_only(type(error), error)).strip()
+            return pb.PlayResponse(decision=pb.Decision(decision_number=number, error=summary))
 
 
-def serve(servicer: pb_grpc.BotServicer, address: str) -> None:
-    """Serve ``servicer`` on ``address`` until SIGTERM or SIGINT."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pb_grpc.add_BotServicer_to_server(servicer, server)
+def _call(hook, message) -> None:
+    """Call an optional hook; its exceptions go to the log, with the traceback, and play goes on."""
+    if hook is None:
+        return
+    try:
+        hook(message)
+    except Exception:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)
+        sys.stderr.flush()
+
+
+async def serve_async(servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers=()) -> None:
+    """Serve ``servicer`` (and any ``extra_handlers``) on ``address`` until SIGTERM or SIGINT."""
+    server = grpc.aio.server()
+    pb_grpc.add_BotServiceServicer_to_server(servicer, server)
+    if extra_handlers:
+        server.add_generic_rpc_handlers(tuple(extra_handlers))
     if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):
         raise SystemExit(f"cannot listen on {address}")
-    server.start()
-    stopped = threading.Event()
+    await server.start()
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stopped.set())
-    stopped.wait()
-    server.stop(grace=0)
+        loop.add_signal_handler(signum, stopped.set)
+    await stopped.wait()
+    await server.stop(grace=None)
+
+
+def serve(servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers=()) -> None:
+    """Serve ``servicer`` on ``address`` until SIGTERM or SIGINT."""
+    asyncio.run(serve_async(servicer, address, extra_handlers))
 
 
 def bot_address(argv: list[str] | None = None) -> str:
@@ -156,10 +233,12 @@ def run_bot(
     version: str = "1.0",
     games: Iterable[str] = ("stop_the_bus", "bastard_brag"),
     author: str = "",
-    on_hand_result: Callable[[pb.HandResult], None] | None = None,
-    on_game_over: Callable[[pb.GameOver], None] | None = None,
+    on_game_start: Callable[[pb.GameStart], None] | None = None,
+    on_event: Callable[[pb.Event], None] | None = None,
+    on_fault: Callable[[pb.FaultNotice], None] | None = None,
+    on_game_end: Callable[[pb.GameEnd], None] | None = None,
     argv: list[str] | None = None,
 ) -> None:
     """Serve ``decide`` as a bot until the referee stops it."""
-    servicer = BotServicer(decide, name, version, games, author, on_hand_result, on_game_over)
+    servicer = BotServicer(decide, name, version, games, author, on_game_start, on_event, on_fault, on_game_end)
     serve(servicer, bot_address(argv))

@@ -1,27 +1,21 @@
-"""Bot processes: start a bot's program, keep its output, tell how it ended, stop it.
+"""Bot processes: start a bot's program in its sandbox, keep its output, tell how it ended, stop it.
 
 This module knows nothing of games or of the protocol: ``referee.session``
-talks to a bot over the channel this module's process listens on.
+talks to a bot over the channel this module's process listens on. How a bot
+is contained and limited (bubblewrap, cgroups, rlimits) is
+``referee.sandbox``; docs/security.md says what that gives.
 
-A bot is a command line (started here, in its own session and process group)
-or the address of a bot server already running. The referee chooses where a
-started bot listens (a Unix socket in a private directory by default, or TCP
-on 127.0.0.1) and passes it in ``REFEREE_BOT_ADDRESS``.
+A bot is a command line (started here) or the address of a bot server
+already running (outside any sandbox). The referee chooses where a started
+bot listens: a Unix socket in a private folder by default (bound into the
+sandbox at ``/run/referee``), or TCP on 127.0.0.1 (which needs the host's
+network), and passes the address in ``REFEREE_BOT_ADDRESS``.
 
-No bot, nor anything it starts, outlives its stop or the referee. Where the
-machine allows it (root, or unprivileged user namespaces), each bot runs in
-its own PID namespace, with a /proc of its own (``unshare --pid
---mount-proc --fork``), under a small supervising shell that is the
-namespace's init: when that shell ends, the kernel kills everything in the
-namespace, even descendants that left the bot's process group with
-``setsid``. ``setpriv --pdeathsig`` ties ``unshare`` to the referee, so this
-happens when the referee dies too, even by SIGKILL; the shell first removes
-the bot's private socket directory. Elsewhere the bot's process group is
-killed instead, and descendants that left it are found by the bot's address
-in their environment (docs/security.md has the limits of each). Resource
-limits are applied by ``prlimit`` and named in the fault when a limited bot
-dies. A bot may be started in a network namespace of its own
-(``isolate_network``): no network at all, while its Unix socket still works.
+No bot, nor anything it starts, outlives its stop or the referee: in the
+sandbox the bot is a PID namespace tied to the referee (``--die-with-parent``),
+and each bot's cgroup, where the machine has one, is killed whole
+(``cgroup.kill``) when it stops. Without the sandbox the bot runs in a
+process group of its own, killed with it, under ``setpriv --pdeathsig``.
 None of this needs ``preexec_fn``, which is unsafe with grpcio.
 """
 
@@ -29,116 +23,67 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import shlex
 import shutil
 import signal
 import socket
-import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee import sandbox
 from referee.faults import BotFault, FaultKind
+from referee.sandbox import DEFAULT_LIMITS, SOCKET_DIR_INSIDE, ResourceLimits
+
+__all__ = ["ADDRESS_VARIABLE", "BotProcess", "BotSpec", "ResourceLimits"]
 
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
-DEFAULT_LOG_CAP_BYTES = 1 << 20
+DEFAULT_LOG_CAP_BYTES = DEFAULT_LIMITS.output_bytes
 STOP_GRACE_SECONDS = 1.0
+NETWORKS = ("none", "host")
+SOCKET_NAME = "bot.sock"
+# The CPU time watcher wakes at least this far apart (the soonest the limit could be reached, otherwise).
+CPU_WATCH_MIN_SECONDS = 0.02
 
 # How a bot is contained, as BotProcess.containment reports it.
-PID_NAMESPACE = "pid namespace"
+SANDBOXED = "bubblewrap"
 PROCESS_GROUP = "process group"
-
-# The shell that runs a bot in its own PID namespace, as the namespace's init. When it ends, the
-# kernel kills every process left in the namespace. unshare --kill-child sends it SIGTERM when
-# unshare dies (unshare gets SIGKILL when the referee dies: it blocks SIGTERM itself); it then
-# removes the private directory ($1, empty for TCP) and exits. When the bot exits by itself, it
-# exits with the bot's status.
-_NAMESPACE_SUPERVISOR = (
-    'dir=$1; shift; trap \'[ -n "$dir" ] && rm -rf -- "$dir"; exit 143\' TERM; '
-    '"$@" & wait $!; exit $?'
-)
-
-# The shell that runs a bot where PID namespaces are not allowed. When the referee dies it gets
-# SIGTERM (pdeathsig), removes the private directory, kills every process that carries this
-# bot's address in its environment (descendants that left the group with setsid, unless they
-# cleared their environment) and then its whole process group. When the bot exits by itself, the
-# shell terminates whatever the bot left behind in its group and exits with the bot's status.
-_GROUP_SUPERVISOR = (
-    'dir=$1; shift; '
-    'trap \'[ -n "$dir" ] && rm -rf -- "$dir"; '
-    'for e in /proc/[0-9]*/environ; do p=${e%/environ}; p=${p#/proc/}; [ "$p" = $$ ] && continue; '
-    'grep -qzxF -- "REFEREE_BOT_ADDRESS=$REFEREE_BOT_ADDRESS" "$e" 2>/dev/null && kill -KILL "$p" 2>/dev/null; '
-    'done; kill -KILL 0\' TERM; '
-    '"$@" & wait $!; status=$?; trap "" TERM; kill -TERM 0; exit $status'
-)
-
-# unshare with a user namespace mapping the referee's user to itself: namespaces without root.
-_USER_NAMESPACE = ("--user", "--map-current-user")
-# A PID namespace with its own /proc (so a bot's pid, 2, and /proc/self agree; it sees only its own processes).
-_PID_NAMESPACE = ("--pid", "--mount-proc")
-_PROBE_TIMEOUT_SECONDS = 10.0
-
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    """Optional limits for a bot process; ``None`` means no limit.
-
-    Each applies to every process of the bot separately (they are rlimits,
-    inherited on fork). ``memory_mb`` limits the address space. The CPU time
-    limit sends SIGXCPU at ``cpu_seconds`` and SIGKILL a second later.
-    """
-
-    memory_mb: int | None = None
-    cpu_seconds: int | None = None
-    open_files: int | None = None
-
-    def prlimit_args(self) -> list[str]:
-        args = []
-        if self.memory_mb is not None:
-            args.append(f"--as={self.memory_mb * 1024 * 1024}")
-        if self.cpu_seconds is not None:
-            # A soft limit below the hard one: the kernel sends SIGXCPU first, which names the cause.
-            args.append(f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}")
-        if self.open_files is not None:
-            args.append(f"--nofile={self.open_files}")
-        # No core files: SIGXCPU would otherwise dump one into the bot's folder.
-        return ["prlimit", *args, "--core=0", "--"] if args else []
-
-    def describe(self) -> str:
-        """The limits in force, in words ("memory limit 256 MB, open-file limit 32"); empty for none."""
-        parts = []
-        if self.memory_mb is not None:
-            parts.append(f"memory limit {self.memory_mb} MB")
-        if self.cpu_seconds is not None:
-            parts.append(f"CPU time limit {self.cpu_seconds} s")
-        if self.open_files is not None:
-            parts.append(f"open-file limit {self.open_files}")
-        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """How to reach one bot: a command to start, or the address of a running server."""
+    """How to reach one bot: a command to start (in its sandbox), or the address of a running server.
+
+    ``folders``: what the bot sees as its own, read-only; ``None`` (a
+    command the organiser wrote) means its ``cwd`` and the folders of the
+    files its command names (see :func:`referee.sandbox.plan_sandbox`).
+    ``shared``: folders it may also write. ``hidden``: paths it must never
+    see, even inside those (the league's output, other bots' folders).
+    ``network`` (``none`` or ``host``) applies in the sandbox; without it a
+    bot has the host's network.
+    """
 
     name: str
     command: tuple[str, ...] = ()
     address: str | None = None
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
-    limits: ResourceLimits = ResourceLimits()
+    limits: ResourceLimits = DEFAULT_LIMITS
     transport: str = "unix"  # where a started bot listens: "unix" or "tcp"
-    isolate_network: bool = False  # start it in a network namespace of its own: no network at all
+    network: str = "none"
+    sandbox: bool = True
+    folders: tuple[str, ...] | None = None
+    shared: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.isolate_network and self.address:
-            raise ValueError(f"{self.name}: network isolation applies only to a bot the referee starts")
-        if self.isolate_network and self.transport != "unix":
+        if self.network not in NETWORKS:
+            raise ValueError(f"{self.name}: network {self.network!r} is not one of {', '.join(NETWORKS)}")
+        if self.sandbox and self.command and self.transport == "tcp" and self.network != "host":
             raise ValueError(
-                f"{self.name}: a bot with network isolation listens on a Unix socket; "
-                f"transport {self.transport!r} cannot reach it"
+                f"{self.name}: transport 'tcp' needs network 'host': a bot in its sandbox has no network "
+                "of its own to listen on"
             )
 
     @classmethod
@@ -155,15 +100,22 @@ class BotSpec:
 class BotProcess:
     """One bot's process (started here), or the address of a bot server already running."""
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int = DEFAULT_LOG_CAP_BYTES) -> None:
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int | None = None) -> None:
         self.spec = spec
         self.log_path = log_path
-        self.log_cap = log_cap
+        # The log keeps the first output_mb of the bot's output (a caller may choose another cap).
+        self.log_cap = log_cap if log_cap is not None else spec.limits.output_bytes
         self.process: asyncio.subprocess.Process | None = None
-        self.address = spec.address
+        self.address = spec.address  # where the referee connects
+        self.containment: str | None = None  # SANDBOXED or PROCESS_GROUP, once started
+        self.cgroup: sandbox.BotCgroup | None = None
+        self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
         self._private_dir: str | None = None
         self._log_task: asyncio.Task | None = None
-        self.containment: str | None = None  # PID_NAMESPACE or PROCESS_GROUP, once started
+        self._watch_task: asyncio.Task | None = None
+        self._limit_hit: str | None = None  # what the referee stopped the bot for
+        self._removed_cgroup_hits: list[str] = []  # what its cgroup said when it was removed
+        self.output_lines = 0  # lines of output received so far (fault records point into the log with it)
 
     # ----- start -------------------------------------------------------------------
 
@@ -183,69 +135,118 @@ class BotProcess:
 
     async def _launch(self) -> None:
         spec = self.spec
-        if spec.transport == "tcp":
-            self.address = f"127.0.0.1:{_free_port()}"
-        else:
-            # A directory only the referee's user can enter holds the socket.
-            self._private_dir = tempfile.mkdtemp(prefix="referee-")
-            os.chmod(self._private_dir, 0o700)
-            self.address = f"unix:{self._private_dir}/bot.sock"
         program = spec.command[0]
-        if shutil.which(program, path=_search_path(spec)) is None and not (
+        if shutil.which(program, path=spec.env.get("PATH", os.environ.get("PATH"))) is None and not (
             spec.cwd and os.access(os.path.join(spec.cwd, program), os.X_OK)
         ):
-            raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: no such program {program!r}", spec.name)
-        env = {**os.environ, **spec.env, ADDRESS_VARIABLE: self.address}
-        env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
-        argv = [*self._containment_argv(), self._private_dir or "", *spec.limits.prlimit_args(), *spec.command]
-        log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed by the log task
-        try:
-            self.process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=spec.cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
+            raise BotFault(
+                FaultKind.STARTUP, f"cannot start {spec.describe()!r}: no such program {program!r}", spec.name
             )
+        bwrap = sandbox.bubblewrap() if spec.sandbox else None
+        if bwrap is not None and bwrap.problem:
+            raise BotFault(
+                FaultKind.STARTUP, f"cannot start {spec.describe()!r} in a sandbox: {bwrap.problem}", spec.name
+            )
+        self.enforced_by = sandbox.enforcement(sandboxed=spec.sandbox)
+        try:
+            self.cgroup = sandbox.make_cgroup(spec.limits)
+        except sandbox.SandboxError as error:
+            raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
+
+        inside = self._choose_address()
+        limits = sandbox.rlimit_arguments(spec.limits, self.enforced_by, sandboxed=spec.sandbox)
+        if bwrap is not None:
+            self.containment = SANDBOXED
+            plan = sandbox.plan_sandbox(
+                spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared,
+                hidden=self._hidden_paths(), socket_dir=self._private_dir, network_host=spec.network == "host",
+                limits=spec.limits, search_path=spec.env.get("PATH"),
+            )  # fmt: skip
+            inner = [*plan.argv(bwrap), "--", *spec.command]
+            env = sandbox.sandbox_environment({**spec.env, ADDRESS_VARIABLE: inside})
+            cwd = None
+        else:
+            self.containment = PROCESS_GROUP
+            inner = sandbox.unsandboxed_argv(spec.command)
+            env = {**os.environ, **spec.env, ADDRESS_VARIABLE: inside}
+            env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
+            cwd = spec.cwd
+        argv = sandbox.launch_argv(self.cgroup.procs_files if self.cgroup else [], limits, inner)
+        log = open(self.log_path, "wb", buffering=0) if self.log_path else None  # noqa: SIM115 - closed by the log task
+        creating = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+        ))  # fmt: skip
+        try:
+            # Shielded: interrupted halfway (Ctrl-C), asyncio would leave a process it no longer tracks;
+            # once made, the process is stopped like any other (launch's caller stops it).
+            try:
+                self.process = await asyncio.shield(creating)
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    self.process = await creating
+                if log:
+                    log.close()
+                raise
         except OSError as error:
             if log:
                 log.close()
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
-        self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap))
+        self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap, self))
+        if spec.limits.cpu_seconds is not None and self.cgroup is not None and self.cgroup.cpu_us() is not None:
+            self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
-    def _containment_argv(self) -> list[str]:
-        """The command that runs the supervising shell, up to its first argument (the private directory).
+    def _choose_address(self) -> str:
+        """Choose where the bot listens; set :attr:`address` (the referee's side) and return the bot's side."""
+        if self.spec.transport == "tcp":
+            self.address = f"127.0.0.1:{_free_port()}"
+            return self.address
+        self._private_dir = sandbox.make_socket_dir()
+        self.address = f"unix:{self._private_dir}/{SOCKET_NAME}"
+        if self.spec.sandbox:
+            return f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"
+        return self.address
 
-        A PID namespace where the machine allows one; otherwise the process
-        group. A network namespace when the spec asks for one, or a startup
-        fault saying why the machine refuses it.
+    def _hidden_paths(self) -> list[str]:
+        """What the sandbox masks: the spec's hidden paths, the folder of the bots' logs, the folder of the sockets."""
+        hidden = list(self.spec.hidden)
+        if self.log_path is not None:
+            hidden.append(str(Path(self.log_path).resolve().parent))
+        if self._private_dir is not None:
+            hidden.append(os.path.dirname(self._private_dir))
+        return hidden
+
+    async def _watch_cpu_time(self, limit_seconds: int) -> None:
+        """Stop the bot when its processes together have used ``limit_seconds`` of CPU time (its cgroup's count).
+
+        It sleeps for the soonest the limit could be reached (what is left,
+        shared among every core), so it wakes rarely and overshoots by at most
+        a few hundredths of a second per core.
         """
-        isolate = self.spec.isolate_network
-        namespaces = (*_PID_NAMESPACE, "--net") if isolate else _PID_NAMESPACE
-        unshare, _ = _unshare_prefix(namespaces)
-        if unshare is not None:
-            self.containment = PID_NAMESPACE
-            return [
-                "setpriv", "--pdeathsig", "KILL", "--",
-                *unshare, "--fork", "--kill-child=TERM", "--",
-                "sh", "-c", _NAMESPACE_SUPERVISOR, "referee-bot",
-            ]  # fmt: skip
-        net_only: tuple[str, ...] = ()
-        if isolate:
-            net_only, net_problem = _unshare_prefix(("--net",))
-            if net_only is None:
-                raise BotFault(
-                    FaultKind.STARTUP,
-                    "network isolation (isolate_network) needs `unshare --net`, which this machine does not "
-                    f"allow ({net_problem}); run the referee as root or where unprivileged user namespaces are "
-                    "allowed, or turn network isolation off",
-                    self.spec.name,
+        limit_us = limit_seconds * 1_000_000
+        cores = os.cpu_count() or 1
+        while self.cgroup is not None and not self.has_exited():
+            used = self.cgroup.cpu_us()
+            if used is None:
+                return
+            if used >= limit_us:
+                self._limit_hit = (
+                    f"CPU time limit of {limit_seconds} s exceeded (its processes used {used / 1e6:.2f} s)"
                 )
-            net_only = (*net_only, "--")
-        self.containment = PROCESS_GROUP
-        return ["setpriv", "--pdeathsig", "TERM", "--", *net_only, "sh", "-c", _GROUP_SUPERVISOR, "referee-bot"]
+                self._kill()
+                return
+            await asyncio.sleep(max(CPU_WATCH_MIN_SECONDS, (limit_us - used) / 1e6 / cores))
+
+    # ----- measuring ---------------------------------------------------------------
+
+    def usage(self) -> tuple[int, int] | None:
+        """The CPU time the bot's processes used and the time they were all stalled waiting for a CPU, in µs.
+
+        Both are running totals (read twice and subtract), from the bot's
+        cgroup with two ``pread`` calls; ``None`` where the machine gives the
+        bot no cgroup (see :func:`referee.sandbox.clock_description`).
+        """
+        return self.cgroup.usage() if self.cgroup is not None else None
 
     # ----- how it ended --------------------------------------------------------------
 
@@ -261,10 +262,12 @@ class BotProcess:
         return self.has_exited()
 
     def exit_detail(self, cause: str = ": %s") -> str:
-        """How the process ended, with the resource limit it hit or the limits in force.
+        """How the process ended, with the limit it hit (put in ``cause``), or the limits that may have ended it.
 
-        For example ``killed by signal SIGXCPU: CPU time limit of 2 s
-        exceeded`` or ``exit code 1 (memory limit 64 MB)``.
+        For example ``killed by signal SIGKILL: CPU time limit of 2 s
+        exceeded (its processes used 2.01 s)``, ``exit code 1: memory limit
+        of 64 MB exceeded (the kernel killed 1 of its processes)`` or ``exit
+        code 1 (open-file limit 32)``.
         """
         returncode = self.process.returncode if self.process is not None else None
         return f"{_exit_text(returncode)}{self._limits_note(returncode, cause)}"
@@ -277,98 +280,82 @@ class BotProcess:
         """`` (its output is in PATH)``, to end a message about this bot; empty without a log."""
         return f" (its output is in {self.log_path})" if self.log_path else ""
 
-    def _limits_note(self, returncode: int, cause: str = ": %s") -> str:
-        """What to add to a limited bot's exit status: the limit it hit (put in ``cause``), or the limits in force.
+    def limits_hit(self) -> list[str]:
+        """The limits the bot hit so far, in words: what the referee stopped it for, and what the kernel enforced."""
+        hits = [self._limit_hit] if self._limit_hit else []
+        if self.cgroup is not None:
+            return hits + [text for _, text in self.cgroup.limits_hit()]
+        return hits + self._removed_cgroup_hits
 
-        Only SIGXCPU names its limit for sure; an exit code or another signal
-        may or may not come from a limit (MemoryError, "Too many open files"),
-        so every limit in force is listed.
+    def _limits_note(self, returncode: int | None, cause: str = ": %s") -> str:
+        """The limits a bot hit (put in ``cause``); or else the rlimits that may have ended it, when set for this bot.
+
+        A cgroup says for sure which limit it enforced, and SIGXCPU names the
+        CPU time rlimit; an exit code cannot tell whether an rlimit was hit
+        (MemoryError, "Too many open files"), so the rlimits the league set
+        for this bot are listed.
         """
+        hits = self.limits_hit()
         limits = self.spec.limits
-        if limits.cpu_seconds is not None and _signal_of(returncode) == signal.SIGXCPU:
-            return cause % f"CPU time limit of {limits.cpu_seconds} s exceeded"
-        described = limits.describe()
+        if not hits and limits.cpu_seconds is not None and _signal_of(returncode) == signal.SIGXCPU:
+            hits = [f"CPU time limit of {limits.cpu_seconds} s exceeded"]
+        if hits:
+            return cause % "; ".join(hits)
+        by_rlimit = [key for key in limits.changed() if self.enforced_by.get(key) == sandbox.RLIMIT]
+        described = limits.describe(by_rlimit)
         return f" ({described})" if described else ""
 
     # ----- stop -------------------------------------------------------------------
 
+    def _kill(self) -> None:
+        """SIGKILL the bot and everything it started: its process group, its sandbox, its cgroup."""
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
+
     async def stop(self) -> None:
-        """Stop the bot and everything it started; safe to call more than once."""
-        process = self.process
-        if process is not None:
-            # SIGKILL to the whole group: the bot, its supervising shell and any child it forked; in a
-            # PID namespace, the shell's death takes everything else in the namespace with it.
-            _kill_group(process.pid, signal.SIGKILL)
-            if self.containment == PROCESS_GROUP and self.address:
-                _kill_by_environment(f"{ADDRESS_VARIABLE}={self.address}".encode())
+        """Stop the bot and everything it started, remove its cgroup and socket folder; safe to call more than once."""
+        if self._watch_task is not None:
+            self._watch_task.cancel()
+            self._watch_task = None
+        if self.process is not None:
+            self._kill()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(process.wait(), STOP_GRACE_SECONDS)
+                await asyncio.wait_for(self.process.wait(), STOP_GRACE_SECONDS)
         if self._log_task is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._log_task, STOP_GRACE_SECONDS)
             self._log_task.cancel()
+        if self.cgroup is not None:
+            await self._remove_cgroup()
         if self._private_dir is not None:
             shutil.rmtree(self._private_dir, ignore_errors=True)
             self._private_dir = None
 
+    async def _remove_cgroup(self) -> None:
+        """Wait for the bot's cgroup to empty (killing again what a fork bomb started meanwhile), then remove it.
 
-def _kill_group(pgid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signum)
+        Kept until then: :meth:`limits_hit` still reads it after the process ended.
+        """
+        cgroup = self.cgroup
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + sandbox.CGROUP_WAIT_SECONDS
+        while not cgroup.is_empty() and loop.time() < deadline:
+            cgroup.kill()
+            await asyncio.sleep(0.005)
+        self._removed_cgroup_hits = [text for _, text in cgroup.limits_hit()]
+        while not cgroup.remove() and loop.time() < deadline:
+            await asyncio.sleep(0.005)  # an emptied cgroup may stay busy a moment
+        self.cgroup = None  # what is left (if anything) goes when the referee exits, or at the next start
 
 
-def _kill_by_environment(entry: bytes) -> None:
-    """SIGKILL every process whose environment holds ``entry`` ("NAME=value") exactly.
+async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, counter: BotProcess) -> None:
+    """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot).
 
-    Finds a bot's descendants that left its process group (``setsid``), as
-    long as they kept the environment they were started with.
+    Counts the lines received in ``counter.output_lines``.
     """
-    me = os.getpid()
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as environ:
-                variables = environ.read().split(b"\0")
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-        if entry in variables:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(name), signal.SIGKILL)
-
-
-@functools.cache
-def _unshare_prefix(namespaces: tuple[str, ...]) -> tuple[tuple[str, ...] | None, str]:
-    """The ``unshare`` command that creates ``namespaces`` here, or None and why the machine refuses.
-
-    Tried once per process: as it is (root), then inside a user namespace
-    that maps the referee's user to itself (no root needed where the kernel
-    allows unprivileged user namespaces).
-    """
-    problems = []
-    for prefix in (("unshare",), ("unshare", *_USER_NAMESPACE)):
-        probe = [*prefix, *namespaces, "--fork", "true"]
-        try:
-            done = subprocess.run(probe, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_SECONDS, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            problems.append(f"{shlex.join(probe)}: {error}")
-            continue
-        if done.returncode == 0:
-            return (*prefix, *namespaces), ""
-        problems.append(f"{shlex.join(probe)}: {done.stderr.strip() or f'exit code {done.returncode}'}")
-    return None, "; ".join(problems)
-
-
-def namespace_support() -> dict[str, str | None]:
-    """What this machine allows, for messages and checks: per namespace kind, None (allowed) or why not."""
-    return {
-        "pid": _unshare_prefix(_PID_NAMESPACE)[1] or None,
-        "net": _unshare_prefix(("--net",))[1] or None,
-    }
-
-
-async def _drain_output(stream: asyncio.StreamReader, log, cap: int) -> None:
-    """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot)."""
     written = 0
     dropped = 0
     try:
@@ -376,22 +363,26 @@ async def _drain_output(stream: asyncio.StreamReader, log, cap: int) -> None:
             chunk = await stream.read(65536)
             if not chunk:
                 break
+            counter.output_lines += chunk.count(b"\n")
             if log is None:
                 continue
-            room = cap - written
+            room = len(chunk) if cap is None else cap - written
             if room > 0:
-                log.write(chunk[:room])
+                try:
+                    log.write(chunk[:room])
+                except OSError:  # a full disk: keep reading, so the bot never blocks on its output
+                    with contextlib.suppress(OSError):
+                        log.close()
+                    log = None
+                    continue
                 written += min(room, len(chunk))
             dropped += max(0, len(chunk) - max(room, 0))
         if dropped and log is not None:
             log.write(f"\n[referee: log capped at {cap} bytes; {dropped} more bytes discarded]\n".encode())
     finally:
         if log is not None:
-            log.close()
-
-
-def _search_path(spec: BotSpec) -> str | None:
-    return spec.env.get("PATH", os.environ.get("PATH"))
+            with contextlib.suppress(OSError):
+                log.close()
 
 
 def _free_port() -> int:
@@ -418,7 +409,25 @@ def _signal_of(returncode: int | None) -> int | None:
         return None
     if returncode < 0:
         return -returncode
-    # The supervising shell reports a signal death as 128 + signal number.
+    # bubblewrap reports its bot's death by a signal as 128 + the signal's number.
     if returncode > 128 and returncode - 128 in signal.valid_signals():
         return returncode - 128
     return None
+
+
+LOG_TAIL_LINES = 40  # enough for a whole Go panic or a Node.js module error
+
+
+def log_tail(path: Path | None, lines: int = LOG_TAIL_LINES, show_path: bool = True) -> str:
+    """The last lines of a bot's output, indented, to show with a problem, and where the whole log is kept."""
+    if path is None:
+        return ""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
+    except OSError:
+        return ""
+    if not text:
+        return "\n      (the bot wrote no output)"
+    tail = [line[:300] for line in text.splitlines()[-lines:]]
+    where = f" (all of it in {path})" if show_path else " (--logs DIR keeps all of it)"
+    return f"\n      its last output{where}:\n" + "\n".join(f"        {line}" for line in tail)

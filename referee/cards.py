@@ -11,7 +11,7 @@ follows the rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from referee.errors import CardParseError
@@ -38,10 +38,13 @@ class Card(NamedTuple):
     suit: int
 
     def __str__(self) -> str:
-        return _TEXT[self.index]
+        text = _TEXT_OF.get(self)
+        return repr(self) if text is None else text
 
     def __repr__(self) -> str:
-        return f"Card.parse({str(self)!r})"
+        if self.rank.__class__ is int and self.suit.__class__ is int and self in _TEXT_OF:
+            return f"Card.parse({_TEXT_OF[self]!r})"
+        return f"Card(rank={self.rank!r}, suit={self.suit!r})"  # not a card of the deck, shown as it is
 
     @property
     def index(self) -> int:
@@ -61,7 +64,7 @@ class Card(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read one card: ``QS``, ``qs``, ``TD``, ``10D``, ``Q♠``; raise :class:`CardParseError`."""
-        card = _BY_TEXT.get(text.strip().upper())
+        card = _BY_TEXT.get(text.strip().upper()) if isinstance(text, str) else None
         if card is None:
             raise CardParseError(text)
         return card
@@ -71,6 +74,7 @@ class Card(NamedTuple):
 #: tie-break order). ``DECK[card.index] is card``.
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in range(2, 15) for suit in range(4))
 _TEXT = tuple(RANK_CHARS[card.rank - 2] + SUIT_CHARS[card.suit] for card in DECK)
+_TEXT_OF = dict(zip(DECK, _TEXT, strict=True))
 _BY_TEXT: dict[str, Card] = {}
 for _card in DECK:
     for _rank_form in {RANK_CHARS[_card.rank - 2], _card.rank_text}:
@@ -84,6 +88,8 @@ def parse_cards(text: str) -> tuple[Card, ...]:
 
     Raises :class:`CardParseError` naming the first bad token and its position.
     """
+    if not isinstance(text, str):
+        raise CardParseError(text)
     tokens = text.replace(",", " ").split()
     cards = []
     for position, token in enumerate(tokens, start=1):
@@ -117,13 +123,3 @@ def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
         j = stream.randbelow(i + 1)
         cards[i], cards[j] = cards[j], cards[i]
     return cards
-
-
-def check_distinct(cards: Sequence[Card], source: str) -> None:
-    """Raise ``ValueError`` if a card appears twice in ``cards``."""
-    if len(set(cards)) != len(cards):
-        seen: set[Card] = set()
-        for card in cards:
-            if card in seen:
-                raise ValueError(f"{source}: card {card} appears more than once")
-            seen.add(card)

@@ -1,110 +1,317 @@
-"""The ``referee`` command line."""
+"""The ``referee`` command line: parse, call, print, and exit with the conventional status.
+
+Exit statuses: 0 success; 1 a failure (a bad league file, a bot that
+failed, a folder that cannot be written); 2 a usage error (a bad option);
+130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM, 141 when the reader of the
+output went away (a broken pipe, as in ``referee schedule x.yaml | head``).
+Every failure is one line on standard error, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from referee import __version__
-from referee.bots import BotSpec
-from referee.session import BotSession, GameSetup, Timing
+from referee import __version__, sandbox
+from referee.bots import BotSpec, log_tail
 from referee.errors import RefereeError
-from referee.faults import BotFault, FaultPolicy, PolicyMode
+from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.match import MatchResult, play_game
-from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
+from referee.session import Timing
 
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+
+class UsageError(RefereeError):
+    """An option's value the command cannot use (exit status 2, as for argparse's own refusals)."""
 
 
 def _add_timing_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--move-time-ms", type=int, default=1000, help="time for each move (default 1000)")
-    parser.add_argument("--time-bank-ms", type=int, default=10_000, help="reserve for a game (default 10000)")
-    parser.add_argument("--startup-timeout-ms", type=int, default=10_000, help="time to start listening (default 10000)")
-    parser.add_argument("--turn-limit", type=int, default=200, help="turns in a hand before a forced showdown")
-    parser.add_argument("--tcp", action="store_true", help="bots listen on TCP 127.0.0.1 instead of a Unix socket")
+    defaults = Timing()
+    parser.add_argument("--move-time-ms", type=int, default=defaults.move_time_ms, metavar="MS",
+                        help=f"time for each move (default {defaults.move_time_ms})")
+    parser.add_argument("--time-bank-ms", type=int, default=defaults.time_bank_ms, metavar="MS",
+                        help=f"reserve for a game, spent by moves over their time (default {defaults.time_bank_ms})")
+    parser.add_argument("--grace-ms", type=int, default=defaults.grace_ms, metavar="MS",
+                        help="allowance for transport: a reply is a timeout once move time + bank left + grace "
+                             f"have been charged (default {defaults.grace_ms})")
+    parser.add_argument("--startup-timeout-ms", type=int, default=defaults.startup_timeout_ms, metavar="MS",
+                        help=f"time to start listening and answer the handshake (default {defaults.startup_timeout_ms})")
+    parser.add_argument("--turn-limit", type=int, default=200, metavar="N",
+                        help="normal turns in a hand before a forced showdown (default 200)")
+    parser.add_argument("--tcp", action="store_true",
+                        help="bots listen on TCP 127.0.0.1 instead of a Unix socket (and so get the host's network)")
+
+
+def _add_sandbox_options(parser: argparse.ArgumentParser, share: bool = True) -> None:
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run bots without their sandbox (only bots you trust; see docs/security.md)")
+    if share:
+        parser.add_argument("--share", action="append", type=Path, default=[], metavar="DIR",
+                            help="a folder the bots may write (repeat), e.g. for what a bot records while you debug it")
+
+
+def _sandbox_refusal(command: str, turned_off_by: str | None, how_to_turn_off: str = "--no-sandbox") -> str | None:
+    """Why bots cannot start in their sandbox here (bubblewrap missing or refused), or None.
+
+    With the sandbox turned off (``turned_off_by`` names how), warn instead, on every run.
+    """
+    if turned_off_by:
+        print(f"warning: the sandbox is off ({turned_off_by}): every bot runs as you, with your files, your network "
+              "and the other bots within its reach; run only bots you trust (see docs/security.md)",
+              file=sys.stderr)  # fmt: skip
+        return None
+    bwrap = sandbox.bubblewrap()
+    return f"referee {command}: {bwrap.refusal(how_to_turn_off)}" if bwrap.problem else None
 
 
 def _timing(args: argparse.Namespace) -> Timing:
+    for option in ("move_time_ms", "time_bank_ms", "grace_ms", "startup_timeout_ms", "turn_limit"):
+        value = getattr(args, option)
+        low = 0 if option in ("time_bank_ms", "grace_ms") else 1
+        if not low <= value <= 4_294_967_295:
+            raise UsageError(f"--{option.replace('_', '-')} must be from {low} to 4294967295, got {value}")
     return Timing(
-        move_time_ms=args.move_time_ms, time_bank_ms=args.time_bank_ms, startup_timeout_ms=args.startup_timeout_ms
-    )
+        move_time_ms=args.move_time_ms, time_bank_ms=args.time_bank_ms, grace_ms=args.grace_ms,
+        startup_timeout_ms=args.startup_timeout_ms,
+    )  # fmt: skip
 
 
 def _spec(command: str | list[str], index: int, args: argparse.Namespace, name: str | None = None) -> BotSpec:
     spec = BotSpec.from_command(command, name=name)
     return BotSpec(
-        name=name or f"{spec.name}#{index}", command=spec.command, transport="tcp" if args.tcp else "unix"
-    )
+        name=name or f"{spec.name}#{index}", command=_with_referee_python(spec.command),
+        **_sandbox_settings(args, shared=True),
+    )  # fmt: skip
+
+
+def _with_referee_python(command: tuple[str, ...]) -> tuple[str, ...]:
+    """``python`` or ``python3`` means the Python running the referee, as in a league file.
+
+    (A ``python`` found on PATH may be a launcher that needs the user's home folder, which a sandbox does not show.)
+    """
+    return (sys.executable, *command[1:]) if command[0] in ("python", "python3") else command
+
+
+def _sandbox_settings(args: argparse.Namespace, shared: bool) -> dict:
+    """The BotSpec fields the options set: transport, sandbox, network (tcp needs the host's) and shared folders."""
+    return {
+        "transport": "tcp" if args.tcp else "unix",
+        "sandbox": not args.no_sandbox,
+        "network": "host" if args.tcp else "none",
+        "shared": tuple(str(folder.resolve()) for folder in args.share) if shared else (),
+    }
+
+
+def _concurrency(text: str) -> int | None:
+    """``--concurrency``: a whole number of games, at least 1, or ``auto`` (None)."""
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games or auto") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee", description="Referee for Stop the Bus and Bastard Brag bots.")
-    parser.add_argument("--version", action="version", version=f"referee {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="referee", description="Referee for Stop the Bus and Bastard Brag bots.",
+        epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 Ctrl-C, 141 broken pipe, 143 SIGTERM.",
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"referee {__version__}",
+                        help="print the referee's version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="what to do (referee COMMAND --help for its options)")
 
     play = commands.add_parser("play", help="play one game between bots and print every hand")
-    play.add_argument("--game", choices=sorted(GAMES), required=True)
-    play.add_argument("--seed", type=int, default=1)
-    play.add_argument("--bot", action="append", required=True, metavar="CMD", help="a bot's command line (repeat)")
-    play.add_argument("--policy", choices=[mode.value for mode in PolicyMode], default="forfeit")
-    play.add_argument("--max-faults", type=int, default=3, help="faults in a game before a forfeit (default_action)")
-    play.add_argument("--log", type=Path, help="write the JSON-lines game log here")
-    play.add_argument("--bot-logs", type=Path, help="write each bot's output to a file in this directory")
+    play.add_argument("--game", choices=sorted(GAMES), required=True, help="the game to play")
+    play.add_argument("--seed", type=int, default=1, help="the game's seed: it names every deal (default 1)")
+    play.add_argument("--bot", action="append", required=True, metavar="CMD",
+                      help="a bot's command line, one per seat in seat order (repeat); `python` is the referee's own")
+    play.add_argument("--name", action="append", metavar="NAME",
+                      help="the bots' names, in the order of --bot (default: each command's last word)")
+    play.add_argument("--policy", choices=[mode.value for mode in PolicyMode], default="forfeit",
+                      help="what a fault costs: forfeit the game, or a default action (default forfeit)")
+    play.add_argument("--max-faults", type=int, default=3, metavar="N",
+                      help="faults in a game before a forfeit, under --policy default_action (default 3)")
+    play.add_argument("--log", type=Path, metavar="FILE", help="write the game's log here (JSON lines)")
+    play.add_argument("--bot-logs", type=Path, metavar="DIR",
+                      help="keep each bot's output in this folder (default: kept only when a bot fails)")
     play.add_argument("--quiet", action="store_true", help="print only the result")
+    play.add_argument("--verbose", action="store_true",
+                      help="print every move as it is played, with the cards (as `referee show` does)")
     _add_timing_options(play)
+    _add_sandbox_options(play)
 
-    check = commands.add_parser("check-bot", help="test a bot before submitting it")
-    check.add_argument("--games", type=int, default=3, help="games of each game the bot plays (default 3)")
-    check.add_argument("--seed", type=int, default=1)
-    check.add_argument("--logs", type=Path, help="keep every bot's output here (default: a new temporary folder)")
-    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+    check = commands.add_parser(
+        "check-bot", help="test a bot before submitting it",
+        description="Plays the bot the way a league does: one process for several games in a row, every game it "
+                    "says it plays at every table size, against the sample bots, with a default league's clock and "
+                    "fault policy. Exits 1 on any problem.",
+    )  # fmt: skip
+    check.add_argument("--games", type=int, default=2, metavar="N",
+                       help="games in a row in one process, at each table size (default 2)")
+    check.add_argument("--game", action="append", choices=sorted(GAMES), dest="only_games",
+                       help="check only this game (repeat; default: every game the bot plays)")
+    check.add_argument("--seats", action="append", type=int, metavar="N",
+                       help="check only this table size (repeat; default: every size of each game)")
+    check.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
+    check.add_argument("--logs", type=Path, metavar="DIR",
+                       help="keep every game's log and the bot's output here (default: a temporary folder, removed)")
+    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
+                       help="the bot's command line, after --; `python` is the referee's own")
     _add_timing_options(check)
+    _add_sandbox_options(check)
 
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
-    verify.add_argument("log", type=Path)
+    verify.add_argument("log", type=Path, help="a game's log (games/GAME_ID.jsonl in a league's output)")
 
-    run = commands.add_parser("run", help="run a league (resumes in an existing output directory)")
-    run.add_argument("league", type=Path)
-    run.add_argument("--output", type=Path, help="results directory (overrides the league file's output)")
-    run.add_argument("--concurrency", type=int, help="games at once (overrides the league file)")
+    show = commands.add_parser(
+        "show", help="tell a game move by move from its log",
+        description="One line per step: the deal, every move with the player's cards and the table, each "
+                    "showdown with its ranks and lives lost, the result.",
+    )  # fmt: skip
+    show.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
+    show.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
+    show.add_argument("--seat", type=int, metavar="N",
+                      help="only what seat N saw: its own cards, the face-up cards and moves, the showdowns")
+    show.add_argument("--json", action="store_true", help="print JSON: every step with the table (or the seat's view)")
+    show.add_argument("--html", type=Path, metavar="FILE", help="write the game's replay page to FILE instead")
+
+    replay = commands.add_parser("replay", help="write a game's replay page: one HTML file that opens anywhere")
+    replay.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
+    replay.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
+    replay.add_argument("-o", "--out", type=Path, metavar="FILE", help="the page to write (default: GAME_ID.html here)")
+
+    serve = commands.add_parser(
+        "serve", help="serve a league's output directory on this machine; open pages update as games finish",
+    )
+    serve.add_argument("directory", type=Path, metavar="DIR", help="a league's output directory")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+
+    run = commands.add_parser(
+        "run", help="run a league (again: resume it, or play what it gained)",
+        description="Plays every game of the league not yet finished in its output folder: a second run resumes "
+                    "an interrupted league, and plays only the new games of a league that gained rounds or bots. "
+                    "Exit status: 0 when every bot played every game, 1 on a failure or when a bot was left out "
+                    "or disabled, 130 after Ctrl-C and 143 after SIGTERM (the finished games and the standings "
+                    "so far are kept).",
+    )  # fmt: skip
+    run.add_argument("league", type=Path, help="the league file (YAML; see tournaments/league.example.yaml)")
+    run.add_argument("--output", type=Path, metavar="DIR",
+                     help="the results folder (overrides the league file's output)")
+    run.add_argument("--concurrency", type=_concurrency, metavar="N|auto",
+                     help="games at once, or auto: one per CPU (overrides the league file)")
     run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
+    _add_sandbox_options(run, share=False)
 
-    validate = commands.add_parser("validate", help="check a league file without running it")
-    validate.add_argument("league", type=Path)
+    validate = commands.add_parser(
+        "validate", help="check a league file without running it: every key, every bot, and how many games it plays"
+    )
+    validate.add_argument("league", type=Path, help="the league file")
 
-    schedule = commands.add_parser("schedule", help="print a league's schedule")
-    schedule.add_argument("league", type=Path)
+    schedule = commands.add_parser("schedule", help="print a league's games, in order, without playing them")
+    schedule.add_argument("league", type=Path, help="the league file")
+    schedule.add_argument(
+        "--json", action="store_true",
+        help="one JSON object per game, a line each: index, game_id, round, table, rotation, seed, seats "
+        "(and candidate, in a gauntlet)",
+    )  # fmt: skip
 
     leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
-    leaderboard.add_argument("directory", type=Path)
+    leaderboard.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
     leaderboard.add_argument("--write", action="store_true", help="also rewrite the leaderboard files there")
+
+    compare = commands.add_parser("compare", help="compare two bots on the deals they shared in a results directory")
+    compare.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
+    compare.add_argument("bot", help="the bot whose advantage is measured")
+    compare.add_argument("other", help="the bot it is measured against")
     return parser
 
 
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a program killed by SIGPIPE
+EXIT_SIGINT = 128 + 2
+EXIT_SIGTERM = 128 + 15
+TRACEBACK_VARIABLE = "REFEREE_TRACEBACK"  # set to 1: show the traceback of an unexpected error
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # a usage error exits here with status 2
+    name = f"referee {args.command}"
     try:
-        if args.command == "play":
-            return asyncio.run(_play(args))
-        if args.command == "check-bot":
-            return asyncio.run(_check_bot(args))
-        if args.command == "verify":
-            return _verify(args)
-        return _league_command(args)
+        status = _command(args)
+        sys.stdout.flush()  # a reader that went away shows here
+        return status
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except UsageError as error:
+        return _fail(f"{name}: {error}", EXIT_USAGE)
     except RefereeError as error:
-        print(f"referee {args.command}: {error}", file=sys.stderr)
-        return 1
+        return _fail(f"{name}: {error}")
+    except OSError as error:
+        from referee.league import describe_os_error
+
+        return _fail(f"{name}: {describe_os_error(error)}")
     except KeyboardInterrupt:
-        print("interrupted: finished games are kept; run the same command again to resume", file=sys.stderr)
-        return 130
+        return _fail(f"{name}: interrupted (Ctrl-C)", EXIT_SIGINT)
     except asyncio.CancelledError:
-        print("stopped: finished games are kept; run the same command again to resume", file=sys.stderr)
-        return 143
+        return _fail(f"{name}: stopped (SIGTERM)", EXIT_SIGTERM)
+    except Exception as error:  # a bug: still one line, with the way to see more
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        return _fail(f"{name}: internal error: {type(error).__name__}: {error} (set {TRACEBACK_VARIABLE}=1 to see "
+                     "where; please report it)")  # fmt: skip
+
+
+def _command(args: argparse.Namespace) -> int:
+    from referee.league import run_interruptibly
+
+    if args.command == "play":
+        return run_interruptibly(_play(args))
+    if args.command == "check-bot":
+        return run_interruptibly(_check_bot(args))
+    if args.command == "verify":
+        return _verify(args)
+    if args.command in ("show", "replay"):
+        return _show(args)
+    if args.command == "serve":
+        from referee.serve import serve
+
+        return serve(args.directory, args.host, args.port)
+    if args.command == "compare":
+        return _compare(args)
+    return _league_command(args)
+
+
+def _fail(message: str, status: int = EXIT_FAILURE) -> int:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    try:
+        print(message, file=sys.stderr)
+    except BrokenPipeError:
+        pass
+    return status
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit does not complain about the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 # ----- play ----------------------------------------------------------------------
@@ -116,19 +323,53 @@ async def _play(args: argparse.Namespace) -> int:
         print(f"referee play: {args.game} needs {game.min_players} to {game.max_players} bots, got {len(args.bot)}",
               file=sys.stderr)  # fmt: skip
         return 2
-    specs = [_spec(command, index, args) for index, command in enumerate(args.bot)]
-    if args.bot_logs:
-        args.bot_logs.mkdir(parents=True, exist_ok=True)
-    result = await play_game(
-        args.game, specs, seed=args.seed, game_id=f"play-{args.seed}", timing=_timing(args),
-        turn_limit=args.turn_limit, policy=FaultPolicy(PolicyMode(args.policy), args.max_faults),
-        log_path=args.log, bot_log_dir=args.bot_logs,
-    )  # fmt: skip
-    if not args.quiet:
-        for hand in result.hand_results:
-            print(_with_names(hand.describe(), result.players))
-    print(_result_text(result))
-    return 0
+    names = args.name or []
+    if names and len(names) != len(args.bot):
+        print(f"referee play: {len(names)} --name for {len(args.bot)} --bot; give one name per bot, in order",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    specs = [_spec(command, index, args, names[index] if names else None) for index, command in enumerate(args.bot)]
+    if len({spec.name for spec in specs}) != len(specs):
+        print("referee play: two bots have the same name; give each its own with --name", file=sys.stderr)
+        return 2
+    refusal = _sandbox_refusal("play", "--no-sandbox" if args.no_sandbox else None)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
+    timing = _timing(args)
+    kept = args.bot_logs is not None
+    bot_logs = args.bot_logs or Path(tempfile.mkdtemp(prefix="referee-play-"))
+    bot_logs.mkdir(parents=True, exist_ok=True)
+    observer = None
+    if args.verbose:
+        from referee.transcript import LivePrinter
+
+        observer = LivePrinter(lambda line: print(line, flush=True))
+    try:
+        result = await play_game(
+            args.game, specs, seed=args.seed, game_id=f"play-{args.seed}", timing=timing,
+            turn_limit=args.turn_limit, policy=FaultPolicy(PolicyMode(args.policy), args.max_faults),
+            log_path=args.log, bot_log_dir=bot_logs, observer=observer,
+        )  # fmt: skip
+        if not args.quiet and not args.verbose:
+            for hand in result.hand_results:
+                print(_with_names(hand.describe(), result.players))
+        print(_result_text(result))
+        failed = [seat for seat in range(len(specs)) if result.faults[seat]]
+        for seat in failed:
+            log_path = bot_logs / f"seat{seat}-{specs[seat].name}.log"
+            print(f"seat {seat} ({specs[seat].name}) failed: "
+                  + "; ".join(f"{count} {kind}" for kind, count in sorted(result.faults[seat].items()))
+                  + log_tail(log_path), file=sys.stderr)  # fmt: skip
+        if failed and not kept:
+            kept = True
+            print(f"bot output is kept in {bot_logs}", file=sys.stderr)
+        if result.void:
+            print(f"the game is void: {result.void_reason}", file=sys.stderr)
+        return 1 if failed else 0
+    finally:
+        if not kept:
+            shutil.rmtree(bot_logs, ignore_errors=True)
 
 
 def _with_names(text: str, players: list[str]) -> str:
@@ -138,7 +379,8 @@ def _with_names(text: str, players: list[str]) -> str:
 
 
 def _result_text(result: MatchResult) -> str:
-    lines = [f"{result.game} seed {result.seed}: {result.hands_played} hands, {result.decisions} decisions"]
+    void = " (void: it does not count)" if result.void else ""
+    lines = [f"{result.game} seed {result.seed}: {result.hands_played} hands, {result.decisions} decisions{void}"]
     for place, seat in enumerate(result.placements, start=1):
         faults = ", ".join(f"{kind} {count}" for kind, count in sorted(result.faults[seat].items()))
         latency = result.latencies_ms[seat]
@@ -155,134 +397,40 @@ def _result_text(result: MatchResult) -> str:
 # ----- check-bot -----------------------------------------------------------------
 
 
-def sample_bot_commands() -> list[tuple[str, list[str]]]:
-    """The sample bots check-bot plays against: (name, command)."""
-    python = sys.executable
-    return [
-        ("random", [python, str(SAMPLE_BOTS / "python" / "random_bot.py")]),
-        ("heuristic", [python, str(SAMPLE_BOTS / "python" / "heuristic_bot.py")]),
-    ]
-
-
 async def _check_bot(args: argparse.Namespace) -> int:
+    from referee.checkbot import CheckSettings, check_bot
+
     command = args.bot_command[1:] if args.bot_command[:1] == ["--"] else args.bot_command
     if not command:
         print("referee check-bot: give the bot's command after --, e.g. referee check-bot -- python my_bot.py",
               file=sys.stderr)  # fmt: skip
         return 2
-    # Kept after the run: the problems point into it.
-    log_dir = args.logs or Path(tempfile.mkdtemp(prefix="check-bot-"))
-    log_dir.mkdir(parents=True, exist_ok=True)
-    status = await _check_bot_with_logs(args, command, log_dir)
-    print(f"bot output is kept in {log_dir}")
-    return status
-
-
-async def _check_bot_with_logs(args: argparse.Namespace, command: list[str], log_dir: Path) -> int:
-    timing = _timing(args)
-    transport = "tcp" if args.tcp else "unix"
-    candidate = BotSpec(name="candidate", command=tuple(command), transport=transport)
-    problems: list[str] = []
-    print(f"checking {candidate.describe()}")
-
-    games = await _probe_games(candidate, timing, args.turn_limit, problems, log_dir / "handshake.log")
-    if not games:
-        return _report(problems)
-    for game_name in sorted(GAMES):
-        if game_name not in games:
-            print(f"- {game_name}: the bot says it does not play it; skipped")
-            continue
-        opponents = [BotSpec(name=name, command=tuple(cmd), transport=transport) for name, cmd in sample_bot_commands()]
-        for number in range(args.games):
-            specs = [candidate, *opponents]
-            # Rotate the candidate through the seats.
-            shift = number % len(specs)
-            specs = specs[shift:] + specs[:shift]
-            seed = args.seed + number
-            game_logs = log_dir / f"{game_name}-{number}"
-            game_logs.mkdir(exist_ok=True)
-            result = await play_game(
-                game_name, specs, seed=seed, game_id=f"check-{game_name}-{number}", timing=timing,
-                turn_limit=args.turn_limit, bot_log_dir=game_logs,
-            )  # fmt: skip
-            seat = result.players.index("candidate")
-            place = result.place_of(seat)
-            latencies = result.latencies_ms[seat]
-            slowest = max(latencies, default=0.0)
-            label = f"{game_name} game {number + 1}"
-            print(f"- {label} (seed {seed}): placed {place} of {len(specs)}, "
-                  f"{len(latencies)} decisions, slowest {slowest:.1f} ms")  # fmt: skip
-            for kind, count in sorted(result.faults[seat].items()):
-                problems.append(f"{label}: {count} {kind} fault{'s' if count > 1 else ''}")
-            if seat in result.forfeits:
-                problems.append(
-                    f"{label}: forfeited the game: {result.forfeits[seat]}"
-                    + _log_tail(game_logs / f"seat{seat}-candidate.log")
-                )
-            slow = [ms for ms in latencies if ms > timing.move_time_ms / 2]
-            if slow:
-                problems.append(
-                    f"{label}: {len(slow)} slow repl{'y' if len(slow) == 1 else 'ies'} "
-                    f"(over half the {timing.move_time_ms} ms move time; slowest {max(slow):.0f} ms)"
-                )
-    return _report(problems)
-
-
-async def _probe_games(
-    candidate: BotSpec, timing: Timing, turn_limit: int, problems: list[str], log_path: Path
-) -> set[str]:
-    """Start the bot once and handshake; return the games it plays (empty after a problem)."""
-    bot = BotSession(candidate, log_path)
-    fault = None
-    try:
-        await bot.start(GameSetup("stop_the_bus", 3, timing, turn_limit))
-    except BotFault as error:
-        fault = error
-    finally:
-        await bot.stop()
-    reply = bot.handshake_reply
-    games = set()
-    if reply is not None and reply.protocol_version == PROTOCOL_VERSION:
-        print(f"handshake ok: {reply.name or '(no name)'} {reply.version}" + (f" by {reply.author}" if reply.author else ""))
-        games = {GAME_FROM_PB[game] for game in reply.games if game in GAME_FROM_PB}
-        if not games:
-            problems.append("the handshake lists no game the referee runs (STOP_THE_BUS, BASTARD_BRAG)")
-        return games
-    if fault is not None:
-        problems.append(f"{fault.kind.value}: {fault.detail}" + _log_tail(log_path))
-    return games
-
-
-def _log_tail(path: Path, lines: int = 8) -> str:
-    """The last lines of a bot's output, indented, to show with a problem."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace").rstrip()
-    except OSError:
-        return ""
-    if not text:
-        return ""
-    tail = text.splitlines()[-lines:]
-    return "\n      its last output:\n" + "\n".join(f"        {line}" for line in tail)
-
-
-def _report(problems: list[str]) -> int:
-    if not problems:
-        print("no problems found")
-        return 0
-    print(f"{len(problems)} problem{'s' if len(problems) > 1 else ''}:")
-    for problem in problems:
-        print(f"  - {problem}")
-    return 1
+    if args.games < 1:
+        print(f"referee check-bot: --games must be at least 1, got {args.games}", file=sys.stderr)
+        return 2
+    for seats in args.seats or ():
+        if not any(game.min_players <= seats <= game.max_players for game in GAMES.values()):
+            print(f"referee check-bot: --seats {seats} fits no game (2 to 10 seats)", file=sys.stderr)
+            return 2
+    refusal = _sandbox_refusal("check-bot", "--no-sandbox" if args.no_sandbox else None)
+    if refusal:
+        print(refusal, file=sys.stderr)
+        return 1
+    candidate = _spec(command, 0, args, "candidate")
+    settings = CheckSettings(
+        games_per_size=args.games, seed=args.seed, timing=_timing(args), turn_limit=args.turn_limit,
+        games=tuple(args.only_games or ()), seats=tuple(args.seats or ()),
+    )  # fmt: skip
+    return await check_bot(candidate, settings, args.logs)
 
 
 # ----- leagues ---------------------------------------------------------------------
 
 
 def _league_command(args: argparse.Namespace) -> int:
-    from referee.config import load_league
+    from referee.config import league_without_sandbox, load_league
     from referee.league import run_command, standings_from_directory
     from referee.publish import console_table, write_leaderboards
-    from referee.schedule import format_schedule, schedule
 
     if args.command == "leaderboard":
         standings, title = standings_from_directory(args.directory)
@@ -293,26 +441,124 @@ def _league_command(args: argparse.Namespace) -> int:
         return 0
     league = load_league(args.league)
     if args.command == "validate":
-        games = schedule(league)
-        print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
-              f"tables of {league.table_size}, {len(games)} games")  # fmt: skip
-        return 0
+        return _validate(args, league)
     if args.command == "schedule":
-        print(format_schedule(schedule(league)))
-        return 0
-    if args.concurrency is not None and args.concurrency < 1:
-        print(f"referee run: --concurrency must be at least 1, got {args.concurrency}", file=sys.stderr)
-        return 2
+        return _schedule(args, league)
+    turned_off_by = "--no-sandbox" if args.no_sandbox else None if league.sandbox else "sandbox: none"
+    if args.no_sandbox:
+        league = league_without_sandbox(league)
+    if any(bot.spec.command for bot in league.bots):
+        refusal = _sandbox_refusal("run", turned_off_by, "sandbox: none in the league file (or --no-sandbox)")
+        if refusal:
+            print(refusal, file=sys.stderr)
+            return 1
+        print(sandbox.machine_summary(sandboxed=league.sandbox))
     return run_command(league, args.output, args.concurrency, not args.no_progress)
+
+
+def _validate(args: argparse.Namespace, league) -> int:
+    """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big."""
+    from referee.config import MANY_GAMES, unchecked_runs
+    from referee.schedule import schedule
+
+    games = schedule(league)
+    print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
+          f"tables of {league.table_size}, {games.format}: {games.summary()}")  # fmt: skip
+    if games.count > MANY_GAMES:
+        print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
+              "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
+              "format: {type: sampled, games_per_bot: N})", file=sys.stderr)  # fmt: skip
+    for note in unchecked_runs(league):
+        print(f"{note}", file=sys.stderr)
+    return 0
+
+
+def _schedule(args: argparse.Namespace, league) -> int:
+    """Stream the schedule, a line at a time: as JSON objects, or as a table for people."""
+    from referee.schedule import json_lines, schedule, table_lines
+
+    games = schedule(league)
+    write = sys.stdout.write
+    for line in json_lines(games) if args.json else table_lines(games):
+        write(line + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from referee.league import standings_from_directory
+    from referee.publish import comparison_text
+
+    standings, _ = standings_from_directory(args.directory)
+    print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
+    return 0
+
+
+# ----- show and replay -------------------------------------------------------------
+
+
+def _game_log_path(game: str, output: Path | None) -> Path:
+    """The log of ``game``: a file, or a game id in a league's output directory."""
+    from referee.errors import LeagueError
+
+    if output is not None:
+        games = output / "games"
+        path = games / (game if game.endswith(".jsonl") else f"{game}.jsonl")
+        if not path.is_file():
+            known = sorted(entry.stem for entry in games.glob("*.jsonl"))[:5] if games.is_dir() else []
+            hint = f" (for example {', '.join(known)})" if known else f" ({games} holds no game logs)"
+            raise LeagueError(f"--output {output}: no game {game!r}; give a game id from {games}{hint}")
+        return path
+    path = Path(game)
+    if not path.is_file():
+        raise LeagueError(f"{game}: no such game log; give a game log file, or a game id with --output DIR")
+    return path
+
+
+def _show(args: argparse.Namespace) -> int:
+    import json
+
+    from referee.publish.replay_page import write_replay_page
+    from referee.transcript import read_game, transcript_json, transcript_lines
+
+    path = _game_log_path(args.game, args.output)
+    start, steps = read_game(path)
+    html_out = args.out if args.command == "replay" else args.html
+    if args.command == "replay" and html_out is None:
+        html_out = Path(f"{start['game_id']}.html")
+    if html_out is not None:
+        size = write_replay_page(start, steps, html_out)
+        print(f"{html_out}: the replay of {start['game_id']} ({len(steps)} steps, {size / 1024:.0f} KiB)")
+        return 0
+    seat = args.seat
+    if seat is not None and not 0 <= seat < start["num_players"]:
+        raise RefereeError(f"--seat {seat}: the game has seats 0 to {start['num_players'] - 1}")
+    try:
+        if args.json:
+            print(json.dumps(transcript_json(start, steps, seat), ensure_ascii=False))
+        else:
+            for line in transcript_lines(start, steps, seat):
+                print(line)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `referee show ... | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 # ----- verify ---------------------------------------------------------------------
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from referee.match import verify_log
+    from referee.gamelog import verify_log
 
-    problems = verify_log(args.log)
+    if not args.log.is_file():
+        what = "is a folder" if args.log.is_dir() else "does not exist"
+        raise RefereeError(f"{args.log}: {what}; give a game's log (games/GAME_ID.jsonl in a league's output)")
+    try:
+        problems = verify_log(args.log)
+    except UnicodeDecodeError as error:
+        reason = f"not UTF-8 text ({error.reason} at byte {error.start})"
+        raise RefereeError(f"{args.log}: not a game log: {reason}") from None
     if problems:
         print("\n".join(problems))
         return 1

@@ -1,4 +1,4 @@
-"""The league file: read it, check every key, and build the submissions it names.
+"""The league file: read it, check every key, and say what of it the results depend on.
 
 ``tournaments/league.example.yaml`` documents every key. Every problem raises
 :class:`LeagueError` with a message of the form
@@ -16,8 +16,8 @@ the league file, never to where the referee was started:
   a program containing a slash (``./bot``, ``bin/bot``) is resolved against
   the same folder and must be an executable file; a bare program name
   (``node``) is looked up on ``PATH`` (the bot's ``env`` may set ``PATH``);
-- a submission (``path``) runs in its own folder, with its ``bot.yaml`` run
-  command.
+- a submission (``path``) runs with its ``bot.yaml`` run command in its
+  folder's copy, built in the league's output (:mod:`referee.submissions`).
 
 ``python``. A command whose program is exactly ``python`` or ``python3``
 runs with the interpreter running the referee (``sys.executable``), so that
@@ -35,46 +35,68 @@ import os
 import re
 import shlex
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import yaml
 
-from referee.bots import BotSpec, ResourceLimits
-from referee.session import GameSetup, Timing
+from referee.bots import BotSpec
+from referee.errors import LeagueError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
-
-from referee.errors import LeagueError
+from referee.sandbox import DEFAULT_LIMITS, LIMIT_KEYS, ResourceLimits
+from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled
+from referee.session import GameSetup, Timing
 
 
 MANIFEST_NAME = "bot.yaml"
 PYTHON_PROGRAMS = ("python", "python3")
 TRANSPORTS = ("unix", "tcp")
-NETWORKS = ("host", "none")  # none: each bot in a network namespace of its own
+NETWORKS = ("host", "none")  # none: each bot in its sandbox has no network at all
+SANDBOXES = ("bubblewrap", "none")  # none: bots run without a sandbox (for bots the organiser trusts)
 BUILD_FAILURE_ACTIONS = ("skip", "stop")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 NAME_RULE = 'letters, digits, ".", "_" and "-", starting with a letter or digit'
 BUILD_LOG_TAIL_LINES = 10
+SHOWN_LENGTH = 60  # a longer value is shown by its start and length in messages
+INTERPRETERS = re.compile(r"(python[0-9.]*|node|nodejs|ruby|perl|php|lua|bash|sh|dash|zsh)\Z")
+
+# The ranges of numbers (see docs/leagues.md, "Validation"):
+UINT32_MAX = 2**32 - 1  # move_time_ms, time_bank_ms and turn_limit travel in the protocol's uint32 fields
+SEED_RANGE = (-(2**63), 2**64 - 1)  # a seed fits 64 bits, signed or not
+MAX_CONCURRENCY = 1024  # games at once; each holds table_size bot processes (see docs/leagues.md)
+MAX_GAMES = 2**53 - 1  # a game's index stays exact in every JSON reader of games.jsonl
+MAX_BUILD_TIMEOUT_S = UINT32_MAX // 1000  # the longest time limit in milliseconds, in whole seconds
+MANY_GAMES = 100_000  # `referee validate` warns above this many games (a day or more on one machine)
 
 _DEFAULT_TIMING = Timing()
 LEAGUE_KEYS = (
-    "name", "game", "seed", "table_size", "rounds", "move_time_ms", "time_bank_ms", "startup_timeout_ms",
-    "turn_limit", "fault_policy", "max_restarts", "concurrency", "output", "transport", "network", "build_timeout_s",
-    "on_build_failure", "bots",
+    "name", "game", "seed", "table_size", "format", "rounds", "move_time_ms", "time_bank_ms", "grace_ms",
+    "startup_timeout_ms", "turn_limit", "fault_policy", "max_restarts", "concurrency", "output", "transport",
+    "network", "sandbox", "limits", "build_timeout_s", "on_build_failure", "bots",
 )  # fmt: skip
 LEAGUE_REQUIRED = ("name", "game", "seed", "table_size", "bots")
-BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits", "network")
+BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits", "network", "shared")
 BOT_SOURCES = ("command", "address", "path")
 FAULT_POLICY_KEYS = ("mode", "max_faults")
-LIMIT_KEYS = ("memory_mb", "cpu_seconds", "open_files")
 MANIFEST_KEYS = ("name", "version", "build", "run")
+FORMAT_KEYS = {
+    RoundRobin.type: ("type",),
+    Sampled.type: ("type", "games_per_bot"),
+    Gauntlet.type: ("type", "candidates", "games_per_candidate"),
+}
+FORMAT_REQUIRED = {
+    RoundRobin.type: ("type",),
+    Sampled.type: ("type", "games_per_bot"),
+    Gauntlet.type: ("type", "candidates"),
+}
+FORMAT_EXAMPLES = {
+    Sampled.type: "{type: sampled, games_per_bot: 30}",
+    Gauntlet.type: "{type: gauntlet, candidates: [NAME]}",
+}
 MANIFEST_REQUIRED = ("name", "version", "run")
 
 
@@ -97,7 +119,7 @@ class LeagueBot:
     spec: BotSpec  # ready for referee.bots: program resolved, cwd absolute, transport set
     submission: Submission | None
     declared_at: str  # "FILE:LINE" of the bot's entry
-    written: Mapping[str, Any]  # the entry as written, plus its manifest: what the fingerprint hashes
+    written: Mapping[str, Any]  # the entry as written, plus its manifest: what league_identity keeps
 
     @property
     def name(self) -> str:
@@ -119,17 +141,27 @@ class League:
     turn_limit: int
     fault_policy: FaultPolicy
     max_restarts: int  # restarts of a crashed bot, per bot, over the league
-    concurrency: int  # games played at once
+    concurrency: int | None  # games played at once; None: auto
     output: Path  # absolute
     transport: str
     network: str  # the league's default for its bots: "host" or "none"
+    sandbox: bool  # bots run in their sandbox (sandbox: bubblewrap, the default)
+    limits: ResourceLimits  # the league's default limits for its bots
     build_timeout_s: float
     on_build_failure: str
     bots: tuple[LeagueBot, ...]
+    format: Format = RoundRobin()  # how tables are made: referee.schedule
 
     @property
     def bot_names(self) -> tuple[str, ...]:
         return tuple(bot.name for bot in self.bots)
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """A gauntlet's candidates that are in the league (standings are for them); empty in other formats."""
+        if not isinstance(self.format, Gauntlet):
+            return ()
+        return tuple(name for name in self.format.candidates if name in self.bot_names)
 
     @property
     def game_setup(self) -> GameSetup:
@@ -144,29 +176,18 @@ class League:
         raise KeyError(f"no bot {name!r} in league {self.name!r}; the bots are: {', '.join(self.bot_names)}")
 
 
-class BuildResult(NamedTuple):
-    """How one submission's build went: the bot, whether it can play, and what to tell the organiser."""
-
-    bot: str
-    ok: bool
-    message: str
-
-
 # ----- loading ---------------------------------------------------------------------
 
 
 def load_league(path: str | os.PathLike[str]) -> League:
-    """Read and check a league file; raise :class:`LeagueError` naming the file, line and key of any problem."""
+    """Read and check a league file; raise :class:`LeagueError` naming the file, line and key of any problem.
+
+    Every number is checked against its range, and the league's size is
+    counted without making its schedule, so any file is checked in moments.
+    """
     source = Path(path)
     label = str(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as error:
-        raise LeagueError(f"{label}: cannot read the league file: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise LeagueError(
-            f"{label}: the league file is not UTF-8 text ({error.reason} at byte {error.start})"
-        ) from None
+    text = _read_text(source, label, "the league file")
     root = _compose(text, label)
     folder = source.resolve().parent
     checker = _Checker(label)
@@ -178,7 +199,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     game_node = keys["game"]
     game = checker.choice(game_node, "game", tuple(GAMES))
     game_class = GAMES[game]
-    seed = checker.integer(keys["seed"], "seed")
+    seed = checker.integer(keys["seed"], "seed", *SEED_RANGE)
     table_node = keys["table_size"]
     table_size = checker.integer(table_node, "table_size")
     if not game_class.min_players <= table_size <= game_class.max_players:
@@ -188,30 +209,37 @@ def load_league(path: str | os.PathLike[str]) -> League:
             f"{table_size} players is outside the range of {game}; "
             f"allowed: {game_class.min_players} to {game_class.max_players}",
         )
-    rounds = checker.optional_integer(keys, "rounds", 1, minimum=1)
+    rounds = checker.optional_integer(keys, "rounds", 1, minimum=1, maximum=MAX_GAMES)
     timing = Timing(
-        move_time_ms=checker.optional_integer(keys, "move_time_ms", _DEFAULT_TIMING.move_time_ms, minimum=1),
-        time_bank_ms=checker.optional_integer(keys, "time_bank_ms", _DEFAULT_TIMING.time_bank_ms, minimum=0),
+        move_time_ms=checker.optional_integer(
+            keys, "move_time_ms", _DEFAULT_TIMING.move_time_ms, minimum=1, maximum=UINT32_MAX
+        ),
+        time_bank_ms=checker.optional_integer(
+            keys, "time_bank_ms", _DEFAULT_TIMING.time_bank_ms, minimum=0, maximum=UINT32_MAX
+        ),
+        grace_ms=checker.optional_integer(keys, "grace_ms", _DEFAULT_TIMING.grace_ms, minimum=0, maximum=UINT32_MAX),
         startup_timeout_ms=checker.optional_integer(
-            keys, "startup_timeout_ms", _DEFAULT_TIMING.startup_timeout_ms, minimum=1
+            keys, "startup_timeout_ms", _DEFAULT_TIMING.startup_timeout_ms, minimum=1, maximum=UINT32_MAX
         ),
     )
-    turn_limit = checker.optional_integer(keys, "turn_limit", GameSetup.turn_limit, minimum=1)
+    turn_limit = checker.optional_integer(keys, "turn_limit", GameSetup.turn_limit, minimum=1, maximum=UINT32_MAX)
     fault_policy = _fault_policy(checker, keys.get("fault_policy"))
-    max_restarts = checker.optional_integer(keys, "max_restarts", 3, minimum=0)
-    concurrency = checker.optional_integer(keys, "concurrency", 1, minimum=1)
+    max_restarts = checker.optional_integer(keys, "max_restarts", 3, minimum=0, maximum=UINT32_MAX)
+    concurrency = None  # auto: what the machine holds fairly (referee.league.auto_concurrency)
+    if "concurrency" in keys and not (
+        isinstance(keys["concurrency"], yaml.ScalarNode) and keys["concurrency"].value == "auto"
+    ):
+        concurrency = checker.integer(keys["concurrency"], "concurrency", minimum=1, maximum=MAX_CONCURRENCY)
     output = folder / "results" / name
     if "output" in keys:
         output = _resolve(folder, checker.text(keys["output"], "output"))
     transport = checker.choice(keys["transport"], "transport", TRANSPORTS) if "transport" in keys else "unix"
-    network = checker.choice(keys["network"], "network", NETWORKS) if "network" in keys else "host"
-    if network == "none" and transport == "tcp":
-        raise checker.error(
-            keys["network"], "network", "none needs transport: unix; a bot with no network cannot be reached over TCP"
-        )
+    sandboxed = "sandbox" not in keys or checker.choice(keys["sandbox"], "sandbox", SANDBOXES) == "bubblewrap"
+    network = _network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed)
+    limits = checker.limits(keys["limits"], "limits", DEFAULT_LIMITS) if "limits" in keys else DEFAULT_LIMITS
     build_timeout_s = 300.0
     if "build_timeout_s" in keys:
-        build_timeout_s = checker.number(keys["build_timeout_s"], "build_timeout_s")
+        build_timeout_s = checker.number(keys["build_timeout_s"], "build_timeout_s", maximum=MAX_BUILD_TIMEOUT_S)
     on_build_failure = "skip"
     if "on_build_failure" in keys:
         on_build_failure = checker.choice(keys["on_build_failure"], "on_build_failure", BUILD_FAILURE_ACTIONS)
@@ -223,7 +251,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     declared: dict[str, tuple[str, int]] = {}
     for index, entry in enumerate(bots_node.value):
         key = f"bots[{index}]"
-        bot = _bot(checker, entry, key, folder, transport, network)
+        bot = _bot(checker, entry, key, folder, transport, network, sandboxed, limits)
         if bot.name in declared:
             first_key, first_line = declared[bot.name]
             named_by = "" if "name" in bot.written else f" (from {bot.submission.manifest})"
@@ -235,6 +263,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
             )
         declared[bot.name] = (key, entry.start_mark.line + 1)
         bots.append(bot)
+    bots = _hide_from_each_other(bots, output)
     if len(bots) < table_size:
         raise checker.error(
             bots_node,
@@ -242,6 +271,9 @@ def load_league(path: str | os.PathLike[str]) -> League:
             f"{len(bots)} bot{'' if len(bots) == 1 else 's'} cannot fill a table of {table_size} (table_size); "
             f"list at least {table_size} bots or lower table_size",
         )
+    bot_names = tuple(bot.name for bot in bots)
+    league_format = _format(checker, keys.get("format"), table_size, bot_names)
+    _check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
     return League(
         source=source,
         folder=folder,
@@ -258,10 +290,123 @@ def load_league(path: str | os.PathLike[str]) -> League:
         output=output,
         transport=transport,
         network=network,
+        sandbox=sandboxed,
+        limits=limits,
         build_timeout_s=build_timeout_s,
         on_build_failure=on_build_failure,
         bots=tuple(bots),
+        format=league_format,
     )
+
+
+def _read_text(path: Path, label: str, what: str) -> str:
+    """Read a UTF-8 file; a byte that is not UTF-8 is reported with its line."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise LeagueError(f"{label}: cannot read {what}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        raise LeagueError(
+            f"{label}:{line}: {what} is not UTF-8 text: byte {column} of the line, "
+            f"0x{data[error.start]:02x}, is not UTF-8 ({error.reason}); save the file as UTF-8"
+        ) from None
+
+
+# ----- the format and the league's size ------------------------------------------------
+
+
+def _format(checker: _Checker, node: yaml.Node | None, table_size: int, bot_names: tuple[str, ...]) -> Format:
+    """Read ``format:``: a type (``round-robin`` may be written alone) and that type's settings."""
+    if node is None:
+        return RoundRobin()
+    if isinstance(node, yaml.ScalarNode):
+        kind = checker.choice(node, "format", tuple(FORMATS))
+        if kind != RoundRobin.type:
+            needs = " and ".join(FORMAT_REQUIRED[kind][1:])
+            raise checker.error(node, "format", f"{kind} needs {needs}; write format: {FORMAT_EXAMPLES[kind]}")
+        return RoundRobin()
+    type_node = None
+    if isinstance(node, yaml.MappingNode):
+        type_node = next((value for key, value in node.value if getattr(key, "value", None) == "type"), None)
+    if type_node is None:
+        checker.mapping(node, "format", ("type",), ("type",), what="format")  # raises, naming what is wrong
+    kind = checker.choice(type_node, "format.type", tuple(FORMATS))
+    keys = checker.mapping(node, "format", FORMAT_KEYS[kind], FORMAT_REQUIRED[kind], what=f"format {kind}")
+    if kind == RoundRobin.type:
+        return RoundRobin()
+    if kind == Sampled.type:
+        return Sampled(_games(checker, keys["games_per_bot"], "format.games_per_bot", table_size))
+    candidates = _candidates(checker, keys["candidates"], bot_names)
+    games = None
+    if "games_per_candidate" in keys:
+        games = _games(checker, keys["games_per_candidate"], "format.games_per_candidate", table_size)
+    return Gauntlet(candidates, games)
+
+
+def _games(checker: _Checker, node: yaml.Node, key: str, table_size: int) -> int:
+    games = checker.integer(node, key, 1, MAX_GAMES)
+    if games < table_size:
+        raise checker.error(
+            node, key,
+            f"{games} is fewer than one table's games: a table of {table_size} plays {table_size} games, one per "
+            f"seat rotation, so write {table_size} or more (a multiple of {table_size}, or it is rounded to one)",
+        )  # fmt: skip
+    return games
+
+
+def _candidates(checker: _Checker, node: yaml.Node, bot_names: tuple[str, ...]) -> tuple[str, ...]:
+    key = "format.candidates"
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise checker.error(
+            node, key, f"{_shown(node)} is not allowed; list one or more bot names, e.g. [{bot_names[0]}]"
+        )
+    candidates: list[str] = []
+    for index, item in enumerate(node.value):
+        name = checker.name(item, f"{key}[{index}]")
+        if name not in bot_names:
+            close = difflib.get_close_matches(name, bot_names, n=1, cutoff=0.6)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            raise checker.error(item, f"{key}[{index}]", f"{json.dumps(name)} is not a bot of this league{hint}; "
+                                "a candidate is one of the bots listed under bots")  # fmt: skip
+        if name in candidates:
+            raise checker.error(
+                item, f"{key}[{index}]", f"{json.dumps(name)} is listed twice; list each candidate once"
+            )
+        candidates.append(name)
+    return tuple(candidates)
+
+
+def _check_size(
+    checker: _Checker, keys: dict[str, yaml.Node], league_format: Format, bot_names: tuple[str, ...],
+    table_size: int, rounds: int, seed: int,
+) -> None:  # fmt: skip
+    """Check that a schedule can be made and that its game count stays within MAX_GAMES, without making it."""
+    format_node = keys.get("format", keys["bots"])
+    one_round = isinstance(league_format, Sampled) or (
+        isinstance(league_format, Gauntlet) and league_format.games_per_candidate is not None
+    )
+    if one_round and rounds != 1:
+        length = "games_per_bot" if isinstance(league_format, Sampled) else "games_per_candidate"
+        raise checker.error(
+            keys["rounds"], "rounds",
+            f"{rounds} is not allowed with format {league_format.type}: it plays one round, as long as "
+            f"format.{length} says; remove rounds and raise {length} for a longer league",
+        )  # fmt: skip
+    try:
+        games = league_format.schedule(bot_names, table_size, rounds, seed).count
+    except ValueError as error:
+        raise checker.error(format_node, "format" if "format" in keys else "bots", str(error)) from None
+    if games > MAX_GAMES:
+        where = "rounds" if rounds > 1 else ("format" if "format" in keys else "bots")
+        raise checker.error(
+            keys.get(where, format_node), where,
+            f"the league would play {games:,} games, more than the {MAX_GAMES:,} a schedule can number; "
+            "use fewer rounds, or format: {type: sampled, games_per_bot: N} for a large field",
+        )  # fmt: skip
 
 
 def _compose(text: str, label: str) -> yaml.Node | None:
@@ -274,6 +419,11 @@ def _compose(text: str, label: str) -> yaml.Node | None:
         if error.context and error.problem and error.context_mark:
             problem += f" ({error.context}, from line {error.context_mark.line + 1})"
         raise LeagueError(f"{label}:{line}: invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow; the position is in characters
+        line = text.count("\n", 0, error.position) + 1
+        raise LeagueError(
+            f"{label}:{line}: invalid YAML: character U+{error.character:04X} is not allowed in a YAML file"
+        ) from None
     except yaml.YAMLError as error:
         raise LeagueError(f"{label}: invalid YAML: {error}") from None
 
@@ -285,11 +435,72 @@ def _fault_policy(checker: _Checker, node: yaml.Node | None) -> FaultPolicy:
     mode = PolicyMode.FORFEIT
     if "mode" in keys:
         mode = PolicyMode(checker.choice(keys["mode"], "fault_policy.mode", tuple(m.value for m in PolicyMode)))
-    max_faults = checker.optional_integer(keys, "max_faults", FaultPolicy.max_faults, minimum=1, prefix="fault_policy.")
+    max_faults = checker.optional_integer(
+        keys, "max_faults", FaultPolicy.max_faults, minimum=1, maximum=UINT32_MAX, prefix="fault_policy."
+    )
     return FaultPolicy(mode=mode, max_faults=max_faults)
 
 
-def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport: str, network: str) -> LeagueBot:
+def _network(
+    checker: _Checker, keys: dict[str, yaml.Node], key: str, default: str, transport: str, sandboxed: bool
+) -> str:
+    """The ``network`` of the league or of a bot: checked against the transport and the sandbox."""
+    name = key.rsplit(".", 1)[-1]
+    if name not in keys:
+        if transport == "tcp" and default == "none":
+            node = keys.get("transport")
+            where = "transport" if node is not None else key
+            raise checker.error(
+                node, where, "tcp needs network: host (a bot in its sandbox has no network by default, so the "
+                "referee could not reach it over TCP); add network: host, or use transport: unix",
+            )  # fmt: skip
+        return default
+    network = checker.choice(keys[name], key, NETWORKS)
+    if network == "none" and transport == "tcp":
+        raise checker.error(
+            keys[name], key, "none needs transport: unix; a bot with no network cannot be reached over TCP"
+        )
+    if network == "none" and not sandboxed:
+        raise checker.error(
+            keys[name], key, "none needs the sandbox, which sandbox: none turns off; remove one of them"
+        )
+    return network
+
+
+def _hide_from_each_other(bots: list[LeagueBot], output: Path) -> list[LeagueBot]:
+    """Give each started bot the paths its sandbox must mask: the league's output and every other bot's folders."""
+    folders = {bot.name: _own_paths(bot.spec) for bot in bots}
+    hidden_bots = []
+    for bot in bots:
+        if not bot.spec.command:
+            hidden_bots.append(bot)
+            continue
+        others = [path for name, paths in folders.items() if name != bot.name for path in paths]
+        hidden = tuple(dict.fromkeys([str(output), *others]))
+        hidden_bots.append(dataclasses.replace(bot, spec=dataclasses.replace(bot.spec, hidden=hidden)))
+    return hidden_bots
+
+
+def _own_paths(spec: BotSpec) -> list[str]:
+    """A bot's folders as the sandbox shows them to it: its submission folder, or its cwd; and what it shares."""
+    if not spec.command:
+        return []
+    return [*(spec.folders if spec.folders is not None else [spec.cwd] if spec.cwd else []), *spec.shared]
+
+
+def league_without_sandbox(league: League) -> League:
+    """The same league with every bot started without its sandbox (``--no-sandbox``): host network, no masks."""
+    bots = tuple(
+        dataclasses.replace(bot, spec=dataclasses.replace(bot.spec, sandbox=False, network="host"))
+        for bot in league.bots
+    )
+    return dataclasses.replace(league, sandbox=False, network="host", bots=bots)
+
+
+def _bot(
+    checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport: str, network: str, sandboxed: bool,
+    league_limits: ResourceLimits,
+) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]
     if len(sources) != 1:
@@ -308,7 +519,7 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
     elif source != "path":
         raise checker.error(entry, f"{key}.name", "missing; every bot needs a unique name (" + NAME_RULE + ")")
     if source == "address":
-        for extra in ("cwd", "env", "limits", "network"):
+        for extra in ("cwd", "env", "limits", "network", "shared"):
             if extra in keys:
                 raise checker.error(
                     keys[extra], f"{key}.{extra}", "applies only to a bot the referee starts; this bot has an address"
@@ -316,19 +527,18 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
     if source == "path" and "cwd" in keys:
         raise checker.error(keys["cwd"], f"{key}.cwd", "a submission always runs in its own folder; remove cwd")
     env = checker.environment(keys["env"], f"{key}.env") if "env" in keys else {}
-    limits = checker.limits(keys["limits"], f"{key}.limits") if "limits" in keys else ResourceLimits()
+    limits = checker.limits(keys["limits"], f"{key}.limits", league_limits) if "limits" in keys else league_limits
     if env:
         written["env"] = dict(env)
     if "limits" in keys:
         written["limits"] = dataclasses.asdict(limits)
     if "network" in keys:
-        network = written["network"] = checker.choice(keys["network"], f"{key}.network", NETWORKS)
-        if network == "none" and transport == "tcp":
-            raise checker.error(
-                keys["network"], f"{key}.network",
-                "none needs transport: unix; a bot with no network cannot be reached over TCP",
-            )  # fmt: skip
-    isolate_network = network == "none"
+        network = written["network"] = _network(checker, keys, f"{key}.network", network, transport, sandboxed)
+    shared: tuple[str, ...] = ()
+    if "shared" in keys:
+        shared = tuple(str(path) for path in checker.folders(keys["shared"], f"{key}.shared", folder))
+        written["shared"] = [item.value for item in keys["shared"].value]
+    sandbox = {"network": network, "sandbox": sandboxed, "shared": shared}
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
 
     if source == "address":
@@ -351,10 +561,7 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
             raise checker.error(
                 keys["command"], f"{key}.command", f"{_command_text(keys['command'])} could not be started ({problem})"
             )
-        spec = BotSpec(
-            name=name, command=command, cwd=str(cwd), env=env, limits=limits, transport=transport,
-            isolate_network=isolate_network,
-        )  # fmt: skip
+        spec = BotSpec(name=name, command=command, cwd=str(cwd), env=env, limits=limits, transport=transport, **sandbox)
         return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
 
     path_text = written["path"] = checker.text(keys["path"], f"{key}.path")
@@ -373,7 +580,8 @@ def _bot(checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport:
         env=env,
         limits=limits,
         transport=transport,
-        isolate_network=isolate_network,
+        folders=(str(submission.folder),),
+        **sandbox,
     )
     return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written)
 
@@ -385,7 +593,7 @@ def _load_submission(
 
     The run program is checked here when it is a bare name (looked up on
     ``PATH``) or when there is no build; a program the build makes
-    (``./target/bot``) is checked by :func:`build_submissions` after the build.
+    (``./target/bot``) is checked after the build (:mod:`referee.submissions`).
     """
     if not folder.is_dir():
         raise league_checker.error(path_node, key, f"{_shown(path_node)} is not a folder (looked for {folder})")
@@ -398,10 +606,7 @@ def _load_submission(
             f"{MANIFEST_NAME} with name, version, run and, optionally, build",
         )
     label = _manifest_label(folder, league_checker, path_node)
-    try:
-        text = manifest_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LeagueError(f"{label}: cannot read the submission manifest: {error}") from None
+    text = _read_text(manifest_path, label, "the submission manifest")
     root = _compose(text, label)
     checker = _Checker(label)
     if root is None:
@@ -411,41 +616,71 @@ def _load_submission(
     version = checker.text(keys["version"], "version")
     build = checker.text(keys["build"], "build") if "build" in keys else None
     run = checker.command(keys["run"], "run")
-    program = run[0]
-    if build is None or "/" not in program:
-        _, problem = resolve_command(run, folder, env)
-        if problem:
-            raise checker.error(keys["run"], "run", f"{_command_text(keys['run'])} could not be started ({problem})")
+    # With a build, files the run command names may be made by it: build_submissions checks them after it.
+    _, problem = resolve_command(run, folder, env, files=build is None)
+    if problem:
+        raise checker.error(keys["run"], "run", f"{_command_text(keys['run'])} could not be started ({problem})")
     return Submission(folder=folder, manifest=label, name=name, version=version, build=build, run=run)
 
 
 def resolve_command(
-    command: tuple[str, ...], cwd: Path, env: Mapping[str, str]
+    command: tuple[str, ...], cwd: Path, env: Mapping[str, str], files: bool = True
 ) -> tuple[tuple[str, ...], str | None]:
     """Return ``command`` ready to run in ``cwd``, and why it cannot start (``None`` when it can).
 
     ``python``/``python3`` become ``sys.executable``; a program with a slash
     becomes an absolute path resolved against ``cwd``; a bare name is looked
     up on ``PATH`` (the bot's own, if its ``env`` sets one) and kept as written.
+    With ``files``, files in ``cwd`` are checked too: a program with a slash
+    must be an executable file, and when the program is an interpreter
+    (:data:`INTERPRETERS`) whose first argument is not an option, that
+    argument is its script and must be a file.
     """
     program, arguments = command[0], command[1:]
     if program in PYTHON_PROGRAMS:
-        return (sys.executable, *arguments), None
-    if "/" in program:
+        resolved = (sys.executable, *arguments)
+    elif "/" in program:
         path = _resolve(cwd, program)
         resolved = (str(path), *arguments)
-        if not path.exists():
+        if files and not path.exists():
             return resolved, f"no such file: {program}, looked for {path}"
-        if path.is_dir() or not os.access(path, os.X_OK):
+        if files and (path.is_dir() or not os.access(path, os.X_OK)):
             return resolved, f"not an executable file: {path}"
-        return resolved, None
-    if shutil.which(program, path=env.get("PATH", os.environ.get("PATH"))) is None:
+    elif shutil.which(program, path=env.get("PATH", os.environ.get("PATH"))) is None:
         return command, f"no such program: {program}"
-    return command, None
+    else:
+        resolved = command
+    if files and arguments and not arguments[0].startswith("-") and INTERPRETERS.match(os.path.basename(program)):
+        script = _resolve(cwd, arguments[0])
+        if not script.is_file():
+            found = "a folder" if script.is_dir() else "no such file"
+            interpreter = os.path.basename(program)
+            return resolved, f"{found}: {arguments[0]}, the script {interpreter} runs, looked for {script}"
+    return resolved, None
 
 
 def _resolve(folder: Path, text: str) -> Path:
     return Path(os.path.normpath(folder / os.path.expanduser(text)))
+
+
+def unchecked_runs(league: League) -> list[str]:
+    """Notes for ``referee validate``: run commands naming files that only the submission's build can make.
+
+    Loading a league cannot check them (the build has not run); the run
+    checks them after the build and leaves the bot out if they are missing.
+    """
+    notes = []
+    for bot in league.bots:
+        submission = bot.submission
+        if submission is None or submission.build is None:
+            continue
+        _, problem = resolve_command(submission.run, submission.folder, bot.spec.env)
+        if problem:
+            notes.append(
+                f"{submission.manifest}: note: run: {json.dumps(shlex.join(submission.run))} cannot start before "
+                f"the build ({problem}); it is checked again once {bot.name}'s build has run"
+            )
+    return notes
 
 
 def _manifest_label(folder: Path, league_checker: _Checker, path_node: yaml.Node) -> str:
@@ -468,11 +703,17 @@ def _shown(node: yaml.Node) -> str:
         return "a list"
     if isinstance(node, yaml.MappingNode):
         return "a mapping"
+    if len(node.value) > SHOWN_LENGTH:  # a runaway value: its start and its length
+        shown = f"{node.value[: SHOWN_LENGTH // 2]}... ({len(node.value):,} characters)"
+        return json.dumps(shown, ensure_ascii=False) if node.tag == "tag:yaml.org,2002:str" else shown
     if node.tag == "tag:yaml.org,2002:str":
         return json.dumps(node.value, ensure_ascii=False)
     if node.tag == "tag:yaml.org,2002:null":
         return "an empty value"
     return node.value
+
+
+_TOO_LONG = object()  # what _Checker.value returns for an integer too long to convert
 
 
 class _Checker:
@@ -487,7 +728,10 @@ class _Checker:
         return LeagueError(f"{self.label}:{line}: {key + ': ' if key else ''}{message}")
 
     def value(self, node: yaml.ScalarNode) -> Any:
-        return self._constructor.construct_object(node, deep=True)
+        try:
+            return self._constructor.construct_object(node, deep=True)
+        except ValueError:  # an integer of more digits than Python converts: no value of ours is that big
+            return _TOO_LONG
 
     def mapping(
         self, node: yaml.Node, key: str, allowed: tuple[str, ...], required: tuple[str, ...], what: str = ""
@@ -540,24 +784,37 @@ class _Checker:
             raise self.error(node, key, f"{_shown(node)} is not allowed{hint}; allowed: {', '.join(choices)}")
         return value
 
-    def integer(self, node: yaml.Node, key: str, minimum: int | None = None) -> int:
+    def integer(self, node: yaml.Node, key: str, minimum: int | None = None, maximum: int | None = None) -> int:
+        """Read a whole number within ``minimum`` and ``maximum`` (either may be None: no bound)."""
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
-        allowed = "a whole number" + (f" of at least {minimum}" if minimum is not None else "")
-        if type(value) is not int:  # bool is an int subclass, and "yes" is not a number
+        if minimum is not None and maximum is not None:
+            allowed = f"a whole number from {minimum} to {maximum}"
+        elif minimum is not None:
+            allowed = f"a whole number of at least {minimum}"
+        else:
+            allowed = "a whole number"
+        if value is _TOO_LONG:
+            raise self.error(node, key, f"{_shown(node)} is too large; write {allowed}")
+        if type(value) is not int:  # bool is an int subclass, "yes" is not a number, and 2.0 is not whole
             raise self.error(node, key, f"{_shown(node)} is not an integer; write {allowed}")
         if minimum is not None and value < minimum:
             raise self.error(node, key, f"{value} is too small; write {allowed}")
+        if maximum is not None and value > maximum:
+            raise self.error(node, key, f"{_shown(node)} is too large; write {allowed}")
         return value
 
     def optional_integer(
-        self, keys: dict[str, yaml.Node], name: str, default: int, minimum: int, prefix: str = ""
-    ) -> int:
-        return self.integer(keys[name], prefix + name, minimum) if name in keys else default
+        self, keys: dict[str, yaml.Node], name: str, default: int, minimum: int, prefix: str = "",
+        maximum: int | None = None,
+    ) -> int:  # fmt: skip
+        return self.integer(keys[name], prefix + name, minimum, maximum) if name in keys else default
 
-    def number(self, node: yaml.Node, key: str) -> float:
+    def number(self, node: yaml.Node, key: str, maximum: int | None = None) -> float:
+        """Read a number of seconds above 0 (and at most ``maximum``)."""
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
-        if type(value) not in (int, float) or not value > 0:
-            raise self.error(node, key, f"{_shown(node)} is not allowed; write a number of seconds above 0")
+        allowed = "a number of seconds above 0" + (f" and at most {maximum}" if maximum is not None else "")
+        if type(value) not in (int, float) or not value > 0 or (maximum is not None and not value <= maximum):
+            raise self.error(node, key, f"{_shown(node)} is not allowed; write {allowed}")
         return float(value)
 
     def command(self, node: yaml.Node, key: str) -> tuple[str, ...]:
@@ -588,143 +845,72 @@ class _Checker:
             env[variable] = value_node.value
         return env
 
-    def limits(self, node: yaml.Node, key: str) -> ResourceLimits:
+    def limits(self, node: yaml.Node, key: str, defaults: ResourceLimits) -> ResourceLimits:
+        """Read ``limits:``: each key a whole number (at least 1) or ``none`` (no limit); the rest from ``defaults``."""
         keys = self.mapping(node, key, LIMIT_KEYS, ())
-        return ResourceLimits(**{name: self.integer(value, f"{key}.{name}", minimum=1) for name, value in keys.items()})
+        values = {}
+        for name, value in keys.items():
+            if isinstance(value, yaml.ScalarNode) and value.value in ("none", "null", "~", ""):
+                values[name] = None
+            else:
+                values[name] = self.integer(value, f"{key}.{name}", minimum=1)
+        return dataclasses.replace(defaults, **values)
+
+    def folders(self, node: yaml.Node, key: str, base: Path) -> list[Path]:
+        """Read a list of existing folders, relative to ``base``."""
+        if not isinstance(node, yaml.SequenceNode):
+            raise self.error(node, key, f"{_shown(node)} is not a list; write a list of folders, e.g. [data]")
+        folders = []
+        for index, item in enumerate(node.value):
+            path = _resolve(base, self.text(item, f"{key}[{index}]"))
+            if not path.is_dir():
+                raise self.error(item, f"{key}[{index}]", f"{_shown(item)} is not a folder (looked for {path})")
+            folders.append(path)
+        return folders
 
 
-# ----- fingerprint -------------------------------------------------------------------
+# ----- what the results depend on ----------------------------------------------------
+
+
+def league_identity(league: League) -> dict[str, Any]:
+    """The league as its results depend on it, as plain JSON data: ``rules``, ``rounds`` and ``bots``.
+
+    ``rules`` is everything that changes how any game is played: the game,
+    seed, table size, format, time limits, turn limit, fault policy, restarts,
+    network and the bots' default resource limits. ``bots`` is every bot as the league file declares it, in order
+    (its entry as written, with its submission's manifest), whether or not
+    its build succeeds. ``rounds`` and ``bots`` may grow between runs: more
+    rounds or bots appended at the end only add games
+    (:func:`referee.league.league_changes`). Not included, because results
+    do not depend on them: the name, output, concurrency, transport, sandbox
+    and build settings. Paths are kept as written, so moving the league folder
+    changes nothing.
+    """
+    return {
+        "rules": {
+            "game": league.game,
+            "seed": league.seed,
+            "table_size": league.table_size,
+            "move_time_ms": league.timing.move_time_ms,
+            "time_bank_ms": league.timing.time_bank_ms,
+            "grace_ms": league.timing.grace_ms,
+            "startup_timeout_ms": league.timing.startup_timeout_ms,
+            "turn_limit": league.turn_limit,
+            "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
+            "max_restarts": league.max_restarts,
+            "network": league.network,
+            "limits": dataclasses.asdict(league.limits),  # the bots' defaults; a bot's own are in its entry
+            "format": league.format.written(),
+        },
+        "rounds": league.rounds,
+        "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],
+    }
 
 
 def league_fingerprint(league: League) -> str:
-    """Return a SHA-256 hex digest of everything in the league that can change a game's record.
+    """A SHA-256 hex digest of the league's rules (see :func:`league_identity`): what no finished league may change.
 
-    That is the game, seed, table size, rounds, time limits, turn limit,
-    fault policy, restarts, and every bot (in order) as written, with its
-    submission's manifest. Not included, because results do not depend on
-    them: the name, output, concurrency, transport and build settings. Paths
-    are hashed as written, so moving the league folder keeps the fingerprint.
+    Rounds and bots are not in it: a league grows by them.
     """
-    document = {
-        "game": league.game,
-        "seed": league.seed,
-        "table_size": league.table_size,
-        "rounds": league.rounds,
-        "move_time_ms": league.timing.move_time_ms,
-        "time_bank_ms": league.timing.time_bank_ms,
-        "startup_timeout_ms": league.timing.startup_timeout_ms,
-        "turn_limit": league.turn_limit,
-        "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
-        "max_restarts": league.max_restarts,
-        "network": league.network,
-        "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],
-    }
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(league_identity(league)["rules"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-# ----- submissions -------------------------------------------------------------------
-
-
-def build_submissions(league: League, log_dir: str | os.PathLike[str]) -> tuple[League, list[BuildResult]]:
-    """Run each submission's build once, in its folder; return the league of bots that can play, and a result per build.
-
-    Output goes to ``log_dir/build-<bot>.log``. A build fails when its command
-    exits non-zero, outlasts ``build_timeout_s``, or leaves no run program.
-    With ``on_build_failure: skip`` failed bots are left out (a
-    :class:`LeagueError` if too few remain for a table); with ``stop`` a
-    :class:`LeagueError` lists every failure.
-    """
-    log_dir = Path(log_dir)
-    results: list[BuildResult] = []
-    built: dict[Path, BuildResult] = {}
-    for bot in league.bots:
-        submission = bot.submission
-        if submission is None or submission.build is None:
-            continue
-        earlier = built.get(submission.folder)
-        if earlier is not None:
-            outcome = "built" if earlier.ok else "failed"
-            message = f"{bot.name}: same folder as {earlier.bot}, so the same build ({outcome}; see {earlier.bot})"
-            results.append(BuildResult(bot.name, earlier.ok, message))
-            continue
-        log_dir.mkdir(parents=True, exist_ok=True)
-        result = _build(bot, submission, log_dir / f"build-{bot.name}.log", league.build_timeout_s)
-        built[submission.folder] = result
-        results.append(result)
-    failed = [result for result in results if not result.ok]
-    if not failed:
-        return league, results
-    if league.on_build_failure == "stop":
-        raise LeagueError(
-            f"{league.source}: {len(failed)} submission build{'s' if len(failed) > 1 else ''} failed and "
-            "on_build_failure is stop (set it to skip to play without them):\n"
-            + "\n".join(result.message for result in failed)
-        )
-    failed_names = {result.bot for result in failed}
-    kept = tuple(bot for bot in league.bots if bot.name not in failed_names)
-    if len(kept) < league.table_size:
-        raise LeagueError(
-            f"{league.source}: after leaving out {', '.join(sorted(failed_names))} (build failed), "
-            f"{len(kept)} bots remain, too few for a table of {league.table_size}:\n"
-            + "\n".join(result.message for result in failed)
-        )
-    return dataclasses.replace(league, bots=kept), results
-
-
-def _build(bot: LeagueBot, submission: Submission, log_path: Path, timeout_s: float) -> BuildResult:
-    env = {**os.environ, **bot.spec.env}
-    if sys.prefix != sys.base_prefix:  # in a virtual environment: `python` in a build means this interpreter
-        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    described = f"{bot.name} ({submission.manifest}): build {json.dumps(submission.build)}"
-    started = time.monotonic()
-    with open(log_path, "wb") as log:
-        log.write(f"$ {submission.build}\n# in {submission.folder}\n".encode())
-        log.flush()
-        try:
-            process = subprocess.Popen(
-                submission.build,
-                shell=True,
-                cwd=submission.folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group, so a timeout kills everything it started
-            )
-        except OSError as error:
-            return BuildResult(bot.name, False, f"{described} could not be started: {error}")
-        try:
-            returncode = process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return BuildResult(
-                bot.name,
-                False,
-                f"{described} did not finish within {timeout_s:g} s (build_timeout_s) and was killed; "
-                f"its output is in {log_path}{_log_tail(log_path)}",
-            )
-    elapsed = time.monotonic() - started
-    if returncode != 0:
-        how = f"exit code {returncode}" if returncode > 0 else f"signal {-returncode}"
-        return BuildResult(
-            bot.name,
-            False,
-            f"{described} failed with {how} after {elapsed:.1f} s; its output is in {log_path}{_log_tail(log_path)}",
-        )
-    _, problem = resolve_command(submission.run, submission.folder, bot.spec.env)
-    if problem:
-        return BuildResult(
-            bot.name,
-            False,
-            f"{described} succeeded, but its run command {json.dumps(shlex.join(submission.run))} "
-            f"cannot be started ({problem})",
-        )
-    return BuildResult(bot.name, True, f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})")
-
-
-def _log_tail(log_path: Path) -> str:
-    lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[2:]  # past the header
-    tail = [line for line in lines if line.strip()][-BUILD_LOG_TAIL_LINES:]
-    return ", ending:\n" + "\n".join("    " + line for line in tail) if tail else " (no output)"

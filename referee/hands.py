@@ -16,7 +16,10 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from referee.cards import ACE, RANK_PLURALS, Card
+from referee.cards import ACE, DECK, RANK_PLURALS, Card
+from referee.errors import InvalidHandError
+
+_DECK_CARDS = frozenset(DECK)
 
 
 class Category(enum.IntEnum):
@@ -71,12 +74,18 @@ class HandRank(NamedTuple):
 
 
 def hand_rank(cards: Sequence[Card]) -> HandRank:
-    """Rank a hand of exactly three distinct cards."""
+    """Rank a hand of exactly three distinct cards; raise :class:`InvalidHandError` for anything else."""
     if len(cards) != 3:
-        raise ValueError(f"a Brag hand has 3 cards, got {len(cards)}: {' '.join(map(str, cards))}")
+        raise InvalidHandError(f"a Brag hand has 3 cards, got {len(cards)}: {' '.join(map(repr, cards))}")
+    for card in cards:
+        if not isinstance(card, Card) or card not in _DECK_CARDS:
+            raise InvalidHandError(
+                f"a Brag hand holds Cards (Card.parse('QS') or parse_cards('QS 10D 2C')), "
+                f"got {card!r} ({type(card).__name__})"
+            )
     a, b, c = sorted(cards, reverse=True)
     if a == b or b == c:
-        raise ValueError(f"a hand cannot hold the same card twice: {a} {b} {c}")
+        raise InvalidHandError(f"a hand cannot hold the same card twice: {a} {b} {c}")
     return _rank_sorted(a, b, c)
 
 
@@ -108,15 +117,15 @@ def _rank_sorted(a: Card, b: Card, c: Card) -> HandRank:
 def worst_hand(hands: Mapping[int, Sequence[Card]] | Sequence[Sequence[Card]]) -> int:
     """Return the key (seat) or index of the single worst hand.
 
-    Raises ``ValueError`` if no hand is given or if two hands tie for worst,
+    Raises :class:`InvalidHandError` if no hand is given or if two hands tie for worst,
     which can only happen when the hands share cards.
     """
     items = hands.items() if isinstance(hands, Mapping) else enumerate(hands)
     ranked = sorted((hand_rank(cards), key) for key, cards in items)
     if not ranked:
-        raise ValueError("worst_hand needs at least one hand")
+        raise InvalidHandError("worst_hand needs at least one hand")
     if len(ranked) > 1 and ranked[0][0] == ranked[1][0]:
-        raise ValueError(
+        raise InvalidHandError(
             f"hands {ranked[0][1]} and {ranked[1][1]} tie for worst ({ranked[0][0]}); "
             "hands that share no card never tie"
         )

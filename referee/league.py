@@ -1,22 +1,34 @@
 """The league runner: ``referee run league.yaml``.
 
 Plays every scheduled game (``referee.schedule``), ``concurrency`` at once,
-and writes to the league's output directory:
+and writes to the league's output folder:
 
-- ``league.json``: the league's name, fingerprint and size, written first;
-  a later run on the same directory refuses a league file that changed.
+- ``league.json``: the league's name, the bots playing, and the league file
+  as the results depend on it (:func:`referee.config.league_identity`);
+  a later run compares the league file with it (see "Growth" below).
 - ``games.jsonl``: one line per finished game, appended and flushed to disk
   (``fsync``) as each game ends, in the order games finish; each line's
   ``index`` is its place in the schedule. Everything outside its ``timing``
   object is a pure function of the league file and the bots' choices.
 - ``games/<game_id>.jsonl``: each game's event log (``referee.match``).
+- ``builds/``: each submission's built copy, the bot runs from it
+  (``referee.submissions``).
 - ``logs/``: bot output (one file per bot process, capped) and build logs.
-- ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically.
+- ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
+  every few seconds while the league runs (``referee.publish.live``), at
+  the end of a run, and when a run is interrupted or stopped by an error.
+- ``replays/<game_id>.html``: each game's replay page, written as it ends.
 
-Resume: running again on the same directory keeps every finished game (a
-line cut short by a crash is dropped) and plays the rest from the start.
-Seeds come from the schedule, never from the order games run in, so the
-results equal an uninterrupted run's.
+Resume: running again on the same folder keeps every finished game (a last
+line cut short by a crash or a full disk is dropped) and plays the others.
+Finished games are found by their game id, never by their place in the
+file, so any of them may be missing. Seeds come from the schedule, never
+from the order games run in, so the results equal an uninterrupted run's.
+
+Growth: a league may gain rounds, and bots added at the end of its list;
+the next run plays only the new games (the schedule keeps every earlier
+game's id, and finished lines get their new ``index``). Any other change to
+what the results depend on is refused, naming what changed.
 
 Bot processes are kept between games: a bot that ends a game healthy plays
 its next game in the same process. A bot that crashed, timed out or failed
@@ -28,32 +40,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import errno
+import fcntl
 import json
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, TypeVar
 
 from referee import __version__
-from referee.bots import BotSpec, namespace_support
-from referee.session import BotSession
-from referee.config import League, build_submissions, league_fingerprint
-from referee.errors import LeagueError
+from referee.atomic import replace_json
+from referee.bots import BotSpec, log_tail
+from referee.config import League, league_fingerprint, league_identity
+from referee.errors import OutputError, RefereeError
 from referee.faults import BotFault, FaultKind
 from referee.match import Match, MatchResult
 from referee.publish import console_table, write_leaderboards
+from referee.publish.live import LiveSite
 from referee.schedule import ScheduledGame, schedule
+from referee.session import BotSession
 from referee.standings import Standings, compute_standings
+from referee.submissions import BuildResult, build_submissions
 
 RESULTS_FILE = "games.jsonl"
 LEAGUE_FILE = "league.json"
 GAME_LOG_DIR = "games"
 BOT_LOG_DIR = "logs"
+LEAGUE_RECORD_VERSION = 2
+
+T = TypeVar("T")
 
 
 # ----- the bot pool ------------------------------------------------------------
@@ -70,6 +93,7 @@ class BotPool:
         self._failures: dict[str, int] = defaultdict(int)
         self._started: dict[str, int] = defaultdict(int)
         self.disabled: dict[str, str] = {}  # bot name -> why it plays no more
+        self.last_failed_log: dict[str, Path] = {}  # bot name -> the log of its last process that failed
 
     async def acquire(self, name: str) -> BotSession | BotFault:
         """Return a started, handshaken process of bot ``name``, or the fault that prevents one."""
@@ -78,7 +102,7 @@ class BotPool:
         idle = self._idle[name]
         while idle:
             bot = idle.pop()
-            if not bot.has_exited():
+            if bot.usable:
                 self._busy.add(bot)
                 return bot
             await bot.stop()
@@ -88,6 +112,7 @@ class BotPool:
         try:
             await bot.start(self._league.game_setup)
         except BotFault as fault:
+            self.last_failed_log[name] = bot.log_path
             self._note_failure(name, fault.detail)
             return fault
         self._busy.add(bot)
@@ -97,10 +122,11 @@ class BotPool:
         """Take a process back after a game: keep it if healthy, else stop it and count a failure."""
         self._busy.discard(bot)
         name = bot.spec.name
-        if bot.healthy and not bot.has_exited():
+        if bot.usable:
             self._idle[name].append(bot)
             return
         await bot.stop()
+        self.last_failed_log[name] = bot.log_path
         self._note_failure(name, "it crashed or stopped answering")
 
     def _note_failure(self, name: str, detail: str) -> None:
@@ -119,58 +145,151 @@ class BotPool:
         await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
 
 
+
+
 # ----- the results file ------------------------------------------------------------
 
 
 class ResultsFile:
-    """``games.jsonl``: read what finished, then append one flushed line per game."""
+    """``games.jsonl``: find the games that finished, then append one line per game, flushed to disk.
 
-    def __init__(self, path: Path) -> None:
+    Opening it checks every line against ``games`` (the schedule): a line is
+    matched by its ``game_id``, must seat the same bots, and gets the
+    game's ``index`` in this schedule (the file is rewritten, in one step,
+    when a league has grown and places moved). A last line cut short by a
+    crash or a full disk is dropped; a damaged line before others is an
+    :class:`OutputError`, as is a game that is not in the schedule.
+    """
+
+    def __init__(self, path: Path, games: Sequence[ScheduledGame]) -> None:
         self.path = path
-        self.finished: set[int] = set()
-        if path.exists():
-            self._recover()
-        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-
-    def _recover(self) -> None:
-        """Collect finished games; drop a last line cut short by a crash or power cut."""
+        self.finished: set[str] = set()  # game ids
+        by_id = {game.game_id: game for game in games}
+        first_line: dict[str, int] = {}
+        moved = False
         good_bytes = 0
-        with open(self.path, "rb") as existing:
-            for line in existing:
-                if not line.endswith(b"\n"):
-                    break
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    break
-                self.finished.add(record["index"])
-                good_bytes += len(line)
-        if good_bytes != self.path.stat().st_size:
-            with open(self.path, "r+b") as existing:
+        for line_number, end, record in scan_results(path):
+            game_id = record["game_id"]
+            game = by_id.get(game_id)
+            where = f"{path}:{line_number}"
+            if game is None:
+                raise OutputError(
+                    f"{where}: game {game_id} is not in this league's schedule ({len(games)} games); "
+                    "these results are of another league, or of this one with other bots playing: "
+                    "give this league another --output"
+                )
+            if list(game.seats) != record.get("seats"):
+                raise OutputError(
+                    f"{where}: game {game_id} seats {record.get('seats')}, but this league seats {list(game.seats)} "
+                    "there; these results were made with other bots playing: give this league another --output"
+                )
+            if game_id in first_line:
+                raise OutputError(
+                    f"{where}: game {game_id} is recorded twice (first on line {first_line[game_id]}); "
+                    "remove one of the two lines, then run again"
+                )
+            first_line[game_id] = line_number
+            moved = moved or record["index"] != game.index
+            self.finished.add(game_id)
+            good_bytes = end
+        if moved:
+            self._renumber(by_id)
+        elif path.exists() and good_bytes != path.stat().st_size:
+            with open(path, "r+b") as existing:  # drop the last line, cut short
                 existing.truncate(good_bytes)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._size = os.fstat(self._fd).st_size
+
+    def _renumber(self, by_id: Mapping[str, ScheduledGame]) -> None:
+        """Give every line its game's index in the schedule (a grown league moved them), in one step."""
+        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                for _, _, record in scan_results(self.path):
+                    record["index"] = by_id[record["game_id"]].index
+                    out.write(_line(record))
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
 
     def append(self, record: dict) -> None:
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self.finished.add(record["index"])
+        """Append the line and flush it to disk; on failure (a full disk), leave the file as it was and raise."""
+        data = _line(record)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)  # no half line for a reader, nor before the next one
+            raise
+        self._size += len(data)
+        self.finished.add(record["game_id"])
 
     def close(self) -> None:
-        self._file.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _line(record: Mapping) -> bytes:
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
+    """Yield ``(line number, end offset, record)`` for each game of a ``games.jsonl`` file.
+
+    A last line that is not a whole record (cut short by a crash or a full
+    disk) is left out. A line that is not a game record, followed by lines,
+    was damaged after it was written: an :class:`OutputError` names it.
+    """
+    if not path.exists():
+        return
+    damaged: tuple[int, str] | None = None
+    offset = 0
+    with open(path, "rb") as lines:
+        for line_number, line in enumerate(lines, start=1):
+            offset += len(line)
+            if damaged is not None:
+                if not line.strip(b"\0\n\r\t "):
+                    continue  # a tail of zeros, as a power cut leaves: still the end of the file
+                number, problem = damaged
+                raise OutputError(
+                    f"{path}:{number}: {problem}; the lines after it hold finished games, so the file was damaged "
+                    f"after it was written: repair or remove line {number}, then run again"
+                )
+            problem = _record_problem(line)
+            if problem is not None:
+                damaged = (line_number, problem)
+                continue
+            yield line_number, offset, json.loads(line)
+
+
+def _record_problem(line: bytes) -> str | None:
+    """Why a line of ``games.jsonl`` is not a whole game record, or None."""
+    if not line.endswith(b"\n"):
+        return "the line is cut short"
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return f"not a JSON game record: {line[:60]!r}"
+    if not isinstance(record, dict) or not isinstance(record.get("game_id"), str):
+        return f"not a game record (a JSON object with a game_id): {line[:60]!r}"
+    index = record.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        return f"game record without its index: {line[:60]!r}"
+    return None
 
 
 def read_records(path: Path) -> Iterator[dict]:
-    """Yield the complete records of a ``games.jsonl`` file."""
-    if not path.exists():
-        return
-    with open(path, "rb") as lines:
-        for line in lines:
-            if not line.endswith(b"\n"):
-                break
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                break
+    """Yield the complete records of a ``games.jsonl`` file (see :func:`scan_results`)."""
+    for _, _, record in scan_results(path):
+        yield record
 
 
 def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
@@ -178,12 +297,13 @@ def game_record(game: ScheduledGame, league: League, result: MatchResult, starte
     return {
         **game.record(),
         "game": league.game,
-        "placements": result.placements,
+        "finish_order": result.placements,  # seats, first place first
         "hands_played": result.hands_played,
         "decisions": result.decisions,
         "faults": [dict(sorted(counter.items())) for counter in result.faults],
         # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
         "forfeits": {str(seat): reason.split(":", 1)[0] for seat, reason in sorted(result.forfeits.items())},
+        **({"void": result.void_reason} if result.void else {}),
         "timing": {
             "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),
             "wall_s": round(wall_s, 3),
@@ -192,7 +312,174 @@ def game_record(game: ScheduledGame, league: League, result: MatchResult, starte
     }
 
 
+# ----- the output folder and what changed in the league --------------------------------
+
+
+@contextlib.contextmanager
+def output_folder(output: Path) -> Iterator[None]:
+    """Create the output folder, and hold it for this run: a second run on it at the same time is refused."""
+    if output.exists() and not output.is_dir():
+        raise OutputError(f"{output}: is a file, not a folder; give the league's output a folder (made if missing)")
+    output.mkdir(parents=True, exist_ok=True)
+    handle = os.open(output, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputError(
+                f"{output}: another referee is running a league in this folder; wait for it to end, "
+                "or give this run another --output"
+            ) from None
+        yield
+    finally:
+        os.close(handle)  # and with it the lock
+
+
+def read_league_record(output: Path) -> dict | None:
+    """The ``league.json`` of an output folder, or None if there is none; an :class:`OutputError` if unreadable."""
+    path = output / LEAGUE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise OutputError(f"{path}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        record = json.loads(text)
+    except ValueError as error:
+        raise OutputError(f"{path}: is not valid JSON ({error}); it is not a league's record") from None
+    if not isinstance(record, dict) or not isinstance(record.get("name"), str):
+        raise OutputError(f"{path}: is not a league's record (a JSON object with its name)")
+    return record
+
+
+@dataclass(frozen=True)
+class LeagueChanges:
+    """How the league file differs from the league its results were made with."""
+
+    growth: list[str] = field(default_factory=list)  # what only adds games: more rounds, bots appended
+    refused: list[str] = field(default_factory=list)  # what would change finished games
+
+
+def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> LeagueChanges:
+    """Compare two :func:`referee.config.league_identity` documents: what grew, and what may not change."""
+    changes = LeagueChanges()
+    before_rules, after_rules = recorded.get("rules", {}), current["rules"]
+    for key, before, after in _differences(before_rules, after_rules):
+        changes.refused.append(f"{key}: {before} -> {after}")
+    before_rounds, after_rounds = recorded.get("rounds"), current["rounds"]
+    if after_rounds != before_rounds:
+        text = f"rounds: {before_rounds} -> {after_rounds}"
+        if isinstance(before_rounds, int) and after_rounds > before_rounds:
+            changes.growth.append(text)
+        else:
+            changes.refused.append(f"{text} (a league can gain rounds, not lose them)")
+    before_bots, after_bots = list(recorded.get("bots", [])), list(current["bots"])
+    before_names = [bot.get("league_name") for bot in before_bots]
+    after_names = [bot["league_name"] for bot in after_bots]
+    removed = [name for name in before_names if name not in after_names]
+    if removed:
+        changes.refused.append(f"bots: {', '.join(map(str, removed))} {'is' if len(removed) == 1 else 'are'} "
+                               "no longer in the league file")  # fmt: skip
+    kept = [name for name in after_names if name in before_names]
+    if not removed and after_names[: len(before_names)] != before_names:
+        if kept != before_names:
+            changes.refused.append("bots: their order changed")
+        else:
+            inserted = next(name for name in after_names if name not in before_names)
+            following = after_names[after_names.index(inserted) + 1 :]
+            before_whom = next(name for name in following if name in before_names)
+            changes.refused.append(
+                f"bots: {inserted} is added before {before_whom}; add new bots at the end of the list"
+            )
+    for before in before_bots:
+        name = before.get("league_name")
+        after = next((bot for bot in after_bots if bot["league_name"] == name), None)
+        if after is None:
+            continue
+        for key, was, now in _differences(before, after):
+            changes.refused.append(f"bot {name}: {key}: {was} -> {now}")
+    added = [name for name in after_names if name not in before_names]
+    format_type = after_rules.get("format", {}).get("type", "round-robin")
+    if added and format_type != "round-robin":
+        changes.refused.append(f"bots added: {', '.join(added)} (a {format_type} league's tables are drawn from its "
+                               "bots: new bots would change every table; start it afresh in another output)")  # fmt: skip
+    if added and not changes.refused:
+        changes.growth.append(f"bots added: {', '.join(added)}")
+    return changes
+
+
+def _differences(before: Any, after: Any, prefix: str = "") -> Iterator[tuple[str, str, str]]:
+    """``(key path, value before, value after)`` for each leaf that differs between two JSON objects."""
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        for key in sorted(set(before) | set(after)):
+            yield from _differences(before.get(key), after.get(key), f"{prefix}{key}.")
+    elif before != after:
+        shown = [("(none)" if value is None else json.dumps(value, ensure_ascii=False)) for value in (before, after)]
+        yield prefix.rstrip("."), shown[0], shown[1]
+
+
+def claim_output(league: League, output: Path) -> LeagueChanges:
+    """Check that ``output`` holds nothing, or results of this league (grown, maybe); return what grew.
+
+    Raises :class:`OutputError` naming every change a finished league may not take.
+    """
+    recorded = read_league_record(output)
+    if recorded is None:
+        if next(read_records(output / RESULTS_FILE), None) is not None:
+            raise OutputError(
+                f"{output}: holds {RESULTS_FILE} but no {LEAGUE_FILE}; it is not this league's output, "
+                "so it is left alone: give this league another --output"
+            )
+        return LeagueChanges()
+    identity = recorded.get("league")
+    if not isinstance(identity, dict) or recorded.get("record_version") != LEAGUE_RECORD_VERSION:
+        raise OutputError(
+            f"{output / LEAGUE_FILE}: was written by another version of the referee "
+            f"({recorded.get('referee_version', 'unknown')}), which kept no copy of its league file to compare "
+            f"with {league.source}: give this league another --output"
+        )
+    changes = league_changes(identity, league_identity(league))
+    if changes.refused:
+        raise OutputError(
+            f"{output}: holds results of league {recorded['name']!r} (from {recorded.get('source')}), and "
+            f"{league.source} differs from it in what decides them: " + "; ".join(changes.refused)
+            + ". A league may only gain rounds, or bots added at the end of its list: undo the change, "
+            "or give this league another --output."
+        )
+    return changes
+
+
+def record_league(league: League, playing: League, output: Path) -> None:
+    """Write ``league.json``: the league file as the results depend on it, and the bots that play."""
+    previous = read_league_record(output) or {}
+    replace_json(output / LEAGUE_FILE, {
+        "record_version": LEAGUE_RECORD_VERSION,
+        "name": league.name,
+        "source": str(league.source),
+        "game": league.game,
+        "bots": list(playing.bot_names),  # the standings' rows: bots whose build failed are left out
+        "fingerprint": league_fingerprint(league),
+        "league": league_identity(league),
+        "started": previous.get("started") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "referee_version": __version__,
+        "settings": _settings(league),  # what the league's page shows of its settings
+    })  # fmt: skip
+
+
 # ----- running a league ------------------------------------------------------------
+
+
+@dataclass
+class RunPlan:
+    """What a run is about to do, once builds are done: told to ``announce`` before the first game."""
+
+    league: League  # the bots that play
+    output: Path
+    total: int
+    already_finished: int
+    growth: list[str]
+    builds: list[BuildResult]
 
 
 @dataclass
@@ -205,31 +492,9 @@ class RunSummary:
     standings: Standings
     wall_s: float
     disabled: dict[str, str]
-
-
-def prepare_output(league: League, output: Path) -> None:
-    """Create the output directory, or check that it holds results of this same league."""
-    output.mkdir(parents=True, exist_ok=True)
-    marker = output / LEAGUE_FILE
-    fingerprint = league_fingerprint(league)
-    if marker.exists():
-        recorded = json.loads(marker.read_text(encoding="utf-8"))
-        if recorded.get("fingerprint") != fingerprint:
-            raise LeagueError(
-                f"{output}: these results were started from a different league file "
-                f"(league {recorded.get('name')!r}, from {recorded.get('source')}); the league file "
-                f"{league.source} has changed since. Run it with another --output, or remove {output}."
-            )
-        return
-    marker.write_text(
-        json.dumps(
-            {"name": league.name, "source": str(league.source), "fingerprint": fingerprint,
-             "game": league.game, "bots": list(league.bot_names), "referee_version": __version__},
-            indent=2,
-        )  # fmt: skip
-        + "\n",
-        encoding="utf-8",
-    )
+    left_out: dict[str, str]  # bot name -> why it never played (its build failed)
+    failed_logs: dict[str, Path]  # bot name -> the log of its last failed process
+    concurrency: int
 
 
 async def run_league(
@@ -238,31 +503,86 @@ async def run_league(
     output: Path | None = None,
     concurrency: int | None = None,
     progress: Callable[[int, int, Standings | None], None] | None = None,
+    announce: Callable[[RunPlan], None] | None = None,
 ) -> RunSummary:
-    """Play every unfinished game of ``league``; return the standings of all finished games."""
+    """Play every unfinished game of ``league``; return the standings of all finished games.
+
+    Interrupted (Ctrl-C, SIGTERM: the task is cancelled) or stopped by an
+    error (a full disk), it stops the bots and writes the leaderboards of the
+    games finished so far before the exception goes on.
+    """
     started = time.perf_counter()
     output = (output or league.output).resolve()
-    concurrency = concurrency or league.concurrency
-    if (output / RESULTS_FILE).exists() and not (output / LEAGUE_FILE).exists():
-        raise LeagueError(f"{output}: holds {RESULTS_FILE} but no {LEAGUE_FILE}; it is not this league's output")
-    (output / BOT_LOG_DIR).mkdir(parents=True, exist_ok=True)
-    league, builds = build_submissions(league, output / BOT_LOG_DIR)
-    for build in builds:
-        if not build.ok:
-            print(f"{build.bot}: left out of the league: {build.message}", file=sys.stderr)
-    prepare_output(league, output)
-    (output / GAME_LOG_DIR).mkdir(exist_ok=True)
-    games = schedule(league)
-    results = ResultsFile(output / RESULTS_FILE)
-    already = len(results.finished)
-    todo = [game for game in games if game.index not in results.finished]
+    concurrency = concurrency or league.concurrency or auto_concurrency()
+    with output_folder(output):
+        growth = claim_output(league, output)
+        has_results = next(read_records(output / RESULTS_FILE), None) is not None
+        playing, builds = await build_submissions(
+            league, output, output / BOT_LOG_DIR, retry_failed=not has_results
+        )
+        (output / BOT_LOG_DIR).mkdir(exist_ok=True)
+        (output / GAME_LOG_DIR).mkdir(exist_ok=True)
+        playing = _hide_output(playing, league.output, output)
+        games = schedule(playing)
+        results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
+        try:
+            record_league(league, playing, output)
+            already = len(results.finished)
+            if announce is not None:
+                announce(RunPlan(playing, output, len(games), already, growth.growth, builds))
+            played = await _play_games(playing, output, games, results, concurrency, progress)
+        except BaseException:
+            results.close()
+            # Interrupted, or stopped by an error: the standings of the games finished so far.
+            with contextlib.suppress(Exception):
+                publish_standings(playing.name, playing.bot_names, output, len(games))
+            raise
+        results.close()
+        standings = publish_standings(playing.name, playing.bot_names, output, len(games))
+    left_out = {build.bot: build.message for build in builds if not build.ok}
+    return RunSummary(
+        played.count, already, len(games), standings, time.perf_counter() - started, dict(played.pool.disabled),
+        left_out, dict(played.pool.last_failed_log), concurrency,
+    )  # fmt: skip
+
+
+def _hide_output(league: League, written: Path, output: Path) -> League:
+    """The league with its output (``--output`` may move it from where the league file says) hidden from every bot."""
+    if written == output:
+        return league
+    bots = tuple(
+        dataclasses.replace(bot, spec=dataclasses.replace(
+            bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))))
+        if bot.spec.command else bot
+        for bot in league.bots
+    )  # fmt: skip
+    return dataclasses.replace(league, bots=bots)
+
+
+@dataclass
+class _Played:
+    count: int
+    pool: BotPool
+
+
+async def _play_games(
+    league: League,
+    output: Path,
+    games: Sequence[ScheduledGame],
+    results: ResultsFile,
+    concurrency: int,
+    progress: Callable[[int, int, Standings | None], None] | None,
+) -> _Played:
     pool = BotPool(league, output / BOT_LOG_DIR)
-    played = 0
+    played = _Played(0, pool)
+    todo = [game for game in games if game.game_id not in results.finished]
+    site = LiveSite(output, league.bot_names, league.name, len(games))
     report_every = max(1, -(-len(games) // 4))  # standings so far about four times a run
+    if progress is not None:
+        progress(len(results.finished), len(games), None)
 
     async def play(game: ScheduledGame) -> None:
-        nonlocal played
-        bots = await asyncio.gather(*(pool.acquire(name) for name in game.seats))
+        bots = await _acquire_all(pool, game.seats)
         began = time.time()
         clock = time.perf_counter()
         try:
@@ -275,7 +595,8 @@ async def run_league(
         finally:
             await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
         results.append(game_record(game, league, result, began, time.perf_counter() - clock))
-        played += 1
+        played.count += 1
+        site.game_finished(game.game_id)
         if progress is not None:
             done = len(results.finished)
             show = done % report_every == 0 and done < len(games)
@@ -293,12 +614,66 @@ async def run_league(
         async with asyncio.TaskGroup() as workers:
             for _ in range(min(concurrency, len(todo))):
                 workers.create_task(worker())
+    except BaseExceptionGroup as group:
+        raise _first_error(group) from None
     finally:
         await pool.close()
-        results.close()
-    standings = _standings(league, output)
-    write_leaderboards(standings, output, league.name)
-    return RunSummary(played, already, len(games), standings, time.perf_counter() - started, dict(pool.disabled))
+        await site.close()
+    return played
+
+
+async def _acquire_all(pool: BotPool, names: Sequence[str]) -> list[BotSession | BotFault]:
+    """A process (or the fault that prevents one) for each bot; interrupted, every process goes back to the pool."""
+    tasks = [asyncio.ensure_future(pool.acquire(name)) for name in names]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first
+        await asyncio.wait(tasks)
+        acquired = [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
+        await asyncio.gather(*(pool.release(bot) for bot in acquired if isinstance(bot, BotSession)))
+        raise
+
+
+def _first_error(group: BaseExceptionGroup) -> BaseException:
+    """The error that stopped a group of workers (the others were cancelled because of it)."""
+    leaves: list[BaseException] = []
+
+    def collect(error: BaseException) -> None:
+        if isinstance(error, BaseExceptionGroup):
+            for inner in error.exceptions:
+                collect(inner)
+        else:
+            leaves.append(error)
+
+    collect(group)
+    return next((error for error in leaves if not isinstance(error, asyncio.CancelledError)), leaves[0])
+
+
+def publish_standings(title: str, bots: Sequence[str], output: Path, scheduled: int | None = None) -> Standings:
+    """Compute the standings of every finished game in ``output`` and write its leaderboards."""
+    standings = compute_standings(read_records(output / RESULTS_FILE), bots=bots)
+    write_leaderboards(standings, output, title, scheduled=scheduled)
+    return standings
+
+
+def _settings(league: League) -> dict:
+    """What the league's page shows of its settings (league.json keeps them)."""
+    timing = league.timing
+    return {
+        "seed": league.seed, "table_size": league.table_size, "rounds": league.rounds, "turn_limit": league.turn_limit,
+        "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
+        "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
+    }  # fmt: skip
+
+
+def auto_concurrency() -> int:
+    """Games at once that this machine holds fairly: one per CPU the referee may use.
+
+    Each game has one bot thinking at a time, so with a CPU for each game a
+    bot that thinks never waits for one; the honest clock does not charge
+    the wait when it does (referee.clock), but every game takes longer.
+    """
+    return max(1, len(os.sched_getaffinity(0)))
 
 
 def _standings(league: League, output: Path) -> Standings:
@@ -306,34 +681,46 @@ def _standings(league: League, output: Path) -> Standings:
 
 
 def standings_from_directory(directory: Path) -> tuple[Standings, str]:
-    """Standings and title from a results directory (for ``referee leaderboard``)."""
-    marker = directory / LEAGUE_FILE
-    if not marker.exists():
-        raise LeagueError(f"{directory}: no {LEAGUE_FILE} here; give the output directory of a league run")
-    recorded = json.loads(marker.read_text(encoding="utf-8"))
-    return compute_standings(read_records(directory / RESULTS_FILE), bots=recorded.get("bots")), recorded["name"]
+    """Standings and title from a results folder (for ``referee leaderboard``)."""
+    if not directory.is_dir():
+        what = "it is a file" if directory.exists() else "no such folder"
+        raise OutputError(f"{directory}: no {LEAGUE_FILE} here ({what}); give the output folder of a league run")
+    recorded = read_league_record(directory)
+    if recorded is None:
+        raise OutputError(f"{directory}: no {LEAGUE_FILE} here; give the output folder of a league run")
+    bots = recorded.get("bots")
+    if not isinstance(bots, list) or not all(isinstance(name, str) for name in bots):
+        bots = None
+    return compute_standings(read_records(directory / RESULTS_FILE), bots=bots), recorded["name"]
 
 
 # ----- the command ------------------------------------------------------------------
 
 
 class ProgressDisplay:
-    """Games done of total, rate and time left (tqdm on a terminal, plain lines otherwise), plus standings so far."""
+    """Games done of total, rate and time left (tqdm on a terminal, plain lines otherwise), plus standings so far.
 
-    def __init__(self, total: int, already: int, enabled: bool) -> None:
+    The bar starts at the first report, after the run's header is printed,
+    so the two never share a line.
+    """
+
+    def __init__(self, enabled: bool) -> None:
         self._enabled = enabled
         self._bar = None
         self._started = time.perf_counter()
-        self._already = already
-        self._total = total
-        if enabled and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, initial=already, unit="game", dynamic_ncols=True)
+        self._already: int | None = None
 
     def __call__(self, done: int, total: int, standings: Standings | None) -> None:
         if not self._enabled:
             return
+        if self._already is None:
+            self._already = done
+            self._started = time.perf_counter()
+            if sys.stderr.isatty():
+                from tqdm import tqdm
+
+                sys.stdout.flush()
+                self._bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)
         if self._bar is not None:
             self._bar.update(done - self._bar.n)
             if standings is not None:
@@ -349,42 +736,125 @@ class ProgressDisplay:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 
 
 def run_command(league: League, output: Path | None, concurrency: int | None, show_progress: bool) -> int:
     """Run a league from the command line; print the final table. Returns the exit status."""
-    total = len(schedule(league))
     output = (output or league.output).resolve()
-    already = sum(1 for _ in read_records(output / RESULTS_FILE)) if (output / LEAGUE_FILE).exists() else 0
-    display = ProgressDisplay(total, already, show_progress)
-    print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {total} games"
-          + (f", {already} already finished" if already else "") + f"; results in {output}")  # fmt: skip
-    no_pid_namespace = namespace_support()["pid"]
-    if no_pid_namespace and any(bot.spec.command for bot in league.bots):
-        print(f"note: this machine allows no PID namespace ({no_pid_namespace}), so each bot is contained by its "
-              "process group and its address: a process a bot starts that leaves its group and clears its "
-              "environment can outlive it (see docs/security.md)", file=sys.stderr)  # fmt: skip
+    display = ProgressDisplay(show_progress)
+    plan: RunPlan | None = None
+
+    def announce(run: RunPlan) -> None:
+        nonlocal plan
+        plan = run
+        _print_plan(run, concurrency or league.concurrency)
+
     try:
-        summary = asyncio.run(_run_with_signals(league, output, concurrency, display))
+        summary = run_interruptibly(
+            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce)
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        display.close()
+        return _interrupted(output, plan, "SIGINT (Ctrl-C)" if isinstance(stop, KeyboardInterrupt) else "SIGTERM",
+                            130 if isinstance(stop, KeyboardInterrupt) else 143)  # fmt: skip
+    except OSError as error:
+        display.close()
+        finished = sum(1 for _ in read_records(output / RESULTS_FILE)) if output.is_dir() else 0
+        what = describe_os_error(error) if error.filename else f"cannot write in {output}: {describe_os_error(error)}"
+        raise OutputError(f"{what}; the {finished} games finished so far are kept: "
+                          f"{_remedy(error)}run the same command again to resume") from None  # fmt: skip
     finally:
         display.close()
     print(console_table(summary.standings))
-    for name, reason in sorted(summary.disabled.items()):
-        print(f"{name}: {reason}")
+    for game_id, reason in summary.standings.void_games:
+        print(f"{game_id}: void ({reason}): it counts for nobody")
     rate = summary.played / summary.wall_s * 60 if summary.wall_s > 0 else 0.0
-    print(f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min); "
-          f"leaderboards written to {output}")  # fmt: skip
+    print(f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min, "
+          f"{summary.concurrency} at once); leaderboards written to {output}")  # fmt: skip
+    failed = sorted({*summary.disabled, *summary.left_out})
+    for name in failed:
+        reason = summary.disabled.get(name) or f"left out of the league: {summary.left_out[name]}"
+        print(f"{name}: {reason}" + log_tail(summary.failed_logs.get(name)), file=sys.stderr)
+    if failed:
+        print(f"{len(failed)} bot{'s' if len(failed) > 1 else ''} did not play every game: "
+              + ", ".join(failed), file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 
-async def _run_with_signals(league: League, output: Path, concurrency: int | None, display) -> RunSummary:
-    task = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    # SIGTERM stops the run like Ctrl-C does: bots are stopped, finished games are kept.
-    with contextlib.suppress(NotImplementedError):
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    try:
-        return await run_league(league, output=output, concurrency=concurrency, progress=display)
-    finally:
+def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
+    league = plan.league
+    for build in plan.builds:
+        if not build.ok:
+            print(f"{build.bot}: left out of the league: {build.message}", file=sys.stderr)
+        elif build.note:
+            print(f"note: {build.note}", file=sys.stderr)
+    if plan.growth:
+        print(f"the league has grown since its last run ({'; '.join(plan.growth)}): its finished games are kept "
+              "and only the new ones are played", file=sys.stderr)  # fmt: skip
+    print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
+          + (f", {plan.already_finished} already finished" if plan.already_finished else "")
+          + f"; results in {plan.output}", flush=True)  # fmt: skip
+    cpus = auto_concurrency()
+    if asked_concurrency is not None and asked_concurrency > cpus:
+        print(f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "
+              "fairly: bots will wait for a CPU (the clock does not charge them for it, but games take longer); "
+              "`concurrency: auto` picks what the machine holds", file=sys.stderr)  # fmt: skip
+
+
+def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: int) -> int:
+    """After Ctrl-C or SIGTERM: the standings so far, and how to go on. Returns the exit status."""
+    finished = sum(1 for _ in read_records(output / RESULTS_FILE)) if output.is_dir() else 0
+    total = f" of {plan.total}" if plan is not None else ""
+    if plan is not None and (output / "leaderboard.json").exists():
+        with contextlib.suppress(RefereeError, OSError):
+            print(console_table(compute_standings(read_records(output / RESULTS_FILE), bots=plan.league.bot_names)))
+        where = f"; the standings so far are in {output}/leaderboard.*"
+    else:
+        where = ""
+    print(f"referee run: stopped by {signal_name}: {finished}{total} games finished and kept{where}; "
+          "run the same command again to resume", file=sys.stderr)  # fmt: skip
+    return status
+
+
+def describe_os_error(error: OSError) -> str:
+    """An operating system's refusal as one line: the file, then the reason."""
+    reason = error.strerror or str(error)
+    if error.filename is not None and error.filename2 is not None:
+        return f"{error.filename} -> {error.filename2}: {reason}"
+    if error.filename is not None:
+        return f"{error.filename}: {reason}"
+    return reason
+
+
+def _remedy(error: OSError) -> str:
+    """What to do about a refused write before running again, as the start of a sentence."""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some space, then "
+    if error.errno == errno.EFBIG:
+        return "raise the file size limit (ulimit -f), then "
+    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return "make the folder writable, then "
+    return ""
+
+
+def run_interruptibly(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, with SIGTERM cancelling the run as Ctrl-C does (which raises ``KeyboardInterrupt`` after).
+
+    A run cancelled by SIGTERM raises ``asyncio.CancelledError``, once its
+    ``finally`` blocks have stopped the bots and saved what is finished.
+    """
+
+    async def main() -> T:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError):
-            loop.remove_signal_handler(signal.SIGTERM)
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await coroutine
+        finally:
+            with contextlib.suppress(NotImplementedError):
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    return asyncio.run(main())

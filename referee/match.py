@@ -1,44 +1,38 @@
 """One game, end to end: drive the engine, ask the bots, apply the fault policy, log everything.
 
-The game log is JSON lines, one object per line, each with a ``type``:
-``game_start`` (game, seats, seed, first dealer, limits, policy),
-``decision`` (decision number, hand, seat, the legal actions offered, the
-action played, its latency in ms, and ``"default": true`` when the fault
-policy chose it), ``fault`` (decision number, or null before the first;
-seat, bot, kind, detail; the next record shows what the policy did),
-``forfeit`` (seat, reason), ``hand`` (every hand revealed with its rank,
-the loser, lives after) and ``game_end`` (placements). :func:`verify_log`
-replays a log through the engine and reports any difference.
+A :class:`Match` plays one game between bots that are already started (their
+:class:`referee.session.BotSession`), or that failed to start (their
+:class:`referee.faults.BotFault`: such a seat forfeits at once). Every fact a
+bot may know reaches it on its stream in order: the game start, each
+decision request with the public events since its last message, a notice of
+each of its own faults, and the game's end with the events it has not yet
+seen. The game log (:mod:`referee.gamelog`) is written when the game ends.
+
+A game in which fewer than two bots ever got to make a decision is *void*:
+it is recorded, with the reason, but rates nobody.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.bots import BotSpec
-from referee.session import BotSession, GameSetup, Timing
-from referee.cards import Card, format_cards, parse_cards
-from referee.errors import RefereeError
+from referee.cards import Card
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
+from referee.gamelog import GameLog, action_text, deal_record, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
-from referee.games.base import Action
-from referee.protocol import (
-    GAME_TO_PB,
-    MalformedMessage,
-    RequestEncoder,
-    action_from_pb,
-    game_over_to_pb,
-    hand_result_to_pb,
-)
-from referee.v1 import bot_pb2 as pb
+from referee.games.base import ActionKind
+from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, fill_events
+from referee.seeding import derive_seed
+from referee.session import BotSession, GameSetup, Timing
+from referee.v2 import bot_pb2 as pb
 
-LOG_VERSION = 1
+FAULT_KIND_TO_PB = {kind: getattr(pb, f"FAULT_KIND_{kind.name}") for kind in FaultKind}
+POLICY_TO_PB = {PolicyMode.FORFEIT: pb.FAULT_POLICY_FORFEIT, PolicyMode.DEFAULT_ACTION: pb.FAULT_POLICY_DEFAULT_ACTION}
 
 
 @dataclass
@@ -54,92 +48,22 @@ class MatchResult:
     decisions: int
     faults: list[Counter]  # by seat: fault kind value -> count
     forfeits: dict[int, str]  # seat -> reason
-    latencies_ms: list[list[float]]  # by seat: every decision's latency
+    latencies_ms: list[list[float]]  # by seat: every decision's charged time
     hand_results: list[HandResult] = field(repr=False, default_factory=list)
+    void_reason: str | None = None  # set when the game does not count
+
+    @property
+    def void(self) -> bool:
+        return self.void_reason is not None
 
     def place_of(self, seat: int) -> int:
         return self.placements.index(seat) + 1
 
 
-class GameLog:
-    """A JSON-lines game log; a ``None`` path logs nothing."""
-
-    def __init__(self, path: Path | None) -> None:
-        self._file = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115 - closed in close()
-
-    def write(self, record: dict) -> None:
-        if self._file is not None:
-            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
-
-    def write_decision(
-        self, number: int, hand: int, seat: int, legal: Sequence[Action], played: Action, ms: float, default: bool
-    ) -> None:
-        """Write a decision record: the line ``write(decision_record(...))`` writes, made without ``json``.
-
-        Decisions are most of a log, so their lines are put together from
-        each action's JSON text, made once (tests check the two agree).
-        """
-        if self._file is not None:
-            self._file.write(
-                f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},'
-                f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)},"ms":{round(ms, 3)!r}'
-                + (',"default":true}\n' if default else "}\n")
-            )
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-def decision_record(
-    number: int, hand: int, seat: int, legal: Sequence[Action], played: Action, ms: float, default: bool
-) -> dict:
-    """The log record of a decision (:meth:`GameLog.write_decision` writes it faster)."""
-    record = {"type": "decision", "n": number, "hand": hand, "seat": seat, "legal": [_text(act) for act in legal],
-              "action": _text(played), "ms": round(ms, 3)}  # fmt: skip
-    if default:
-        record["default"] = True
-    return record
-
-
-# Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
-# enum hash, and ids are safe because each entry keeps its action alive. Actions come from
-# referee.games.base.action(), which makes each one once, so these stay small.
-_ACTION_TEXT: dict[int, tuple[Action, str]] = {}
-_ACTION_JSON: dict[int, tuple[Action, str]] = {}
-
-
-def _text(act: Action) -> str:
-    entry = _ACTION_TEXT.get(id(act))
-    if entry is None:
-        entry = _ACTION_TEXT[id(act)] = (act, str(act))
-    return entry[1]
-
-
-def _json_text(act: Action) -> str:
-    entry = _ACTION_JSON.get(id(act))
-    if entry is None:
-        entry = _ACTION_JSON[id(act)] = (act, json.dumps(str(act)))
-    return entry[1]
-
-
-def hand_record(result: HandResult) -> dict:
-    """The log (and report) form of a hand's result."""
-    return {
-        "type": "hand",
-        "hand": result.hand_number,
-        "dealer": result.dealer,
-        "ended_by": result.ended_by.value,
-        "ender": result.ender,
-        "turns": result.turns,
-        "hands": {str(seat): format_cards(cards) for seat, cards in sorted(result.hands.items())},
-        "ranks": {str(seat): str(rank) for seat, rank in sorted(result.ranks.items())},
-        "loser": result.loser,
-        "lives": list(result.lives_after),
-        "floating": list(result.floating_after),
-        "eliminated": list(result.eliminated),
-    }
+def bot_random_seed(game_seed: int, seat: int) -> int:
+    """The seed a seat's bot is given for its own randomness: one-way from the game's seed, so it tells
+    nothing about the deal, and the same in every replay of the game."""
+    return derive_seed(game_seed, "bot-random", seat)
 
 
 class Match:
@@ -159,6 +83,7 @@ class Match:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] | None = None,
         players: Sequence[str] | None = None,
+        observer: Callable[[dict], None] | None = None,
     ) -> None:
         self.game: Game = game_class(game_name)(
             len(bots), seed, first_dealer=first_dealer, decks=decks, turn_limit=turn_limit
@@ -172,45 +97,27 @@ class Match:
         n = len(bots)
         self.faults = [Counter() for _ in range(n)]
         self.forfeits: dict[int, str] = {}
-        self.latencies = [[] for _ in range(n)]
+        self.latencies: list[list[float]] = [[] for _ in range(n)]
         self.bank_ms = [timing.time_bank_ms] * n
+        self.asked = [False] * n  # whether each seat ever got to make a decision
+        self.decisions = 0
         self._events_sent = [0] * n
-        self._hands_reported = 0
+        self._hands_logged = 0
+        self._hand_logged = 0  # the last hand whose deal is logged
         self._encoder = RequestEncoder(self.game, game_id, timing.move_time_ms)
         self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
-        # Decisions played and not yet logged, and whether anything waits for _catch_up.
-        self._unlogged: list[tuple[int, int, int, tuple[Action, ...], Action, float, bool]] = []
-        self._behind = False
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # Notifications: addressed but not yet sent, sent and not yet answered, and each seat's latest
-        # (a seat's notifications go one after another, so it gets them in order).
-        self._outbox: deque[tuple[int, BotSession, pb.Notification]] = deque()
-        self._notifications: set[asyncio.Future] = set()
-        self._latest_notification: dict[int, asyncio.Future] = {}
-        self._game_started_sent: list[asyncio.Future | None] = [None] * n  # until the seat's first decision
-        self.decisions = 0
-        self.log = GameLog(log_path)
-        self.log.write(
-            {
-                "type": "game_start",
-                "log_version": LOG_VERSION,
-                "game_id": game_id,
-                "game": game_name,
-                "num_players": n,
-                "seed": seed,
-                "first_dealer": self.game.dealer,
-                "turn_limit": turn_limit,
-                "players": self.players,
-                "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms},
-                "policy": {"mode": policy.mode.value, "max_faults": policy.max_faults},
-                "decks": [format_cards(deck) for deck in decks] if decks else None,
-            }
-        )
+        # observer: shown each log record as it is made (referee play --verbose); None costs nothing.
+        self.log = GameLog(log_path, observer)
+        start = game_start_record(game=self.game, game_id=game_id, players=self.players, timing=timing,
+                                  policy=policy, decks=decks)  # fmt: skip
+        start["bots"] = [_self_description(bot) for bot in self.bots]  # each bot's own name and version
+        self.log.write(start)
+        self._log_progress()
 
     async def play(self) -> MatchResult:
         """Play the game to the end and return its result; never raises because of a bot."""
         game = self.game
-        self._loop = asyncio.get_running_loop()
+        finished = False
         try:
             for seat, bot in enumerate(self.bots):
                 if isinstance(bot, BotFault):
@@ -218,32 +125,26 @@ class Match:
                     self._record_fault(seat, bot)
                     if not game.is_over:
                         self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
-            # A seat's first decision waits for its own GameStarted to be answered, not for everyone's.
-            self._address(self._game_started)
-            self._send_notifications()
-            self._game_started_sent = [self._latest_notification.get(seat) for seat in range(len(self.bots))]
+            await asyncio.gather(
+                *(bot.game_start(self._game_start(seat)) for seat, bot in self._sessions() if seat not in self.forfeits)
+            )
             while not game.is_over:
                 await self._decision()
-            self._catch_up()
             result = game.result()
-            self.log.write(
-                {
-                    "type": "game_end",
-                    "placements": list(result.placements),
-                    "hands_played": result.hands_played,
-                    "decisions": self.decisions,
-                    "faults": [dict(counter) for counter in self.faults],
-                }
-            )
-            game_over = game_over_to_pb(result, self.game_id)
-            self._address(lambda seat: game_over)
-            self._send_notifications()
-            await self._finish_notifications()
+            void_reason = self._void_reason()
+            record = {"type": "game_end", "placements": list(result.placements), "hands_played": result.hands_played,
+                      "decisions": self.decisions, "faults": [dict(counter) for counter in self.faults]}  # fmt: skip
+            if void_reason:
+                record["void"] = True
+                record["void_reason"] = void_reason
+            self.log.write(record)
+            await asyncio.gather(*(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()))
+            finished = True
         finally:
-            for task in self._notifications:
-                task.cancel()  # only left when play() itself was cancelled or failed
-            self._write_unlogged()
-            self.log.close()
+            if finished:
+                self.log.close()
+            else:
+                self.log.discard()  # cancelled: the game will be played again
         return MatchResult(
             game_id=self.game_id,
             game=game.name,
@@ -256,201 +157,166 @@ class Match:
             forfeits=self.forfeits,
             latencies_ms=self.latencies,
             hand_results=list(game.hand_results),
+            void_reason=void_reason,
         )
 
+    def _sessions(self) -> list[tuple[int, BotSession]]:
+        """The seats whose bot started, with its session."""
+        return [(seat, bot) for seat, bot in enumerate(self.bots) if not isinstance(bot, BotFault)]
+
+    def _void_reason(self) -> str | None:
+        asked = sum(self.asked)
+        if asked >= 2:
+            return None
+        failed = [f"{self.players[seat]} ({self.forfeits[seat]})" for seat in range(len(self.bots))
+                  if not self.asked[seat] and seat in self.forfeits]  # fmt: skip
+        who = "no bot" if asked == 0 else "only one bot"
+        return f"{who} got to make a decision" + (f"; {'; '.join(failed)}" if failed else "")
+
     # ----- one decision: the hot path ----------------------------------------------
-    #
-    # Between a bot's reply and the next request only what the request needs is done:
-    # check the reply, apply it, encode the next request. The rest (logging the
-    # decision, reporting a finished hand, sending notifications) waits for
-    # _catch_up, which runs once the next request is on its way, while that bot
-    # thinks, and always before its reply is read.
 
     async def _decision(self) -> None:
         game = self.game
         seat = game.current_seat
         bot = self.bots[seat]
-        game_started = self._game_started_sent[seat]
-        if game_started is not None:
-            self._game_started_sent[seat] = None
-            if not game_started.done():
-                await asyncio.wait((game_started,))
+        self.asked[seat] = True
         self.decisions += 1
         number = self.decisions
+        hand = game.hand_number
         legal = game.legal_actions()
+        holding = tuple(game.hands[seat])
         fallback = default_action(game) if self._default_policy else None
         bank_ms = self.bank_ms[seat]
+        move_ms = self.timing.move_time_ms
         # What the seat is shown is Game.observation(seat), encoded straight from the game (see RequestEncoder).
         request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
-        timeout = (self.timing.move_time_ms + bank_ms + self.timing.grace_ms) / 1000
-        if self._behind:
-            self._loop.call_soon(self._catch_up_after_send)
-        started = time.perf_counter()
         try:
-            reply = await bot.decide(request, timeout)
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            if self._behind:
-                self._catch_up()  # only if the event loop ran it late: the log keeps its order either way
-            if reply.decision_number != number:
-                raise BotFault(
-                    FaultKind.STALE,
-                    f"replied to decision {reply.decision_number}, but decision {number} was asked",
-                    bot.spec.name,
-                )
+            decision = await bot.decide(request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms)
+            if decision.error:
+                raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot.name)
             try:
-                chosen = action_from_pb(reply.action)
+                chosen = action_from_pb(decision.action)
             except MalformedMessage as error:
-                raise BotFault(FaultKind.MALFORMED, str(error), bot.spec.name) from None
+                raise BotFault(FaultKind.MALFORMED, str(error), bot.name) from None
             if chosen not in legal:
                 raise BotFault(
-                    FaultKind.ILLEGAL,
-                    f"{game._why_illegal(chosen)} (legal: {', '.join(map(_text, legal))})",
-                    bot.spec.name,
-                )
+                    FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})",
+                    bot.name,
+                )  # fmt: skip
         except BotFault as fault:
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            self._catch_up()
-            self._spend_bank(seat, bank_ms, elapsed_ms)
-            self.latencies[seat].append(elapsed_ms)
-            self._record_fault(seat, fault, number)
-            if fallback is not None and self.faults_this_game(seat) < self.policy.max_faults:
-                self._unlogged.append((number, game.hand_number, seat, legal, fallback, elapsed_ms, True))
-                self._behind = True
-                game.apply(fallback)
-            else:
-                self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+            await self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
             return
-        if elapsed_ms > self.timing.move_time_ms:
-            self._spend_bank(seat, bank_ms, elapsed_ms)
-        self._unlogged.append((number, game.hand_number, seat, legal, chosen, elapsed_ms, False))
-        self._behind = True
+        charged_ms = bot.last_charged_ms
+        if charged_ms > move_ms:
+            self._spend_bank(seat, bank_ms, charged_ms)
+        self.latencies[seat].append(charged_ms)
         game.apply(chosen)
+        drew = game.pending[1] if chosen.kind is ActionKind.DRAW else None
+        self.log.decision(number, hand, seat, holding, legal, chosen, charged_ms, bot.last_wall_ms, False, drew)
+        if game.hand_number != self._hand_logged or game.is_over:
+            self._log_progress()
 
-    def _spend_bank(self, seat: int, bank_ms: int, elapsed_ms: float) -> None:
-        over = elapsed_ms - self.timing.move_time_ms
+    async def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
+        """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
+        game = self.game
+        charged_ms = bot.last_charged_ms
+        self._spend_bank(seat, bank_ms, charged_ms)
+        self.latencies[seat].append(charged_ms)
+        self._record_fault(seat, fault, number)
+        faults = sum(self.faults[seat].values())
+        # A bot whose stream is gone cannot answer again: it forfeits at once, whatever the policy.
+        replace = fallback is not None and faults < self.policy.max_faults and bot.connected
+        notice = pb.FaultNotice(
+            game_id=self.game_id, decision_number=number, kind=FAULT_KIND_TO_PB[fault.kind], detail=fault.detail,
+            forfeited=not replace, faults_this_game=faults,
+        )  # fmt: skip
+        if replace:
+            action_to_pb(fallback, notice.replaced_by)
+        await bot.fault_notice(notice)
+        if replace:
+            hand = game.hand_number
+            game.apply(fallback)
+            drew = game.pending[1] if fallback.kind is ActionKind.DRAW else None
+            self.log.decision(number, hand, seat, holding, legal, fallback, charged_ms, bot.last_wall_ms, True, drew)
+        else:
+            self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+        if game.hand_number != self._hand_logged or game.is_over:
+            self._log_progress()
+
+    def _spend_bank(self, seat: int, bank_ms: int, charged_ms: float) -> None:
+        over = charged_ms - self.timing.move_time_ms
         if over > 0:
             self.bank_ms[seat] = max(0, int(bank_ms - over))
 
-    def _catch_up_after_send(self) -> None:
-        # grpc.aio sends a request from a task that starts in the event loop's next round: one
-        # more round puts the catching up after the send. The reply can only be read later still.
-        self._loop.call_soon(self._catch_up)
-
-    def _catch_up(self) -> None:
-        """Log the decisions played since the last call, then report the hands finished since (log, notify)."""
-        if not self._behind:
-            return
-        self._behind = False
-        self._write_unlogged()
-        if len(self.game.hand_results) > self._hands_reported:
-            self._report_hands()
-        if self._outbox:
-            self._send_notifications()
-
-    def _write_unlogged(self) -> None:
-        write_decision, latencies = self.log.write_decision, self.latencies
-        for number, hand, seat, legal, played, elapsed_ms, default in self._unlogged:
-            write_decision(number, hand, seat, legal, played, elapsed_ms, default)
-            if not default:  # a default action's latency was recorded with its fault
-                latencies[seat].append(elapsed_ms)
-        self._unlogged.clear()
-
-    def faults_this_game(self, seat: int) -> int:
-        return sum(self.faults[seat].values())
+    def _log_progress(self) -> None:
+        """Log the hands finished and the hand dealt since the last call."""
+        game = self.game
+        while self._hands_logged < len(game.hand_results):
+            self.log.write(hand_record(game.hand_results[self._hands_logged]))
+            self._hands_logged += 1
+        if game.hand_number != self._hand_logged and not game.is_over:
+            self._hand_logged = game.hand_number
+            self.log.write(deal_record(game))
 
     # ----- faults and forfeits ------------------------------------------------------
 
     def _record_fault(self, seat: int, fault: BotFault, decision: int | None = None) -> None:
         self.faults[seat][fault.kind.value] += 1
-        self.log.write(
-            {"type": "fault", "n": decision, "seat": seat, "bot": self.players[seat], "kind": fault.kind.value,
-             "detail": fault.detail}
-        )  # fmt: skip
+        record = {"type": "fault", "n": decision, "seat": seat, "bot": self.players[seat], "kind": fault.kind.value,
+                  "detail": fault.detail}  # fmt: skip
+        bot = self.bots[seat]
+        if isinstance(bot, BotSession) and bot.log_path is not None:
+            # Where the bot's output stood, so a reader can find the lines it wrote around the fault.
+            record["log"] = bot.log_path.name
+            record["log_line"] = bot.process.output_lines
+        self.log.write(record)
 
     def _forfeit(self, seat: int, reason: str) -> None:
-        self._behind = True  # a forfeit can end a hand, to be reported
         self.forfeits[seat] = reason
         self.log.write({"type": "forfeit", "seat": seat, "reason": reason})
         self.game.forfeit(seat, reason)
+        self._log_progress()
 
-    # ----- notifications ----------------------------------------------------------
+    # ----- the stream's other messages ------------------------------------------------
 
-    def _game_started(self, seat: int) -> pb.Notification:
-        note = pb.Notification()
-        started = note.game_started
-        started.game_id = self.game_id
-        started.game = GAME_TO_PB[self.game.name]
-        started.num_players = self.game.num_players
-        started.seat = seat
-        started.players.extend(self.players)
-        started.time_limits.move_time_ms = self.timing.move_time_ms
-        started.time_limits.time_bank_ms = self.timing.time_bank_ms
-        started.turn_limit = self.game.turn_limit
-        return note
+    def _game_start(self, seat: int) -> pb.GameStart:
+        timing = self.timing
+        return pb.GameStart(
+            game_id=self.game_id,
+            game=GAME_TO_PB[self.game.name],
+            num_players=self.game.num_players,
+            seat=seat,
+            players=self.players,
+            time_limits=pb.TimeLimits(
+                move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
+            ),
+            turn_limit=self.game.turn_limit,
+            random_seed=bot_random_seed(self.seed, seat),
+            fault_policy=POLICY_TO_PB[self.policy.mode],
+            max_faults=self.policy.max_faults,
+        )
 
-    def _report_hands(self) -> None:
-        """Log every hand finished since the last call, and address its result to the bots (see _send_notifications)."""
-        game = self.game
-        while self._hands_reported < len(game.hand_results):
-            result = game.hand_results[self._hands_reported]
-            self._hands_reported += 1
-            self.log.write(hand_record(result))
-            note = hand_result_to_pb(result, self.game_id, game.in_game)
-            self._address(lambda seat, note=note: note)
-
-    def _notify_targets(self) -> list[tuple[int, BotSession]]:
-        return [
-            (seat, bot)
-            for seat, bot in enumerate(self.bots)
-            if isinstance(bot, BotSession) and bot.healthy and seat not in self.forfeits
-        ]
-
-    def _address(self, make: Callable[[int], pb.Notification]) -> None:
-        """Queue the notification ``make(seat)`` for every seat still playing."""
-        for seat, bot in self._notify_targets():
-            self._outbox.append((seat, bot, make(seat)))
-
-    def _send_notifications(self) -> None:
-        """Start sending the queued notifications, without waiting for them.
-
-        Notifications are best effort, and waiting for every bot to take each
-        hand's result would hold up the next decision by a round trip, so the
-        game goes on while they travel: a bot may get a hand's result after
-        its next decision request. Each seat gets its notifications in order,
-        one after another. :meth:`_finish_notifications` waits for them at
-        the game's end, so none is left in flight when a bot process moves on
-        to its next game.
-        """
-        timeout = self.timing.notify_timeout_ms / 1000
-        while self._outbox:
-            seat, bot, note = self._outbox.popleft()
-            task = asyncio.ensure_future(_notify_after(self._latest_notification.get(seat), bot, note, timeout))
-            self._latest_notification[seat] = task
-            self._notifications.add(task)
-            task.add_done_callback(self._notifications.discard)
-
-    async def _finish_notifications(self) -> None:
-        """Wait for the notifications in flight, up to the notify timeout; give up on any still unanswered."""
-        if self._notifications:
-            _, unanswered = await asyncio.wait(self._notifications, timeout=self.timing.notify_timeout_ms / 1000)
-            for task in unanswered:
-                task.cancel()
-            if unanswered:
-                await asyncio.wait(unanswered)  # the cancellations take a moment to finish
+    def _game_end(self, seat: int, void_reason: str | None) -> pb.GameEnd:
+        result = self.game.result()
+        message = pb.GameEnd(
+            game_id=self.game_id, placements=result.placements, hands_played=result.hands_played,
+            forfeited=result.forfeited, is_void=void_reason is not None,
+        )  # fmt: skip
+        fill_events(message.events, self.game, self._events_sent[seat])
+        return message
 
 
-async def _notify_after(
-    previous: asyncio.Future | None, bot: BotSession, note: pb.Notification, timeout: float
-) -> None:
-    """Send ``note`` once the seat's previous notification is answered (or given up)."""
-    if previous is not None and not previous.done():
-        await asyncio.wait((previous,))  # returns however it ended, cancelled included
-    await bot.notify(note, timeout)
+def _self_description(bot: BotSession | BotFault) -> dict | None:
+    """What a bot said of itself in its handshake (name, version, author), or None."""
+    response = getattr(bot, "handshake_response", None)
+    if response is None:
+        return None
+    return {"name": response.name, "version": response.version, "author": response.author}
 
 
 def _bot_name(bot: BotSession | BotFault) -> str:
-    return bot.spec.name if isinstance(bot, BotSession) else bot.bot
+    return bot.bot if isinstance(bot, BotFault) else bot.name
 
 
 async def start_bots(
@@ -467,7 +333,20 @@ async def start_bots(
             return fault
         return bot
 
-    return list(await asyncio.gather(*(start(i, spec) for i, spec in enumerate(specs))))
+    tasks = [asyncio.ensure_future(start(index, spec)) for index, spec in enumerate(specs)]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        # Interrupted (Ctrl-C), or a start failed unexpectedly: every start ends, and the bots that started stop,
+        # so none is left half started behind this.
+        await stop_bots(await _every_result(tasks))
+        raise
+
+
+async def _every_result(tasks: Sequence[asyncio.Future]) -> list:
+    """Wait for every task to end (a cancelled one cleans up first), and return the results of those that succeeded."""
+    await asyncio.wait(tasks)
+    return [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
 
 
 async def stop_bots(bots: Sequence[BotSession | BotFault]) -> None:
@@ -487,8 +366,12 @@ async def play_game(
     bot_log_dir: Path | None = None,
     first_dealer: int | None = None,
     decks: Sequence[Sequence[Card]] | None = None,
+    observer: Callable[[dict], None] | None = None,
 ) -> MatchResult:
-    """Start the bots, play one game, stop the bots (always), and return the result."""
+    """Start the bots, play one game, stop the bots (always), and return the result.
+
+    ``observer`` is shown each log record as it is made (see :class:`Match`).
+    """
     setup = GameSetup(game_name, len(specs), timing, turn_limit)
     bots: list[BotSession | BotFault] = []
     try:
@@ -496,76 +379,8 @@ async def play_game(
         match = Match(
             game_name, bots, seed=seed, game_id=game_id, timing=timing, turn_limit=turn_limit, policy=policy,
             log_path=log_path, first_dealer=first_dealer, decks=decks, players=[spec.name for spec in specs],
+            observer=observer,
         )  # fmt: skip
         return await match.play()
     finally:
         await stop_bots(bots)
-
-
-# ----- re-verification ---------------------------------------------------------------
-
-
-def verify_log(path: Path) -> list[str]:
-    """Replay a game log through the engine; return every difference found (empty: the log is sound)."""
-    problems: list[str] = []
-    game: Game | None = None
-    hands_checked = 0
-    with open(path, encoding="utf-8") as lines:
-        for line_number, line in enumerate(lines, start=1):
-            where = f"{path}:{line_number}"
-            try:
-                record = json.loads(line)
-                kind = record["type"]
-            except (ValueError, KeyError, TypeError):
-                problems.append(f"{where}: not a log record (a JSON object with a type): {line.strip()[:80]!r}")
-                break
-            try:
-                if kind == "game_start":
-                    decks = [parse_cards(deck) for deck in record["decks"]] if record.get("decks") else None
-                    game = game_class(record["game"])(
-                        record["num_players"], record["seed"], first_dealer=record["first_dealer"], decks=decks,
-                        turn_limit=record["turn_limit"],
-                    )  # fmt: skip
-                    continue
-                if game is None:
-                    return [f"{where}: the log does not start with game_start"]
-                if kind == "decision":
-                    if record["seat"] != game.current_seat:
-                        problems.append(
-                            f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn"
-                        )
-                        break
-                    offered = [_text(act) for act in game.legal_actions()]
-                    if offered != record["legal"]:
-                        problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
-                    game.apply(Action.parse(record["action"]))
-                elif kind == "forfeit":
-                    game.forfeit(record["seat"], record["reason"])
-                elif kind == "hand":
-                    if hands_checked >= len(game.hand_results):
-                        problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
-                        continue
-                    expected = hand_record(game.hand_results[hands_checked])
-                    hands_checked += 1
-                    if expected != record:
-                        problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
-                elif kind == "game_end":
-                    if not game.is_over:
-                        problems.append(f"{where}: game_end logged, but the engine's game is not over")
-                    elif list(game.result().placements) != record["placements"]:
-                        problems.append(
-                            f"{where}: placements logged {record['placements']}, "
-                            f"engine gives {list(game.result().placements)}"
-                        )
-            except (KeyError, TypeError, ValueError, RefereeError) as error:
-                # A missing field, a value of the wrong type, an unreadable or illegal action, a forfeit
-                # the engine refuses: the replay cannot go on past this record.
-                problems.append(f"{where}: cannot replay this {kind} record: {_error_text(error)}")
-                break
-    if game is not None and not game.is_over:
-        problems.append(f"{path}: the log ends before the game does")
-    return problems
-
-
-def _error_text(error: Exception) -> str:
-    return f"missing field {error}" if isinstance(error, KeyError) else str(error)

@@ -1,4 +1,4 @@
-"""Conversion between the engine's values and the protocol's messages (proto/referee/v1/bot.proto).
+"""Conversion between the engine's values and the protocol's messages (proto/referee/v2/bot.proto).
 
 Both directions live here: the referee encodes observations, events and
 actions; the Python bot kit decodes them back into the engine's own types, so
@@ -12,11 +12,16 @@ each DecisionRequest straight to wire bytes from the game's state, encoding
 every constant part (cards, actions, a game's events, the seat table) once;
 tests/test_request_encoding.py checks that its bytes equal the reference
 message's, built from ``Game.observation``, on every decision of many games.
+
+Events are numbered: the game's ``events[i]`` is sent with ``sequence``
+``i + 1``. A SHOWDOWN event carries the hands revealed at that hand's
+showdown (the game's ``hand_results[hand_number - 1]``: every hand ends with
+exactly one result, so results are indexed by hand number).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from referee.cards import DECK, Card
 from referee.errors import RefereeError
@@ -24,10 +29,10 @@ from referee.games.base import (
     TAKE,
     Action,
     ActionKind,
+    EndReason,
     Event,
     EventKind,
     Game,
-    GameResult,
     HandResult,
     Observation,
     Phase,
@@ -35,47 +40,57 @@ from referee.games.base import (
 )
 from referee.games.bastard_brag import FACE_UP_SLOT, BastardBrag, BastardBragObservation
 from referee.games.stop_the_bus import StopTheBus, StopTheBusObservation
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 
-PROTOCOL_VERSION = pb.PROTOCOL_VERSION
+PROTOCOL_VERSION = 2
+SERVICE = "referee.v2.BotService"
+PLAY_METHOD = f"/{SERVICE}/Play"
 
-GAME_TO_PB = {"stop_the_bus": pb.STOP_THE_BUS, "bastard_brag": pb.BASTARD_BRAG}
+GAME_TO_PB = {"stop_the_bus": pb.GAME_STOP_THE_BUS, "bastard_brag": pb.GAME_BASTARD_BRAG}
 GAME_FROM_PB = {value: name for name, value in GAME_TO_PB.items()}
 
 ACTION_KIND_TO_PB = {
-    ActionKind.DRAW: pb.DRAW,
-    ActionKind.TAKE: pb.TAKE,
-    ActionKind.DISCARD: pb.DISCARD,
-    ActionKind.STOP: pb.STOP,
-    ActionKind.PASS: pb.PASS,
-    ActionKind.EXCHANGE: pb.EXCHANGE,
-    ActionKind.EXCHANGE_ALL: pb.EXCHANGE_ALL,
-    ActionKind.KNOCK: pb.KNOCK,
+    ActionKind.DRAW: pb.ACTION_KIND_DRAW,
+    ActionKind.TAKE: pb.ACTION_KIND_TAKE,
+    ActionKind.DISCARD: pb.ACTION_KIND_DISCARD,
+    ActionKind.STOP: pb.ACTION_KIND_STOP,
+    ActionKind.PASS: pb.ACTION_KIND_PASS,
+    ActionKind.EXCHANGE: pb.ACTION_KIND_EXCHANGE,
+    ActionKind.EXCHANGE_ALL: pb.ACTION_KIND_EXCHANGE_ALL,
+    ActionKind.KNOCK: pb.ACTION_KIND_KNOCK,
 }
 ACTION_KIND_FROM_PB = {value: kind for kind, value in ACTION_KIND_TO_PB.items()}
 
 EVENT_KIND_TO_PB = {
-    EventKind.DEAL: pb.DEAL,
-    EventKind.DRAW: pb.DRAW_STOCK,
-    EventKind.TAKE: pb.TAKE_DISCARD,
-    EventKind.DISCARD: pb.DISCARDED,
-    EventKind.STOP: pb.STOPPED,
-    EventKind.PASS: pb.PASSED,
-    EventKind.RECYCLE: pb.RECYCLE,
-    EventKind.EXCHANGE: pb.EXCHANGED,
-    EventKind.EXCHANGE_ALL: pb.EXCHANGED_ALL,
-    EventKind.KNOCK: pb.KNOCKED,
-    EventKind.STOCK_EXHAUSTED: pb.STOCK_EXHAUSTED,
-    EventKind.TURN_LIMIT: pb.TURN_LIMIT,
-    EventKind.SHOWDOWN: pb.SHOWDOWN,
-    EventKind.ELIMINATED: pb.ELIMINATED,
-    EventKind.FORFEIT: pb.FORFEITED,
-    EventKind.GAME_OVER: pb.GAME_OVER,
+    EventKind.DEAL: pb.EVENT_KIND_DEAL,
+    EventKind.DRAW: pb.EVENT_KIND_DRAW,
+    EventKind.TAKE: pb.EVENT_KIND_TAKE,
+    EventKind.DISCARD: pb.EVENT_KIND_DISCARD,
+    EventKind.STOP: pb.EVENT_KIND_STOP,
+    EventKind.PASS: pb.EVENT_KIND_PASS,
+    EventKind.RECYCLE: pb.EVENT_KIND_RECYCLE,
+    EventKind.EXCHANGE: pb.EVENT_KIND_EXCHANGE,
+    EventKind.EXCHANGE_ALL: pb.EVENT_KIND_EXCHANGE_ALL,
+    EventKind.KNOCK: pb.EVENT_KIND_KNOCK,
+    EventKind.STOCK_EXHAUSTED: pb.EVENT_KIND_STOCK_EXHAUSTED,
+    EventKind.TURN_LIMIT: pb.EVENT_KIND_TURN_LIMIT,
+    EventKind.SHOWDOWN: pb.EVENT_KIND_SHOWDOWN,
+    EventKind.ELIMINATED: pb.EVENT_KIND_ELIMINATED,
+    EventKind.FORFEIT: pb.EVENT_KIND_FORFEIT,
+    EventKind.GAME_OVER: pb.EVENT_KIND_GAME_OVER,
 }
 EVENT_KIND_FROM_PB = {value: kind for kind, value in EVENT_KIND_TO_PB.items()}
 
-PHASE_TO_PB = {Phase.NORMAL: pb.NORMAL, Phase.FINAL: pb.FINAL, Phase.OVER: pb.OVER}
+PHASE_TO_PB = {Phase.NORMAL: pb.PHASE_NORMAL, Phase.FINAL: pb.PHASE_FINAL, Phase.OVER: pb.PHASE_OVER}
 PHASE_FROM_PB = {value: phase for phase, value in PHASE_TO_PB.items()}
+
+HAND_ENDING_TO_PB = {
+    EndReason.STOP: pb.HAND_ENDING_STOP,
+    EndReason.KNOCK: pb.HAND_ENDING_KNOCK,
+    EndReason.STOCK_EXHAUSTED: pb.HAND_ENDING_STOCK_EXHAUSTED,
+    EndReason.TURN_LIMIT: pb.HAND_ENDING_TURN_LIMIT,
+}
+HAND_ENDING_FROM_PB = {value: reason for reason, value in HAND_ENDING_TO_PB.items()}
 
 # The protocol numbers suits from 1 (0 means unset); the engine from 0.
 _SUIT_OFFSET = 1
@@ -102,7 +117,7 @@ def card_from_pb(message: pb.Card, where: str = "card") -> Card:
     rank, suit = message.rank, message.suit
     if not (2 <= rank <= 14 and 1 <= suit <= 4):
         raise MalformedMessage(
-            f"{where}: rank {rank}, suit {suit} is not a card (rank must be 2..14, suit CLUBS..SPADES)"
+            f"{where}: rank {rank}, suit {suit} is not a card (rank must be 2..14, suit SUIT_CLUBS..SUIT_SPADES)"
         )
     return DECK[(rank - 2) * 4 + suit - _SUIT_OFFSET]
 
@@ -138,7 +153,9 @@ def _read_action(message: pb.Action) -> Action:
     if kind is None:
         if message.kind == pb.ACTION_KIND_UNSPECIFIED:
             raise MalformedMessage("empty action: the reply's action has no kind")
-        raise MalformedMessage(f"unknown action kind {message.kind}; known kinds are 1..8 (DRAW..KNOCK)")
+        raise MalformedMessage(
+            f"unknown action kind {message.kind}; known kinds are 1..8 (ACTION_KIND_DRAW..ACTION_KIND_KNOCK)"
+        )
     if kind not in _NEEDS_CARD:
         return action(kind)
     if not message.HasField("card"):
@@ -168,24 +185,57 @@ _ACTION_BY_BYTES: dict[bytes, Action] = {action_to_pb(act).SerializeToString(): 
 # ----- events and observations ------------------------------------------------
 
 
-def fill_events(target, events: Iterable[Event]) -> None:
-    """Append ``events`` to a repeated ``Event`` field."""
-    for event in events:
-        message = target.add(kind=EVENT_KIND_TO_PB[event.kind], hand_number=event.hand_number)
-        if event.seat is not None:
-            message.seat = event.seat
-        if event.card is not None:
-            card_to_pb(event.card, message.card)
-        if event.taken is not None:
-            card_to_pb(event.taken, message.taken)
-        if event.slot is not None:
-            message.slot = event.slot
-        if event.count is not None:
-            message.count = event.count
+def showdown_result(game: Game, event: Event) -> HandResult:
+    """The result of the hand whose SHOWDOWN ``event`` is (every hand has exactly one result)."""
+    return game.hand_results[event.hand_number - 1]
+
+
+def out_of_game_after(game: Game, hand_number: int) -> frozenset[int]:
+    """Seats out of the game once hand ``hand_number`` was over (eliminated or forfeited by then)."""
+    return frozenset(seat for result in game.hand_results[:hand_number] for seat in result.eliminated)
+
+
+def fill_showdown(message: pb.Showdown, result: HandResult, out_of_game: frozenset[int]) -> None:
+    """Write what a hand's showdown revealed: its ending, every hand compared, every seat after."""
+    message.ending = HAND_ENDING_TO_PB[result.ended_by]
+    for seat, cards in sorted(result.hands.items()):
+        revealed = message.hands.add(seat=seat, rank_name=str(result.ranks[seat]))
+        for card in cards:
+            revealed.cards.add(rank=card.rank, suit=card.suit + _SUIT_OFFSET)
+    for seat, lives in enumerate(result.lives_after):
+        message.seats.add(
+            seat=seat, lives=lives, floating=result.floating_after[seat], in_game=seat not in out_of_game
+        )
+
+
+def fill_event(message: pb.Event, game: Game, index: int) -> None:
+    """Write the game's ``events[index]`` into an ``Event`` message, numbered ``index + 1``."""
+    event = game.events[index]
+    message.sequence = index + 1
+    message.hand_number = event.hand_number
+    message.kind = EVENT_KIND_TO_PB[event.kind]
+    if event.seat is not None:
+        message.seat = event.seat
+    if event.card is not None:
+        card_to_pb(event.card, message.card)
+    if event.taken is not None:
+        card_to_pb(event.taken, message.taken)
+    if event.slot is not None:
+        message.slot = event.slot
+    if event.count is not None:
+        message.count = event.count
+    if event.kind is EventKind.SHOWDOWN:
+        fill_showdown(message.showdown, showdown_result(game, event), out_of_game_after(game, event.hand_number))
+
+
+def fill_events(target, game: Game, first: int, stop: int | None = None) -> None:
+    """Append the game's events ``first`` up to ``stop`` (default: all) to a repeated ``Event`` field."""
+    for index in range(first, len(game.events) if stop is None else stop):
+        fill_event(target.add(), game, index)
 
 
 def event_from_pb(message: pb.Event) -> Event:
-    """Read a protocol ``Event`` back into the engine's :class:`Event`."""
+    """Read a protocol ``Event`` back into the engine's :class:`Event` (its showdown is read apart)."""
     return Event(
         EVENT_KIND_FROM_PB[message.kind],
         message.hand_number,
@@ -236,13 +286,41 @@ def fill_observation(message: pb.Observation, obs: Observation) -> None:
                 card_to_pb(card, entry.card)
 
 
+def decision_request_to_pb(
+    game: Game,
+    game_id: str,
+    decision_number: int,
+    first_event: int,
+    move_time_ms: int,
+    time_bank_ms: int,
+    default: Action | None = None,
+) -> pb.DecisionRequest:
+    """The reference DecisionRequest for the game's current seat, built from ``Game.observation``.
+
+    :class:`RequestEncoder` writes the same bytes faster; a test holds them equal.
+    """
+    seat = game.current_seat
+    obs = game.observation(seat)
+    message = pb.DecisionRequest(
+        game_id=game_id, decision_number=decision_number, seat=seat, move_time_ms=move_time_ms,
+        time_bank_ms=time_bank_ms,
+    )  # fmt: skip
+    fill_observation(message.observation, obs)
+    fill_events(message.events, game, first_event)
+    for act in obs.legal_actions:
+        action_to_pb(act, message.legal_actions.add())
+    if default is not None:
+        action_to_pb(default, message.default_action)
+    return message
+
+
 def observation_from_pb(
     message: pb.Observation, events: Sequence[Event] = (), legal: Sequence[Action] = ()
 ) -> Observation:
     """Read an ``Observation`` message back into the engine's observation type.
 
-    The message carries the events since the seat's last decision rather than
-    the hand's whole history; ``events`` becomes ``hand_events`` as given.
+    ``events`` becomes ``hand_events`` as given (the bot kit keeps the
+    current hand's events from the stream).
     """
     seats = message.seats
     common = dict(
@@ -279,37 +357,6 @@ def observation_from_pb(
         card_from_pb(slots[slot].card) if slot in slots and slots[slot].HasField("card") else None for slot in range(3)
     )
     return BastardBragObservation(**common, centre=centre)
-
-
-# ----- results ----------------------------------------------------------------
-
-
-def hand_result_to_pb(result: HandResult, game_id: str, in_game: Sequence[bool]) -> pb.Notification:
-    """Return the ``Notify(HandResult)`` message of a finished hand."""
-    note = pb.Notification()
-    message = note.hand_result
-    message.game_id = game_id
-    message.hand_number = result.hand_number
-    message.dealer = result.dealer
-    message.ended_by = result.ended_by.value
-    for seat, cards in sorted(result.hands.items()):
-        revealed = message.hands.add(seat=seat, rank_name=str(result.ranks[seat]))
-        for card in cards:
-            revealed.cards.add(rank=card.rank, suit=card.suit + _SUIT_OFFSET)
-    if result.loser is not None:
-        message.loser = result.loser
-    fill_seats(message.seats, result.lives_after, result.floating_after, in_game, [False] * len(in_game))
-    message.eliminated.extend(result.eliminated)
-    return note
-
-
-def game_over_to_pb(result: GameResult, game_id: str) -> pb.Notification:
-    """Return the ``Notify(GameOver)`` message of a finished game."""
-    note = pb.Notification()
-    note.game_over.game_id = game_id
-    note.game_over.placements.extend(result.placements)
-    note.game_over.hands_played = result.hands_played
-    return note
 
 
 # ----- the referee's fast path: DecisionRequests as wire bytes ----------------------
@@ -371,7 +418,7 @@ def _card_fields(number: int) -> dict[Card, bytes]:
 
 # Cards as the fields that hold them: Action.card, Event.card and .taken, Observation.hand,
 # StopTheBusView.discard_top and .drawn_card, CentreSlot.card.
-_ACTION_CARD, _EVENT_CARD, _EVENT_TAKEN, _HAND_CARD = _card_fields(2), _card_fields(4), _card_fields(5), _card_fields(7)
+_ACTION_CARD, _EVENT_CARD, _EVENT_TAKEN, _HAND_CARD = _card_fields(2), _card_fields(5), _card_fields(6), _card_fields(7)
 _DISCARD_TOP, _DRAWN_CARD, _CENTRE_CARD = _card_fields(1), _card_fields(4), _card_fields(3)
 
 _PHASE_FIELD = {phase: _scalar(6, PHASE_TO_PB[phase]) for phase in Phase}  # Observation.phase
@@ -385,17 +432,29 @@ def _action_body(act: Action) -> bytes:
     return body + _optional(3, act.slot)
 
 
-def _event_body(event: Event) -> bytes:
-    body = _scalar(1, EVENT_KIND_TO_PB[event.kind]) + _scalar(2, event.hand_number) + _optional(3, event.seat)
+def _event_body(game: Game, index: int) -> bytes:
+    """The bytes of ``fill_event(message, game, index)``: the game's ``events[index]``, numbered."""
+    event = game.events[index]
+    body = (
+        _scalar(1, index + 1)
+        + _scalar(2, event.hand_number)
+        + _scalar(3, EVENT_KIND_TO_PB[event.kind])
+        + _optional(4, event.seat)
+    )
     if event.card is not None:
         body += _EVENT_CARD[event.card]
     if event.taken is not None:
         body += _EVENT_TAKEN[event.taken]
-    return body + _optional(6, event.slot) + _optional(7, event.count)
+    body += _optional(7, event.slot) + _optional(8, event.count)
+    if event.kind is EventKind.SHOWDOWN:  # rare: once a hand, built by the protobuf library
+        showdown = pb.Showdown()
+        fill_showdown(showdown, showdown_result(game, event), out_of_game_after(game, event.hand_number))
+        body += _embedded(9, showdown.SerializeToString())
+    return body
 
 
-# Each action as an element of DecisionRequest.legal_actions (field 7) and as
-# DecisionRequest.default_action (field 10), by id: Action's hash goes through its
+# Each action as an element of DecisionRequest.legal_actions (field 6) and as
+# DecisionRequest.default_action (field 9), by id: Action's hash goes through its
 # kind's Python-level enum hash, and ids are safe because each entry keeps its
 # action alive. Actions come from referee.games.base.action(), so these stay small.
 _LEGAL_FIELD: dict[int, tuple[Action, bytes]] = {}
@@ -405,14 +464,14 @@ _DEFAULT_FIELD: dict[int, tuple[Action, bytes]] = {}
 def _legal_field(act: Action) -> bytes:
     entry = _LEGAL_FIELD.get(id(act))
     if entry is None:
-        entry = _LEGAL_FIELD[id(act)] = (act, _embedded(7, _action_body(act)))
+        entry = _LEGAL_FIELD[id(act)] = (act, _embedded(6, _action_body(act)))
     return entry[1]
 
 
 def _default_field(act: Action) -> bytes:
     entry = _DEFAULT_FIELD.get(id(act))
     if entry is None:
-        entry = _DEFAULT_FIELD[id(act)] = (act, _embedded(10, _action_body(act)))
+        entry = _DEFAULT_FIELD[id(act)] = (act, _embedded(9, _action_body(act)))
     return entry[1]
 
 
@@ -427,7 +486,7 @@ _CENTRE_SLOT: dict[tuple[int, Card | None], bytes] = {
 
 
 class RequestEncoder:
-    """Writes one game's DecisionRequests as wire bytes, equal to the reference message's ``SerializeToString()``.
+    """Writes one game's DecisionRequests as wire bytes, equal to :func:`decision_request_to_pb`'s.
 
     The reference is the message built field by field from
     :meth:`Game.observation` (``fill_observation``, ``fill_events``,
@@ -452,7 +511,7 @@ class RequestEncoder:
         self._game = game
         self._stop_the_bus = isinstance(game, StopTheBus)
         self._game_id_field = _embedded(1, game_id.encode()) if game_id else b""
-        self._move_time_field = _scalar(8, move_time_ms)
+        self._move_time_field = _scalar(7, move_time_ms)
         self._game_field = _scalar(1, GAME_TO_PB[game.name])
         self._num_players_field = _scalar(3, game.num_players)
         self._turn_limit_field = _scalar(11, game.turn_limit)
@@ -470,24 +529,22 @@ class RequestEncoder:
         action.
         """
         game = self._game
-        events = game.events
         event_fields = self._event_fields
-        for index in range(len(event_fields), len(events)):
-            event_fields.append(_embedded(6, _event_body(events[index])))
+        for index in range(len(event_fields), len(game.events)):
+            event_fields.append(_embedded(5, _event_body(game, index)))
         seat = game.current_seat
         observation = self._observation(game, seat)
         request = [
             self._game_id_field,
-            _scalar(2, game.hand_number),
-            _scalar(3, decision_number),
-            _scalar(4, seat),
-            b"\x2a",  # field 5, the observation
+            _scalar(2, decision_number),
+            _scalar(3, seat),
+            b"\x22",  # field 4, the observation
             _varint(len(observation)),
             observation,
             *event_fields[first_event:],
             *map(_legal_field, game.legal_actions()),
             self._move_time_field,
-            _scalar(9, time_bank_ms),
+            _scalar(8, time_bank_ms),
         ]
         if default is not None:
             request.append(_default_field(default))
@@ -543,3 +600,11 @@ class RequestEncoder:
                 for seat in range(len(lives))
             )  # fmt: skip
         return table
+
+
+def play_request(sequence: int, field: int, body: bytes) -> bytes:
+    """A PlayRequest's bytes: ``sequence`` and the message ``body`` in oneof ``field`` (2..6)."""
+    return _scalar(1, sequence) + _embedded(field, body)
+
+
+DECISION_REQUEST_FIELD = 4  # PlayRequest.decision_request

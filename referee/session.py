@@ -1,14 +1,29 @@
-"""The conversation with one bot: handshake, decisions with deadlines, notifications. The only code that talks to bots.
+"""The conversation with one bot: the v2 stream, its handshake, decisions on the honest clock, faults.
 
-A :class:`BotSession` wraps a :class:`referee.bots.BotProcess` (which starts
-and stops the program) with the gRPC channel to it, and turns every way a
-call can go wrong into a :class:`referee.faults.BotFault` of the right kind.
+A :class:`BotSession` wraps a :class:`referee.bots.BotProcess` (which starts,
+contains and stops the program) with the one gRPC stream the referee keeps
+open to it (``referee.v2.BotService/Play``, see proto/referee/v2/bot.proto).
+It is the only code that speaks the wire protocol to a bot, and it turns every
+way a conversation can go wrong into a :class:`referee.faults.BotFault` of the
+right kind:
+
+- a stream that breaks (or a process that exits) is a **crash**;
+- a reply still missing when the deadline has been charged is a **timeout**
+  (the deadline is the referee's own timer on the honest clock, see
+  :mod:`referee.clock`);
+- a reply that does not parse, holds no decision, or says it failed, is
+  **malformed**; a reply to a decision that was not asked is **stale**.
+
+A task reads the stream for the life of the session, so a reply is taken
+whenever it comes: a late reply to a decision that already timed out is
+dropped without a second fault, and the stream stays usable.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,20 +32,29 @@ import grpc.aio
 from google.protobuf.message import DecodeError
 
 from referee import __version__
-from referee.bots import DEFAULT_LOG_CAP_BYTES, BotProcess, BotSpec
+from referee.bots import BotProcess, BotSpec
+from referee.clock import charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
-from referee.protocol import GAME_FROM_PB, GAME_TO_PB, PROTOCOL_VERSION
-from referee.v1 import bot_pb2 as pb
+from referee.protocol import DECISION_REQUEST_FIELD, GAME_FROM_PB, GAME_TO_PB, PLAY_METHOD, PROTOCOL_VERSION, play_request
+from referee.v2 import bot_pb2 as pb
 
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
-# How long a lost connection waits for the bot's exit status. It passes through the supervising shell
-# (and unshare), which takes a few milliseconds, but more on a busy machine.
+# How long a broken stream waits for the bot's exit status, so the fault can name it. It passes
+# through the sandbox's own processes, which takes a few milliseconds, more on a busy machine.
 EXIT_STATUS_WAIT_SECONDS = 1.0
 # gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
 RECONNECT_BACKOFF_MS = 50
 MAX_RECONNECT_BACKOFF_MS = 500
+# However little of it the honest clock charges, a decision ends as a timeout once the wall clock
+# reaches this many times its limit, plus the extra: the referee never waits without end.
+WALL_CAP_FACTOR = 3
+WALL_CAP_EXTRA_SECONDS = 2.0
+# A write that does not complete within this is a bot that stopped reading its stream.
+WRITE_TIMEOUT_SECONDS = 5.0
+# On stop, how long the bot has to take the last messages and end its side of the stream before it is killed.
+CLOSE_GRACE_SECONDS = 1.0
 
-_CONNECTION_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+_HANDSHAKE_FIELD, _GAME_START_FIELD, _FAULT_NOTICE_FIELD, _GAME_END_FIELD = 2, 3, 5, 6
 
 
 @dataclass(frozen=True)
@@ -39,7 +63,7 @@ class Timing:
 
     move_time_ms: int = 1000
     time_bank_ms: int = 10_000
-    grace_ms: int = 200  # transport allowance added to every deadline
+    grace_ms: int = 50  # transport allowance: a reply is a timeout once move + bank left + grace are charged
     startup_timeout_ms: int = 10_000
     notify_timeout_ms: int = 1000
 
@@ -54,20 +78,50 @@ class GameSetup:
     turn_limit: int = 200
 
 
-class BotSession:
-    """One bot: its process (see :mod:`referee.bots`) and the gRPC channel the referee talks to it on."""
+class _Pending:
+    """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int = DEFAULT_LOG_CAP_BYTES) -> None:
+    __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled")
+
+    def __init__(self, number: int, waiter: asyncio.Future, started: float, move_s: float, limit_s: float) -> None:
+        self.number = number
+        self.waiter = waiter
+        self.started = started
+        self.usage: tuple[int, int] | None = None
+        self.move_s = move_s
+        self.limit_s = limit_s
+        self.timer: asyncio.TimerHandle | None = None
+        self.settled = False  # its times are recorded (by the deadline, for a timeout)
+
+
+class BotSession:
+    """One bot: its process (see :mod:`referee.bots`) and the v2 stream the referee talks to it on."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int | None = None) -> None:
         self.process = BotProcess(spec, log_path, log_cap)
         self.spec = spec
         self.channel: grpc.aio.Channel | None = None
-        # Calls that return the reply's bytes: this class parses them, so a reply that does not
-        # parse is a fault it can name (grpc.aio would log the error and return None).
-        self._handshake_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self._decide_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self._notify_call: grpc.aio.UnaryUnaryMultiCallable | None = None
-        self.handshake_reply: pb.HandshakeReply | None = None
-        self.healthy = True  # false after a fault that may leave the process wedged
+        self.handshake_response: pb.HandshakeResponse | None = None
+        self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
+        self.decisions_answered = 0  # over the session's life
+        self.late_replies = 0  # replies to decisions that had already timed out, dropped
+        self.unasked_replies = 0  # replies when no decision was asked, dropped
+        self.last_wall_ms = 0.0  # the last decision's wall time and charged time
+        self.last_charged_ms = 0.0
+        self._call = None
+        self._reader: asyncio.Task | None = None
+        self._sequence = 0
+        self._pending: _Pending | None = None
+        self._handshake_waiter: asyncio.Future | None = None
+        self._expired: set[int] = set()  # decisions of this game that ended in a fault: their replies are late
+        self._broken: BotFault | None = None  # set once the stream is gone
+        self._lag = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
     @property
     def log_path(self) -> Path | None:
@@ -76,14 +130,27 @@ class BotSession:
     def has_exited(self) -> bool:
         return self.process.has_exited()
 
+    @property
+    def connected(self) -> bool:
+        """Whether the stream is open and the process alive: the bot can still answer."""
+        return self._broken is None and not self.process.has_exited()
+
+    @property
+    def usable(self) -> bool:
+        """Whether the session can play another game: healthy, stream open, process alive."""
+        return self.healthy and self._broken is None and not self.process.has_exited()
+
     # ----- start and handshake -------------------------------------------------
 
     async def start(self, setup: GameSetup) -> None:
-        """Start the bot (if it is a command), wait until it listens, and handshake.
+        """Start the bot (if it is a command), wait until it listens, open the stream and handshake.
 
         Raises :class:`BotFault` (``startup`` or ``handshake``) on failure,
         after stopping whatever was started.
         """
+        self._loop = asyncio.get_running_loop()
+        self._lag = lag_monitor()
+        self._lag.start()
         try:
             await self.process.launch()
             self.channel = grpc.aio.insecure_channel(
@@ -95,20 +162,15 @@ class BotSession:
                     ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
                 ],
             )
-            self._handshake_call = self._raw_call("Handshake", pb.HandshakeRequest)
-            # The referee encodes decision requests to bytes itself (referee.protocol.RequestEncoder).
-            self._decide_call = self.channel.unary_unary("/referee.v1.Bot/Decide")
-            self._notify_call = self._raw_call("Notify", pb.Notification)
             await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
+            # No serializers: requests go as the bytes referee.protocol makes, replies come as bytes
+            # this class parses, so a reply that does not parse is a fault it can name.
+            self._call = self.channel.stream_stream(PLAY_METHOD)()
+            self._reader = self._loop.create_task(self._read_stream())
             await self._handshake(setup)
         except BaseException:
             await self.stop()
             raise
-
-    def _raw_call(self, method: str, request_type) -> grpc.aio.UnaryUnaryMultiCallable:
-        return self.channel.unary_unary(
-            f"/referee.v1.Bot/{method}", request_serializer=request_type.SerializeToString
-        )  # no response_deserializer: the reply arrives as bytes
 
     async def _wait_ready(self, timeout: float) -> None:
         ready = asyncio.ensure_future(self.channel.channel_ready())
@@ -125,102 +187,304 @@ class BotSession:
                 task.cancel()
         if ready in done and not ready.cancelled():
             return
-        name = self.spec.name
         address = self.process.address
         if exited is not None and exited in done:
             ended = "was" if self.process.killed_by_signal() else "exited with"
             detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
-            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + self.process.log_hint(), name)
+            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + self.process.log_hint(), self.name)
         raise BotFault(
-            FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + self.process.log_hint(), name
+            FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + self.process.log_hint(), self.name
         )
 
     async def _handshake(self, setup: GameSetup) -> None:
-        request = pb.HandshakeRequest(
-            protocol_version=PROTOCOL_VERSION,
+        timing = setup.timing
+        request = pb.Handshake(
+            protocol_versions=[PROTOCOL_VERSION],
             referee_version=__version__,
             game=GAME_TO_PB[setup.game],
             num_players=setup.num_players,
             time_limits=pb.TimeLimits(
-                move_time_ms=setup.timing.move_time_ms, time_bank_ms=setup.timing.time_bank_ms
+                move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
             ),
             turn_limit=setup.turn_limit,
         )
-        name = self.spec.name
-        timeout = setup.timing.startup_timeout_ms / 1000
+        timeout = timing.startup_timeout_ms / 1000
+        self._handshake_waiter = self._loop.create_future()
         try:
-            data = await self._handshake_call(request, timeout=timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
-                raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", name) from None
-            raise BotFault(FaultKind.HANDSHAKE, f"no valid handshake reply: {_status_text(error)}", name) from None
-        try:
-            reply = pb.HandshakeReply.FromString(data)
-        except DecodeError:
-            detail = f"the handshake reply is not a HandshakeReply ({len(data)} bytes that do not parse)"
-            raise BotFault(FaultKind.HANDSHAKE, detail, name) from None
-        self.handshake_reply = reply
-        if reply.protocol_version != PROTOCOL_VERSION:
+            await asyncio.wait_for(self._write(_HANDSHAKE_FIELD, request.SerializeToString()), timeout)
+            response = await asyncio.wait_for(self._handshake_waiter, timeout)
+        except asyncio.TimeoutError:
+            raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", self.name) from None
+        except BotFault as fault:
+            raise BotFault(FaultKind.HANDSHAKE, fault.detail, self.name) from None
+        finally:
+            self._handshake_waiter = None
+        self.handshake_response = response
+        if PROTOCOL_VERSION not in response.protocol_versions:
+            spoken = ", ".join(map(str, response.protocol_versions)) or "none"
             raise BotFault(
                 FaultKind.HANDSHAKE,
-                f"speaks protocol version {reply.protocol_version}; this referee speaks version {PROTOCOL_VERSION}",
-                name,
+                f"speaks protocol versions {spoken}; this referee speaks version {PROTOCOL_VERSION} "
+                "(docs/bot-protocol.md is the guide)",
+                self.name,
             )
-        if GAME_TO_PB[setup.game] not in reply.games:
-            games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in reply.games) or "none"
-            raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", name)
+        if GAME_TO_PB[setup.game] not in response.games:
+            games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in response.games) or "none"
+            raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", self.name)
 
-    # ----- calls during a game ----------------------------------------------------
+    # ----- writing -------------------------------------------------------------------
 
-    async def decide(self, request: bytes, timeout: float) -> pb.DecisionReply:
-        """Send an encoded ``DecisionRequest``; raise :class:`BotFault` for a timeout, crash or malformed reply."""
+    async def _write(self, field: int, body: bytes) -> None:
+        """Send one PlayRequest; raise a crash :class:`BotFault` if the stream is gone."""
+        if self._broken is not None:
+            raise self._broken
+        self._sequence += 1
         try:
-            data = await self._decide_call(request, timeout=timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() in _CONNECTION_LOST:
-                # Give the exit status a moment to arrive, so the fault can name it (and the limit).
-                await self.process.wait_exit(EXIT_STATUS_WAIT_SECONDS)
-            raise self._fault_from(error, timeout) from None
-        try:
-            return pb.DecisionReply.FromString(data)
-        except DecodeError:
-            detail = f"reply is not a DecisionReply ({len(data)} bytes that do not parse)"
-            raise BotFault(FaultKind.MALFORMED, detail, self.spec.name) from None
+            await self._call.write(play_request(self._sequence, field, body))
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
+            raise await self._stream_lost(error) from None
 
-    async def notify(self, notification: pb.Notification, timeout: float) -> None:
-        """Send a notification; best effort, so failures are ignored (the next decision will tell)."""
-        if self._notify_call is None:
+    async def notify(self, field: int, message) -> None:
+        """Send a message that needs no answer (game start, fault notice, game end): best effort.
+
+        A bot that does not take it within the write timeout has stopped
+        reading its stream, and is no longer healthy; the next decision will
+        tell how it failed.
+        """
+        if not self.usable:
             return
-        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.TimeoutError):
-            await self._notify_call(notification, timeout=timeout)  # the reply carries nothing: not parsed
+        try:
+            await asyncio.wait_for(self._write(field, message.SerializeToString()), WRITE_TIMEOUT_SECONDS)
+        except asyncio.TimeoutError:
+            self.healthy = False
+        except BotFault:
+            pass
 
-    def _fault_from(self, error: grpc.aio.AioRpcError, timeout: float) -> BotFault:
-        code = error.code()
-        name = self.spec.name
-        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+    async def game_start(self, message: pb.GameStart) -> None:
+        self._expired.clear()  # decision numbers start again at 1
+        await self.notify(_GAME_START_FIELD, message)
+
+    async def fault_notice(self, message: pb.FaultNotice) -> None:
+        await self.notify(_FAULT_NOTICE_FIELD, message)
+
+    async def game_end(self, message: pb.GameEnd) -> None:
+        await self.notify(_GAME_END_FIELD, message)
+
+    # ----- decisions: the hot path ---------------------------------------------------
+
+    async def decide(self, request: bytes, number: int, move_time_ms: int, limit_ms: int) -> pb.Decision:
+        """Send an encoded DecisionRequest for decision ``number``; return the bot's Decision.
+
+        ``limit_ms`` is the time the bot may be charged before the reply is a
+        timeout (move time, bank left and grace). On return or fault,
+        ``last_wall_ms`` and ``last_charged_ms`` hold the decision's times.
+        Raises :class:`BotFault` for a timeout, crash, malformed or stale reply.
+        """
+        loop = self._loop
+        pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
+                                           limit_ms / 1000)  # fmt: skip
+        try:
+            if self._broken is None and self.healthy:
+                await self._write(DECISION_REQUEST_FIELD, request)
+            else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
+                await asyncio.wait_for(self._write(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+            # Read after the write, while the bot thinks: this costs the round trip nothing.
+            pending.usage = self.process.usage()
+            pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
+            decision = await pending.waiter
+        except asyncio.TimeoutError:
             self.healthy = False
-            return BotFault(FaultKind.TIMEOUT, f"no reply within {timeout * 1000:.0f} ms", name)
-        if self.has_exited():
+            self._expired.add(number)
+            self._settle_times(pending, time.perf_counter())
+            raise BotFault(
+                FaultKind.TIMEOUT, f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
+                self.name,
+            ) from None
+        except BotFault:
+            self._expired.add(number)
+            self._settle_times(pending, time.perf_counter())
+            raise
+        finally:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            self._pending = None
+        self._settle_times(pending, time.perf_counter())
+        self.decisions_answered += 1
+        return decision
+
+    def _settle_times(self, pending: _Pending, now: float) -> None:
+        if pending.settled:
+            return
+        pending.settled = True
+        wall = now - pending.started
+        charged = wall if wall <= pending.move_s else self._charge(pending, now)
+        self.last_wall_ms = wall * 1000
+        self.last_charged_ms = charged * 1000
+
+    def _charge(self, pending: _Pending, now: float) -> float:
+        """The honest clock's charge for ``pending`` up to ``now``, in seconds (see referee.clock)."""
+        wall = now - pending.started
+        cpu = stall = None
+        before = pending.usage
+        if before is not None:
+            after = self.process.usage()
+            if after is not None:
+                cpu = (after[0] - before[0]) / 1e6
+                stall = (after[1] - before[1]) / 1e6
+        return charged_seconds(wall, cpu, stall, self._lag.lag_before(now, pending.started))
+
+    def _on_deadline(self, pending: _Pending) -> None:
+        """The decision's timer: a timeout if the bot was charged its limit, else wait for what is left."""
+        if pending.waiter.done() or self._broken is not None:
+            return  # a broken stream is reported as a crash by the reader
+        now = time.perf_counter()
+        charged = self._charge(pending, now)
+        wall = now - pending.started
+        wall_cap = pending.limit_s * WALL_CAP_FACTOR + WALL_CAP_EXTRA_SECONDS
+        if charged >= pending.limit_s or wall >= wall_cap:
             self.healthy = False
-            return BotFault(FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), name)
-        if code in _CONNECTION_LOST:
-            self.healthy = False
-            return BotFault(FaultKind.CRASH, f"connection lost: {_status_text(error)}", name)
-        if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
-            return BotFault(FaultKind.MALFORMED, f"reply too large (limit {MAX_REPLY_BYTES} bytes)", name)
-        if code is grpc.StatusCode.INTERNAL:
-            return BotFault(FaultKind.MALFORMED, f"reply is not a DecisionReply: {_status_text(error)}", name)
-        return BotFault(FaultKind.MALFORMED, f"answered with an error instead of a reply: {_status_text(error)}", name)
+            pending.settled = True
+            self.last_wall_ms = wall * 1000
+            self.last_charged_ms = charged * 1000
+            limit_ms = pending.limit_s * 1000
+            if charged >= pending.limit_s:
+                detail = f"no reply after {charged * 1000:.0f} ms charged (limit {limit_ms:.0f} ms; {wall * 1000:.0f} ms on the wall clock)"
+            else:
+                detail = (f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
+                          f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)")  # fmt: skip
+            pending.waiter.set_exception(BotFault(FaultKind.TIMEOUT, detail, self.name))
+            return
+        left = max(pending.limit_s - charged, 0.001)
+        pending.timer = self._loop.call_at(self._loop.time() + min(left, wall_cap - wall), self._on_deadline, pending)
+
+    # ----- reading -------------------------------------------------------------------
+
+    async def _read_stream(self) -> None:
+        """Take every message the bot sends, for the life of the stream."""
+        call = self._call
+        try:
+            while True:
+                data = await call.read()
+                if data is grpc.aio.EOF:
+                    if self._closing:
+                        return  # the bot ended its side after the referee ended its own: a clean close
+                    raise _StreamEnded("the bot closed its stream")
+                self._received(data)
+        except asyncio.CancelledError:
+            raise
+        except (_StreamEnded, grpc.aio.AioRpcError, grpc.aio.UsageError) as error:
+            fault = await self._stream_lost(error)
+        except Exception as error:  # noqa: BLE001 - the reader must end by reporting, whatever happened
+            fault = BotFault(FaultKind.CRASH, f"the stream failed: {error!r}", self.name)
+            self._broken = fault
+        for waiter in (self._handshake_waiter, self._pending.waiter if self._pending else None):
+            if waiter is not None and not waiter.done():
+                waiter.set_exception(fault)
+
+    async def _stream_lost(self, error: BaseException) -> BotFault:
+        """The fault of a stream that is gone, naming how the process ended if it did."""
+        if self._broken is not None:
+            return self._broken
+        self.healthy = False
+        if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
+            fault = BotFault(
+                FaultKind.HANDSHAKE,
+                f"does not serve {PLAY_METHOD} ({_status_text(error)}): the bot protocol moved to version 2, "
+                "one stream per bot; docs/bot-protocol.md is the guide",
+                self.name,
+            )
+        elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+            fault = BotFault(FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name)
+        else:
+            self._broken = BotFault(FaultKind.CRASH, "the stream is gone", self.name)  # until the exit status is in
+            if self.process.process is not None:
+                await self.process.wait_exit(EXIT_STATUS_WAIT_SECONDS)
+            if self.process.has_exited():
+                fault = BotFault(FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name)
+            else:
+                how = _status_text(error) if isinstance(error, grpc.aio.AioRpcError) else str(error)
+                fault = BotFault(FaultKind.CRASH, f"the stream broke: {how}", self.name)
+        self._broken = fault
+        return fault
+
+    def _received(self, data: bytes) -> None:
+        pending = self._pending
+        try:
+            message = pb.PlayResponse.FromString(data)
+        except DecodeError:
+            self._answer_fault(
+                pending, FaultKind.MALFORMED, f"sent {len(data)} bytes that are not a PlayResponse"
+            )
+            return
+        kind = message.WhichOneof("message")
+        if kind == "decision":
+            decision = message.decision
+            number = decision.decision_number
+            if pending is not None and number == pending.number:
+                if not pending.waiter.done():
+                    pending.waiter.set_result(decision)
+            elif number in self._expired:
+                self.late_replies += 1
+            elif pending is not None:
+                self._answer_fault(
+                    pending, FaultKind.STALE, f"replied to decision {number}, but decision {pending.number} was asked"
+                )
+            else:
+                self.unasked_replies += 1
+        elif kind == "handshake":
+            waiter = self._handshake_waiter
+            if waiter is not None and not waiter.done():
+                waiter.set_result(message.handshake)
+            else:
+                self._answer_fault(pending, FaultKind.MALFORMED, "sent a handshake response where a decision was asked")
+        else:
+            self._answer_fault(pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)")
+
+    def _answer_fault(self, pending: _Pending | None, kind: FaultKind, detail: str) -> None:
+        """Fail the decision (or handshake) waited for with a fault; drop the message if nothing waits."""
+        waiter = pending.waiter if pending is not None else self._handshake_waiter
+        if waiter is None or waiter.done():
+            self.unasked_replies += 1
+            return
+        waiter.set_exception(BotFault(kind, detail, self.name))
 
     # ----- stop -------------------------------------------------------------------
 
     async def stop(self) -> None:
-        """Close the channel and stop the bot and everything it started; safe to call more than once."""
-        if self.channel is not None:
-            channel, self.channel = self.channel, None
-            with contextlib.suppress(Exception):
-                await channel.close(grace=None)
-        await self.process.stop()
+        """Close the stream and the channel, and stop the bot and everything it started; safe to call twice.
+
+        A bot whose stream is open gets a moment to take the last messages
+        and end its side of the stream (so it sees the game's end) before its
+        processes are killed.
+        """
+        try:
+            if self._reader is not None and self.connected and self._call is not None:
+                self._closing = True
+                # CancelledError too: a reader or call cancelled meanwhile (the game was interrupted) ends the grace.
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(self._call.done_writing(), CLOSE_GRACE_SECONDS)
+                    await asyncio.wait_for(asyncio.shield(self._reader), CLOSE_GRACE_SECONDS)
+            if self._reader is not None:
+                self._reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._reader
+                self._reader = None
+            if self._call is not None:
+                self._call.cancel()
+                self._call = None
+            if self.channel is not None:
+                channel, self.channel = self.channel, None
+                with contextlib.suppress(Exception):
+                    await channel.close(grace=None)
+            if self._lag is not None:
+                self._lag.stop()
+                self._lag = None
+        finally:
+            await self.process.stop()  # whatever happened above, no process is left behind
+
+
+class _StreamEnded(Exception):
+    """The bot ended its side of the stream."""
 
 
 def _status_text(error: grpc.aio.AioRpcError) -> str:

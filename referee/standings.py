@@ -9,7 +9,9 @@ give identical standings.
 Ratings come from openskill's Plackett-Luce model (default prior mu 25,
 sigma 25/3), one update per game in index order, each bot its own team,
 ranked by its placement. Bots are ranked by the conservative estimate
-``mu - 3 * sigma``, ties broken by mean score, then by name.
+``mu - 3 * sigma``, ties broken by mean score, then by name. Each rating
+comes with its interval, and each pair of bots with a comparison over the
+deals they shared (``referee.stats``; docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from openskill.models import PlackettLuce
 
 from referee.errors import RefereeError
 from referee.faults import FaultKind
+from referee.stats import Comparison, PairTally, StatisticsError, deal_outcomes, placement_score, rating_interval
 
 FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 
@@ -39,6 +42,10 @@ _LOG_BIN_RATIO = math.log(LATENCY_BIN_RATIO)
 
 class RecordError(RefereeError, ValueError):
     """A game record is not in the ``games.jsonl`` format, or does not fit the league."""
+
+
+class UnknownBotError(RefereeError, ValueError):
+    """A bot was named that the standings do not hold."""
 
 
 class LatencyHistogram:
@@ -100,6 +107,8 @@ class BotStanding:
     bot: str
     mu: float
     sigma: float
+    mu_low: float  # mu_low..mu_high: the interval of mu at stats.CONFIDENCE (mu -/+ 1.96 sigma)
+    mu_high: float
     conservative: float  # mu - 3 * sigma: the rating the ranking uses
     games: int
     wins: int  # games finished first
@@ -115,20 +124,24 @@ class BotStanding:
 
 
 @dataclass(frozen=True)
-class HeadToHead:
-    """How one bot fared against another: games both played, and how often the first finished above."""
-
-    games: int
-    above: int
-
-
-@dataclass(frozen=True)
 class Standings:
-    """The league table: rows in rank order, and head-to-head by ordered pair (``[bot][opponent]``)."""
+    """The league table: rows in rank order, and each bot compared with each other (``[bot][opponent]``)."""
 
     rows: list[BotStanding]
-    head_to_head: dict[str, dict[str, HeadToHead]]
-    games: int  # game records counted
+    head_to_head: dict[str, dict[str, Comparison]]
+    games: int  # game records counted (void games excepted)
+    void_games: list[tuple[str, str]] = field(default_factory=list)  # (game_id, why): they count for nobody
+
+    def comparison(self, bot: str, other: str) -> Comparison:
+        """``bot`` against ``other`` over the deals they shared."""
+        for name in (bot, other):
+            if name not in self.head_to_head:
+                raise UnknownBotError(
+                    f"no bot named {name!r} in these results; the bots are {', '.join(sorted(self.head_to_head))}"
+                )
+        if bot == other:
+            raise StatisticsError(f"cannot compare bot {bot!r} with itself; name two different bots")
+        return self.head_to_head[bot][other]
 
 
 @dataclass(frozen=True)
@@ -137,10 +150,12 @@ class _GameSummary:
 
     index: int
     game_id: str
+    deal: tuple  # the games of one deal share their luck: ("seed", seed), or ("game", index) without a seed
     seats: tuple[str, ...]
     placements: tuple[int, ...]
     faults: tuple[Mapping[str, int], ...]
     forfeit_seats: frozenset[int]
+    void_reason: str | None = None  # set for a game that counts for nobody
 
 
 @dataclass
@@ -188,12 +203,17 @@ def compute_standings(records: Iterable[Mapping], bots: Sequence[str] | None = N
             )
 
     names = sorted(tallies)
-    meetings = {name: dict.fromkeys((other for other in names if other != name), 0) for name in names}
-    above = {name: dict.fromkeys((other for other in names if other != name), 0) for name in names}
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
 
+    void_games = [(summary.game_id, summary.void_reason) for summary in summaries if summary.void_reason]
     for summary in summaries:
+        if summary.void_reason:
+            # A void game rates nobody and counts no game; its faults still show who failed.
+            for seat, name in enumerate(summary.seats):
+                for kind, count in summary.faults[seat].items():
+                    tallies[name].faults[kind] += count
+            continue
         table_size = len(summary.seats)
         place_of_seat = {seat: place for place, seat in enumerate(summary.placements, start=1)}
         for seat, name in enumerate(summary.seats):
@@ -202,14 +222,10 @@ def compute_standings(records: Iterable[Mapping], bots: Sequence[str] | None = N
             tally.games += 1
             tally.wins += int(place == 1)
             tally.placement_total += place
-            tally.score += Fraction(table_size - place, table_size - 1)
+            tally.score += placement_score(place, table_size)
             tally.forfeits += int(seat in summary.forfeit_seats)
             for kind, count in summary.faults[seat].items():
                 tally.faults[kind] += count
-            for other_seat, other in enumerate(summary.seats):
-                if other_seat != seat:
-                    meetings[name][other] += 1
-                    above[name][other] += int(place < place_of_seat[other_seat])
         teams = [[ratings[name]] for name in summary.seats]
         ranks = [place_of_seat[seat] for seat in range(table_size)]
         for name, (rated,) in zip(summary.seats, model.rate(teams, ranks=ranks), strict=True):
@@ -218,15 +234,33 @@ def compute_standings(records: Iterable[Mapping], bots: Sequence[str] | None = N
     rows = [_row(name, tallies[name], ratings[name].mu, ratings[name].sigma) for name in names]
     rows.sort(key=lambda row: (-row.conservative, -(row.mean_score if row.mean_score is not None else -1.0), row.bot))
     ranked = [replace(row, rank=rank) for rank, row in enumerate(rows, start=1)]
-    head_to_head = {
-        row.bot: {
-            other.bot: HeadToHead(meetings[row.bot][other.bot], above[row.bot][other.bot])
-            for other in ranked
-            if other.bot != row.bot
-        }
-        for row in ranked
+    counted = [summary for summary in summaries if not summary.void_reason]
+    return Standings(
+        rows=ranked, head_to_head=_head_to_head(counted, ranked), games=len(counted), void_games=void_games
+    )
+
+
+def _head_to_head(summaries: list[_GameSummary], ranked: list[BotStanding]) -> dict[str, dict[str, Comparison]]:
+    """Every ordered pair of bots compared over the deals they shared, deals in order of their first game."""
+    deals: dict[tuple, list[_GameSummary]] = {}
+    for summary in summaries:
+        deals.setdefault(summary.deal, []).append(summary)
+    pairs: dict[tuple[str, str], PairTally] = {}
+    for games in deals.values():
+        outcomes = deal_outcomes((game.seats, game.placements) for game in games)
+        for pair in sorted(outcomes):
+            pairs.setdefault(pair, PairTally()).add(outcomes[pair])
+    unpaired = PairTally().comparison()
+    compared = {pair: tally.comparison() for pair, tally in pairs.items()}
+
+    def comparison(bot: str, other: str) -> Comparison:
+        if bot < other:
+            return compared.get((bot, other), unpaired)
+        return compared.get((other, bot), unpaired).swapped()
+
+    return {
+        row.bot: {other.bot: comparison(row.bot, other.bot) for other in ranked if other is not row} for row in ranked
     }
-    return Standings(rows=ranked, head_to_head=head_to_head, games=len(summaries))
 
 
 def _check_bots(bots: Sequence[str]) -> set[str]:
@@ -244,11 +278,14 @@ def _check_bots(bots: Sequence[str]) -> set[str]:
 
 def _row(name: str, tally: _Tally, mu: float, sigma: float) -> BotStanding:
     games = tally.games
+    interval = rating_interval(mu, sigma)
     return BotStanding(
         rank=0,
         bot=name,
         mu=mu,
         sigma=sigma,
+        mu_low=interval.low,
+        mu_high=interval.high,
         conservative=mu - 3 * sigma,
         games=games,
         wins=tally.wins,
@@ -282,10 +319,12 @@ def _summarise(record: Mapping) -> _GameSummary:
     if len(set(seats)) != len(seats):
         raise RecordError(f"{where}: seats {seats!r} name a bot twice; a bot plays one seat per game")
     table_size = len(seats)
-    placements = record.get("placements")
+    # Seats in finishing order; files written before it had its name hold it as "placements".
+    order_key = "finish_order" if "finish_order" in record else "placements"
+    placements = record.get(order_key)
     if not isinstance(placements, list) or sorted(placements) != list(range(table_size)):
         raise RecordError(
-            f"{where}: placements is {placements!r}; expected every seat 0..{table_size - 1} once, first place first"
+            f"{where}: {order_key} is {placements!r}; expected every seat 0..{table_size - 1} once, first place first"
         )
     faults = record.get("faults", [{}] * table_size)
     if not isinstance(faults, list) or len(faults) != table_size:
@@ -298,6 +337,9 @@ def _summarise(record: Mapping) -> _GameSummary:
                 raise RecordError(f"{where}: faults[{seat}] has kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
                 raise RecordError(f"{where}: faults[{seat}][{kind!r}] is {count!r}; expected a count 0 or more")
+    seed = record.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise RecordError(f"{where}: seed is {seed!r}; expected a whole number, the seed of the game's deal")
     forfeits = record.get("forfeits", {})
     if not isinstance(forfeits, Mapping):
         raise RecordError(f"{where}: forfeits is {forfeits!r}; expected an object of seat -> reason")
@@ -307,9 +349,14 @@ def _summarise(record: Mapping) -> _GameSummary:
         if seat is None or seat >= table_size:
             raise RecordError(f"{where}: forfeits has seat {key!r}; expected a seat number '0'..'{table_size - 1}'")
         forfeit_seats.add(seat)
+    void = record.get("void")
+    if void is not None and not isinstance(void, str):
+        raise RecordError(f"{where}: void is {void!r}; expected the reason the game does not count, or no field")
     return _GameSummary(
+        void_reason=void or None,
         index=index,
         game_id=str(record.get("game_id", "")),
+        deal=("game", index) if seed is None else ("seed", seed),
         seats=tuple(seats),
         placements=tuple(placements),
         faults=tuple(faults),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import json
 import os
 import shutil
@@ -17,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from referee import sandbox
 from referee.bots import BotSpec
 from referee.session import Timing
 from referee.match import MatchResult, play_game
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 from tests.processes import marked_processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +41,9 @@ class Bots:
     The marker is both a command-line argument and an environment variable, so
     a bot's forked children carry it too. Private socket directories are made
     under ``socket_root`` (``tempfile.tempdir`` points there during the test).
+    Bots run in their sandbox; a bot given ``--record FILE`` or ``--record-dir
+    DIR`` gets that folder shared read-write, so that the test can read what
+    it recorded.
     """
 
     def __init__(self, socket_root: Path) -> None:
@@ -62,7 +67,10 @@ class Bots:
         return self.spec(self.command(SAMPLE_BOTS / f"{bot}_bot.py"), name or bot, transport)
 
     def spec(self, command: list[str], name: str, transport: str = "unix") -> BotSpec:
-        return BotSpec(name=name, command=tuple(command), env={"REFEREE_TEST_MARKER": self.marker}, transport=transport)
+        return BotSpec(
+            name=name, command=tuple(command), env={"REFEREE_TEST_MARKER": self.marker}, transport=transport,
+            network="host" if transport == "tcp" else "none", shared=recording_folders(command),
+        )  # fmt: skip
 
     def subprocess_env(self) -> dict[str, str]:
         """Environment for a referee run as a subprocess: its socket directories go under ``socket_root``."""
@@ -99,6 +107,17 @@ class Bots:
                 pass
 
 
+def recording_folders(command: list[str]) -> tuple[str, ...]:
+    """The folders a test bot records into (``--record FILE``, ``--record-dir DIR``): its sandbox shares them."""
+    folders = []
+    for option, value in itertools.pairwise(command):
+        if option == "--record":
+            folders.append(str(Path(value).parent))
+        elif option == "--record-dir":
+            folders.append(value)
+    return tuple(folders)
+
+
 @pytest.fixture
 def bots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Bots]:
     """A :class:`Bots` for this test; afterwards no bot process may remain, nor any private socket directory."""
@@ -110,6 +129,8 @@ def bots(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPat
     yield helper
     leftovers = helper.leftovers()
     helper.kill_leftovers()
+    # What a referee killed by SIGKILL left here is for the next referee to remove: do it now, as it would.
+    sandbox.remove_leftovers(socket_root)
     remaining_dirs = sorted(path.name for path in socket_root.iterdir())
     shutil.rmtree(socket_root, ignore_errors=True)
     assert not leftovers, "bot processes outlived the test:\n" + "\n".join(leftovers)
@@ -128,10 +149,10 @@ def read_log(path: Path) -> list[dict]:
 
 
 def read_recording(path: Path) -> tuple[dict, list[tuple[float, pb.DecisionRequest]]]:
-    """What a bot run with ``--record`` wrote: its start record, then (deadline left, request) per decision."""
+    """What a bot run with ``--record`` wrote: its start record, then (time received, request) per decision."""
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     start, asked = lines[0], lines[1:]
     requests = [
-        (entry["time_remaining"], pb.DecisionRequest.FromString(base64.b64decode(entry["request"]))) for entry in asked
+        (entry["received"], pb.DecisionRequest.FromString(base64.b64decode(entry["request"]))) for entry in asked
     ]
     return start, requests

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -52,6 +53,11 @@ def dealt_deck(num_players: int, dealer: int, hands: dict[int, str], centre: str
     return deck_from(" ".join(map(str, head)))
 
 
+def then_seeded(decks: list[list[Card]]) -> Callable[[int], list[Card] | None]:
+    """Deal ``decks`` to hands 1, 2, ... and the seeded deck to every later hand (the game goes on after them)."""
+    return lambda hand_number: decks[hand_number - 1] if hand_number <= len(decks) else None
+
+
 def losing_deck(num_players: int, dealer: int, loser: int, seats: tuple[int, ...]) -> list[Card]:
     """Deal WORST_HAND to ``loser`` and a high pair to every other seat of ``seats``."""
     pairs = iter(PAIR_HANDS)
@@ -90,7 +96,7 @@ def all_held_cards(game: BastardBrag) -> list[Card]:
 def scripted_knock_hand() -> BastardBrag:
     """Play one 3-player hand (dealer seat 2) where seat 0 knocks and seat 1 ends with the worst hand."""
     deck = dealt_deck(3, 2, {0: "AS AH KC", 1: "2C 4D 6H", 2: "QS QH JC"}, LOW_CENTRE)
-    game = BastardBrag(3, seed=1, first_dealer=2, decks=[deck])
+    game = BastardBrag(3, seed=1, first_dealer=2, decks=then_seeded([deck]))
     play(
         game,
         "exchange KC 2",  # seat 0: A A 9, centre 7C 8D KC
@@ -106,7 +112,7 @@ def scripted_knock_hand() -> BastardBrag:
 def play_game_of_losses(first_dealer: int, plan: list[tuple[int, int, tuple[int, ...]]]) -> BastardBrag:
     """Play a 3-player game one exchange per hand; ``plan`` gives each hand's (dealer, loser, seats)."""
     decks = [losing_deck(3, dealer, loser, seats) for dealer, loser, seats in plan]
-    game = BastardBrag(3, seed=1, first_dealer=first_dealer, decks=decks, turn_limit=1)
+    game = BastardBrag(3, seed=1, first_dealer=first_dealer, decks=then_seeded(decks), turn_limit=1)
     for _ in plan:
         play_one_exchange(game)
     return game
@@ -246,7 +252,7 @@ def worked_example_game(turn_limit: int = 200) -> BastardBrag:
     # B holds a pair of jacks with an ace kicker, C the lowest flush (5-3-2),
     # the two hands the seed compares A's pair of queens with.
     deck = dealt_deck(3, 2, {0: "Q♠ 7♦ 4♣", 1: "J♥ J♦ A♠", 2: "5♥ 3♥ 2♥"}, "9♣ 8♦ Q♣")
-    return BastardBrag(3, seed=1, first_dealer=2, decks=[deck], turn_limit=turn_limit)
+    return BastardBrag(3, seed=1, first_dealer=2, decks=then_seeded([deck]), turn_limit=turn_limit)
 
 
 def test_worked_example_exchange_leaves_four_of_clubs_face_up():
@@ -418,7 +424,7 @@ def test_knock_by_the_first_player_right_after_round_one():
 
 def test_knocker_keeps_hand_and_others_get_one_final_turn_from_knockers_left():
     """After seat 1 knocks: seats 2, 3, 0 each exchange once (no knock, no pass), then the showdown."""
-    game = BastardBrag(4, seed=1, first_dealer=3, decks=[list(DECK)])
+    game = BastardBrag(4, seed=1, first_dealer=3, decks=then_seeded([list(DECK)]))
     for _ in range(5):  # round one (seats 0-3), then seat 0 again
         play_low_card_for_face_up(game)
     assert game.current_seat == 1
@@ -450,7 +456,7 @@ def test_knocker_keeps_hand_and_others_get_one_final_turn_from_knockers_left():
 def test_final_turns_wrap_round_the_table_and_the_knocker_can_lose():
     """Seat 1 of 3 knocks with the worst hand: seats 2 then 0 play, and seat 1 loses a life."""
     deck = dealt_deck(3, 2, {0: "AS AH KC", 1: "2C 4D 6H", 2: "QS QH JC"}, LOW_CENTRE)
-    game = BastardBrag(3, seed=1, first_dealer=2, decks=[deck])
+    game = BastardBrag(3, seed=1, first_dealer=2, decks=then_seeded([deck]))
     play(
         game,
         "exchange KC 2",  # seat 0: A A 9
@@ -597,7 +603,7 @@ def test_game_deals_again_until_one_winner_with_placements_in_reverse_eliminatio
 def test_deal_passes_to_the_left_each_hand():
     """With nobody eliminated, the deal moves one seat left every hand."""
     decks = [list(DECK)] * 5
-    game = BastardBrag(4, seed=1, first_dealer=2, decks=decks, turn_limit=1)
+    game = BastardBrag(4, seed=1, first_dealer=2, decks=then_seeded(decks), turn_limit=1)
     dealers = []
     for _ in range(5):
         dealers.append(game.dealer)
@@ -705,7 +711,7 @@ def visible_cards(observation) -> set[Card]:
 
 def test_no_observation_shows_another_seats_cards_unless_they_were_face_up():
     """Over many seeded hands, a seat sees others' cards only if they once lay face up."""
-    game = BastardBrag(4, seed=3, first_dealer=0, decks=[list(DECK)])
+    game = BastardBrag(4, seed=3, first_dealer=0, decks=then_seeded([list(DECK)]))
     chooser = random.Random(7)
     hand_number = 0
     ever_face_up: set[Card] = set()
@@ -736,7 +742,7 @@ def test_no_observation_shows_another_seats_cards_unless_they_were_face_up():
 
 def test_turn_limit_ends_the_hand_with_an_immediate_showdown():
     """With turn_limit=4, the fourth turn ends the hand; the worst hand loses."""
-    game = BastardBrag(3, seed=1, first_dealer=2, decks=[list(DECK)], turn_limit=4)
+    game = BastardBrag(3, seed=1, first_dealer=2, decks=then_seeded([list(DECK)]), turn_limit=4)
     for _ in range(4):
         play_low_card_for_face_up(game)
     result = game.hand_results[0]
@@ -750,27 +756,53 @@ def test_turn_limit_ends_the_hand_with_an_immediate_showdown():
     assert game.hand_number == 2
 
 
-def test_turn_limit_during_final_turns_skips_the_rest():
-    """The limit reached on a final turn still ends the hand at once."""
-    game = BastardBrag(3, seed=1, first_dealer=2, decks=[list(DECK)], turn_limit=5)
-    for _ in range(3):
+def test_a_knock_past_round_one_gets_every_final_turn_even_past_the_limit():
+    """RULES.md's example: 4 players, dealer 3, turn_limit=6; four round-one exchanges, seat 0 knocks on turn 5.
+
+    Seats 1, 2 and 3 each get their final turn (turns 6, 7 and 8): the limit
+    counts normal turns only, and the hand ends by the knock.
+    """
+    game = BastardBrag(4, seed=1, first_dealer=3, decks=then_seeded([list(DECK)]), turn_limit=6)
+    for _ in range(4):
         play_low_card_for_face_up(game)
-    play(game, "knock")  # turn 4, seat 0
-    play_low_card_for_face_up(game)  # turn 5, seat 1: the limit; seat 2 never plays
+    assert game.current_seat == 0 and KNOCK in game.legal_actions()
+    play(game, "knock")  # turn 5
+    for seat, turns_before in ((1, 5), (2, 6), (3, 7)):
+        view = game.observation(seat)
+        assert (view.current_seat, view.phase, view.ender) == (seat, Phase.FINAL, 0)
+        assert (view.turns_this_hand, view.turn_limit) == (turns_before, 6)
+        assert KNOCK not in view.legal_actions
+        play_low_card_for_face_up(game)
     result = game.hand_results[0]
-    assert result.ended_by is EndReason.TURN_LIMIT
-    assert result.ender == 0 and result.turns == 5
-    after_knock = [event for event in game.events if event.hand_number == 1][5:]
-    assert [(event.kind, event.seat) for event in after_knock] == [
+    assert result.ended_by is EndReason.KNOCK and result.ender == 0 and result.turns == 8
+    hand_1 = [event for event in game.events if event.hand_number == 1]
+    assert [(event.kind, event.seat) for event in hand_1[6:]] == [
         (EventKind.EXCHANGE, 1),
-        (EventKind.TURN_LIMIT, None),
+        (EventKind.EXCHANGE, 2),
+        (EventKind.EXCHANGE, 3),
         (EventKind.SHOWDOWN, result.loser),
     ]
 
 
+def test_a_knock_on_the_limit_th_turn_still_gives_the_final_turns():
+    """turn_limit=4, 3 players: round one, then seat 0 knocks on turn 4 (the limit-th); seats 1 and 2 play again."""
+    game = BastardBrag(3, seed=1, first_dealer=2, decks=then_seeded([list(DECK)]), turn_limit=4)
+    for _ in range(3):
+        play_low_card_for_face_up(game)
+    assert game.turns_this_hand == 3 and KNOCK in game.legal_actions()  # the limit-th turn is a normal turn
+    play(game, "knock")
+    assert (game.phase, game.current_seat, game.turns_this_hand) == (Phase.FINAL, 1, 4)
+    play_low_card_for_face_up(game)
+    assert (game.phase, game.current_seat, game.turns_this_hand) == (Phase.FINAL, 2, 5)
+    play_low_card_for_face_up(game)
+    result = game.hand_results[0]
+    assert result.ended_by is EndReason.KNOCK and result.turns == 6
+    assert EventKind.TURN_LIMIT not in [event.kind for event in game.events if event.hand_number == 1]
+
+
 def test_default_turn_limit_is_two_hundred_turns():
     """With no knock, a hand ends by the limit after exactly 200 turns."""
-    game = BastardBrag(3, seed=1, first_dealer=0, decks=[list(DECK)])
+    game = BastardBrag(3, seed=1, first_dealer=0, decks=then_seeded([list(DECK)]))
     assert game.turn_limit == 200
     for _ in range(199):
         play_low_card_for_face_up(game)
@@ -785,7 +817,7 @@ def test_default_turn_limit_is_two_hundred_turns():
 
 def test_forfeit_removes_cards_and_turns_and_the_seat_is_not_compared():
     """Seat 2 forfeits before its first turn: it is skipped, round one ends without it, no showdown place."""
-    game = BastardBrag(4, seed=1, first_dealer=3, decks=[list(DECK)])
+    game = BastardBrag(4, seed=1, first_dealer=3, decks=then_seeded([list(DECK)]))
     play_low_card_for_face_up(game)  # seat 0
     forfeited_cards = set(game.observation(2).hand)
     game.forfeit(2, "crashed")
@@ -820,7 +852,7 @@ def test_forfeit_of_the_current_seat_passes_the_turn_left():
 
 def test_knocker_forfeits_and_the_final_turns_still_run():
     """Seat 1 knocks then forfeits: seats 2, 3 and 0 still play their final turns."""
-    game = BastardBrag(4, seed=1, first_dealer=3, decks=[list(DECK)])
+    game = BastardBrag(4, seed=1, first_dealer=3, decks=then_seeded([list(DECK)]))
     for _ in range(5):
         play_low_card_for_face_up(game)
     play(game, "knock")  # seat 1
@@ -839,7 +871,7 @@ def test_knocker_forfeits_and_the_final_turns_still_run():
 
 def test_forfeit_of_a_seat_waiting_for_its_final_turn_drops_that_turn():
     """A seat that leaves before its final turn gets none."""
-    game = BastardBrag(4, seed=1, first_dealer=3, decks=[list(DECK)])
+    game = BastardBrag(4, seed=1, first_dealer=3, decks=then_seeded([list(DECK)]))
     for _ in range(5):
         play_low_card_for_face_up(game)
     play(game, "knock")  # seat 1; final turns due: 2, 3, 0

@@ -1,4 +1,4 @@
-"""The committed protocol code in referee/v1/ is exactly what proto/ generates."""
+"""The committed protocol code in referee/v2/ is exactly what proto/ generates."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ def test_regenerating_from_the_proto_changes_nothing(tmp_path: Path) -> None:
         [
             sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'proto'}",
             f"--python_out={tmp_path}", f"--pyi_out={tmp_path}", f"--grpc_python_out={tmp_path}",
-            str(ROOT / "proto" / "referee" / "v1" / "bot.proto"),
+            str(ROOT / "proto" / "referee" / "v2" / "bot.proto"),
         ],
         check=True,
     )  # fmt: skip
     for name in GENERATED:
-        fresh = (tmp_path / "referee" / "v1" / name).read_text()
-        committed = (ROOT / "referee" / "v1" / name).read_text()
-        assert fresh == committed, f"referee/v1/{name} is out of date: run `make proto` and commit the result"
+        fresh = (tmp_path / "referee" / "v2" / name).read_text()
+        committed = (ROOT / "referee" / "v2" / name).read_text()
+        assert fresh == committed, f"referee/v2/{name} is out of date: run `make proto` and commit the result"

@@ -1,8 +1,12 @@
-"""The sample heuristic bot: sensible choices on fixed decks, and clear wins over the random bot, in process."""
+"""The sample heuristic bot: good choices on fixed decks, wins over the random bot, legal moves whatever others do."""
 
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import random
+import shlex
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -13,10 +17,10 @@ import pytest
 
 from referee.botkit import BotServicer
 from referee.cards import DECK, Card, parse_cards
-from referee.games import BastardBrag, Game, Observation, StopTheBus
-from referee.games.base import Action
-from referee.protocol import action_to_pb, fill_events, fill_observation
-from referee.v1 import bot_pb2 as pb
+from referee.games import BastardBrag, Game, Observation, Phase, StopTheBus
+from referee.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
+from referee.protocol import action_to_pb, decision_request_to_pb
+from tests.conftest import PYTHON, Bots, read_log
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots" / "python"
 
@@ -244,15 +248,9 @@ def test_the_kit_gives_the_bot_what_the_engine_gives(game_class, players):
     while not game.is_over:
         decision_number += 1
         seat = game.current_seat
-        request = pb.DecisionRequest(
-            game_id="kit", hand_number=game.hand_number, decision_number=decision_number, seat=seat
-        )
-        fill_observation(request.observation, game.observation(seat))
-        fill_events(request.events, game.events[seen[seat] :])
+        request = decision_request_to_pb(game, "kit", decision_number, seen[seat], 1000, 0)
         seen[seat] = len(game.events)
-        for legal in game.legal_actions():
-            request.legal_actions.append(action_to_pb(legal))
-        reply = servicers[seat].Decide(request, None)
+        reply = servicers[seat].answer(request).decision
         expected = heuristic.decide(game.observation(seat))
         assert reply.decision_number == decision_number
         assert reply.action == action_to_pb(expected), f"decision {decision_number}: kit and engine disagree"
@@ -291,3 +289,122 @@ def test_only_legal_actions_are_chosen_in_long_mixed_games():
             game = game_class(4, seed=100 + seed)
             play_out(game, [heuristic.decide, random_bot.decide] * 2)
             assert sorted(game.result().placements) == [0, 1, 2, 3]
+
+
+# ----- an opponent who forfeits holding the only discard ------------------------------------------
+# A player who takes the discard pile's only card and then forfeits takes it out of play: the next
+# player finds no discard to take (observation.discard_top is None). The bot used to look that card
+# up anyway and fail with KeyError: None, which the referee counts as a fault against it.
+
+# Issue 10's game: the random bot, a bot that plays an illegal move on its second decision, the heuristic bot.
+FORFEIT_SEED = 7376372304206968780
+
+
+def _remove_kept_bot_logs(stderr: str) -> None:
+    """`referee play` keeps the bots' output when a bot failed; remove it."""
+    if "bot output is kept in " in stderr:
+        shutil.rmtree(stderr.split("bot output is kept in ", 1)[1].split()[0], ignore_errors=True)
+
+
+def test_heuristic_bot_plays_on_without_fault_after_an_opponent_forfeits_holding_the_only_discard(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """Real processes over real gRPC, as `referee play` runs them: only the illegal move is a fault."""
+    log_path = tmp_path / "game.jsonl"
+    players = [
+        bots.command(SAMPLE_BOTS / "random_bot.py"),
+        bots.command("bad_reply.py", "--mode", "illegal", "--at", "2"),
+        bots.command(SAMPLE_BOTS / "heuristic_bot.py"),
+    ]
+    command = [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", str(FORFEIT_SEED),
+               "--quiet", "--log", str(log_path)]  # fmt: skip
+    for player in players:
+        command += ["--bot", shlex.join(player)]
+    done = subprocess.run(command, env=bots.subprocess_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # the bot that played illegally failed
+    _remove_kept_bot_logs(done.stderr)
+    log = read_log(log_path)
+    decisions = [record for record in log if record["type"] == "decision"]
+    # The situation of the issue: seat 1 takes the only discard, then forfeits for its illegal move.
+    assert (decisions[0]["seat"], decisions[0]["action"]) == (1, "take"), decisions[0]
+    assert [(record["seat"], record["kind"]) for record in log if record["type"] == "fault"] == [(1, "illegal")], (
+        "the heuristic bot (seat 2) made a fault"
+    )
+    heuristic_decisions = [record for record in decisions if record["seat"] == 2]
+    assert "take" not in heuristic_decisions[0]["legal"], "seat 2's first turn should find no discard to take"
+    assert len(heuristic_decisions) > 1 and all(record["action"] in record["legal"] for record in decisions)
+    assert log[-1]["type"] == "game_end" and sorted(log[-1]["placements"]) == [0, 1, 2]
+
+
+def stop_the_bus_with_no_discard(final_turn: bool) -> StopTheBus:
+    """Three players, dealer 2; the only discard is taken by a player who then forfeits.
+
+    On a normal turn: seat 0 takes and forfeits, so seat 1 starts a normal turn.
+    On a final turn: seat 0 stops, seat 1 takes and forfeits, so seat 2 starts its final turn.
+    """
+    game = StopTheBus(3, seed=5, first_dealer=2)
+    if final_turn:
+        game.apply(STOP)
+    taker = game.current_seat
+    game.apply(TAKE)
+    game.forfeit(taker, "illegal")
+    return game
+
+
+@pytest.mark.parametrize("final_turn", [False, True], ids=["normal-turn", "final-turn"])
+def test_no_discard_to_take_leaves_a_legal_choice(final_turn: bool) -> None:
+    game = stop_the_bus_with_no_discard(final_turn)
+    seat = game.current_seat
+    observation = game.observation(seat)
+    assert observation.discard_top is None and observation.discard_count == 0
+    assert observation.legal_actions == ((DRAW, PASS) if final_turn else (DRAW, STOP))
+    assert observation.phase is (Phase.FINAL if final_turn else Phase.NORMAL)
+    chosen = heuristic.decide(observation)
+    assert chosen in observation.legal_actions
+    # The rest of the game, every seat the heuristic bot: every decision is legal (apply checks).
+    play_out(game, [heuristic.decide] * 3)
+    assert game.is_over
+
+
+def test_the_discard_that_left_play_is_not_counted_as_a_possible_draw() -> None:
+    game = stop_the_bus_with_no_discard(final_turn=False)
+    observation = game.observation(game.current_seat)
+    taken = observation.hand_events[0].card  # the deal's face-up card, which seat 0 took out of play
+    assert taken in game.out_of_play
+    pile, taken_by_others = heuristic.stop_the_bus_knowledge(observation)
+    assert pile == [] and taken_by_others == {taken}
+    assert taken not in heuristic.stop_the_bus_unknown(observation)
+
+
+def test_no_opponent_and_no_unknown_card_do_not_divide_by_zero() -> None:
+    # An observation in which the bot is alone in the hand (a referee could ask after forfeits).
+    observation = replace(StopTheBus(3, seed=1, first_dealer=2).observation(0), in_hand=(True, False, False))
+    assert heuristic.ending_margin(observation, own_turns=0) == 0.0
+    assert heuristic.Safety([]).mean_value([]) == 0.0
+    assert heuristic.Safety([2.0]).mean_value(iter(())) == 0.0
+
+
+def test_find_falls_back_to_a_legal_action() -> None:
+    legal = (DRAW, PASS)
+    assert heuristic._find(legal, ActionKind.PASS) is PASS
+    assert heuristic._find(legal, ActionKind.TAKE) is DRAW  # never no answer at all
+
+
+@pytest.mark.parametrize("game_class", [StopTheBus, BastardBrag])
+def test_every_decision_is_legal_when_seats_forfeit_at_any_moment(game_class: type[Game]) -> None:
+    """Forfeits mid-turn and out of turn, often right after a take, so that piles empty and seats leave.
+
+    Every observation the bot is given must get a legal action back (apply raises on any other).
+    """
+    chooser = random.Random("heuristic-forfeits")
+    for seed in range(12):
+        game = game_class(4, seed=seed, turn_limit=chooser.choice([3, 30, 200]))
+        while not game.is_over:
+            seat = game.current_seat
+            observation = game.observation(seat)
+            chosen = heuristic.decide(observation)
+            assert chosen in observation.legal_actions, f"seed {seed}: {chosen} is not legal"
+            game.apply(chosen)
+            took = chosen.kind is ActionKind.TAKE
+            if not game.is_over and chooser.random() < (0.5 if took else 0.02):
+                game.forfeit(game.current_seat if took else chooser.choice(game.seats_in_game), "test")

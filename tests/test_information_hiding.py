@@ -1,8 +1,9 @@
 """Information hiding end to end: a spy bot never receives a card its seat may not know.
 
 A spy (``tests/bad_bots/spy.py``) plays leagues of both games against the
-sample bots, in every seat, over real gRPC, and records every message it is
-given: the handshake, every DecisionRequest and every Notification. Each
+sample bots, in every seat, over real gRPC, and records every message its
+stream carries: the handshake, each game's start, every DecisionRequest and
+each game's end. Each
 game's log (seed, first dealer, every decision's action) is then replayed
 through the engine step by step, and at each of the spy's decisions the cards
 its seat may know are derived from the rules (docs/rules.md, "What players
@@ -14,7 +15,7 @@ actions played, never from ``Game.observation``:
   cards, discards taken, the centre's face-up cards, cards exchanged face up;
 - in Bastard Brag, a face-down centre card it put there itself, while it
   stays in that slot;
-- cards shown at a hand's showdown (Notify(HandResult)).
+- cards shown at a hand's showdown (the SHOWDOWN event's revealed hands).
 
 Knowledge is of cards *in a hand*: every hand is a fresh deck, so a card
 public in hand 2 says nothing of where it lies in hand 3. A card in a public
@@ -46,7 +47,7 @@ from referee.games import BastardBrag, Game, StopTheBus, game_class
 from referee.games.base import Action, ActionKind
 from referee.league import GAME_LOG_DIR, run_league
 from referee.protocol import GAME_TO_PB, card_to_pb
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, SAMPLE_BOTS, Bots
 
 SPY = "spy"
@@ -278,8 +279,8 @@ def misshown(request: pb.DecisionRequest, truth: Truth, seat: int) -> list[str]:
     problems = []
     if (request.seat, obs.seat) != (seat, seat):
         problems.append(f"seat {request.seat} (observation.seat {obs.seat}) instead of {seat}")
-    if (request.hand_number, obs.hand_number) != (game.hand_number, game.hand_number):
-        problems.append(f"hand {request.hand_number} (observation {obs.hand_number}) instead of {game.hand_number}")
+    if obs.hand_number != game.hand_number:
+        problems.append(f"hand {obs.hand_number} instead of {game.hand_number}")
     shown = [card_of(card) for card in obs.hand]
     if None in shown or sorted(shown) != sorted(game.hands[seat]):
         problems.append(
@@ -311,25 +312,34 @@ def misshown(request: pb.DecisionRequest, truth: Truth, seat: int) -> list[str]:
     return problems
 
 
-def notification_problems(note: pb.Notification, truth: Truth) -> list[str]:
-    """Every card a notification names beyond a showdown's hands, and any showdown shown wrongly."""
+def other_message_problems(message: pb.PlayRequest, truth: Truth) -> list[str]:
+    """Every card a message other than a decision request names beyond what the game made public.
+
+    A game's start and a fault notice name no card (the bots here make no
+    fault); a game's end names cards only in its public events, each public
+    in its hand (every hand is over by then: its showdown's hands are public).
+    """
+    kind = message.WhichOneof("message")
     problems = []
-    if note.WhichOneof("kind") != "hand_result":
-        return [f"{path}: {card_of(card)} in a {note.WhichOneof('kind')} notification" for path, card in cards_in(note)]
-    result = note.hand_result
-    hand = result.hand_number
-    revealed = truth.revealed(hand)
-    for path, message in cards_in(note):
-        card = card_of(message)
-        if card not in revealed:
-            problems.append(f"hand_result of hand {hand}: {path}: {card} was not shown at the showdown")
-    if any(card_of(card) is None for entry in result.hands for card in entry.cards):
-        return problems  # reported above as not in the showdown
-    shown = {entry.seat: format_cards(sorted(map(card_of, entry.cards))) for entry in result.hands}
-    expected = {seat: format_cards(sorted(cards)) for seat, cards in truth.game.hand_results[hand - 1].hands.items()}
-    if shown != expected:
-        problems.append(f"hand_result of hand {hand} shows hands {shown}; the showdown compared {expected}")
+    for path, card_message in cards_in(message):
+        card = card_of(card_message)
+        index = event_index(path.removeprefix(f"{kind}."))
+        if kind != "game_end" or index is None:
+            problems.append(f"{kind}: {path}: {card} in a message that shows no card")
+            continue
+        hand = message.game_end.events[index].hand_number
+        if card not in truth.public(hand):
+            problems.append(f"{kind}: {path}: {card}, in a public event of hand {hand}, was never public")
     return problems
+
+
+def showdown_problems(event: pb.Event, truth: Truth) -> list[str]:
+    """A showdown event whose revealed hands are not exactly those the showdown compared."""
+    hand = event.hand_number
+    shown = {entry.seat: format_cards(sorted(card_of(card) for card in entry.cards)) for entry in event.showdown.hands
+             if all(card_of(card) for card in entry.cards)}  # fmt: skip
+    expected = {seat: format_cards(sorted(cards)) for seat, cards in truth.game.hand_results[hand - 1].hands.items()}
+    return [] if shown == expected else [f"showdown of hand {hand} shows hands {shown}; the showdown compared {expected}"]
 
 
 # ----- what the spy recorded --------------------------------------------------------------------
@@ -340,9 +350,9 @@ class Recording:
     """Everything the spy processes of one league were given."""
 
     processes: int
-    handshakes: list[pb.HandshakeRequest] = field(default_factory=list)
+    handshakes: list[pb.Handshake] = field(default_factory=list)
     decisions: dict[str, dict[int, pb.DecisionRequest]] = field(default_factory=lambda: defaultdict(dict))
-    notifications: dict[str, list[pb.Notification]] = field(default_factory=lambda: defaultdict(list))
+    others: dict[str, list[pb.PlayRequest]] = field(default_factory=lambda: defaultdict(list))  # starts, ends, notices
 
 
 def read_spy_records(directory: Path) -> Recording:
@@ -350,18 +360,17 @@ def read_spy_records(directory: Path) -> Recording:
     recording = Recording(processes=len(files))
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
-            entry = json.loads(line)
-            data = base64.b64decode(entry["message"])
-            if entry["call"] == "handshake":
-                recording.handshakes.append(pb.HandshakeRequest.FromString(data))
-            elif entry["call"] == "decide":
-                request = pb.DecisionRequest.FromString(data)
+            message = pb.PlayRequest.FromString(base64.b64decode(json.loads(line)["message"]))
+            kind = message.WhichOneof("message")
+            if kind == "handshake":
+                recording.handshakes.append(message.handshake)
+            elif kind == "decision_request":
+                request = message.decision_request
                 asked = recording.decisions[request.game_id]
                 assert request.decision_number not in asked, f"decision {request.decision_number} asked twice"
                 asked[request.decision_number] = request
             else:
-                note = pb.Notification.FromString(data)
-                recording.notifications[getattr(note, note.WhichOneof("kind")).game_id].append(note)
+                recording.others[getattr(message, kind).game_id].append(message)
     return recording
 
 
@@ -402,6 +411,8 @@ def league(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     for name, command in entries:
         lines += [f"  - name: {name}", f"    command: {json.dumps(command)}"]
         lines.append(f"    env: {{REFEREE_TEST_MARKER: {bots.marker}}}")
+        if name == SPY:
+            lines.append(f"    shared: [{json.dumps(str(records))}]")  # where it records, from its sandbox
     league_path = folder / "league.yaml"
     league_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     output = folder / "results"
@@ -432,7 +443,8 @@ class Audit:
     missing: list[str] = field(default_factory=list)
     spy_seats: set[int] = field(default_factory=set)
     decisions: int = 0
-    notifications: int = 0
+    notifications: int = 0  # game starts and ends
+    showdowns: int = 0
     cards: int = 0
     drawn_from_stock: int = 0  # Stop the Bus: requests showing the spy a card it drew from the stock
     own_face_down: int = 0  # Bastard Brag: requests showing the spy a face-down card it put there
@@ -459,12 +471,12 @@ def spy_decisions(log: list[dict]) -> Iterator[tuple[int, Truth]]:
         elif kind == "forfeit":
             truth.forfeit(record["seat"], record["reason"])
     assert truth.game.is_over
-    yield -1, truth  # the game's end: notifications are checked against the whole game
+    yield -1, truth  # the game's end: its other messages are checked against the whole game
 
 
 def audit(league: PlayedLeague) -> Audit:
     found = Audit()
-    decisions, notifications = dict(league.recording.decisions), dict(league.recording.notifications)
+    decisions, notifications = dict(league.recording.decisions), dict(league.recording.others)
     for path in league.logs:
         log = read_log(path)
         game_id, spy = log[0]["game_id"], log[0]["players"].index(SPY)
@@ -488,15 +500,22 @@ def audit(league: PlayedLeague) -> Audit:
                 slot.HasField("card") for slot in view.bastard_brag.centre if slot.slot != FACE_UP_SLOT
             )
             found.lost_track += bool(truth.lost_track_of(spy))
+            for event in request.events:
+                if event.kind == pb.EVENT_KIND_SHOWDOWN:
+                    found.showdowns += 1
+                    found.leaks += [f"{where}: {problem}" for problem in showdown_problems(event, truth)]
         found.missing += [f"{game_id}: decision {number} recorded, but not the spy's in the log" for number in asked]
         notes = notifications.pop(game_id, [])
-        kinds = [note.WhichOneof("kind") for note in notes]
-        hands = len(truth.game.hand_results)
-        expected = ["game_started"] + ["hand_result"] * hands + ["game_over"]
-        if sorted(kinds) != sorted(expected):
-            found.missing.append(f"{game_id}: notifications {kinds}, expected {expected}")
+        kinds = [note.WhichOneof("message") for note in notes]
+        if kinds != ["game_start", "game_end"]:
+            found.missing.append(f"{game_id}: other messages {kinds}, expected a game start and a game end")
         for note in notes:
-            found.leaks += [f"{game_id} notify: {problem}" for problem in notification_problems(note, truth)]
+            found.leaks += [f"{game_id}: {problem}" for problem in other_message_problems(note, truth)]
+            if note.WhichOneof("message") == "game_end":
+                for event in note.game_end.events:
+                    if event.kind == pb.EVENT_KIND_SHOWDOWN:
+                        found.showdowns += 1
+                        found.leaks += [f"{game_id} game end: {problem}" for problem in showdown_problems(event, truth)]
             found.cards += sum(1 for _ in cards_in(note))
             found.notifications += 1
     found.missing += [f"{game_id}: decisions recorded for a game with no log" for game_id in decisions]
@@ -520,7 +539,9 @@ def test_the_spy_played_every_game_in_every_seat_and_recorded_every_message(
     assert checked.spy_seats == set(range(setup.table_size))
     assert checked.missing == []
     assert checked.decisions >= setup.games * 3
-    assert checked.notifications >= setup.games * 3  # started, at least one hand, over
+    assert checked.notifications == setup.games * 2  # started, over
+    # Every seat is shown every showdown once (three lives: at least three showdowns a game).
+    assert checked.showdowns >= setup.games * 3
     handshakes = league.recording.handshakes
     assert len(handshakes) == league.recording.processes >= 1
     for handshake in handshakes:
@@ -568,18 +589,18 @@ def undealt_card(truth: Truth, spy: int) -> Card:
 
 
 def leak_into_event(request: pb.DecisionRequest, card: Card) -> str:
-    event = request.events.add(kind=pb.DISCARDED, hand_number=request.hand_number, seat=0)
+    event = request.events.add(kind=pb.EVENT_KIND_DISCARD, hand_number=request.observation.hand_number, seat=0)
     card_to_pb(card, event.card)
     return f"events[{len(request.events) - 1}].card"
 
 
 def leak_into_legal_action(request: pb.DecisionRequest, card: Card) -> str:
-    card_to_pb(card, request.legal_actions.add(kind=pb.DISCARD).card)
+    card_to_pb(card, request.legal_actions.add(kind=pb.ACTION_KIND_DISCARD).card)
     return f"legal_actions[{len(request.legal_actions) - 1}].card"
 
 
 def leak_into_default_action(request: pb.DecisionRequest, card: Card) -> str:
-    request.default_action.kind = pb.EXCHANGE
+    request.default_action.kind = pb.ACTION_KIND_EXCHANGE
     card_to_pb(card, request.default_action.card)
     return "default_action.card"
 
@@ -635,19 +656,26 @@ def test_the_checker_flags_a_card_the_seat_put_face_down_once_taken_by_another(l
     pytest.fail("the spy never lost track of a card it put face down")
 
 
-def test_the_checker_flags_a_notification_showing_more_than_the_showdown(league: PlayedLeague) -> None:
+def test_the_checker_flags_a_showdown_showing_other_cards_than_it_compared(league: PlayedLeague) -> None:
     log = read_log(league.logs[0])
     *_, (_, truth) = spy_decisions(log)
-    notes = league.recording.notifications[log[0]["game_id"]]
-    note = next(note for note in notes if note.WhichOneof("kind") == "hand_result" and note.hand_result.hands)
-    assert notification_problems(note, truth) == []
-    hand = note.hand_result.hand_number
+    game_id = log[0]["game_id"]
+    requests = [*league.recording.decisions[game_id].values()]
+    showdown = next(event for request in requests for event in request.events if event.kind == pb.EVENT_KIND_SHOWDOWN)
+    assert showdown_problems(showdown, truth) == []
+    hand = showdown.hand_number
     unseen = next(card for card in DECK if card not in truth.public(hand))
-    doctored = pb.Notification()
-    doctored.CopyFrom(note)
-    card_to_pb(unseen, doctored.hand_result.hands[0].cards[0])
-    problems = notification_problems(doctored, truth)
-    where = "hand_result.hands[0].cards[0]"
-    assert f"hand_result of hand {hand}: {where}: {unseen} was not shown at the showdown" in problems
-    started = next(note for note in notes if note.WhichOneof("kind") == "game_started")
-    assert notification_problems(started, truth) == []
+    doctored = pb.Event()
+    doctored.CopyFrom(showdown)
+    card_to_pb(unseen, doctored.showdown.hands[0].cards[0])
+    assert showdown_problems(doctored, truth)[0].startswith(f"showdown of hand {hand} shows hands")
+    # In a game's end, a card that was never public is flagged where it lies.
+    end = next(note for note in league.recording.others[game_id] if note.WhichOneof("message") == "game_end")
+    assert other_message_problems(end, truth) == []
+    doctored_end = pb.PlayRequest()
+    doctored_end.CopyFrom(end)
+    card_to_pb(unseen, doctored_end.game_end.events.add(kind=pb.EVENT_KIND_DISCARD, hand_number=hand).card)
+    problems = other_message_problems(doctored_end, truth)
+    assert len(problems) == 1 and f"{unseen}, in a public event of hand {hand}, was never public" in problems[0]
+    start = next(note for note in league.recording.others[game_id] if note.WhichOneof("message") == "game_start")
+    assert other_message_problems(start, truth) == []

@@ -15,7 +15,7 @@ import pytest
 
 from referee.cli import main as referee_main
 from referee.config import load_league
-from referee.errors import LeagueError
+from referee.errors import OutputError
 from referee.league import RESULTS_FILE, ResultsFile, read_records, run_league
 from referee.schedule import schedule
 
@@ -89,7 +89,7 @@ def test_the_same_league_twice_and_at_any_concurrency_gives_the_same_results(tmp
     records = without_timing(tmp_path / "first")
     assert [record["index"] for record in records] == list(range(expected_games))
     for record in records:
-        assert sorted(record["placements"]) == list(range(2))
+        assert sorted(record["finish_order"]) == list(range(2))
         assert (tmp_path / "first" / "games" / f"{record['game_id']}.jsonl").exists()
 
 
@@ -105,7 +105,7 @@ def test_a_changed_league_file_is_refused_on_resume(tmp_path: Path, bots: Bots) 
     league_path = write_league(tmp_path / "league.yaml", bots)
     run(league_path, tmp_path / "out")
     league_path.write_text(league_path.read_text().replace("seed: 11", "seed: 12"))
-    with pytest.raises(LeagueError, match="different league file"):
+    with pytest.raises(OutputError, match="differs from it in what decides them: seed: 11 -> 12"):
         run(league_path, tmp_path / "out")
 
 
@@ -116,7 +116,7 @@ def test_a_line_cut_short_by_a_crash_is_dropped_and_its_game_replayed(tmp_path: 
     lines = results.read_bytes().splitlines(keepends=True)
     # Keep two whole lines and half of the third, as a power cut might.
     results.write_bytes(b"".join(lines[:2]) + lines[2][: len(lines[2]) // 2])
-    recovered = ResultsFile(results)
+    recovered = ResultsFile(results, schedule(load_league(league_path)))
     recovered.close()
     assert len(recovered.finished) == 2
     assert results.read_bytes() == b"".join(lines[:2])
@@ -199,7 +199,7 @@ def test_output_from_another_league_is_refused(tmp_path: Path, bots: Bots) -> No
     league_path = write_league(tmp_path / "league.yaml", bots)
     stray = tmp_path / "stray"
     stray.mkdir()
-    (stray / RESULTS_FILE).write_text("")
-    with pytest.raises(LeagueError, match="not this league's output"):
+    (stray / RESULTS_FILE).write_text('{"index": 0, "game_id": "r1-t001-s0", "seats": ["x", "y"]}\n')
+    with pytest.raises(OutputError, match="not this league's output"):
         run(league_path, stray)
     assert os.listdir(stray) == [RESULTS_FILE]

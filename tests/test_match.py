@@ -17,9 +17,9 @@ from referee.session import BotSession, GameSetup, Timing
 from referee.cards import DECK
 from referee.games import game_class
 from referee.games.base import Action
-from referee.match import verify_log
+from referee.gamelog import verify_log
 from referee.protocol import fill_events, fill_observation
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 from tests.conftest import PYTHON, Bots, play, read_log, read_recording
 
 # Good bots reply in a few milliseconds; roomy limits keep a busy machine from causing faults.
@@ -90,6 +90,15 @@ def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
     seat, cards = next(iter(records[hand]["hands"].items()))
     swapped = "2C 3D 4H" if cards != "2C 3D 4H" else "2D 3D 4H"
     assert tampered(hand, lambda record: record.update(hands={**record["hands"], seat: swapped}))
+    # A deal with other cards than the seed deals.
+    deal = next(i for i, record in enumerate(records) if record["type"] == "deal")
+    first_seat = next(iter(records[deal]["hands"]))
+    assert any("deal differs" in problem
+               for problem in tampered(deal, lambda r: r.update(hands={**r["hands"], first_seat: swapped})))
+    # A drawn card other than the stock's top.
+    draw = next(i for i, record in enumerate(records) if record["type"] == "decision" and "drew" in record)
+    wrong_card = "2C" if records[draw]["drew"] != "2C" else "2D"
+    assert any("was drawn" in problem for problem in tampered(draw, lambda r: r.update(drew=wrong_card)))
     # The final placements.
     reordered = list(reversed(records[-1]["placements"]))
     end = len(records) - 1
@@ -113,7 +122,7 @@ def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
 
 
 def without_latencies(records: list[dict]) -> list[dict]:
-    return [{key: value for key, value in record.items() if key != "ms"} for record in records]
+    return [{key: value for key, value in record.items() if key not in ("ms", "wall_ms")} for record in records]
 
 
 def test_the_same_seed_twice_gives_the_same_game(bots: Bots, tmp_path: Path) -> None:
@@ -164,7 +173,7 @@ def test_the_private_socket_directory_is_only_for_the_referees_user(bots: Bots, 
     assert Path(directory).parent == bots.socket_root
     assert not Path(directory).exists()  # stop() removed it
     start, _ = read_recording(recording)
-    assert start["address"] == f"unix:{directory}/bot.sock"
+    assert start["address"] == "unix:/run/referee/bot.sock"  # the same folder, bound into the bot's sandbox
     assert start["dir_mode"] == "700"  # as the bot saw it while running
 
 
@@ -226,7 +235,7 @@ def test_a_decision_request_shows_only_what_the_seat_may_know(
             fill_observation(expected, engine.observation(seat))
             assert request.observation == expected
             expected_events = pb.DecisionRequest().events
-            fill_events(expected_events, engine.events[events_sent:])
+            fill_events(expected_events, engine, events_sent)
             assert list(request.events) == list(expected_events)  # the public events since its last decision
             events_sent = len(engine.events)
             # No card another seat holds shows, unless public events revealed it (a take, a face-up exchange).

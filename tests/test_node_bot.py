@@ -1,226 +1,188 @@
-"""The sample Node.js bot as a real process: handshake, whole games over gRPC, and a clean exit on a signal."""
+"""The Node.js kit and sample bot as real processes: built from their manifest, in a league against the
+Python bots, under check-bot, and on a v2 stream driven by hand (handshake, a decision, hooks, gaps,
+a failing decide, signals)."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
 import pytest
+import yaml
 
 from referee.cards import DECK, parse_cards
-from referee.games import Action, BastardBrag, Game, StopTheBus
-from referee.protocol import (
-    GAME_TO_PB,
-    PROTOCOL_VERSION,
-    action_from_pb,
-    action_to_pb,
-    fill_events,
-    fill_observation,
-    game_over_to_pb,
-    hand_result_to_pb,
+from referee.games import Action, StopTheBus
+from referee.protocol import action_from_pb, decision_request_to_pb
+from referee.v2 import bot_pb2 as pb
+from tests.bot_kits import (
+    GAMES,
+    REFEREE,
+    SAMPLE_BOTS,
+    BotProcess,
+    StreamClient,
+    assert_played_cleanly,
+    check_bot,
+    copy_submission,
+    exercise_probe,
+    latency_summary,
+    run_league,
 )
-from referee.v1 import bot_pb2 as pb
-from referee.v1 import bot_pb2_grpc as pb_grpc
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE_BOT = ROOT / "sample_bots" / "node"
-READY_TIMEOUT = 15.0
-CALL_TIMEOUT = 5.0
+NODE_BOT = SAMPLE_BOTS / "node"
+ARTEFACTS = ("node_modules",)
+# npm ci takes packages from its cache when it has them (npm fetches what is missing).
+NPM_ENV = {"npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
 
 
 def _skip_reason() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not on PATH: install Node.js 18+ to test the Node sample bot"
-    if not (NODE_BOT / "node_modules").is_dir():
-        return f"{NODE_BOT / 'node_modules'} is missing: run `npm ci` (or `npm install`) in sample_bots/node"
+    for program in ("node", "npm"):
+        if shutil.which(program) is None:
+            return f"{program} is not on PATH: install Node.js 18+ and npm (Debian: apt-get install -y nodejs npm)"
     return None
 
 
 pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 
 
-def load_random_bot():
-    """Import sample_bots/python/random_bot.py by path (sample_bots is not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "sample_random_bot", ROOT / "sample_bots" / "python" / "random_bot.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-random_bot = load_random_bot()
-
-
-class NodeBot:
-    """One running ``node bot.js`` process and a client stub connected to it."""
-
-    def __init__(self, directory: Path) -> None:
-        self.socket = directory / "bot.sock"
-        self.log = directory / "bot.log"
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                ["node", str(NODE_BOT / "bot.js")],
-                env={**os.environ, "REFEREE_BOT_ADDRESS": f"unix:{self.socket}"},
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        self.channel = grpc.insecure_channel(f"unix:{self.socket}")
-        try:
-            grpc.channel_ready_future(self.channel).result(timeout=READY_TIMEOUT)
-        except grpc.FutureTimeoutError:
-            self.close()
-            pytest.fail(f"the Node bot did not start serving within {READY_TIMEOUT} s; its log:\n{self.log_text()}")
-        self.stub = pb_grpc.BotStub(self.channel)
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def close(self) -> None:
-        self.channel.close()
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
-def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NodeBot]:
-    bot = NodeBot(tmp_path_factory.mktemp("node"))
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample bot's folder, copied without node_modules and built with its manifest's build command."""
+    folder = copy_submission(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS)
+    build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
+    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=300,
+                               env={**os.environ, **NPM_ENV})  # fmt: skip
+    assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
+    return folder
+
+
+@pytest.fixture
+def stream(node_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
+    bot = BotProcess(["node", "bot.js"], node_bot, tmp_path)
+    client = StreamClient(bot)
     try:
-        yield bot
+        yield client
     finally:
-        bot.close()
+        client.close()
+        bot.stop()
 
 
-# ----- driving a game over gRPC ---------------------------------------------------
+def write_bot(directory: Path, kit: Path, body: str) -> Path:
+    """A small bot program on the kit (a real program, for the behaviours the sample bot never shows)."""
+    script = directory / "bot.js"
+    script.write_text(f"'use strict';\nconst kit = require({json.dumps(str(kit))});\n{body}\n")
+    return script
 
 
-def decision_request(game: Game, game_id: str, decision_number: int, since: int) -> pb.DecisionRequest:
-    """The request the referee sends the current seat: its view, the events from index ``since``, the legal actions."""
-    seat = game.current_seat
-    request = pb.DecisionRequest(
-        game_id=game_id,
-        hand_number=game.hand_number,
-        decision_number=decision_number,
-        seat=seat,
-        move_time_ms=1000,
-        time_bank_ms=5000,
-    )
-    fill_observation(request.observation, game.observation(seat))
-    fill_events(request.events, game.events[since:])
-    for legal in game.legal_actions():
-        action_to_pb(legal, request.legal_actions.add())
-    action_to_pb(game.legal_actions()[0], request.default_action)
-    return request
+# ----- the submission: built from its manifest, in a league, under check-bot ------------------------
 
 
-def play_over_grpc(bot: NodeBot, game: Game, game_id: str, node_seat: int) -> int:
-    """Play ``game`` to the end: ``node_seat`` asks the Node bot, other seats the random bot. Return its decisions."""
-    started = pb.Notification()
-    started.game_started.game_id = game_id
-    started.game_started.game = GAME_TO_PB[game.name]
-    started.game_started.num_players = game.num_players
-    started.game_started.seat = node_seat
-    bot.stub.Notify(started, timeout=CALL_TIMEOUT)
-    decision_number, asked, since, hands_told = 0, 0, 0, 0
-    while not game.is_over:
-        decision_number += 1
-        seat = game.current_seat
-        if seat == node_seat:
-            request = decision_request(game, game_id, decision_number, since)
-            since = len(game.events)
-            reply = bot.stub.Decide(request, timeout=CALL_TIMEOUT)
-            assert reply.decision_number == decision_number, "the reply must echo the request's decision_number"
-            chosen = action_from_pb(reply.action)
-            assert game.is_legal(chosen), f"{game_id} decision {decision_number}: {chosen} is not legal"
-            asked += 1
-        else:
-            chosen = random_bot.decide(game.observation(seat))
-        game.apply(chosen)
-        for result in game.hand_results[hands_told:]:
-            bot.stub.Notify(hand_result_to_pb(result, game_id, game.in_game), timeout=CALL_TIMEOUT)
-        hands_told = len(game.hand_results)
-    bot.stub.Notify(game_over_to_pb(game.result(), game_id), timeout=CALL_TIMEOUT)
-    return asked
+def test_the_folder_holds_what_it_needs_and_no_registry_host():
+    lock = json.loads((NODE_BOT / "package-lock.json").read_text())
+    resolved = [entry["resolved"] for entry in lock["packages"].values() if "resolved" in entry]
+    assert resolved == ["kit"], f"package-lock.json names where packages come from: {resolved}"
+    assert "omit-lockfile-registry-resolved=true" in (NODE_BOT / ".npmrc").read_text()
+    # The kit loads the protocol from its own folder, never from the repository's proto/.
+    assert "../" not in (NODE_BOT / "kit" / "index.js").read_text()
+    assert (NODE_BOT / "kit" / "proto" / "referee" / "v2" / "bot.proto").is_file()
 
 
-# ----- tests -----------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_plays_a_league_against_the_python_bots(node_bot, tmp_path, game):
+    run = run_league(tmp_path, game, node_bot, env=NPM_ENV)
+    assert_played_cleanly(run, "node")
+    assert "added" in run.build_log("node")  # the league ran the manifest's build
+    logs = run.bot_logs("node")
+    assert "decide failed" not in logs and "referee stream:" not in logs, logs
+    print(f"node {game}: {latency_summary(run.latencies_ms('node'))}")
 
 
-def test_handshake_names_the_protocol_version_and_both_games(node_bot):
-    request = pb.HandshakeRequest(
-        protocol_version=PROTOCOL_VERSION, game=pb.STOP_THE_BUS, num_players=2, referee_version="test"
-    )
-    reply = node_bot.stub.Handshake(request, timeout=CALL_TIMEOUT)
-    assert reply.protocol_version == PROTOCOL_VERSION
-    assert set(reply.games) == {pb.STOP_THE_BUS, pb.BASTARD_BRAG}
-    assert reply.name == "node-heuristic"
+def test_check_bot_passes_in_both_games(node_bot, tmp_path):
+    check_bot(["node", "bot.js"], node_bot, tmp_path / "check")
 
 
-@pytest.mark.parametrize(
-    "game_class, players, node_seat",
-    [
-        (StopTheBus, 2, 0),
-        (StopTheBus, 2, 1),
-        (StopTheBus, 4, 2),
-        (BastardBrag, 3, 0),
-        (BastardBrag, 3, 2),
-        (BastardBrag, 4, 1),
-    ],
-)
-def test_plays_whole_games_with_legal_actions(node_bot, game_class, players, node_seat):
-    # One process plays game after game, as under the referee; each game has its own id.
-    for seed in (1, 2):
-        game = game_class(players, seed=seed)
-        game_id = f"{game_class.name}-{players}-{node_seat}-{seed}"
-        assert play_over_grpc(node_bot, game, game_id, node_seat) > 0
-        assert game.is_over
-    assert node_bot.process.poll() is None, f"the Node bot exited; its log:\n{node_bot.log_text()}"
-    # bot.js falls back to the first legal action if its strategy throws, and says so in its log.
-    assert "first legal action" not in node_bot.log_text()
+# ----- the stream by hand ----------------------------------------------------------------------
 
 
-def test_beats_the_random_bot_heads_up_at_stop_the_bus(node_bot):
-    # Seeds 0..19, seats alternating; chance is 10 wins, measured 20.
-    wins = 0
-    for seed in range(20):
-        game = StopTheBus(2, seed=seed)
-        play_over_grpc(node_bot, game, f"versus-random-{seed}", node_seat=seed % 2)
-        wins += game.result().winner == seed % 2
-    assert wins >= 15
+def test_handshake_names_the_protocol_version_and_both_games(stream):
+    reply = stream.handshake()
+    assert list(reply.protocol_versions) == [2]
+    assert set(reply.games) == {pb.GAME_STOP_THE_BUS, pb.GAME_BASTARD_BRAG}
+    assert (reply.name, reply.version) == ("node-heuristic", "2.0.0")
 
 
-def test_a_huge_decision_number_is_echoed_exactly(node_bot):
-    # decision_number is a uint64: above 2**53 a JavaScript number would lose the low digits.
-    game = StopTheBus(2, seed=5)
-    huge = 2**62 + 7
-    reply = node_bot.stub.Decide(decision_request(game, "huge", huge, 0), timeout=CALL_TIMEOUT)
-    assert reply.decision_number == huge
-    assert game.is_legal(action_from_pb(reply.action))
-
-
-def test_stops_at_once_with_the_best_hand_there_is(node_bot):
+def test_stops_at_once_with_the_best_hand_there_is(stream):
     # Dealer 1, so seat 0 plays first; the deal alternates seat 0, seat 1 for three rounds, then 4D is
-    # turned up: seat 0 holds 3C 3D 3H, the highest prial, and the Node bot should stop the bus at once.
+    # turned up: seat 0 holds 3C 3D 3H, the highest prial, and the bot should stop the bus at once.
     head = list(parse_cards("3C 3S 3D 2H 3H 5C 4D"))
     game = StopTheBus(2, seed=1, first_dealer=1, decks=[head + [card for card in DECK if card not in head]])
     assert game.observation(0).hand == parse_cards("3C 3D 3H")
-    reply = node_bot.stub.Decide(decision_request(game, "prial", 1, 0), timeout=CALL_TIMEOUT)
-    assert action_from_pb(reply.action) == Action.parse("stop")
+    stream.handshake()
+    stream.send(game_start=pb.GameStart(game_id="prial", game=pb.GAME_STOP_THE_BUS, num_players=2, seat=0))
+    decision = stream.decide(decision_request_to_pb(game, "prial", 1, 0, 1000, 10_000))
+    assert decision.decision_number == 1
+    assert action_from_pb(decision.action) == Action.parse("stop")
+
+
+def test_a_failing_decide_reaches_the_referee_as_a_malformed_reply_quoting_it(node_bot, tmp_path):
+    script = write_bot(tmp_path, node_bot / "kit", "kit.runBot(() => { throw new RangeError('no idea'); }, { name: 'thrower' });")
+    log = tmp_path / "game.jsonl"
+    completed = subprocess.run(
+        [*REFEREE, "play", "--game", "stop_the_bus", "--seed", "2", "--quiet", "--log", str(log),
+         # The built bot's folder (its kit, its node_modules) as an argument: a bot's sandbox shows the
+         # folders its arguments name.
+         "--bot-logs", str(tmp_path / "logs"), "--bot", f"node {script} {node_bot}", "--name", "thrower",
+         "--bot", f"{sys.executable} {SAMPLE_BOTS / 'python' / 'random_bot.py'}", "--name", "random"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert completed.returncode == 1, completed.stderr  # a bot faulted
+    assert "seat 0 (thrower) failed: 1 malformed" in completed.stderr, completed.stderr
+    faults = [json.loads(line) for line in log.read_text().splitlines() if '"fault"' in line]
+    assert faults and faults[0]["kind"] == "malformed", faults
+    assert "RangeError: no idea" in faults[0]["detail"], faults[0]
+    bot_log = next((tmp_path / "logs").glob("seat0-*"))
+    assert "RangeError: no idea\n    at " in bot_log.read_text(), bot_log.read_text()
+
+
+PROBE = """
+const say = (text) => process.stderr.write(`hook ${text}\\n`);
+kit.runBot((obs) => {
+  if (obs.decision_number === 1) return obs.no_such_field.kind;  // a TypeError
+  say(`decide ${obs.decision_number} hand_events=${obs.hand_events.map((event) => event.sequence).join(',')}`);
+  return obs.legal_actions[0];
+}, {
+  name: 'probe',
+  onGameStart: (start) => say(`start ${start.game_id} seed=${BigInt(start.random_seed) + 1n}`),
+  onEvent: (event) => say(`event ${event.sequence} ${event.kind}`),
+  onFault: (notice) => say(`fault ${notice.kind} forfeited=${notice.forfeited}`),
+  onGameEnd: (end) => say(`end ${end.game_id} events=${end.events.length}`),
+});"""
+
+
+def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(node_bot, tmp_path):
+    # See tests/bot_kits.py for what the probe does and what exercise_probe checks.
+    script = write_bot(tmp_path, node_bot / "kit", PROBE)
+    bot = BotProcess(["node", str(script)], tmp_path, tmp_path)
+    try:
+        exercise_probe(bot, "TypeError: Cannot read properties of undefined (reading 'kind')")
+        # The whole stack is in the log, down to the line of the bot that threw.
+        line = next(number for number, text in enumerate(script.read_text().splitlines(), 1) if "no_such_field" in text)
+        assert f"{script}:{line}:" in bot.log_text(), bot.log_text()
+    finally:
+        bot.stop()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_exits_cleanly_on_a_signal(tmp_path, signum):
-    bot = NodeBot(tmp_path)
+def test_exits_cleanly_on_a_signal_with_the_stream_open(node_bot, tmp_path, signum):
+    bot = BotProcess(["node", "bot.js"], node_bot, tmp_path)
+    stream = StreamClient(bot)
     try:
-        bot.process.send_signal(signum)
-        assert bot.process.wait(timeout=10) == 0, f"exit status {bot.process.returncode}; log:\n{bot.log_text()}"
+        stream.handshake()
+        assert bot.stop(signum) == 0, bot.log_text()
     finally:
-        bot.close()
+        stream.close()

@@ -1,62 +1,32 @@
-"""The referee's fast paths equal their references: request bytes, reading replies, decision log lines, notifications.
+"""The referee's fast paths equal their references: request bytes, reading replies, decision log lines.
 
 The referee encodes each DecisionRequest straight from the game's state
 (``RequestEncoder``) rather than through ``Game.observation``, reads a reply's
-action by its bytes, writes decision log lines without ``json``, and sends
-notifications without waiting for them. Each is checked here against the
-plain way: the message built field by field from ``Game.observation`` (the
-one place that decides what a seat may see), the field-by-field reader,
-``json.dumps`` of the record, and every notification arriving, in order.
+action by its bytes, and writes decision log lines without ``json``. Each is
+checked here against the plain way: the message built field by field from
+``Game.observation`` (the one place that decides what a seat may see), the
+field-by-field reader, and ``json.dumps`` of the record.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import random
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from referee.cards import DECK, Card
 from referee.faults import default_action
-from referee.games import GAMES, Game
+from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
-from referee.match import GameLog, decision_record
-from referee.protocol import (
-    MalformedMessage,
-    RequestEncoder,
-    action_from_pb,
-    action_to_pb,
-    fill_events,
-    fill_observation,
-)
-from referee.v1 import bot_pb2 as pb
-from tests.conftest import Bots, play
+from referee.gamelog import GameLog, decision_record
+from referee.protocol import MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_request_to_pb
+from referee.v2 import bot_pb2 as pb
 
 # Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).
 NUMBER_STEPS = (1, 1, 1, 126, 16_255)
 BANKS = (0, 5, 127, 128, 10_000, 16_384)
-
-
-def reference_request(
-    game: Game, game_id: str, number: int, move_time_ms: int, bank_ms: int, first_event: int, default: Action | None
-) -> pb.DecisionRequest:
-    """The request as built before the fast path: field by field, from ``Game.observation``."""
-    seat = game.current_seat
-    obs = game.observation(seat)
-    request = pb.DecisionRequest(
-        game_id=game_id, hand_number=obs.hand_number, decision_number=number, seat=seat,
-        move_time_ms=move_time_ms, time_bank_ms=bank_ms,
-    )  # fmt: skip
-    fill_observation(request.observation, obs)
-    fill_events(request.events, game.events[first_event:])
-    for act in obs.legal_actions:
-        action_to_pb(act, request.legal_actions.add())
-    if default is not None:
-        action_to_pb(default, request.default_action)
-    return request
 
 
 def table_sizes() -> list[tuple[str, int]]:
@@ -84,7 +54,7 @@ def test_every_request_encoded_from_the_game_equals_the_reference_from_its_obser
             bank_ms = rng.choice(BANKS)
             default = default_action(game) if seed % 2 else None
             encoded = encoder.request(number, bank_ms, events_sent[seat], default)
-            expected = reference_request(game, game_id, number, move_time_ms, bank_ms, events_sent[seat], default)
+            expected = decision_request_to_pb(game, game_id, number, events_sent[seat], move_time_ms, bank_ms, default)
             assert encoded == expected.SerializeToString(), (
                 f"seed {seed}, decision {number}, seat {seat}:\n{pb.DecisionRequest.FromString(encoded)}\n"
                 f"expected:\n{expected}"
@@ -109,15 +79,15 @@ def every_action() -> list[Action]:
 
 def test_every_action_reads_back_as_itself() -> None:
     for act in every_action():
-        sent = pb.DecisionReply.FromString(pb.DecisionReply(action=action_to_pb(act)).SerializeToString())
+        sent = pb.Decision.FromString(pb.Decision(action=action_to_pb(act)).SerializeToString())
         assert action_from_pb(sent.action) is act
 
 
 def test_an_action_with_stray_fields_reads_as_before() -> None:
     # Fields a kind does not use are ignored, as they always were; only the lookup by bytes misses.
-    draw = pb.Action(kind=pb.DRAW, card=pb.Card(rank=5, suit=pb.HEARTS), slot=1)
+    draw = pb.Action(kind=pb.ACTION_KIND_DRAW, card=pb.Card(rank=5, suit=pb.SUIT_HEARTS), slot=1)
     assert action_from_pb(draw) is action(ActionKind.DRAW)
-    discard = pb.Action(kind=pb.DISCARD, card=pb.Card(rank=14, suit=pb.SPADES), slot=0)
+    discard = pb.Action(kind=pb.ACTION_KIND_DISCARD, card=pb.Card(rank=14, suit=pb.SUIT_SPADES), slot=0)
     assert action_from_pb(discard) is action(ActionKind.DISCARD, Card.parse("AS"))
 
 
@@ -126,10 +96,11 @@ def test_an_action_with_stray_fields_reads_as_before() -> None:
     [
         (pb.Action(), "empty action"),
         (pb.Action(kind=99), "unknown action kind 99"),
-        (pb.Action(kind=pb.DISCARD), "needs a card"),
-        (pb.Action(kind=pb.DISCARD, card=pb.Card(rank=15, suit=pb.CLUBS)), "rank 15, suit 1 is not a card"),
-        (pb.Action(kind=pb.EXCHANGE, card=pb.Card(rank=2, suit=pb.CLUBS)), "needs a centre slot"),
-        (pb.Action(kind=pb.EXCHANGE, card=pb.Card(rank=2, suit=pb.CLUBS), slot=3), "must be 0, 1 or 2, got 3"),
+        (pb.Action(kind=pb.ACTION_KIND_DISCARD), "needs a card"),
+        (pb.Action(kind=pb.ACTION_KIND_DISCARD, card=pb.Card(rank=15, suit=pb.SUIT_CLUBS)), "rank 15, suit 1 is not a card"),
+        (pb.Action(kind=pb.ACTION_KIND_EXCHANGE, card=pb.Card(rank=2, suit=pb.SUIT_CLUBS)), "needs a centre slot"),
+        (pb.Action(kind=pb.ACTION_KIND_EXCHANGE, card=pb.Card(rank=2, suit=pb.SUIT_CLUBS), slot=3),
+         "must be 0, 1 or 2, got 3"),
     ],
 )
 def test_a_malformed_action_still_says_why(message: pb.Action, reason: str) -> None:
@@ -138,45 +109,15 @@ def test_a_malformed_action_still_says_why(message: pb.Action, reason: str) -> N
 
 
 @pytest.mark.parametrize("default", [False, True])
+@pytest.mark.parametrize("drew", [None, Card.parse("QS")])
 @pytest.mark.parametrize("ms", [0.0, 0.0004, 1.5, 123.4567, 10_000.0])
-def test_a_decision_log_line_is_its_record_in_json(tmp_path: Path, default: bool, ms: float) -> None:
+def test_a_decision_log_line_is_its_record_in_json(tmp_path: Path, default: bool, drew: Card | None, ms: float) -> None:
     legal = (action(ActionKind.EXCHANGE, Card.parse("10H"), 2), action(ActionKind.EXCHANGE_ALL, Card.parse("AS")),
              action(ActionKind.KNOCK))  # fmt: skip
+    holding = (Card.parse("2C"), Card.parse("10H"), Card.parse("AS"))
     path = tmp_path / "game.jsonl"
     log = GameLog(path)
-    log.write_decision(1234, 7, 3, legal, legal[1], ms, default)
+    log.decision(1234, 7, 3, holding, legal, legal[1], ms, ms * 2, default, drew)
     log.close()
-    record = decision_record(1234, 7, 3, legal, legal[1], ms, default)
+    record = decision_record(1234, 7, 3, holding, legal, legal[1], ms, ms * 2, default, drew)
     assert path.read_text(encoding="utf-8") == json.dumps(record, separators=(",", ":")) + "\n"
-
-
-@pytest.mark.parametrize(("game", "players"), [("stop_the_bus", 3), ("bastard_brag", 4)])
-def test_each_seat_gets_every_notification_in_order_before_the_game_ends(
-    bots: Bots, tmp_path: Path, game: str, players: int
-) -> None:
-    # Hand results are sent while the game goes on, not waited for one by one; still each seat
-    # gets them all, in order, and the game over last, before play_game stops the bots.
-    record_dir = tmp_path / "records"
-    record_dir.mkdir()
-    specs = [bots.bad("spy.py", "--record-dir", str(record_dir), name=f"spy-{seat}") for seat in range(players)]
-    result = play(game, specs, seed=5)
-    assert not any(result.faults) and not result.forfeits
-    kinds_by_seat: dict[int, list[str]] = defaultdict(list)
-    hands_by_seat: dict[int, list[int]] = defaultdict(list)
-    for path in record_dir.glob("spy-*.jsonl"):
-        seat = None
-        for line in path.read_text(encoding="utf-8").splitlines():
-            entry = json.loads(line)
-            if entry["call"] != "notify":
-                continue
-            note = pb.Notification.FromString(base64.b64decode(entry["message"]))
-            kind = note.WhichOneof("kind")
-            if kind == "game_started":
-                seat = note.game_started.seat
-            kinds_by_seat[seat].append(kind)
-            if kind == "hand_result":
-                hands_by_seat[seat].append(note.hand_result.hand_number)
-    assert sorted(kinds_by_seat) == list(range(players))
-    for seat in range(players):
-        assert kinds_by_seat[seat] == ["game_started"] + ["hand_result"] * result.hands_played + ["game_over"]
-        assert hands_by_seat[seat] == list(range(1, result.hands_played + 1))

@@ -1,25 +1,45 @@
-"""Tests of the league schedule: coverage of tables and rotations, shared deals, stable seeds and ids."""
+"""Tests of the league schedule: the round-robin, the sampled draw and the gauntlet, lazily made and seeded."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
+import subprocess
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 from referee.config import load_league
+from referee.errors import LeagueError
 from referee.games import StopTheBus
-from referee.schedule import ScheduledGame, format_schedule, schedule, schedule_games, table_seed
+from referee.schedule import (
+    Gauntlet,
+    GauntletSchedule,
+    RoundRobin,
+    Sampled,
+    SampledSchedule,
+    ScheduledGame,
+    combination_at,
+    json_lines,
+    schedule,
+    schedule_games,
+    table_lines,
+    table_seed,
+    tables_for_games,
+)
+from referee.schedule import sampled as sampled_module
+from referee.schedule.sampled import draw_tables
 from referee.seeding import derive_seed
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 SIZES = [(2, 2, 1), (3, 3, 2), (4, 3, 1), (5, 4, 2), (6, 2, 3), (6, 3, 1)]  # (bots, table size, rounds)
 
 
-def groups(games: list[ScheduledGame]) -> dict[tuple[int, int], list[ScheduledGame]]:
+def groups(games) -> dict[tuple[int, int], list[ScheduledGame]]:
     """The games by rotation group: (round, table) -> its games."""
     by_group: dict[tuple[int, int], list[ScheduledGame]] = defaultdict(list)
     for game in games:
@@ -27,16 +47,48 @@ def groups(games: list[ScheduledGame]) -> dict[tuple[int, int], list[ScheduledGa
     return by_group
 
 
+def eager_round_robin(names: list[str], table_size: int, rounds: int, league_seed: int) -> list[ScheduledGame]:
+    """The round-robin as the referee made it before schedules were lazy: a list, built the plain way."""
+    games = []
+    for round_number in range(1, rounds + 1):
+        for table_number, table in enumerate(colex_combinations(names, table_size), 1):
+            seed = derive_seed(league_seed, "round", round_number, "table", ",".join(sorted(table)))
+            for rotation in range(table_size):
+                seats = tuple(table[(seat + rotation) % table_size] for seat in range(table_size))
+                games.append(ScheduledGame(len(games), f"r{round_number}-t{table_number:03d}-s{rotation}",
+                                           round_number, table_number, rotation, seats, seed))  # fmt: skip
+    return games
+
+
+def write_league(folder: Path, bots: list[str], body: str = "table_size: 3\nrounds: 2\n", seed: int = 99) -> Path:
+    """A league file of ``bots`` (each running an empty script of its own) with ``body`` for its settings."""
+    lines = ["name: l", "game: stop_the_bus", f"seed: {seed}", *body.strip().splitlines(), "bots:"]
+    for name in bots:
+        (folder / f"{name}.py").write_text("")
+        lines += [f"  - name: {name}", f"    command: python {name}.py"]
+    path = folder / "league.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def bot_names(count: int) -> list[str]:
+    return [f"bot{number:02d}" for number in range(1, count + 1)]
+
+
+# ----- the round-robin ----------------------------------------------------------------
+
+
 @pytest.mark.parametrize(("bots", "table_size", "rounds"), SIZES)
-def test_game_count_is_combinations_times_rotations_times_rounds(bots, table_size, rounds):
-    games = schedule_games(NAMES[:bots], table_size, rounds, league_seed=1)
-    assert len(games) == math.comb(bots, table_size) * table_size * rounds
+def test_round_robin_is_the_same_games_as_before_schedules_were_lazy(bots, table_size, rounds):
+    games = schedule_games(NAMES[:bots], table_size, rounds, league_seed=7)
+    assert list(games) == eager_round_robin(NAMES[:bots], table_size, rounds, 7)
+    assert len(games) == games.count == math.comb(bots, table_size) * table_size * rounds
 
 
 @pytest.mark.parametrize(("bots", "table_size", "rounds"), SIZES)
 def test_every_combination_meets_in_every_rotation_once_a_round(bots, table_size, rounds):
     names = NAMES[:bots]
-    games = schedule_games(names, table_size, rounds, league_seed=1)
+    games = list(schedule_games(names, table_size, rounds, league_seed=1))
     every_table = Counter(frozenset(table) for table in itertools.combinations(names, table_size))
     for round_number in range(1, rounds + 1):
         this_round = [game for game in games if game.round == round_number]
@@ -105,7 +157,7 @@ def test_the_league_seed_changes_every_seed():
 
 
 def test_game_ids_are_unique_and_name_round_table_and_rotation():
-    games = schedule_games(NAMES, 3, 2, league_seed=1)
+    games = list(schedule_games(NAMES, 3, 2, league_seed=1))
     assert len({game.game_id for game in games}) == len(games)
     for game in games:
         assert re.fullmatch(r"r\d+-t\d{3,}-s\d+", game.game_id)
@@ -115,16 +167,16 @@ def test_game_ids_are_unique_and_name_round_table_and_rotation():
 
 
 def test_games_are_ordered_by_round_table_rotation_and_indexed_from_zero():
-    games = schedule_games(NAMES[:4], 3, 2, league_seed=1)
+    games = list(schedule_games(NAMES[:4], 3, 2, league_seed=1))
     assert [game.index for game in games] == list(range(len(games)))
     keys = [(game.round, game.table, game.rotation) for game in games]
     assert keys == sorted(keys)
 
 
-def test_tables_follow_the_order_of_combinations_of_the_file_order():
-    games = schedule_games(["a", "b", "c", "d"], 3, 1, league_seed=1)
-    rotation_zero = [game.seats for game in games if game.rotation == 0]
-    assert rotation_zero == list(itertools.combinations(["a", "b", "c", "d"], 3))
+def test_tables_come_by_their_last_bot_in_file_order():
+    games = schedule_games(["a", "b", "c", "d"], 2, 1, league_seed=1)
+    rotation_zero = ["".join(game.seats) for game in games if game.rotation == 0]
+    assert rotation_zero == ["ab", "ac", "bc", "ad", "bd", "cd"]
 
 
 def test_the_record_holds_the_schedule_fields_of_a_games_jsonl_line():
@@ -153,26 +205,281 @@ def test_impossible_schedules_are_refused(names, table_size, rounds, message):
         schedule_games(names, table_size, rounds, league_seed=1)
 
 
-def write_league(folder: Path, bots: list[str]) -> Path:
-    lines = ["name: l", "game: stop_the_bus", "seed: 99", "table_size: 3", "rounds: 2", "bots:"]
-    for name in bots:
-        lines += [f"  - name: {name}", f"    command: python {name}.py"]
-    path = folder / "league.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
+@pytest.mark.parametrize(("items", "size"), [(NAMES, 3), (NAMES, 1), (NAMES, 6), (NAMES[:5], 2)])
+def test_a_combination_is_found_by_its_rank(items, size):
+    assert [combination_at(items, size, rank) for rank in range(math.comb(len(items), size))] == list(
+        colex_combinations(items, size)
+    )
+
+
+def colex_combinations(items, size):
+    """Every combination in co-lexicographic order: sorted by their last item, then the one before, and so on."""
+    position = {item: index for index, item in enumerate(items)}
+    return sorted(itertools.combinations(items, size), key=lambda combination: [position[item] for item in reversed(combination)])
+
+
+def test_appending_a_bot_only_appends_tables_so_every_game_keeps_its_id():
+    before = list(schedule_games(NAMES[:5], 3, 2, league_seed=9))
+    after = {game.game_id: game for game in schedule_games(NAMES[:6], 3, 2, league_seed=9)}
+    assert all(after[game.game_id].seats == game.seats and after[game.game_id].seed == game.seed for game in before)
+
+
+@pytest.mark.parametrize(("bots", "table_size", "rounds"), SIZES)
+def test_any_game_is_found_by_its_index_as_iteration_reaches_it(bots, table_size, rounds):
+    games = schedule_games(NAMES[:bots], table_size, rounds, league_seed=4)
+    listed = list(games)
+    assert [games.game(index) for index in range(len(listed))] == listed
+    assert games[-1] == listed[-1] and games[2:7] == listed[2:7] and games[::-3] == listed[::-3]
+    with pytest.raises(IndexError):
+        games.game(len(listed))
+
+
+def test_a_round_robin_of_billions_of_games_is_counted_and_reached_without_listing_it():
+    names = bot_names(100)
+    games = schedule_games(names, 6, 3, league_seed=1)
+    assert games.count == math.comb(100, 6) * 6 * 3 == 21_456_943_200
+    assert games.summary() == "21,456,943,200 games: 1,192,052,400 tables x 6 rotations x 3 rounds"
+    last = games.game(games.count - 1)
+    assert last.game_id == "r3-t1192052400-s5"
+    assert set(last.seats) == set(names[-6:])
+    assert last.seed == table_seed(1, 3, names[-6:])
+    assert list(itertools.islice(games, 7)) == eager_round_robin(names[:6], 6, 1, 1) + [games.game(6)]
+
+
+# ----- the sampled format -------------------------------------------------------------
+
+
+def meetings(games) -> Counter:
+    """How many tables each pair of bots shared (a pair meets once per rotation group, not once per game)."""
+    met: Counter = Counter()
+    for group in groups(games).values():
+        for pair in itertools.combinations(sorted(group[0].seats), 2):
+            met[pair] += 1
+    return met
+
+
+def check_sampled(names: list[str], table_size: int, games_per_bot: int, league_seed: int = 1) -> list[ScheduledGame]:
+    """Draw a sampled schedule and check every guarantee docs/leagues.md gives; return its games."""
+    schedule_ = Sampled(games_per_bot).schedule(names, table_size, 1, league_seed)
+    games = list(schedule_)
+    tables_per_bot = tables_for_games(games_per_bot, table_size)
+    tables = math.ceil(len(names) * tables_per_bot / table_size)
+    assert len(games) == schedule_.count == tables * table_size
+    # Rotation groups: a table plays every rotation on its documented seed; each bot sits in each seat once.
+    by_group = groups(games)
+    assert sorted(by_group) == [(1, table) for table in range(1, tables + 1)]
+    for (_, table), group in by_group.items():
+        assert [game.rotation for game in group] == list(range(table_size))
+        assert {game.seed for game in group} == {derive_seed(league_seed, "sampled", "table", table)}
+        assert len(set(group[0].seats)) == table_size
+        for seat in range(table_size):
+            assert sorted(game.seats[seat] for game in group) == sorted(group[0].seats)
+    # Games per bot: T tables each, and the seats left over go to as many bots, one table more each.
+    per_bot = Counter(name for game in games for name in game.seats)
+    extra = tables * table_size - len(names) * tables_per_bot
+    assert sorted(per_bot.values()) == sorted([tables_per_bot * table_size] * (len(names) - extra)
+                                              + [(tables_per_bot + 1) * table_size] * extra)  # fmt: skip
+    # Meetings: within 2 of each other; every pair meets when the average is 1.5 or more.
+    met = meetings(games)
+    counts = [met[pair] for pair in itertools.combinations(sorted(names), 2)]
+    assert max(counts) - min(counts) <= 2, Counter(counts)
+    average = tables_per_bot * (table_size - 1) / (len(names) - 1)
+    if average >= 1.5:
+        assert min(counts) >= 1, Counter(counts)
+    assert [game.index for game in games] == list(range(len(games)))
+    return games
+
+
+def test_the_issues_league_30_bots_at_tables_of_6_with_30_games_each():
+    names = bot_names(30)
+    games = check_sampled(names, 6, 30, league_seed=2026)
+    assert len(games) == 150
+    assert set(Counter(name for game in games for name in game.seats).values()) == {30}
+    # 30 games are 5 tables of 6 games: 25 opponents' seats for 29 opponents, so some pairs cannot meet.
+    counts = [meetings(games)[pair] for pair in itertools.combinations(names, 2)]
+    assert 5 * (6 - 1) < len(names) - 1 and 0 in counts and max(counts) <= 2
+    # 54 games (9 tables, an average of 1.55 meetings a pair) are enough for every pair to meet.
+    check_sampled(names, 6, 54, league_seed=2026)
+
+
+SAMPLED_CASES = [
+    # (bots, table size, tables per bot): exact, leftover seats, tight ones, and averages either side of 1.5
+    (2, 2, 3), (5, 2, 4), (9, 2, 8), (5, 3, 2), (6, 3, 6), (7, 3, 1), (12, 3, 8), (20, 3, 15),
+    (6, 4, 5), (9, 4, 4), (16, 4, 8), (7, 5, 6), (8, 5, 2), (13, 5, 7), (8, 6, 4), (10, 6, 8),
+    (13, 6, 8), (19, 6, 6), (25, 6, 7), (28, 6, 8), (30, 6, 9), (11, 7, 7), (12, 10, 3),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), SAMPLED_CASES)
+def test_the_draw_keeps_its_guarantees(bots, table_size, tables_per_bot):
+    check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=bots * 100 + table_size)
+
+
+@pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), [(30, 4, 40), (25, 3, 41)])
+def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_size, tables_per_bot):
+    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
+    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    assert len(plan) >= 3 and sum(tables for tables, _ in plan) == tables_per_bot
+    check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3)
+
+
+def test_a_full_size_block_keeps_its_guarantees():
+    check_sampled(bot_names(100), 3, 40 * 3, league_seed=11)  # 4,000 seats: one block of the real size
+
+
+@pytest.mark.parametrize(("games_per_bot", "tables"), [(30, 5), (31, 5), (32, 5), (33, 6), (35, 6), (1, 1), (6, 1)])
+def test_games_per_bot_is_rounded_to_whole_tables(games_per_bot, tables):
+    assert tables_for_games(games_per_bot, 6) == tables
+    assert Sampled(games_per_bot).schedule(bot_names(12), 6, 1, 1).count == 12 * tables
+
+
+def test_the_summary_says_how_many_tables_each_bot_plays():
+    assert Sampled(3).schedule(bot_names(7), 3, 1, 1).summary() == (
+        "9 games: 3 tables x 3 rotations; each bot at 1 table (3 games), 2 bots at one more (6 games)"
+    )
+    assert Sampled(30).schedule(bot_names(30), 6, 1, 1).summary() == (
+        "150 games: 25 tables x 6 rotations; each bot at 5 tables (30 games)"
+    )
+
+
+def test_the_draw_is_seeded_and_ignores_the_order_of_the_bots():
+    names = bot_names(14)
+    first = list(Sampled(12).schedule(names, 4, 1, 5))
+    assert first == list(Sampled(12).schedule(list(reversed(names)), 4, 1, 5))
+    assert first != list(Sampled(12).schedule(names, 4, 1, 6))
+    for game in first:  # rotation 0 seats a table's bots in name order
+        if game.rotation == 0:
+            assert list(game.seats) == sorted(game.seats)
+
+
+def test_any_sampled_game_is_found_by_its_index():
+    games = Sampled(9).schedule(bot_names(8), 3, 1, 2)
+    listed = list(games)
+    assert [games.game(index) for index in (0, 5, len(listed) - 1)] == [listed[0], listed[5], listed[-1]]
+    assert games[3:9] == listed[3:9]
+
+
+def test_a_longer_draw_starts_with_the_shorter_ones_blocks(monkeypatch):
+    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 40)  # 10 bots: a block gives each bot 4 tables of 2
+    shorter = list(draw_tables(10, 2, 10 * 10 // 2, league_seed=8))  # blocks of 4, 4 and 2 tables a bot
+    longer = list(draw_tables(10, 2, 10 * 13 // 2, league_seed=8))  # blocks of 4, 4, 4 and 1
+    assert longer[:40] == shorter[:40]
+    assert longer[40:] != shorter[40:]
+
+
+def test_sampled_schedules_refuse_what_they_cannot_draw():
+    with pytest.raises(ValueError, match="at most 2000 bots, got 2001"):
+        SampledSchedule(bot_names(2001), 2, 1, 1)
+    with pytest.raises(ValueError, match="one round"):
+        Sampled(6).schedule(bot_names(6), 3, 2, 1)
+
+
+# ----- the gauntlet -------------------------------------------------------------------
+
+FIELD = ["f1", "f2", "f3", "f4"]
+
+
+def test_each_candidate_plays_every_field_table_in_every_rotation_on_the_same_deals():
+    games = Gauntlet(("alice", "bob")).schedule(["alice", *FIELD, "bob"], 3, 2, league_seed=4)
+    listed = list(games)
+    assert len(listed) == games.count == math.comb(4, 2) * 2 * 3 * 2
+    field_tables = list(colex_combinations(FIELD, 2))
+    for round_number in (1, 2):
+        for candidate in ("alice", "bob"):
+            mine = [game for game in listed if game.round == round_number and game.candidate == candidate]
+            assert Counter(frozenset(game.seats) - {candidate} for game in mine) == Counter(
+                {frozenset(table): 3 for table in field_tables}
+            )
+    for group in groups(listed).values():
+        candidate = group[0].candidate
+        assert group[0].seats[0] == candidate and "alice" not in group[0].seats[1:] and "bob" not in group[0].seats[1:]
+        assert [game.rotation for game in group] == [0, 1, 2]
+        for seat in range(3):
+            assert sorted(game.seats[seat] for game in group) == sorted(group[0].seats)
+    # The two candidates meet the same field bots on the same seed, the documented one.
+    by_field: dict = defaultdict(set)
+    for game in listed:
+        field = tuple(sorted(set(game.seats) - {game.candidate}))
+        by_field[game.round, field].add((game.candidate, game.seed))
+    for (round_number, field), seen in by_field.items():
+        expected = derive_seed(4, "gauntlet", "round", round_number, "field", ",".join(field))
+        assert seen == {("alice", expected), ("bob", expected)}
+
+
+def test_gauntlet_games_are_ordered_by_field_table_then_candidate_and_found_by_index():
+    games = Gauntlet(("alice", "bob")).schedule(["alice", "bob", *FIELD], 3, 1, league_seed=4)
+    listed = list(games)
+    assert [game.candidate for game in listed[:12]] == ["alice"] * 3 + ["bob"] * 3 + ["alice"] * 3 + ["bob"] * 3
+    assert [game.table for game in listed[::3]] == list(range(1, 13))
+    assert [games.game(index) for index in range(len(listed))] == listed
+    assert listed[4].record()["candidate"] == "bob"
+
+
+def test_a_drawn_gauntlet_gives_every_candidate_the_same_drawn_field_tables():
+    field = bot_names(20)
+    games = Gauntlet(("alice", "bob"), games_per_candidate=40).schedule(["alice", "bob", *field], 4, 1, league_seed=6)
+    listed = list(games)
+    assert len(listed) == games.count == 10 * 2 * 4  # 40 games are 10 tables of 4
+    tables = {candidate: [] for candidate in ("alice", "bob")}
+    for game in listed:
+        if game.rotation == 0:
+            tables[game.candidate].append((game.seats[1:], game.seed))
+    assert tables["alice"] == tables["bob"]
+    assert [seed for _, seed in tables["alice"]] == [derive_seed(6, "gauntlet", "table", t) for t in range(1, 11)]
+    appearances = Counter(name for seats, _ in tables["alice"] for name in seats)
+    assert set(appearances) <= set(field) and sum(appearances.values()) == 30
+    assert set(appearances.values()) | {1, 2} == {1, 2} and len(appearances) == 20  # 30 seats: 10 bots twice
+
+
+@pytest.mark.parametrize(
+    ("bots", "candidates", "table_size", "message"),
+    [
+        (["a", "b", "c"], ("a", "x"), 2, "not a bot: x"),
+        (["a", "b", "c"], ("a", "b"), 3, "the field (the bots that are not candidates) has 1"),
+        (["a", "b", "c"], (), 2, "one or more candidates"),
+    ],
+)
+def test_impossible_gauntlets_are_refused(bots, candidates, table_size, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GauntletSchedule(bots, candidates, table_size, 1, 1)
+
+
+# ----- the league file's format and the command line ----------------------------------
 
 
 def test_the_same_league_file_gives_the_same_schedule(tmp_path):
     path = write_league(tmp_path, NAMES[:4])
-    first = schedule(load_league(path))
-    assert first == schedule(load_league(path))
-    assert first == schedule_games(NAMES[:4], 3, 2, league_seed=99)
+    first = list(schedule(load_league(path)))
+    assert first == list(schedule(load_league(path)))
+    assert first == list(schedule_games(NAMES[:4], 3, 2, league_seed=99))
 
 
-def test_format_schedule_lists_every_game_under_a_summary(tmp_path):
+def test_the_league_file_chooses_the_format(tmp_path):
+    sampled = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: sampled, games_per_bot: 6}"))
+    assert sampled.format == Sampled(6) and isinstance(schedule(sampled), SampledSchedule)
+    gauntlet = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: gauntlet, candidates: [bob]}"))
+    assert gauntlet.candidates == ("bob",)
+    assert {game.candidate for game in schedule(gauntlet)} == {"bob"}
+    default = load_league(write_league(tmp_path, NAMES, "table_size: 3"))
+    assert default.format == RoundRobin() and default.candidates == ()
+
+
+def test_a_gauntlet_whose_candidate_was_left_out_plays_on_with_the_others(tmp_path):
+    import dataclasses
+
+    body = "table_size: 2\nformat: {type: gauntlet, candidates: [bob, dave]}"
+    league = load_league(write_league(tmp_path, NAMES, body))
+    without_bob = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name != "bob"))
+    assert without_bob.candidates == ("dave",)
+    assert {game.candidate for game in schedule(without_bob)} == {"dave"}
+    alone = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name not in ("bob", "dave")))
+    with pytest.raises(LeagueError, match="no candidate of the gauntlet is left"):
+        schedule(alone)
+
+
+def test_table_lines_list_every_game_under_a_summary(tmp_path):
     games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
-    text = format_schedule(games)
-    lines = text.splitlines()
+    lines = list(table_lines(games))
     assert lines[0] == "24 games: 4 tables x 3 rotations x 2 rounds"
     assert lines[2].split() == "# game round table rotation seat 0 seat 1 seat 2 seed".split()
     rows = lines[4:]
@@ -182,7 +489,50 @@ def test_format_schedule_lists_every_game_under_a_summary(tmp_path):
             str(game.index), game.game_id, str(game.round), str(game.table), str(game.rotation),
             *game.seats, str(game.seed),
         ]  # fmt: skip
+    assert len({len(row) for row in lines[2:]}) <= 2  # fixed columns (a header may end early)
 
 
-def test_format_schedule_of_nothing():
-    assert format_schedule([]) == "no games"
+def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
+    league = load_league(write_league(tmp_path, NAMES, "table_size: 2\nformat: {type: gauntlet, candidates: [erin]}"))
+    lines = list(table_lines(schedule(league)))
+    assert lines[2].split()[-1] == "candidate"
+    assert all(row.split()[-1] == "erin" for row in lines[4:])
+
+
+def test_json_lines_are_the_records_of_the_games(tmp_path):
+    games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
+    assert [json.loads(line) for line in json_lines(games)] == [game.record() for game in games]
+
+
+def referee(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, **kwargs)
+
+
+def test_schedule_json_streams_a_large_league_into_a_reader_that_leaves_early(tmp_path):
+    """3,562,650 games: the reader takes three lines and closes the pipe; the referee stops quietly."""
+    path = write_league(tmp_path, bot_names(30), "table_size: 6")
+    for options in (["--json"], []):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "schedule", str(path), *options],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        first = [process.stdout.readline() for _ in range(3)]
+        process.stdout.close()
+        error = process.stderr.read()
+        assert process.wait(timeout=60) == 141, error  # 128 + SIGPIPE, as a shell reports a writer whose reader left
+        assert error == ""
+        if options:
+            assert json.loads(first[0])["game_id"] == "r1-t001-s0" and json.loads(first[2])["index"] == 2
+        else:
+            assert first[0] == "3,562,650 games: 593,775 tables x 6 rotations x 1 round\n"
+
+
+def test_schedule_json_of_the_issues_sampled_league(tmp_path):
+    path = write_league(tmp_path, bot_names(30), "table_size: 6\nformat: {type: sampled, games_per_bot: 30}")
+    done = referee("schedule", str(path), "--json", timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(records) == 150
+    assert {"index", "game_id", "round", "table", "rotation", "seed", "seats"} <= set(records[0])
+    assert set(Counter(name for record in records for name in record["seats"]).values()) == {30}
+    assert records == [game.record() for game in schedule(load_league(path))]

@@ -18,11 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cards import DECK, Card
-from referee.games import BastardBrag, EndReason, EventKind, Game, StopTheBus
+from referee.games import BastardBrag, EndReason, EventKind, Game, Phase, StopTheBus
 from referee.games.base import TAKE, Action, ActionKind, HandResult
 from referee.hands import hand_rank, worst_hand
 
 FULL_DECK = frozenset(DECK)
+ENDING_KINDS = (ActionKind.STOP, ActionKind.KNOCK)
+HALF_TURN_KINDS = (ActionKind.DRAW, ActionKind.TAKE)  # Stop the Bus: the discard that follows ends the turn
 FACE_UP_SLOT = 2
 
 STOP_THE_BUS_SIZES = [(StopTheBus, players) for players in range(2, 10)]
@@ -110,6 +112,12 @@ class InvariantChecker:
         self.eliminations: list[int] = []  # seats in the order they left the game
         self.eliminations_before_hand = 0  # how many had left when the current hand began
         self.forfeits: list[int] = []
+        # The current hand's turns, counted independently of the engine: all of them, the normal ones
+        # (the stop or knock included), and the seats still owed a final turn once someone stopped or knocked.
+        self.turns = 0
+        self.normal_turns = 0
+        self.ender: int | None = None
+        self.owed_final_turns: list[int] | None = None
         # Observation fields scanned generically for cards (hand_events is checked once per step).
         self.scanned_fields: list[str] | None = None
         self.check_state()
@@ -122,18 +130,37 @@ class InvariantChecker:
         seat = game.current_seat
         assert act in game.legal_actions()
         before = self._snapshot()
+        phase_before = game.phase
         public = self.public_by_hand[game.hand_number]
         if act.kind is ActionKind.DISCARD:
             public.add(act.card)
         elif (act.kind is ActionKind.EXCHANGE and act.slot == FACE_UP_SLOT) or act.kind is ActionKind.EXCHANGE_ALL:
             public.add(act.card)  # the given card lies face up from now on
         game.apply(act)
+        if act.kind not in HALF_TURN_KINDS:
+            self._count_turn(seat, act, phase_before, before)
         self._track_private_knowledge(seat, act, before)
         hand_after = self._expected_hand_after(seat, act, before)
         expected_hands = {s: before["hands"][s] for s in range(game.num_players) if before["in_hand"][s]}
         expected_hands[seat] = hand_after
         self._check_new_hand_results(before, expected_hands)
         self.check_state()
+
+    def _count_turn(self, seat: int, act: Action, phase_before: Phase, before: dict) -> None:
+        """Count the turn ``seat`` just finished: a normal turn, or its one final turn, in order."""
+        self.turns += 1
+        if phase_before is Phase.NORMAL:
+            assert self.owed_final_turns is None, "a normal turn after a stop or knock"
+            self.normal_turns += 1
+            assert self.normal_turns <= self.game.turn_limit, f"normal turn {self.normal_turns} passed the limit"
+            if act.kind in ENDING_KINDS:
+                n = self.game.num_players
+                self.ender = seat
+                others = ((seat + step) % n for step in range(1, n))
+                self.owed_final_turns = [other for other in others if before["in_hand"][other]]
+        else:
+            assert self.owed_final_turns, f"seat {seat} played a final turn nobody was owed"
+            assert seat == self.owed_final_turns.pop(0), "final turns go in order from the stopper's left"
 
     def forfeit(self, seat: int) -> None:
         """Remove ``seat`` from the game, as the referee's fault policy would, and check what follows."""
@@ -142,6 +169,8 @@ class InvariantChecker:
         was_current = seat == game.current_seat
         held = list(game.hands[seat])
         game.forfeit(seat, "simulated fault")
+        if self.owed_final_turns and seat in self.owed_final_turns:
+            self.owed_final_turns.remove(seat)  # a forfeit is not a turn: the seat's final turn is dropped
         self.forfeits.append(seat)
         self.eliminations.append(seat)
         if was_current:
@@ -220,10 +249,25 @@ class InvariantChecker:
             return
         result = new_results[0]
         assert result.hand_number == before["hand_number"]
+        self._check_turn_count(result)
         if result.ended_by is EndReason.FORFEIT:
             self._check_forfeit_ending(result, before)
         else:
             self._check_showdown(result, before, expected_hands)
+
+    def _check_turn_count(self, result: HandResult) -> None:
+        """Check the turn limit: normal turns only; after a stop or knock, every owed final turn is played."""
+        limit = self.game.turn_limit
+        assert result.turns == self.turns, f"the hand had {self.turns} turns, the result says {result.turns}"
+        assert result.ender == self.ender
+        reached_limit = self.ender is None and self.normal_turns == limit
+        assert (result.ended_by is EndReason.TURN_LIMIT) == reached_limit, (
+            f"hand {result.hand_number} ended by {result.ended_by.value} after {self.normal_turns} normal turns "
+            f"(limit {limit}) and {self.turns - self.normal_turns} final turns"
+        )
+        if result.ended_by in (EndReason.STOP, EndReason.KNOCK):
+            assert self.owed_final_turns == [], f"final turns still owed to seats {self.owed_final_turns}"
+            assert result.turns <= self.normal_turns + self.game.num_players - 1
 
     def _check_forfeit_ending(self, result: HandResult, before: dict) -> None:
         game = self.game
@@ -299,6 +343,8 @@ class InvariantChecker:
         self.drawn = None
         self.pile_emptied_by_forfeit = False
         self.face_down_placer = [None, None]
+        self.turns = self.normal_turns = 0
+        self.ender = self.owed_final_turns = None
         assert game.in_hand == game.in_game and game.in_game[game.dealer], "the dealer must be a survivor"
         assert game.turns_this_hand == 0
         assert game.current_seat == first_seat_left_of(game, game.dealer), "the dealer's left starts"
@@ -313,6 +359,12 @@ class InvariantChecker:
         current = game.current_seat
         legal = game.legal_actions()
         assert legal, f"seat {current} has no legal action"
+        assert game.turns_this_hand == self.turns
+        if self.owed_final_turns is None:
+            assert game.phase is Phase.NORMAL and game.ender is None
+        else:
+            assert game.phase is Phase.FINAL and game.ender == self.ender
+            assert current == self.owed_final_turns[0], f"seat {current} plays, but {self.owed_final_turns} are owed"
         assert game.in_hand[current] and game.in_game[current], f"seat {current} is not in the hand"
         for seat in range(game.num_players):
             held = len(game.hands[seat])
@@ -373,6 +425,7 @@ class InvariantChecker:
                 self.scanned_fields = fields_that_may_hold_cards(observation)
             own_hand = game.hands[seat]
             assert observation.seat == seat and observation.current_seat == current
+            assert observation.turns_this_hand == game.turns_this_hand and observation.turn_limit == game.turn_limit
             assert observation.hand == tuple(own_hand), f"seat {seat} sees a hand that is not its own"
             # The legal list names only the current seat's own cards (checked in _check_turn).
             assert observation.legal_actions == (legal if seat == current else ())
@@ -424,9 +477,6 @@ class InvariantChecker:
 
 
 # ----- drivers ----------------------------------------------------------------------------
-
-
-ENDING_KINDS = (ActionKind.STOP, ActionKind.KNOCK)
 
 
 def choose(legal: tuple[Action, ...], rng: random.Random, ending_chance: float | None) -> Action:
@@ -497,16 +547,24 @@ def test_random_games_with_forfeits_keep_every_invariant(game_class: type[Game],
 
 @pytest.mark.parametrize(("game_class", "players"), ALL_SIZES, ids=SIZE_IDS)
 def test_random_games_with_small_turn_limits_keep_every_invariant(game_class: type[Game], players: int) -> None:
-    """Random play where hands end at a small turn limit (1 to 12 turns)."""
+    """Random play where hands end at a small turn limit (1 to 12 normal turns), with forfeits now and then.
+
+    The checker counts turns itself: a hand ends by the limit exactly after the
+    limit-th normal turn with no stop or knock, and a stop or knock (on the
+    limit-th turn too) is always followed by every owed final turn.
+    """
     rng = random.Random(f"turn-limit:{game_class.name}:{players}")
+    by_limit = final_turns_past_limit = 0
     for _ in range(SIDE_GAMES[game_class][players]):
         turn_limit = rng.randint(1, 12)
         ending_chance = random_ending_chance(rng, game_class)
-        checker = play_checked_game(game_class, players, rng, ending_chance, turn_limit=turn_limit)
+        forfeit_chance = rng.choice([0.0, 0.0, 0.02])
+        checker = play_checked_game(game_class, players, rng, ending_chance, forfeit_chance, turn_limit=turn_limit)
         for result in checker.game.hand_results:
-            # The hand that reaches the limit ends there, recorded as ended by the limit.
-            assert result.turns <= turn_limit
-            assert (result.ended_by is EndReason.TURN_LIMIT) == (result.turns == turn_limit)
+            by_limit += result.ended_by is EndReason.TURN_LIMIT
+            final_turns_past_limit += result.ended_by is not EndReason.TURN_LIMIT and result.turns > turn_limit
+    # Both sides of the ruling were reached, or the checks above prove little.
+    assert by_limit > 0 and final_turns_past_limit > 0, (by_limit, final_turns_past_limit)
 
 
 @pytest.mark.parametrize("players", [2, 5, 9])

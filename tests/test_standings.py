@@ -14,8 +14,11 @@ from referee.standings import (
     LATENCY_RELATIVE_ERROR,
     LatencyHistogram,
     RecordError,
+    UnknownBotError,
     compute_standings,
 )
+from referee.stats import PairTally, StatisticsError, deal_outcomes
+from tests.simulated_bots import league_records, strengths_from_elo
 
 ALL_KINDS = ["timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake"]
 
@@ -31,7 +34,7 @@ def record(index, seats, placements, faults=None, forfeits=None, latency_ms=None
         "game": "stop_the_bus",
         "seed": 1000 + index,
         "seats": list(seats),
-        "placements": list(placements),
+        "finish_order": list(placements),
         "hands_played": 5,
         "decisions": 20,
         "faults": faults if faults is not None else [{} for _ in seats],
@@ -162,6 +165,9 @@ def test_rating_ranks_a_bot_that_always_wins_above_one_that_always_loses():
     for row in standings.rows:
         assert row.sigma < 25 / 3, f"{row.bot}: sigma {row.sigma} did not shrink from the prior after 12 games"
         assert row.conservative == pytest.approx(row.mu - 3 * row.sigma)
+        # The 95% interval: mu -/+ 1.96 sigma.
+        half_width = 1.959964 * row.sigma
+        assert (row.mu_low, row.mu_high) == pytest.approx((row.mu - half_width, row.mu + half_width))
 
 
 def test_rating_uses_schedule_order_not_arrival_order():
@@ -243,12 +249,13 @@ def test_duplicate_index_is_rejected():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"placements": [0, 0, 1]}, r"placements is \[0, 0, 1\]; expected every seat 0..2 once"),
+        ({"finish_order": [0, 0, 1]}, r"finish_order is \[0, 0, 1\]; expected every seat 0..2 once"),
         ({"seats": ["alice", "alice", "bob"]}, r"name a bot twice"),
         ({"faults": [{"slow": 1}, {}, {}]}, r"kind 'slow'; the kinds are timeout, crash"),
         ({"faults": [{}, {}]}, r"faults is .*one object per seat \(3\)"),
         ({"forfeits": {"7": "crash"}}, r"forfeits has seat '7'"),
         ({"index": -1}, r"index must be a whole number"),
+        ({"seed": "7"}, r"seed is '7'; expected a whole number"),
         ({"timing": {"latency_ms": [[1.0], [2.0]]}}, r"timing.latency_ms is .*one list of times per seat \(3\)"),
     ],
 )
@@ -256,3 +263,46 @@ def test_malformed_records_are_rejected_with_the_bad_value(change, message):
     bad = {**KNOWN_GAMES[0], **change}
     with pytest.raises(RecordError, match=message):
         compute_standings([bad])
+
+
+def test_games_on_one_seed_are_one_deal_and_games_without_a_seed_their_own():
+    # Two rotation groups of three games (seeds 5 and 6), then two games with no seed.
+    seats = [["ann", "bob", "cat"], ["cat", "ann", "bob"], ["bob", "cat", "ann"]]
+    games = []
+    for seed in (5, 6):
+        for rotation in seats:
+            games.append(dict(record(len(games), rotation, [0, 1, 2]), seed=seed))
+    for _ in range(2):
+        unseeded = record(len(games), ["ann", "bob"], [0, 1])
+        del unseeded["seed"]
+        games.append(unseeded)
+    comparison = compute_standings(games).comparison("ann", "bob")
+    assert (comparison.games, comparison.deals) == (8, 4)
+    # Seat 0 always wins: ann is above bob in rotations 0 and 2 of each group, and in both unseeded games.
+    assert comparison.above == 2 + 2 + 2
+    assert compute_standings(games).comparison("bob", "ann").above == 2
+
+
+def test_head_to_head_is_the_comparison_of_deal_outcomes_in_schedule_order():
+    rng = random.Random(4)
+    records = league_records(rng, strengths_from_elo({"ann": 0, "ben": 50, "cat": -50, "dan": 120}), 3, 4, 0.3)
+    standings = compute_standings(list(reversed(records)))
+    tallies: dict[tuple[str, str], PairTally] = {}
+    for start in range(0, len(records), 3):  # each table's three rotations share a seed
+        group = records[start : start + 3]
+        assert len({game["seed"] for game in group}) == 1
+        for pair, outcome in sorted(deal_outcomes((game["seats"], game["finish_order"]) for game in group).items()):
+            tallies.setdefault(pair, PairTally()).add(outcome)
+    for (bot, other), tally in tallies.items():
+        assert standings.comparison(bot, other) == tally.comparison()
+        assert standings.comparison(other, bot) == tally.comparison().swapped()
+        assert standings.comparison(bot, other).deals == 8  # two of the four tables per round hold both
+
+
+def test_comparing_an_unknown_bot_or_a_bot_with_itself_is_refused():
+    standings = compute_standings(KNOWN_GAMES)
+    with pytest.raises(UnknownBotError, match=r"no bot named 'eve' in these results; the bots are alice, bob"):
+        standings.comparison("alice", "eve")
+    with pytest.raises(StatisticsError, match="cannot compare bot 'bob' with itself"):
+        standings.comparison("bob", "bob")
+    assert compute_standings([], bots=["amy", "kit"]).comparison("amy", "kit").los is None

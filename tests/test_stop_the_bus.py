@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from referee.cards import DECK, Card, format_cards, parse_cards, shuffle
@@ -62,6 +64,11 @@ def arranged_deck(
     per_seat = {seat: parse_cards(text) for seat, text in hands.items()}
     dealt = [per_seat[seat][round_] for round_ in range(3) for seat in seats]
     return deck_of(f"{format_cards(dealt)} {discard} {stock}", fill)
+
+
+def then_seeded(decks: list[list[Card]]) -> Callable[[int], list[Card] | None]:
+    """Deal ``decks`` to hands 1, 2, ... and the seeded deck to every later hand (the game goes on after them)."""
+    return lambda hand_number: decks[hand_number - 1] if hand_number <= len(decks) else None
 
 
 def losing_deck(num_players: int, dealer: int, loser: int, seats: list[int] | None = None) -> list[Card]:
@@ -177,7 +184,7 @@ def test_worked_final_turn(earlier_losses: int, lives_after: int, floating_after
     first_dealer = (2 - earlier_losses) % 3
     decks = [losing_deck(3, (first_dealer + i) % 3, loser=1) for i in range(earlier_losses)]
     decks.append(arranged_deck(3, 2, WORKED_HANDS, discard="2D", stock="AH"))
-    game = StopTheBus(3, seed=5, first_dealer=first_dealer, decks=decks)
+    game = StopTheBus(3, seed=5, first_dealer=first_dealer, decks=then_seeded(decks))
     for i in range(earlier_losses):
         stop_then_pass(game, dealer=(first_dealer + i) % 3)
     assert game.dealer == 2 and game.current_seat == 0
@@ -364,7 +371,7 @@ def test_final_turns_run_from_the_stoppers_left_and_the_stopper_does_not_act_aga
     # Dealer 0, so seat 1 starts; seat 2 stops on the second turn of the hand.
     hands = {1: "2C 5D 9H", 2: "KS KH 4D", 3: "7C 8C JD", 0: "3S 6H TD"}
     deck = arranged_deck(4, 0, hands, discard="QC", stock="AS 2H")
-    game = StopTheBus(4, seed=1, first_dealer=0, decks=[deck])
+    game = StopTheBus(4, seed=1, first_dealer=0, decks=then_seeded([deck]))
     game.apply(DRAW)  # seat 1 draws A♠
     game.apply(discard("2C"))
     assert game.current_seat == 2
@@ -401,7 +408,7 @@ def test_final_turns_run_from_the_stoppers_left_and_the_stopper_does_not_act_aga
 
 def test_the_stopper_can_lose() -> None:
     """A player who stops with the worst hand loses a token."""
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[losing_deck(3, 2, loser=0)])
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([losing_deck(3, 2, loser=0)]))
     stop_then_pass(game, dealer=2)
     result = game.hand_results[0]
     assert result.ender == 0 and result.loser == 0
@@ -463,7 +470,7 @@ def test_nothing_to_recycle_at_the_start_of_a_hand_means_an_immediate_showdown()
     hands = {0: "AS AH AD", 1: WORST, 2: "KS KH KD"}
     deck = arranged_deck(3, 2, hands, discard="9C", fill=False)
     assert len(deck) == 10
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[deck])
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([deck]))
     result = game.hand_results[0]
     assert result.ended_by is EndReason.STOCK_EXHAUSTED
     assert result.turns == 0 and result.ender is None
@@ -478,7 +485,7 @@ def test_nothing_to_recycle_in_final_turns_skips_the_remaining_final_turns() -> 
     # forfeit mid-turn is what leaves an empty stock and a one-card pile here.
     hands = {0: "AS AH AD", 1: "QH JC 7D", 2: "KS KH KD", 3: WORST}
     deck = arranged_deck(4, 3, hands, discard="2S", stock="3C", fill=False)
-    game = StopTheBus(4, seed=1, first_dealer=3, decks=[deck])
+    game = StopTheBus(4, seed=1, first_dealer=3, decks=then_seeded([deck]))
     game.apply(STOP)
     game.apply(DRAW)
     game.forfeit(1, "test")
@@ -502,7 +509,7 @@ def test_nothing_to_recycle_in_final_turns_skips_the_remaining_final_turns() -> 
 def test_only_the_single_worst_hand_loses_one_token() -> None:
     """Pair, flush, high card and run: only the high card loses, by exactly one token."""
     hands = {0: "9S 9D 4C", 1: "2H 7H JH", 2: "KC 8D 3S", 3: "5C 6D 7S"}
-    game = StopTheBus(4, seed=1, first_dealer=3, decks=[arranged_deck(4, 3, hands, discard="AC")])
+    game = StopTheBus(4, seed=1, first_dealer=3, decks=then_seeded([arranged_deck(4, 3, hands, discard="AC")]))
     stop_then_pass(game)
     result = game.hand_results[0]
     assert result.loser == 2
@@ -533,7 +540,7 @@ def test_suit_breaks_an_exact_tie_for_worst(first: str, second: str, loser_hand:
     # Seat 2's prial of jacks puts the tied pair at the bottom; no tie case uses a jack or 2♠.
     hands = {0: first, 1: second, 2: "JC JD JS"}
     assert hand_rank(parse_cards(first))[:2] == hand_rank(parse_cards(second))[:2]
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[arranged_deck(3, 2, hands, discard="2S")])
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([arranged_deck(3, 2, hands, discard="2S")]))
     stop_then_pass(game)
     expected_loser = 0 if cards_set(first) == cards_set(loser_hand) else 1
     assert game.hand_results[0].loser == expected_loser
@@ -546,7 +553,7 @@ def test_third_loss_floats_and_a_loss_while_floating_eliminates() -> None:
     """Seat 2 loses four hands: 2, 1, then 0 tokens floating (still dealt in), then out."""
     # Nobody is eliminated before hand 4, so the deal moves left each time: dealers 0, 1, 2, 0.
     dealers = [0, 1, 2, 0]
-    game = StopTheBus(3, seed=1, first_dealer=0, decks=[losing_deck(3, d, loser=2) for d in dealers])
+    game = StopTheBus(3, seed=1, first_dealer=0, decks=then_seeded([losing_deck(3, d, loser=2) for d in dealers]))
     expected = [(2, False), (1, False), (0, True)]
     for dealer, (lives, floating) in zip(dealers, expected):
         stop_then_pass(game, dealer)
@@ -591,7 +598,7 @@ def test_last_survivor_wins_and_placements_reverse_the_eliminations() -> None:
 def test_deal_moves_one_seat_left_each_hand() -> None:
     """With no elimination the dealers go 2, 3, 0 and the first turn follows each dealer's left."""
     decks = [losing_deck(4, d, loser=(d + 2) % 4) for d in (2, 3, 0)]
-    game = StopTheBus(4, seed=1, first_dealer=2, decks=decks)
+    game = StopTheBus(4, seed=1, first_dealer=2, decks=then_seeded(decks))
     for dealer in (2, 3, 0):
         assert game.current_seat == (dealer + 1) % 4
         assert game.hand_events[0] == Event(EventKind.DEAL, game.hand_number, seat=dealer, card=card("4S"))
@@ -608,7 +615,7 @@ def test_when_the_next_dealer_was_just_eliminated_the_dealer_deals_again() -> No
     for number, (dealer, loser) in enumerate(plan, start=1):
         seats = [0, 1, 2, 3] if number <= 4 else [0, 2, 3]
         decks.append(losing_deck(4, dealer, loser, seats))
-    game = StopTheBus(4, seed=1, first_dealer=1, decks=decks)
+    game = StopTheBus(4, seed=1, first_dealer=1, decks=then_seeded(decks))
     for number, (dealer, _) in enumerate(plan, start=1):
         assert game.hand_number == number
         if number == 5:
@@ -621,7 +628,7 @@ def test_when_the_next_dealer_was_just_eliminated_the_dealer_deals_again() -> No
 
 def test_dealer_who_forfeits_passes_the_deal_left() -> None:
     """The dealer leaving alone does not change the rotation: the seat on its left deals next."""
-    game = StopTheBus(4, seed=1, first_dealer=0, decks=[losing_deck(4, 0, loser=3)])
+    game = StopTheBus(4, seed=1, first_dealer=0, decks=then_seeded([losing_deck(4, 0, loser=3)]))
     game.forfeit(0, "test")
     stop_then_pass(game)
     assert game.dealer == 1 and game.current_seat == 2
@@ -633,7 +640,7 @@ def test_dealer_forfeits_and_next_dealer_eliminated_in_the_same_hand() -> None:
     # seat 0 forfeits and seat 1 loses again. Had the deal simply moved left,
     # seat 1 would deal and seat 2 would start: seat 2 must still start.
     decks = [losing_deck(4, d, loser=1) for d in (1, 2, 3, 0)]
-    game = StopTheBus(4, seed=1, first_dealer=1, decks=decks)
+    game = StopTheBus(4, seed=1, first_dealer=1, decks=then_seeded(decks))
     for dealer in (1, 2, 3):
         stop_then_pass(game, dealer)
     assert game.floating[1]
@@ -649,10 +656,10 @@ def test_dealer_forfeits_and_next_dealer_eliminated_in_the_same_hand() -> None:
 
 
 def test_turn_limit_ends_the_hand_with_an_immediate_showdown() -> None:
-    """With a limit of 3, draw+discard, take+discard and draw+discard end the hand."""
+    """With a limit of 3, draw+discard, take+discard and draw+discard end the hand: no stop, so no final turns."""
     hands = {0: "AS AH AD", 1: "KS KH KD", 2: WORST}
     deck = arranged_deck(3, 2, hands, discard="4C", stock="9D 8S")
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[deck], turn_limit=3)
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([deck]), turn_limit=3)
     game.apply(DRAW)
     assert game.turns_this_hand == 0  # half a turn is not a turn
     game.apply(discard("9D"))
@@ -670,14 +677,87 @@ def test_turn_limit_ends_the_hand_with_an_immediate_showdown() -> None:
     assert game.hand_number == 2
 
 
-def test_turn_limit_also_cuts_final_turns_short() -> None:
-    """A limit of 2: a stop and one pass reach it, so the last final turn is never played."""
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[losing_deck(3, 2, loser=2)], turn_limit=2)
+def test_a_stop_on_the_limit_th_turn_still_gives_every_other_player_a_final_turn() -> None:
+    """RULES.md's example: 3 players, dealer 2, turn_limit=1; seat 0 stops on the first turn.
+
+    The stop is a normal turn, so it is allowed on the limit-th turn; seats 1 and
+    2 each still get their one final turn, past the limit, and the hand ends by
+    the stop, not by the limit.
+    """
+    deck = arranged_deck(3, 2, {0: "AS AH AD", 1: "KS KH KD", 2: WORST}, discard="4C", stock="9D 8S")
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([deck]), turn_limit=1)
+    assert game.legal_actions() == (DRAW, TAKE, STOP)  # the limit-th turn is a normal turn
     game.apply(STOP)
+    # Past the limit: the observation counts the stop, and says the final turns have begun.
+    view = game.observation(1)
+    assert (view.phase, view.ender, view.current_seat) == (Phase.FINAL, 0, 1)
+    assert (view.turns_this_hand, view.turn_limit) == (1, 1)
+    assert view.legal_actions == (DRAW, TAKE, PASS)
+    game.apply(DRAW)
+    game.apply(discard("9D"))
+    view = game.observation(2)
+    assert (view.phase, view.current_seat, view.turns_this_hand) == (Phase.FINAL, 2, 2)
+    assert game.hand_number == 1 and view.legal_actions == (DRAW, TAKE, PASS)
     game.apply(PASS)
     result = game.hand_results[0]
-    assert result.ended_by is EndReason.TURN_LIMIT and result.turns == 2 and result.ender == 0
-    assert EventKind.PASS not in kinds([e for e in events_of_hand(game, 1) if e.seat == 2])
+    assert result.ended_by is EndReason.STOP and result.ender == 0 and result.turns == 3
+    assert result.loser == 2
+    assert [(event.kind, event.seat) for event in events_of_hand(game, 1)][1:] == [
+        (EventKind.STOP, 0),
+        (EventKind.DRAW, 1),
+        (EventKind.DISCARD, 1),
+        (EventKind.PASS, 2),
+        (EventKind.SHOWDOWN, 2),
+    ]
+    assert game.hand_number == 2 and game.turns_this_hand == 0  # the count starts afresh
+
+
+def test_a_stop_on_a_later_limit_th_turn_gives_the_players_before_the_stopper_their_final_turns() -> None:
+    """turn_limit=3: seats 0 and 1 draw, seat 2 stops on the third (limit-th) turn; seats 0 and 1 play again."""
+    deck = arranged_deck(3, 2, {0: "AS AH AD", 1: "KS KH KD", 2: WORST}, discard="4C", stock="9D 8S 7S 6S")
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([deck]), turn_limit=3)
+    for drawn in ("9D", "8S"):
+        game.apply(DRAW)
+        game.apply(discard(drawn))
+    assert game.current_seat == 2 and game.turns_this_hand == 2 and STOP in game.legal_actions()
+    game.apply(STOP)
+    assert (game.phase, game.current_seat, game.turns_this_hand) == (Phase.FINAL, 0, 3)
+    game.apply(DRAW)
+    game.apply(discard("7S"))
+    assert (game.current_seat, game.turns_this_hand) == (1, 4)
+    game.apply(PASS)
+    result = game.hand_results[0]
+    assert result.ended_by is EndReason.STOP and result.ender == 2 and result.turns == 5
+    assert EventKind.TURN_LIMIT not in kinds(events_of_hand(game, 1))
+
+
+def test_a_limit_passed_in_final_turns_does_not_cut_them_short() -> None:
+    """turn_limit=2, 4 players: seat 0 stops on turn 1; seats 1, 2 and 3 all play their final turns (turns 2-4)."""
+    game = StopTheBus(4, seed=1, first_dealer=3, decks=then_seeded([losing_deck(4, 3, loser=3)]), turn_limit=2)
+    game.apply(STOP)
+    for seat in (1, 2, 3):
+        assert game.current_seat == seat and game.phase is Phase.FINAL
+        game.apply(PASS)
+    result = game.hand_results[0]
+    assert result.ended_by is EndReason.STOP and result.turns == 4 and result.loser == 3
+    assert [event.seat for event in events_of_hand(game, 1) if event.kind is EventKind.PASS] == [1, 2, 3]
+
+
+def test_a_forfeit_is_not_a_turn() -> None:
+    """turn_limit=2: seat 0 plays, seat 1 draws then forfeits (no turn), so seat 2's turn is the second and last."""
+    hands = {0: "AS AH AD", 1: "KS KH KD", 2: WORST}
+    deck = arranged_deck(3, 2, hands, discard="4C", stock="9D 8S 7S")
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([deck]), turn_limit=2)
+    game.apply(DRAW)
+    game.apply(discard("9D"))
+    game.apply(DRAW)
+    game.forfeit(1, "timed out")
+    assert game.turns_this_hand == 1 and game.current_seat == 2
+    assert game.observation(2).turns_this_hand == 1
+    game.apply(DRAW)
+    game.apply(discard("7S"))
+    result = game.hand_results[0]
+    assert result.ended_by is EndReason.TURN_LIMIT and result.turns == 2 and result.loser == 2
 
 
 # ----- players leaving (forfeit) ----------------------------------------------------------------------
@@ -686,7 +766,7 @@ def test_turn_limit_also_cuts_final_turns_short() -> None:
 def test_forfeit_removes_the_seat_and_its_cards_at_once() -> None:
     """Seat 1 leaves before its turn: cards out of play, no more turns, not compared though it held the worst."""
     hands = {0: "9S 9D 4C", 1: WORST, 2: "KC 8D 3S"}
-    game = StopTheBus(3, seed=1, first_dealer=2, decks=[arranged_deck(3, 2, hands, discard="AC")])
+    game = StopTheBus(3, seed=1, first_dealer=2, decks=then_seeded([arranged_deck(3, 2, hands, discard="AC")]))
     game.forfeit(1, "timed out")
     assert game.events[-1] == Event(EventKind.FORFEIT, 1, seat=1)
     assert game.cards_in_play() == 52
@@ -738,7 +818,7 @@ def test_forfeit_mid_turn_holding_four_cards() -> None:
 def test_final_turns_still_run_when_the_stopper_forfeits() -> None:
     """Seat 0 stops then leaves: seats 1, 2 and 3 still play final turns and seat 0 is not compared."""
     hands = {0: WORST, 1: "AS AH AD", 2: "KS KH KD", 3: "9C 6D 4H"}
-    game = StopTheBus(4, seed=1, first_dealer=3, decks=[arranged_deck(4, 3, hands, discard="QC")])
+    game = StopTheBus(4, seed=1, first_dealer=3, decks=then_seeded([arranged_deck(4, 3, hands, discard="QC")]))
     game.apply(STOP)
     game.forfeit(0, "crashed")
     deciders = []

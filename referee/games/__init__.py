@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from referee.errors import GameArgumentError
 from referee.games.base import (
     Action,
     ActionKind,
@@ -21,11 +22,11 @@ GAMES: dict[str, type[Game]] = {StopTheBus.name: StopTheBus, BastardBrag.name: B
 
 
 def game_class(name: str) -> type[Game]:
-    """Return the game called ``name``; raise ``ValueError`` naming the games there are."""
+    """Return the game called ``name``; raise :class:`GameArgumentError` naming the games there are."""
     try:
         return GAMES[name]
-    except KeyError:
-        raise ValueError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}") from None
+    except (KeyError, TypeError):
+        raise GameArgumentError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}") from None
 
 
 __all__ = [

@@ -2,18 +2,23 @@
 
 A game is a pure state machine. It does no I/O, reads no clock and keeps no
 global random state: every deck comes from a :class:`~referee.seeding.SeedStream`
-named by the game's seed (or from a fixed order given for tests). The
-referee drives it through one interface, the same for both games:
+named by the game's seed (or from decks given for tests and tools, see
+:class:`Game`). The referee drives it through one interface, the same for
+both games:
 
 - :attr:`Game.current_seat` whose decision it is (``None`` once the game is over);
 - :meth:`Game.legal_actions` the legal actions, in a stable order;
 - :meth:`Game.check_action` raises :class:`IllegalActionError` with the reason,
-  :meth:`Game.is_legal` asks, :meth:`Game.apply` checks then applies;
+  :meth:`Game.is_legal` asks, :meth:`Game.apply` checks then applies; all three
+  refuse what is no possible action (say slot ``1.0``) with
+  :class:`MalformedActionError`;
 - :meth:`Game.observation` what one seat may know, built in one place;
 - :attr:`Game.events` the public record of everything that happened;
 - :attr:`Game.hand_results` and :meth:`Game.result` the outcomes;
 - :meth:`Game.forfeit` removes a player at once (used by the referee's fault
-  policy; the penalty itself is not part of the rules).
+  policy; the penalty itself is not part of the rules);
+- for the referee and tools only, never a seat: the whole table
+  (``StopTheBus.stock_top_first()``, ``BastardBrag.centre_by_slot()``).
 
 Seats are numbered 0..n-1 clockwise: the seat on a player's left is the next
 number, wrapping round.
@@ -23,12 +28,19 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from referee.cards import Card, check_distinct, format_cards, shuffled_deck
-from referee.errors import GameOverError, IllegalActionError
+from referee.cards import DECK, Card, format_cards, shuffled_deck
+from referee.errors import (
+    CardParseError,
+    DecksExhaustedError,
+    GameArgumentError,
+    GameOverError,
+    IllegalActionError,
+    MalformedActionError,
+)
 from referee.hands import HandRank, hand_rank
 from referee.seeding import SeedStream
 
@@ -70,32 +82,38 @@ class Action(NamedTuple):
     slot: int | None = None
 
     def __str__(self) -> str:
+        kind = getattr(self.kind, "value", self.kind)  # a malformed action still prints, for its error message
         if self.card is None:
-            return self.kind.value
+            return str(kind)
         if self.slot is None:
-            return f"{self.kind.value} {self.card}"
-        return f"{self.kind.value} {self.card} {self.slot}"
+            return f"{kind} {self.card}"
+        return f"{kind} {self.card} {self.slot}"
 
     @classmethod
     def parse(cls, text: str) -> Action:
-        """Read an action from its text form; raise ``ValueError`` naming what is allowed."""
+        """Read an action from its text form; raise :class:`MalformedActionError` naming what is allowed."""
+        if not isinstance(text, str):
+            raise MalformedActionError(text, f"an action's text form is a str, not {type(text).__name__}")
         parts = text.split()
         if not parts:
-            raise ValueError("empty action; expected one of: " + ", ".join(_ACTION_FORMS))
+            raise MalformedActionError(text, "empty action; expected one of: " + ", ".join(_ACTION_FORMS.values()))
         try:
             kind = ActionKind(parts[0].lower())
         except ValueError:
-            raise ValueError(
-                f"unknown action {parts[0]!r} in {text!r}; expected one of: " + ", ".join(_ACTION_FORMS)
+            raise MalformedActionError(
+                text, f"unknown action {parts[0]!r}; expected one of: " + ", ".join(_ACTION_FORMS.values())
             ) from None
         expected = _ACTION_ARITY[kind]
         if len(parts) - 1 != expected:
-            raise ValueError(f"action {text!r}: {kind.value!r} is written {_ACTION_FORMS[kind]!r}")
-        card = Card.parse(parts[1]) if expected >= 1 else None
+            raise MalformedActionError(text, f"{kind.value!r} is written {_ACTION_FORMS[kind]!r}")
+        try:
+            card = Card.parse(parts[1]) if expected >= 1 else None
+        except CardParseError as error:
+            raise MalformedActionError(text, str(error)) from None
         slot = None
         if expected == 2:
             if parts[2] not in ("0", "1", "2"):
-                raise ValueError(f"action {text!r}: centre slot must be 0, 1 or 2, got {parts[2]!r}")
+                raise MalformedActionError(text, f"centre slot must be 0, 1 or 2, got {parts[2]!r}")
             slot = int(parts[2])
         return action(kind, card, slot)
 
@@ -112,18 +130,123 @@ _ACTION_FORMS = {
 }
 _ACTION_ARITY = {kind: form.count(" ") for kind, form in _ACTION_FORMS.items()}
 
-# Every possible action exists once, so legal lists hold shared objects and
-# membership tests hit the identity fast path.
+CENTRE_SLOTS = (0, 1, 2)  # Bastard Brag: slots 0 and 1 face down, slot 2 face up
+
+# Every possible action exists once, made here, so legal lists hold shared
+# objects, membership tests hit the identity fast path, and an action known
+# by its identity needs no further check.
 _INTERNED: dict[tuple[ActionKind, Card | None, int | None], Action] = {}
+for _kind, _arity in _ACTION_ARITY.items():
+    for _card in DECK if _arity else (None,):
+        for _slot in CENTRE_SLOTS if _arity == 2 else (None,):
+            _INTERNED[_kind, _card, _slot] = Action(_kind, _card, _slot)
+del _kind, _arity, _card, _slot
+_INTERNED_IDS = frozenset(map(id, _INTERNED.values()))
+_DECK_CARDS = frozenset(DECK)
 
 
 def action(kind: ActionKind, card: Card | None = None, slot: int | None = None) -> Action:
-    """Return the shared :class:`Action` object for ``kind``, ``card`` and ``slot``."""
-    key = (kind, card, slot)
-    found = _INTERNED.get(key)
-    if found is None:
-        found = _INTERNED[key] = Action(kind, card, slot)
-    return found
+    """Return the shared :class:`Action` object for ``kind``, ``card`` and ``slot``.
+
+    Raises :class:`MalformedActionError` unless ``kind`` is an
+    :class:`ActionKind`, ``card`` a :class:`Card` (exactly when the kind
+    names one) and ``slot`` the ``int`` 0, 1 or 2 (exactly for ``exchange``):
+    ``1.0`` and ``True`` are not slots, though they compare equal to 1.
+    """
+    try:
+        found = _INTERNED.get((kind, card, slot))
+    except TypeError:  # an unhashable part: certainly not an action
+        found = None
+    if found is not None and found.card is card and found.slot is slot:
+        return found
+    problem = _form_problem(kind, card, slot)
+    if problem is not None:
+        raise MalformedActionError(Action(kind, card, slot), problem)
+    return found  # type: ignore[return-value]  # well formed, with an equal card made anew
+
+
+def _form_problem(kind: object, card: object, slot: object) -> str | None:
+    """Say what makes ``(kind, card, slot)`` no possible action, or return ``None`` if it is one."""
+    if kind.__class__ is not ActionKind:
+        kinds = ", ".join(kind.value for kind in ActionKind)
+        return f"kind must be an ActionKind ({kinds}), got {kind!r} ({type(kind).__name__})"
+    form = _ACTION_FORMS[kind]
+    arity = _ACTION_ARITY[kind]
+    if card is None:
+        if arity:
+            return f"{kind.value!r} needs a card: it is written {form!r}"
+    elif not arity:
+        return f"{kind.value!r} takes no card: it is written {form!r}"
+    elif not (
+        isinstance(card, Card) and card.rank.__class__ is int and card.suit.__class__ is int and card in _DECK_CARDS
+    ):
+        return (
+            f"card must be a Card of the deck (Card.parse('QS'), or one of referee.cards.DECK), "
+            f"got {card!r} ({type(card).__name__})"
+        )
+    if slot is None:
+        if arity == 2:
+            return f"{kind.value!r} needs a centre slot: it is written {form!r}"
+    elif arity != 2:
+        return f"{kind.value!r} takes no slot: it is written {form!r}"
+    elif slot.__class__ is not int:
+        return f"the centre slot must be the int 0, 1 or 2, got {slot!r} ({type(slot).__name__})"
+    elif slot not in CENTRE_SLOTS:
+        return f"the centre slot must be 0, 1 or 2, got {slot}"
+    return None
+
+
+def check_action_form(act: object, seat: int | None = None) -> None:
+    """Raise :class:`MalformedActionError` unless ``act`` is a possible action of either game.
+
+    Possible means an :class:`Action` whose kind, card and slot have the
+    right types and shape (see :func:`action`); whether it is legal now is
+    the game's question.
+    """
+    if id(act) in _INTERNED_IDS:
+        return
+    if not isinstance(act, Action):
+        raise MalformedActionError(
+            act,
+            f"an action is an Action (Action.parse('discard QS'), or referee.games.base.action(kind, card, slot)), "
+            f"not {type(act).__name__}",
+            seat,
+        )
+    problem = _form_problem(act.kind, act.card, act.slot)
+    if problem is not None:
+        raise MalformedActionError(act, problem, seat)
+
+
+def _require_int(name: str, value: object, allowed: str) -> None:
+    """Raise :class:`GameArgumentError` unless ``value`` is an ``int`` (``True`` and ``1.0`` are not)."""
+    if value.__class__ is not int:
+        raise GameArgumentError(f"{name} must be an int ({allowed}), got {value!r} ({type(value).__name__})")
+
+
+def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
+    """Return ``deck`` as a tuple after checking it holds distinct cards of the deck; else raise."""
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Iterable):
+        raise GameArgumentError(
+            f"{source}: a deck is a sequence of Card (for example parse_cards('AS KD 2C ...')), "
+            f"got {type(deck).__name__}"
+        )
+    cards = tuple(deck)
+    seen: set[Card] = set()
+    for position, card in enumerate(cards):
+        if not (isinstance(card, Card) and card in _DECK_CARDS and card.rank.__class__ is int
+                and card.suit.__class__ is int):  # fmt: skip
+            raise GameArgumentError(
+                f"{source}: position {position} holds {card!r} ({type(card).__name__}), not a Card of the deck"
+            )
+        if card in seen:
+            raise GameArgumentError(f"{source}: card {card} appears more than once (again at position {position})")
+        seen.add(card)
+    return cards
+
+
+def seeded_deck(seed: int, hand_number: int) -> list[Card]:
+    """Return the deck of hand ``hand_number`` of a game with ``seed``, as a game deals it without ``decks``."""
+    return shuffled_deck(SeedStream.derive(seed, "hand", hand_number, "deck"))
 
 
 DRAW = action(ActionKind.DRAW)
@@ -230,7 +353,10 @@ class GameResult:
         return self.placements[0]
 
     def place_of(self, seat: int) -> int:
-        """Return the 1-based place of ``seat``."""
+        """Return the 1-based place of ``seat``; raise :class:`GameArgumentError` for anything but a seat."""
+        _require_int("place_of(seat)", seat, f"a seat 0..{len(self.placements) - 1}")
+        if not 0 <= seat < len(self.placements):
+            raise GameArgumentError(f"place_of(seat): seat must be 0..{len(self.placements) - 1}, got {seat}")
         return self.placements.index(seat) + 1
 
 
@@ -251,8 +377,8 @@ class Observation:
     in_game: tuple[bool, ...]  # every seat: still in the game
     in_hand: tuple[bool, ...]  # every seat: taking part in the current hand
     ender: int | None  # the stopper or knocker, once there is one
-    turns_this_hand: int
-    turn_limit: int
+    turns_this_hand: int  # turns finished this hand, final turns included (so may pass turn_limit then)
+    turn_limit: int  # normal turns a hand may have; final turns after a stop or knock are not limited
     hand_events: tuple[Event, ...]  # the public history of the current hand
     legal_actions: tuple[Action, ...]  # non-empty only when it is this seat's decision
 
@@ -260,11 +386,19 @@ class Observation:
 class Game(ABC):
     """A game of Stop the Bus or Bastard Brag between ``num_players`` seats.
 
-    ``seed`` names every deck (see :mod:`referee.seeding`); ``first_dealer``
-    defaults to a seat drawn from ``SeedStream.derive(seed, "first-dealer")``.
-    ``decks`` fixes the order of the deck for hands 1, 2, ... (index 0 is the
-    first card dealt); hands past the end of ``decks`` use the seeded deck.
-    ``turn_limit`` ends a hand with an immediate showdown after that many turns.
+    ``seed`` (an ``int``) names every deck (see :mod:`referee.seeding`);
+    ``first_dealer`` defaults to a seat drawn from ``SeedStream.derive(seed,
+    "first-dealer")``. ``decks`` fixes the deck of each hand (index 0 is the
+    first card dealt), for tests and tools: either a list, ``decks[0]`` for
+    hand 1, ``decks[1]`` for hand 2 and so on, where a hand past the end of
+    the list raises :class:`DecksExhaustedError` (give enough decks, or a
+    callable); or a callable ``decks(hand_number) -> deck``, called once as
+    each hand starts, which may return ``None`` for that hand's seeded deck.
+    A deck holds distinct cards of :data:`referee.cards.DECK`, at least
+    :meth:`cards_needed` of them; it may hold fewer than 52.
+    ``turn_limit`` caps the normal turns of a hand: after the limit-th normal
+    turn with no stop or knock, the showdown comes at once (see
+    :meth:`_end_turn`). Bad values raise :class:`GameArgumentError`.
     """
 
     name: ClassVar[str]
@@ -276,26 +410,39 @@ class Game(ABC):
         num_players: int,
         seed: int,
         first_dealer: int | None = None,
-        decks: Sequence[Sequence[Card]] | None = None,
+        decks: Sequence[Sequence[Card]] | Callable[[int], Sequence[Card] | None] | None = None,
         turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> None:
+        players = f"{self.min_players} to {self.max_players}"
+        _require_int("num_players", num_players, f"{self.name} is played by {players} players")
         if not self.min_players <= num_players <= self.max_players:
-            raise ValueError(
-                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
-                f"not {num_players}"
-            )
+            raise GameArgumentError(f"{self.name} is played by {players} players, not {num_players}")
+        _require_int("seed", seed, "any whole number")
+        _require_int("turn_limit", turn_limit, "normal turns in a hand, at least 1")
         if turn_limit < 1:
-            raise ValueError(f"turn_limit must be at least 1, got {turn_limit}")
+            raise GameArgumentError(f"turn_limit must be at least 1 (normal turns in a hand), got {turn_limit}")
         if first_dealer is None:
             first_dealer = SeedStream.derive(seed, "first-dealer").randbelow(num_players)
-        elif not 0 <= first_dealer < num_players:
-            raise ValueError(f"first_dealer must be a seat 0..{num_players - 1}, got {first_dealer}")
+        else:
+            _require_int("first_dealer", first_dealer, f"a seat 0..{num_players - 1}, or None for a seeded choice")
+            if not 0 <= first_dealer < num_players:
+                raise GameArgumentError(f"first_dealer must be a seat 0..{num_players - 1}, got {first_dealer}")
         self.num_players = num_players
         self.seed = seed
         self.turn_limit = turn_limit
-        self._fixed_decks = [tuple(deck) for deck in decks] if decks else []
-        for number, deck in enumerate(self._fixed_decks, start=1):
-            check_distinct(deck, f"decks[{number - 1}] (hand {number})")
+        self._deck_source: Callable[[int], Sequence[Card] | None] | None = None
+        self._fixed_decks: list[tuple[Card, ...]] | None = None
+        if callable(decks):
+            self._deck_source = decks
+        elif decks is not None:
+            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
+                raise GameArgumentError(
+                    f"decks must be a list of decks (one per hand) or a callable hand_number -> deck, "
+                    f"got {type(decks).__name__}"
+                )
+            self._fixed_decks = [
+                _checked_deck(deck, f"decks[{number - 1}] (hand {number})") for number, deck in enumerate(decks, 1)
+            ]
         self.lives = [STARTING_LIVES] * num_players
         self.floating = [False] * num_players
         self.in_game = [True] * num_players
@@ -343,18 +490,31 @@ class Game(ABC):
         return legal
 
     def check_action(self, action: Action) -> None:
-        """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; else return."""
+        """Raise :class:`IllegalActionError` saying why ``action`` is illegal now; else return.
+
+        An ``action`` that is no possible action at all (see :func:`action`:
+        slot ``1.0`` or ``True``, a card given as text, a kind that is not an
+        :class:`ActionKind`) raises :class:`MalformedActionError`, a kind of
+        :class:`IllegalActionError`; after the game ends, :class:`GameOverError`.
+        """
+        check_action_form(action, self.current_seat)
         if self.phase is Phase.OVER:
             raise GameOverError(f"the game is over; no action {str(action)!r} can be played")
         if action not in self.legal_actions():
             raise IllegalActionError(action, self._why_illegal(action), self.current_seat)
 
     def is_legal(self, action: Action) -> bool:
+        """Say whether the current seat may play ``action`` now (``False`` once the game is over).
+
+        Raises :class:`MalformedActionError` for an ``action`` that is no
+        possible action at all, as :meth:`check_action` does.
+        """
+        check_action_form(action, self.current_seat)
         return self.phase is not Phase.OVER and action in self.legal_actions()
 
     def apply(self, action: Action) -> None:
-        """Play ``action`` for the current seat, after checking it is legal."""
-        if self.phase is Phase.OVER or action not in self.legal_actions():
+        """Play ``action`` for the current seat, after checking it is legal (see :meth:`check_action`)."""
+        if id(action) not in _INTERNED_IDS or self.phase is Phase.OVER or action not in self.legal_actions():
             self.check_action(action)
         self._legal = None
         self._apply(action)
@@ -372,9 +532,13 @@ class Game(ABC):
 
     def observation(self, seat: int) -> Observation:
         """Return exactly what ``seat`` may know now (the one place that builds a seat's view)."""
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat}")
+        self._check_seat(seat, "observation(seat)")
         return self._observe(seat, self._common_view(seat))
+
+    def _check_seat(self, seat: object, where: str) -> None:
+        _require_int(where, seat, f"a seat 0..{self.num_players - 1}")
+        if not 0 <= seat < self.num_players:  # type: ignore[operator]
+            raise GameArgumentError(f"{where}: seat must be 0..{self.num_players - 1}, got {seat}")
 
     def _common_view(self, seat: int) -> dict:
         return dict(
@@ -406,10 +570,11 @@ class Game(ABC):
         the showdown and it ranks below every player still in the game. If
         one player remains, that player wins at once.
         """
+        self._check_seat(seat, "forfeit(seat)")
         if self.phase is Phase.OVER:
             raise GameOverError(f"the game is over; seat {seat} cannot forfeit")
-        if not 0 <= seat < self.num_players or not self.in_game[seat]:
-            raise ValueError(f"seat {seat} is not in the game and cannot forfeit")
+        if not self.in_game[seat]:
+            raise GameArgumentError(f"forfeit(seat): seat {seat} is not in the game and cannot forfeit")
         self._legal = None
         self.in_game[seat] = False
         self.in_hand[seat] = False
@@ -452,13 +617,30 @@ class Game(ABC):
         n = self.num_players
         return [(seat + step) % n for step in range(1, n) if self.in_hand[(seat + step) % n]]
 
-    def _next_deck(self) -> list[Card]:
-        index = self.hand_number - 1
-        if index < len(self._fixed_decks):
-            return list(self._fixed_decks[index])
-        return shuffled_deck(SeedStream.derive(self.seed, "hand", self.hand_number, "deck"))
+    def _deck_for(self, hand_number: int) -> list[Card]:
+        """Return the deck of hand ``hand_number`` (given by ``decks``, or seeded), checked for the deal."""
+        if self._deck_source is not None:
+            source = f"decks({hand_number})"
+            given = self._deck_source(hand_number)
+            deck = seeded_deck(self.seed, hand_number) if given is None else list(_checked_deck(given, source))
+        elif self._fixed_decks is not None:
+            if hand_number > len(self._fixed_decks):
+                raise DecksExhaustedError(hand_number, len(self._fixed_decks))
+            source = f"decks[{hand_number - 1}] (hand {hand_number})"
+            deck = list(self._fixed_decks[hand_number - 1])
+        else:
+            return seeded_deck(self.seed, hand_number)
+        players = sum(self.in_game)
+        if len(deck) < self.cards_needed(players):
+            needed = self.cards_needed(players)
+            raise GameArgumentError(
+                f"{source}: the deck has {len(deck)} cards; {players} players need at least {needed}"
+            )
+        return deck
 
     def _start_hand(self) -> None:
+        # The deck first: if there is none to be had, the game is left as the last hand ended.
+        deck = self._deck_for(self.hand_number + 1)
         self.hand_number += 1
         self._hand_event_start = len(self.events)
         self._eliminated_this_hand = []
@@ -468,13 +650,6 @@ class Game(ABC):
         self.final_queue = []
         self.turns_this_hand = 0
         self.out_of_play = []
-        deck = self._next_deck()
-        players = sum(self.in_hand)
-        if len(deck) < self.cards_needed(players):
-            raise ValueError(
-                f"the deck for hand {self.hand_number} has {len(deck)} cards; "
-                f"{players} players need at least {self.cards_needed(players)}"
-            )
         self._deal(deck)
         self.current_seat = self._next_in_hand(self.dealer)
 
@@ -501,9 +676,18 @@ class Game(ABC):
         return position
 
     def _end_turn(self, seat: int) -> None:
-        """Count a finished turn, then move play on."""
+        """Count a finished turn, then move play on, or end the hand at the turn limit.
+
+        Ruling (turn limit): the limit counts normal turns only, the turn that
+        stops or knocks included. When the limit-th normal turn ends with no
+        stop or knock, the showdown comes at once. A stop or knock on that
+        turn still gives every other player its one final turn, and final
+        turns are never cut short by the limit: they keep counting in
+        ``turns_this_hand``, which may so pass ``turn_limit`` by up to the
+        number of players less one. A forfeit is not a turn.
+        """
         self.turns_this_hand += 1
-        if self.turns_this_hand >= self.turn_limit:
+        if self.phase is Phase.NORMAL and self.turns_this_hand >= self.turn_limit:
             self.events.append(Event(EventKind.TURN_LIMIT, self.hand_number, count=self.turns_this_hand))
             self._showdown(EndReason.TURN_LIMIT)
             return

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.cards import Card, format_cards
+from referee.cards import DECK, Card, format_cards
 from referee.games.base import (
+    CENTRE_SLOTS,
     KNOCK,
     Action,
     ActionKind,
@@ -27,7 +28,11 @@ from referee.games.base import (
 )
 
 FACE_UP_SLOT = 2
-CENTRE_SLOTS = (0, 1, 2)
+# Each card's legal exchanges, in the legal order: one per slot, then all three with this card face up.
+_EXCHANGES = {
+    card: (*(action(ActionKind.EXCHANGE, card, slot) for slot in CENTRE_SLOTS), action(ActionKind.EXCHANGE_ALL, card))
+    for card in DECK
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,6 +55,7 @@ class BastardBrag(Game):
     _final_reason = EndReason.KNOCK
 
     def __init__(self, *args, **kwargs) -> None:
+        # The engine's working centre, by slot; read it with centre_by_slot().
         self.centre: list[Card] = []
         self.set_aside: list[Card] = []
         # Who knows each face-down slot's card (the seat that put it there), or None.
@@ -63,6 +69,18 @@ class BastardBrag(Game):
 
     def cards_in_play(self) -> int:
         return sum(map(len, self.hands)) + len(self.centre) + len(self.set_aside) + len(self.out_of_play)
+
+    def centre_by_slot(self) -> tuple[Card, Card, Card]:
+        """Return the centre's three cards by slot: slots 0 and 1 face down, slot 2 face up.
+
+        This is the referee's and tools' view of the whole table, never a
+        seat's: every seat sees slot 2, and a face-down slot only while it
+        is the seat that put the card there (``centre`` in its observation);
+        nobody sees the face-down cards of the deal. The set-aside rest of
+        the deck is never seen by anyone.
+        """
+        centre = self.centre
+        return (centre[0], centre[1], centre[FACE_UP_SLOT])
 
     def _deal(self, deck: list[Card]) -> None:
         centre: list[Card] = []
@@ -84,12 +102,9 @@ class BastardBrag(Game):
     # ----- legality ------------------------------------------------------------
 
     def _compute_legal(self) -> tuple[Action, ...]:
-        hand = self.hands[self.current_seat]
-        legal = [action(ActionKind.EXCHANGE, card, slot) for card in hand for slot in CENTRE_SLOTS]
-        legal.extend(action(ActionKind.EXCHANGE_ALL, card) for card in hand)
-        if self.knock_allowed():
-            legal.append(KNOCK)
-        return tuple(legal)
+        a, b, c = (_EXCHANGES[card] for card in self.hands[self.current_seat])
+        legal = (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], a[3], b[3], c[3])
+        return (*legal, KNOCK) if self.knock_allowed() else legal
 
     def _why_illegal(self, act: Action) -> str:
         kind = act.kind
@@ -113,7 +128,7 @@ class BastardBrag(Game):
             )
         if act.card not in hand:
             return f"{act.card} is not in your hand ({format_cards(hand)})"
-        return f"centre slot must be 0, 1 or 2, got {act.slot}"
+        return "not allowed now"  # pragma: no cover - a well-formed exchange of a card held is legal
 
     # ----- applying actions ------------------------------------------------------
 

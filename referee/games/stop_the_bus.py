@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.cards import Card, format_cards, shuffle
+from referee.cards import DECK, Card, format_cards, shuffle
 from referee.games.base import (
     DRAW,
     PASS,
@@ -40,6 +40,7 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 # forfeited, taking it out of play: there is nothing to take.
 _NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
 _FINAL_TURN_NO_DISCARD = (DRAW, PASS)
+_DISCARD = {card: action(ActionKind.DISCARD, card) for card in DECK}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,6 +63,7 @@ class StopTheBus(Game):
     _final_reason = EndReason.STOP
 
     def __init__(self, *args, **kwargs) -> None:
+        # The engine's working piles; read them with stock_top_first() and discard_pile_top_first().
         self.stock: list[Card] = []  # next card to draw is stock[-1]
         self.discard_pile: list[Card] = []  # top is discard_pile[-1]
         self.pending: tuple[Action, Card] | None = None  # (DRAW or TAKE, card) mid-turn
@@ -74,6 +76,28 @@ class StopTheBus(Game):
 
     def cards_in_play(self) -> int:
         return sum(map(len, self.hands)) + len(self.stock) + len(self.discard_pile) + len(self.out_of_play)
+
+    # ----- the whole table, for the referee and tools ----------------------------
+
+    def stock_top_first(self) -> tuple[Card, ...]:
+        """Return the stock as it lies now, the next card to be drawn first.
+
+        This is the referee's and tools' view of the whole table, never a
+        seat's: no player may see the stock's cards (a seat is shown only
+        ``stock_count`` in its observation, and the card it draws once drawn).
+        After a recycle this is the new, shuffled stock.
+        """
+        return tuple(reversed(self.stock))
+
+    def discard_pile_top_first(self) -> tuple[Card, ...]:
+        """Return the discard pile, its face-up top first.
+
+        The referee's and tools' view, never a seat's: a seat is shown only
+        ``discard_top`` and ``discard_count`` (each card below the top lay
+        face up once, so the public record names it, but no observation lists
+        the pile). Empty only when a player took the last card and then forfeited.
+        """
+        return tuple(reversed(self.discard_pile))
 
     # ----- dealing and turns ---------------------------------------------------
 
@@ -118,8 +142,8 @@ class StopTheBus(Game):
         hand = self.hands[self.current_seat]
         if pending[0] is TAKE:
             taken = pending[1]
-            return tuple(action(ActionKind.DISCARD, card) for card in hand if card != taken)
-        return tuple(action(ActionKind.DISCARD, card) for card in hand)
+            return tuple(_DISCARD[card] for card in hand if card != taken)
+        return tuple(map(_DISCARD.__getitem__, hand))
 
     def _why_illegal(self, act: Action) -> str:
         kind = act.kind

@@ -1,43 +1,24 @@
 'use strict';
-// A Node.js bot for the Brag referee: plays Stop the Bus and Bastard Brag over gRPC.
+// A Node.js bot for the Brag referee: plays Stop the Bus and Bastard Brag, on the Node.js bot kit.
 //
-// The referee sets REFEREE_BOT_ADDRESS ("unix:/path/bot.sock" or "127.0.0.1:PORT")
-// and starts `node bot.js`; the bot serves the `Bot` service of
-// proto/referee/v1/bot.proto (loaded at start-up, nothing is generated) on that
-// address until SIGTERM or SIGINT. Logs go to stderr; stdout stays quiet.
+// The referee sets REFEREE_BOT_ADDRESS ("unix:/path/bot.sock" or "127.0.0.1:PORT") and starts
+// `node bot.js`; the kit (./kit, the package referee-bot-kit) serves protocol v2 on that address
+// until SIGTERM or SIGINT and calls `decide` for each decision. Logs go to stderr; stdout stays quiet.
 //
-// Strategy: every three-card hand gets a strength, the fraction of the 22,100
-// possible hands it beats. The bot keeps the strongest hand it can reach (the
-// mean strength when a card is unknown), and stops or knocks once its hand is
-// unlikely to be the single worst at the table.
+// Strategy: every three-card hand gets a strength, the fraction of the 22,100 possible hands it
+// beats. The bot keeps the strongest hand it can reach (the mean strength when a card is unknown),
+// and stops or knocks once its hand is unlikely to be the single worst at the table.
 
-const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
-
-const PROTO_PATH = path.join(__dirname, '..', '..', 'proto', 'referee', 'v1', 'bot.proto');
-// keepCase: field names as in the .proto (decision_number, not decisionNumber).
-// enums: String and longs: String: enums and the uint64 decision_number are
-// plain strings, which serialize back unchanged when echoed in a reply.
-// defaults: unset fields read as their defaults; oneofs: `observation.view`
-// names the game-specific view that is set.
-const packageDefinition = protoLoader.loadSync(PROTO_PATH, {
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
-const referee = grpc.loadPackageDefinition(packageDefinition).referee.v1;
+const { runBot } = require('referee-bot-kit');
 
 const NAME = 'node-heuristic';
-const VERSION = '1.0.0';
+const VERSION = '2.0.0';
 
 // ----- cards and hands --------------------------------------------------------
 // A card is an id 0..51: (rank - 2) * 4 + suit, suits clubs 0 < diamonds 1 < hearts 2 < spades 3,
 // so ids sort by rank, then suit, like the referee's canonical deck.
 
-const SUITS = ['CLUBS', 'DIAMONDS', 'HEARTS', 'SPADES'];
+const SUITS = ['SUIT_CLUBS', 'SUIT_DIAMONDS', 'SUIT_HEARTS', 'SUIT_SPADES'];
 const ACE = 14;
 const A23 = 15; // the run A-2-3 and the prial 3-3-3 rank above every ordinary rank
 
@@ -137,42 +118,21 @@ function shouldEnd(obs, s) {
 
 // ----- Stop the Bus ------------------------------------------------------------------
 
-// Public events of the current hand, kept per game; the referee sends only what is new.
-const history = { gameId: '', handNumber: 0, events: [] };
-
-function handEvents(request) {
-  if (request.game_id !== history.gameId) {
-    Object.assign(history, { gameId: request.game_id, handNumber: 0, events: [] });
-  }
-  for (const event of request.events) {
-    if (event.hand_number !== history.handNumber) {
-      history.handNumber = event.hand_number;
-      history.events = [];
-    }
-    history.events.push(event);
-  }
-  if (request.hand_number !== history.handNumber) {
-    history.handNumber = request.hand_number;
-    history.events = [];
-  }
-  return history.events;
-}
-
 // Cards that cannot be in the stock: the discard pile and cards opponents took from it.
 function stopTheBusSeen(events, seat) {
   let pile = [];
   const takenByOthers = new Set();
   for (const event of events) {
-    if (event.kind === 'DEAL') {
+    if (event.kind === 'EVENT_KIND_DEAL') {
       pile = [cardId(event.card)];
       takenByOthers.clear();
-    } else if (event.kind === 'DISCARDED') {
+    } else if (event.kind === 'EVENT_KIND_DISCARD') {
       pile.push(cardId(event.card));
       takenByOthers.delete(cardId(event.card));
-    } else if (event.kind === 'TAKE_DISCARD') {
+    } else if (event.kind === 'EVENT_KIND_TAKE') {
       pile.pop();
       if (event.seat !== seat) takenByOthers.add(cardId(event.card));
-    } else if (event.kind === 'RECYCLE') {
+    } else if (event.kind === 'EVENT_KIND_RECYCLE') {
       pile = pile.slice(-1);
     }
   }
@@ -185,7 +145,8 @@ function unknownCards(known) {
   return unknown;
 }
 
-function decideStopTheBus(obs, legal, events) {
+function decideStopTheBus(obs) {
+  const legal = obs.legal_actions;
   const view = obs.stop_the_bus;
   const hand = obs.hand.map(cardId);
   if (view.drawn_card) {
@@ -201,20 +162,21 @@ function decideStopTheBus(obs, legal, events) {
   }
   const now = strength(hand);
   const find = (kind) => legal.find((action) => action.kind === kind);
-  if (find('STOP') && shouldEnd(obs, now)) return find('STOP');
+  if (find('ACTION_KIND_STOP') && shouldEnd(obs, now)) return find('ACTION_KIND_STOP');
   const top = cardId(view.discard_top);
-  const seen = stopTheBusSeen(events, obs.seat);
+  const seen = stopTheBusSeen(obs.hand_events, obs.seat);
   seen.add(top);
   for (const id of hand) seen.add(id);
   const drawValue = mean(unknownCards(seen).map((id) => bestWith(hand, id, false)));
   const takeValue = bestWith(hand, top, true);
-  if (takeValue > now && takeValue >= drawValue) return find('TAKE');
-  return find('DRAW'); // never worse than passing: the drawn card may be discarded
+  if (takeValue > now && takeValue >= drawValue) return find('ACTION_KIND_TAKE');
+  return find('ACTION_KIND_DRAW'); // never worse than passing: the drawn card may be discarded
 }
 
 // ----- Bastard Brag -----------------------------------------------------------------
 
-function decideBastardBrag(obs, legal) {
+function decideBastardBrag(obs) {
+  const legal = obs.legal_actions;
   const hand = obs.hand.map(cardId);
   const centre = [null, null, null];
   for (const slot of obs.bastard_brag.centre) {
@@ -243,14 +205,14 @@ function decideBastardBrag(obs, legal) {
   let knock = null;
   for (const action of legal) {
     let score;
-    if (action.kind === 'EXCHANGE') {
+    if (action.kind === 'ACTION_KIND_EXCHANGE') {
       const given = cardId(action.card);
       score = slotValue(hand.filter((id) => id !== given), action.slot);
-    } else if (action.kind === 'EXCHANGE_ALL') {
+    } else if (action.kind === 'ACTION_KIND_EXCHANGE_ALL') {
       if (wholeCentre === null) wholeCentre = wholeCentreValue();
       score = wholeCentre - 0.0001 * action.card.rank; // lay the lowest card face up
     } else {
-      if (action.kind === 'KNOCK') knock = action;
+      if (action.kind === 'ACTION_KIND_KNOCK') knock = action;
       continue;
     }
     if (score > bestScore) [best, bestScore] = [action, score];
@@ -264,68 +226,14 @@ function decideBastardBrag(obs, legal) {
   return best;
 }
 
-// ----- the service ----------------------------------------------------------------------
+// ----- the bot ---------------------------------------------------------------------------------
 
-function decide(request) {
-  const obs = request.observation;
-  const legal = request.legal_actions;
-  const events = handEvents(request);
-  try {
-    const chosen = obs.view === 'stop_the_bus' ? decideStopTheBus(obs, legal, events) : decideBastardBrag(obs, legal);
-    if (chosen) return chosen;
-    console.error(`decision ${request.decision_number}: no choice made; playing the first legal action`);
-  } catch (error) {
-    console.error(`decision ${request.decision_number}: ${error.stack}; playing the first legal action`);
-  }
-  return legal[0];
+// `obs` is the request's observation with `legal_actions` and `hand_events` (the kit keeps the
+// hand's public history). Returning one of obs.legal_actions, as decoded, serializes it back exactly.
+function decide(obs) {
+  return obs.view === 'stop_the_bus' ? decideStopTheBus(obs) : decideBastardBrag(obs);
 }
 
-const service = {
-  Handshake(call, callback) {
-    callback(null, {
-      protocol_version: 'PROTOCOL_VERSION',
-      games: ['STOP_THE_BUS', 'BASTARD_BRAG'],
-      name: NAME,
-      version: VERSION,
-      author: 'sample',
-    });
-  },
-  Decide(call, callback) {
-    // Reply with one of the request's own legal actions, as decoded: it serializes back as sent.
-    callback(null, { decision_number: call.request.decision_number, action: decide(call.request) });
-  },
-  Notify(call, callback) {
-    callback(null, {});
-  },
-};
+if (require.main === module) runBot(decide, { name: NAME, version: VERSION, author: 'sample' });
 
-function main() {
-  const address = process.env.REFEREE_BOT_ADDRESS;
-  if (!address) {
-    console.error('no address to listen on: set REFEREE_BOT_ADDRESS (the referee does), e.g. unix:/tmp/bot.sock');
-    process.exit(2);
-  }
-  const server = new grpc.Server();
-  server.addService(referee.Bot.service, service);
-  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error) => {
-    if (error) {
-      console.error(`cannot listen on ${address}: ${error.message}`);
-      process.exit(1);
-    }
-    console.error(`${NAME} ${VERSION} listening on ${address}`);
-  });
-  const stop = (signal) => {
-    console.error(`${signal}: shutting down`);
-    server.tryShutdown(() => process.exit(0));
-    setTimeout(() => {
-      server.forceShutdown();
-      process.exit(0);
-    }, 1000).unref();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-}
-
-if (require.main === module) main();
-
-module.exports = { handScore, strength, cardId, decideStopTheBus, decideBastardBrag, shouldEnd };
+module.exports = { decide, handScore, strength, cardId, decideStopTheBus, decideBastardBrag, shouldEnd };

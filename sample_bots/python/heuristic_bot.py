@@ -122,8 +122,10 @@ class Safety:
         return _lose_chance(self.groups, s)
 
     def mean_value(self, masks: Iterable[int]) -> float:
-        """Mean value of the hands given as bit masks (at least one)."""
+        """Mean value of the hands given as bit masks (0 if there are none: nothing is known to be there)."""
         strengths = [_STRENGTH[mask] for mask in masks]
+        if not strengths:
+            return 0.0
         loss = self._loss
         lost = sum(loss[int(s * _STEPS)] for s in strengths)
         return 1.0 - (lost - TIE_BREAK * sum(strengths)) / len(strengths)
@@ -182,6 +184,8 @@ def ending_margin(obs: Observation, own_turns: int) -> float:
     when hands stop improving, and this makes sure every hand ends.
     """
     opponents = [seat for seat in range(obs.num_players) if obs.in_hand[seat] and seat != obs.seat]
+    if not opponents:  # forfeits left nobody to lose to: ending now or later is all the same
+        return 0.0
     mine = losses_to_elimination(obs, obs.seat)
     theirs = sum(losses_to_elimination(obs, seat) for seat in opponents) / len(opponents)
     lives = -LAST_LIFE_CAUTION if mine == 1 else LIVES_MARGIN * max(-1.0, min(2.0, mine - theirs))
@@ -245,19 +249,24 @@ def decide_stop_the_bus(obs: StopTheBusObservation) -> Action:
     opponents = OpponentModel(obs, {EventKind.DISCARD, EventKind.PASS}, _took_discard)
     if obs.drawn_card is not None:
         return _choose_discard(obs, opponents.safety(1))
-    hand, top, legal = obs.hand, obs.discard_top, obs.legal_actions
+    hand, legal = obs.hand, obs.legal_actions
+    # The discard pile is empty only after a player took its last card and then forfeited: nothing to take.
+    top = obs.discard_top if _has(legal, ActionKind.TAKE) else None
     unknown = stop_the_bus_unknown(obs)
-    if obs.phase is Phase.NORMAL:
+    if _has(legal, ActionKind.STOP):
         # Stopping gives everyone one final turn; playing on gives them a turn and then that final turn.
         lose_if_stop = opponents.safety(1).lose_chance(strength(hand))
         later = opponents.safety(2)
-        lose_if_play = 1.0 - max(_draw_value(later, hand, unknown), _best_of_four(later, hand, top, keep_extra=True))
-        if lose_if_stop <= lose_if_play + TIE_BREAK + ending_margin(obs, opponents.own_turns):
+        play_value = _draw_value(later, hand, unknown)
+        if top is not None:
+            play_value = max(play_value, _best_of_four(later, hand, top, keep_extra=True))
+        if lose_if_stop <= 1.0 - play_value + TIE_BREAK + ending_margin(obs, opponents.own_turns):
             return _find(legal, ActionKind.STOP)
     safety = opponents.safety(1)
-    take_value = _best_of_four(safety, hand, top, keep_extra=True)
-    if take_value > safety.value(hand) and take_value >= _draw_value(safety, hand, unknown):
-        return _find(legal, ActionKind.TAKE)
+    if top is not None:
+        take_value = _best_of_four(safety, hand, top, keep_extra=True)
+        if take_value > safety.value(hand) and take_value >= _draw_value(safety, hand, unknown):
+            return _find(legal, ActionKind.TAKE)
     return _find(legal, ActionKind.DRAW)  # drawing never loses: the drawn card may be discarded
 
 
@@ -343,7 +352,7 @@ class _Centre:
 def _best_exchange(obs: BastardBragObservation, safety: Safety) -> tuple[Action, float]:
     """The exchange (one card or all three) of greatest expected value, and that value."""
     centre = _Centre(obs, safety)
-    best_action, best_score = None, -2.0
+    best_action, best_score = obs.legal_actions[0], -2.0
     whole_centre = None
     for act in obs.legal_actions:
         if act.kind is ActionKind.EXCHANGE:
@@ -378,8 +387,13 @@ def decide_bastard_brag(obs: BastardBragObservation) -> Action:
 # ----- entry point ----------------------------------------------------------------------
 
 
+def _has(legal: Sequence[Action], kind: ActionKind) -> bool:
+    return any(act.kind is kind for act in legal)
+
+
 def _find(legal: Sequence[Action], kind: ActionKind) -> Action:
-    return next(act for act in legal if act.kind is kind)
+    """The legal action of ``kind``; if there is none, the first legal action rather than no answer at all."""
+    return next((act for act in legal if act.kind is kind), legal[0])
 
 
 def decide(obs: Observation) -> Action:

@@ -8,9 +8,13 @@ that stopping a bot stops what it started) and ``--record FILE``.
 
 ``--record FILE`` writes JSON lines: first ``{"address", "dir_mode"}`` (the
 address the bot was given and, for a Unix socket, the permission bits of its
-directory, in octal), then one ``{"time_remaining", "request"}`` per decision
-asked (the gRPC deadline as the bot sees it, in seconds, and the serialized
+directory, in octal), then one ``{"received", "request"}`` per decision
+asked (the time it arrived, ``time.time()``, and the serialized
 DecisionRequest in base64), written before the bot answers or misbehaves.
+
+The bots serve the v2 stream through ``referee.botkit.BotServicer``: a
+misbehaviour answers a decision request with the ``PlayResponse`` it returns
+(or never returns, or ends the process).
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 
 from referee.botkit import BotServicer, bot_address, serve
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 
 ALL = "all"
 
@@ -36,6 +41,9 @@ def parser(description: str) -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(description=description)
     options.add_argument("--marker", default="", help="ignored: lets tests find this process")
     options.add_argument("--at", default="1", help='own decisions that misbehave: "3", "2,4" or "all"')
+    options.add_argument("--in-game", type=int, help="misbehave only in this process's Nth game (from 1); --at counts in it")
+    options.add_argument("--seats", type=int, help="misbehave only at tables of this many seats")
+    options.add_argument("--every-game", action="store_true", help="--at counts again from each game's start")
     options.add_argument("--spawn-child", action="store_true", help="start a child process that sleeps")
     options.add_argument("--address", help="listen here instead of $REFEREE_BOT_ADDRESS")
     options.add_argument("--record", help="append what this bot is given to this file (JSON lines)")
@@ -72,11 +80,16 @@ def spawn_sleeping_child(marker: str) -> None:
     )
 
 
-def legal_reply(request: pb.DecisionRequest) -> pb.DecisionReply:
+def legal_reply(request: pb.DecisionRequest) -> pb.PlayResponse:
     """A correct reply: one of the legal actions, chosen at random but repeatably."""
     chooser = random.Random(f"{request.game_id}/{request.decision_number}")
     chosen = chooser.choice(request.legal_actions)
-    return pb.DecisionReply(decision_number=request.decision_number, action=chosen)
+    return reply(request.decision_number, chosen)
+
+
+def reply(number: int, action: pb.Action) -> pb.PlayResponse:
+    """The PlayResponse answering decision ``number`` with ``action``."""
+    return pb.PlayResponse(decision=pb.Decision(decision_number=number, action=action))
 
 
 class Schedule:
@@ -99,20 +112,34 @@ class LegalServicer(BotServicer):
     """Plays legal random actions, except on the chosen decisions, where :meth:`misbehave` answers."""
 
     def __init__(self, args: argparse.Namespace, name: str) -> None:
-        # The kit's decide function goes unused: Decide below answers from the raw request.
-        super().__init__(lambda obs: obs.legal_actions[0], name, "1.0", ("stop_the_bus", "bastard_brag"))
+        # The kit's decide function goes unused: decision_response below answers from the raw request.
+        super().__init__(
+            lambda obs: obs.legal_actions[0], name, "1.0", ("stop_the_bus", "bastard_brag"), on_game_start=self._started
+        )
         self.args = args
         self.schedule = Schedule(args.at)
+        self.games_started = 0
 
-    def Decide(self, request, context):  # noqa: N802 - gRPC method name
+    def _started(self, message: pb.GameStart) -> None:
+        self.games_started += 1
+        if self.args.every_game or (self.args.in_game is not None and self.games_started == self.args.in_game):
+            self.schedule = Schedule(self.args.at)  # --at counts from this game's first decision
+
+    def _in_scope(self, request: pb.DecisionRequest) -> bool:
+        """Whether this decision is one where the bot may misbehave (its game and table size)."""
+        if self.args.in_game is not None and self.games_started != self.args.in_game:
+            return False
+        return self.args.seats is None or request.observation.num_players == self.args.seats
+
+    def decision_response(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         if self.args.record:
             encoded = base64.b64encode(request.SerializeToString()).decode()
-            _append(self.args.record, {"time_remaining": context.time_remaining(), "request": encoded})
-        if self.schedule.next_misbehaves():
-            return self.misbehave(request, context)
+            _append(self.args.record, {"received": time.time(), "request": encoded})
+        if self._in_scope(request) and self.schedule.next_misbehaves():
+            return self.misbehave(request)
         return legal_reply(request)
 
-    def misbehave(self, request: pb.DecisionRequest, context) -> pb.DecisionReply:
+    def misbehave(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         return legal_reply(request)
 
 

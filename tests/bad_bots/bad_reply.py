@@ -7,10 +7,8 @@ decision_number), ``error`` (a gRPC error status instead of a reply).
 
 from __future__ import annotations
 
-import grpc
-
 import _common
-from referee.v1 import bot_pb2 as pb
+from referee.v2 import bot_pb2 as pb
 
 UNKNOWN_KIND = 99
 
@@ -18,29 +16,30 @@ UNKNOWN_KIND = 99
 def illegal_action(request: pb.DecisionRequest) -> pb.Action:
     """A known action that is not legal now: KNOCK is never legal in Stop the Bus, DRAW never in Bastard Brag."""
     legal = list(request.legal_actions)
-    candidates = (pb.Action(kind=pb.KNOCK), pb.Action(kind=pb.DRAW))
+    candidates = (pb.Action(kind=pb.ACTION_KIND_KNOCK), pb.Action(kind=pb.ACTION_KIND_DRAW))
     return next(candidate for candidate in candidates if candidate not in legal)
 
 
 class BadReplyServicer(_common.LegalServicer):
-    def misbehave(self, request, context):
+    def misbehave(self, request):
         mode = self.args.mode
         number = request.decision_number
         if mode == "empty":
-            return pb.DecisionReply(decision_number=number, action=pb.Action())
+            return _common.reply(number, pb.Action())
         if mode == "unknown-kind":
-            return pb.DecisionReply(decision_number=number, action=pb.Action(kind=UNKNOWN_KIND))
+            return _common.reply(number, pb.Action(kind=UNKNOWN_KIND))
         if mode == "illegal":
-            return pb.DecisionReply(decision_number=number, action=illegal_action(request))
+            return _common.reply(number, illegal_action(request))
         if mode == "stale":
             reply = _common.legal_reply(request)
-            reply.decision_number = number - 1
+            reply.decision.decision_number = number + 1000
             return reply
-        context.abort(grpc.StatusCode.INVALID_ARGUMENT, "this bot refuses to decide")
-        return None
+        if mode == "no-decision":
+            return pb.PlayResponse()
+        return pb.PlayResponse(decision=pb.Decision(decision_number=number, error="RuntimeError: this bot refuses to decide"))
 
 
 if __name__ == "__main__":
     options = _common.parser(__doc__)
-    options.add_argument("--mode", required=True, choices=["empty", "unknown-kind", "illegal", "stale", "error"])
+    options.add_argument("--mode", required=True, choices=["empty", "unknown-kind", "illegal", "stale", "error", "no-decision"])
     _common.run(BadReplyServicer(_common.parse(options), "bad-reply"))

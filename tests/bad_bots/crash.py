@@ -6,7 +6,7 @@ import _common
 
 
 class CrashingServicer(_common.LegalServicer):
-    def misbehave(self, request, context):
+    def misbehave(self, request):
         _common.exit_now(self.args.code)
 
 

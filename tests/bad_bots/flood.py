@@ -10,7 +10,7 @@ LINE = (b"flood " * 171)[:1023] + b"\n"  # 1 KiB exactly, so --megabytes counts 
 
 
 class FloodingServicer(_common.LegalServicer):
-    def misbehave(self, request, context):
+    def misbehave(self, request):
         lines = self.args.megabytes * 1024
         sys.stdout.buffer.write(LINE * lines)
         sys.stdout.buffer.flush()

@@ -49,7 +49,7 @@ def start_children(kinds: list[str], marker: str, clean_env: bool) -> None:
 
 
 class ForkingServicer(_common.LegalServicer):
-    def misbehave(self, request, context):
+    def misbehave(self, request):
         if self.args.crash:
             _common.exit_now(3)
         return _common.legal_reply(request)

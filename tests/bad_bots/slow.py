@@ -14,7 +14,7 @@ import _common
 
 
 class SlowServicer(_common.LegalServicer):
-    def misbehave(self, request, context):
+    def misbehave(self, request):
         if self.args.forever:
             threading.Event().wait()
         time.sleep(self.args.sleep_ms / 1000)

@@ -1,11 +1,10 @@
-"""A well-behaved bot that records every message it is given: handshake, decisions and notifications.
+"""A well-behaved bot that records every message the referee sends it on its stream, in order.
 
 ``--record-dir DIR`` appends to ``DIR/spy-<pid>-<random>.jsonl``, one file
 per process, so that a league may run several spy processes at once (the
 pid alone is not unique: every bot in a PID namespace of its own is pid 2).
-One JSON line per call, written before the bot answers: ``{"call",
-"message"}``, with ``call`` one of ``handshake``, ``decide``, ``notify`` and
-``message`` the serialized request in base64. It plays legal random actions.
+One JSON line per message, written before the bot answers: ``{"message"}``,
+the serialized ``PlayRequest`` in base64. It plays legal random actions.
 """
 
 from __future__ import annotations
@@ -18,27 +17,21 @@ import _common
 
 
 class SpyServicer(_common.LegalServicer):
-    """Plays legal random actions and records each request of every kind."""
+    """Plays legal random actions and records every message the referee sends, in order."""
 
     def __init__(self, args, record_path: str) -> None:
         super().__init__(args, "spy")
         self.record_path = record_path
 
-    def _record(self, call: str, request) -> None:
-        encoded = base64.b64encode(request.SerializeToString()).decode()
-        _common._append(self.record_path, {"call": call, "message": encoded})
+    async def Play(self, request_iterator, context):  # noqa: N802 - gRPC method name
+        async def recorded():
+            async for request in request_iterator:
+                encoded = base64.b64encode(request.SerializeToString()).decode()
+                _common._append(self.record_path, {"message": encoded})
+                yield request
 
-    def Handshake(self, request, context):  # noqa: N802 - gRPC method name
-        self._record("handshake", request)
-        return super().Handshake(request, context)
-
-    def Decide(self, request, context):  # noqa: N802
-        self._record("decide", request)
-        return super().Decide(request, context)
-
-    def Notify(self, request, context):  # noqa: N802
-        self._record("notify", request)
-        return super().Notify(request, context)
+        async for response in super().Play(recorded(), context):
+            yield response
 
 
 if __name__ == "__main__":

@@ -1,0 +1,185 @@
+"""Calibrate the statistics against simulated bots of known strength: SPRT error rates and sample sizes, coverage.
+
+The bots are those of tests/simulated_bots.py: N-seat games played
+in-process, decided by the deal's luck (shared by every rotation of a deal)
+or by a Plackett-Luce draw from planted strengths, so every figure has an
+exact true value. Three studies, each printed as a table:
+
+1. The sequential test (``referee.stats.SequentialTest``): A and B seated
+   with a field on the same deals, every rotation played, until the test
+   decides. For each true difference: how often it accepts H1 and H0, and
+   the mean, 90th percentile and largest number of deals it needed. At the
+   true difference elo0 the H1 share is the false-positive rate (stated:
+   alpha); at elo1 the H0 share is the false-negative rate (stated: beta).
+2. The pairwise intervals of ``referee compare`` and the JSON leaderboard:
+   how often they hold the true share above, Elo and mean score difference,
+   over many simulated leagues (stated: 95%).
+3. The rating intervals (openskill's mu -/+ 1.96 sigma): how often they
+   hold the planted strength, measured from the field's mean (the only
+   sense a rating has) and, for contrast, as an absolute level.
+
+Run from the repository root with the project installed (the virtual environment of `make test`):
+
+    .venv/bin/python bench/calibration.py            # about 2 minutes of CPU
+    .venv/bin/python bench/calibration.py --quick    # about 25 seconds of CPU, rougher figures
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from openskill.models import PlackettLuce  # noqa: E402
+
+from referee.standings import compute_standings  # noqa: E402
+from referee.stats import SequentialTest, Verdict, elo_from_score  # noqa: E402
+from tests.simulated_bots import (  # noqa: E402
+    above_probability,
+    expected_score,
+    league_records,
+    planted_difference,
+    run_sequential_test,
+    strengths_from_elo,
+)
+
+LUCK = 0.3  # the share of games the deal's cards decide
+FIELD = [-100.0, 0.0, 100.0, 0.0]  # Elo of the field bots that fill the other seats
+
+
+def sequential_study(runs: int) -> None:
+    print(f"1. Sequential test, alpha = beta = 0.05, luck {LUCK:.0%}, {runs} runs per line")
+    print(f"{'seats':>5}  {'hypotheses':<27} {'true':>6}  {'H1':>6}  {'H0':>6}  {'mean deals':>10}  "
+          f"{'p90':>5}  {'max':>5}  {'mean games':>10}")  # fmt: skip
+    cases = [
+        (2, "elo", 0.0, 50.0, [0.0, 50.0, 100.0]),
+        (4, "elo", 0.0, 50.0, [-50.0, 0.0, 25.0, 50.0, 100.0]),
+        (6, "elo", 0.0, 30.0, [0.0, 30.0]),
+        (4, "elo", -20.0, 20.0, [-20.0, 20.0]),
+        (4, "score difference", 0.0, 0.05, [0.0, 0.05]),
+    ]
+    for seats, measure, h0, h1, truths in cases:
+        for truth in truths:
+            verdicts = []
+            deals = []
+            games = []
+            for run in range(runs):
+                rng = random.Random(run)
+                strengths = strengths_from_elo({"B": 0.0, **_field(seats)})
+                if measure == "elo":
+                    strengths["A"] = 10 ** (planted_difference(truth, LUCK) / 400)
+                    test = SequentialTest.for_elo(h0, h1)
+                else:
+                    strengths["A"] = _strength_for_score_difference(strengths, seats, truth)
+                    test = SequentialTest.for_score_difference(h0, h1)
+                run_sequential_test(test, rng, strengths, seats, LUCK)
+                verdicts.append(test.verdict)
+                deals.append(test.deals)
+                games.append(test.games)
+            accepted_h1 = sum(verdict is Verdict.ACCEPT_H1 for verdict in verdicts) / runs
+            accepted_h0 = sum(verdict is Verdict.ACCEPT_H0 for verdict in verdicts) / runs
+            deals.sort()
+            label = f"{measure} [{h0:g}, {h1:g}]"
+            print(f"{seats:>5}  {label:<27} {truth:>+6g}  {accepted_h1:>6.3f}  {accepted_h0:>6.3f}  "
+                  f"{statistics.fmean(deals):>10.1f}  {deals[int(0.9 * runs)]:>5}  {deals[-1]:>5}  "
+                  f"{statistics.fmean(games):>10.1f}")  # fmt: skip
+    print()
+
+
+def _field(seats: int) -> dict[str, float]:
+    return {f"field-{number}": FIELD[(number - 1) % len(FIELD)] for number in range(1, seats - 1)}
+
+
+def _strength_for_score_difference(strengths: dict[str, float], seats: int, difference: float) -> float:
+    """A's strength for a true mean score difference over the tables a duel seats (every field bot each time)."""
+    table = ["A", "B", *(name for name in strengths if name.startswith("field-"))]
+    low, high = -2000.0, 2000.0
+    for _ in range(100):
+        elo = (low + high) / 2
+        trial = {**strengths, "A": 10 ** (elo / 400)}
+        gap = expected_score(trial, "A", table, LUCK) - expected_score(trial, "B", table, LUCK)
+        low, high = (elo, high) if gap < difference else (low, elo)
+    return 10 ** (low / 400)
+
+
+def pairwise_study(leagues: int) -> None:
+    print(f"2. Pairwise intervals (95%), luck {LUCK:.0%}, planted Elo ~ N(0, 100), {leagues} leagues per line")
+    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'deals per pair':>14}  {'above':>6}  {'elo':>6}  "
+          f"{'score diff':>10}  {'mean width (score diff)':>23}")  # fmt: skip
+    for bots, seats, rounds in [(4, 3, 1), (5, 3, 2), (6, 3, 3), (6, 3, 10), (8, 4, 2), (4, 2, 40)]:
+        hits = {"above": 0, "elo": 0, "difference": 0}
+        trials = 0
+        widths = []
+        deals = 0
+        for league in range(leagues):
+            rng = random.Random(league)
+            strengths = strengths_from_elo({f"bot{number}": rng.gauss(0, 100) for number in range(bots)})
+            records = league_records(rng, strengths, seats, rounds, LUCK)
+            standings = compute_standings(records)
+            differences: dict[tuple[str, str], list[float]] = {}
+            for record in records:
+                for bot, other in itertools.combinations(record["seats"], 2):
+                    differences.setdefault((bot, other), []).append(
+                        expected_score(strengths, bot, record["seats"], LUCK)
+                        - expected_score(strengths, other, record["seats"], LUCK)
+                    )
+            for (bot, other), values in differences.items():
+                comparison = standings.comparison(bot, other)
+                truth = above_probability(strengths, bot, other, LUCK)
+                hits["above"] += truth in comparison.above_rate
+                hits["elo"] += elo_from_score(truth) in comparison.elo
+                hits["difference"] += statistics.fmean(values) in comparison.score_difference
+                widths.append(comparison.score_difference.high - comparison.score_difference.low)
+                deals = comparison.deals
+                trials += 1
+        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {deals:>14}  {hits['above'] / trials:>6.3f}  "
+              f"{hits['elo'] / trials:>6.3f}  {hits['difference'] / trials:>10.3f}  "
+              f"{statistics.fmean(widths):>23.3f}")  # fmt: skip
+    print()
+
+
+def rating_study(leagues: int) -> None:
+    beta = PlackettLuce().beta
+    print(f"3. Rating intervals (mu -/+ 1.96 sigma), strengths from openskill's prior and model, "
+          f"{leagues} leagues per line")  # fmt: skip
+    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'games':>5}  {'relative to the field':>21}  {'absolute':>8}")
+    for bots, seats, rounds in [(6, 3, 1), (6, 3, 5), (8, 4, 2), (5, 2, 10), (7, 6, 3)]:
+        relative = absolute = trials = games = 0
+        for league in range(leagues):
+            rng = random.Random(league)
+            planted = {f"bot{number}": rng.gauss(25, 25 / 3) for number in range(bots)}
+            strengths = {bot: math.exp(value / (beta * math.sqrt(seats))) for bot, value in planted.items()}
+            records = league_records(rng, strengths, seats, rounds, luck=0.0)
+            rows = compute_standings(records).rows
+            planted_mean = statistics.fmean(planted.values())
+            rated_mean = statistics.fmean(row.mu for row in rows)
+            for row in rows:
+                relative += row.mu_low - rated_mean <= planted[row.bot] - planted_mean <= row.mu_high - rated_mean
+                absolute += row.mu_low <= planted[row.bot] <= row.mu_high
+                trials += 1
+            games = len(records)
+        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {games:>5}  {relative / trials:>21.3f}  {absolute / trials:>8.3f}")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs and leagues: rougher figures")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    sequential_study(runs=200 if args.quick else 1000)
+    pairwise_study(leagues=40 if args.quick else 200)
+    rating_study(leagues=40 if args.quick else 200)
+    print(f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,332 @@
+"""A game's log: everything needed to replay the game exactly and to show it to a person.
+
+The log is JSON lines, one object per line, each with a ``type``:
+
+- ``game_start``: ``log_version``, ``game_id``, ``game``, ``num_players``,
+  ``seed``, ``first_dealer``, ``turn_limit``, ``players`` (names by seat),
+  ``timing`` (``move_time_ms``, ``time_bank_ms``, ``grace_ms``), ``policy``
+  (``mode``, ``max_faults``), ``decks`` (the fixed decks given, or null),
+  ``referee_version``;
+- ``deal``: a hand was dealt: ``hand``, ``dealer``, ``hands`` (every seat in
+  the hand: its three cards), and the table: ``discard`` and ``stock`` (top
+  first) in Stop the Bus, ``centre`` (slots 0, 1, 2) in Bastard Brag;
+- ``decision``: ``n`` (decision number), ``hand``, ``seat``, ``holding`` (the
+  seat's cards when asked), ``legal`` (the actions offered), ``action`` (the
+  action played), ``drew`` (the card a ``draw`` took from the stock), ``ms``
+  (the time charged, see :mod:`referee.clock`), ``wall_ms``, and
+  ``"default": true`` when the fault policy chose the action;
+- ``fault``: ``n`` (the decision, or null before the first), ``seat``,
+  ``bot``, ``kind``, ``detail``, and where the bot's output was then:
+  ``log`` (its output file's name, in the league's ``logs/``) and
+  ``log_line`` (the lines of output received by then), when the bot has a
+  log; the next record shows what the policy did;
+- ``forfeit``: ``seat``, ``reason``;
+- ``hand``: a hand's result: every hand revealed with its rank, the loser,
+  lives and floating states after, eliminations;
+- ``game_end``: ``placements`` (seats, first to last), ``hands_played``,
+  ``decisions``, ``faults`` (by seat), and ``void`` with ``void_reason``
+  when fewer than two bots ever got to make a decision.
+
+The whole log is kept in memory and written when the game ends (to a
+temporary name, then renamed into place), so nothing of a game can be read
+from the log while it is played, not even by a bot that shares the referee's
+file system. :func:`verify_log` replays a log through the rules engine;
+:mod:`referee.transcript` tells it step by step. A *listener* given to
+:class:`GameLog` is handed each record as it is made (``referee play
+--verbose``); it runs in the referee, never in a bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from referee import __version__
+from referee.cards import Card, format_cards, parse_cards
+from referee.errors import RefereeError
+from referee.games import Game, HandResult, game_class
+from referee.games.base import Action
+
+LOG_VERSION = 2
+
+
+# Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
+# enum hash, and ids are safe because each entry keeps its action alive. Actions come from
+# referee.games.base.action(), which makes each one once, so these stay small.
+_ACTION_TEXT: dict[int, tuple[Action, str]] = {}
+_ACTION_JSON: dict[int, tuple[Action, str]] = {}
+
+
+def action_text(act: Action) -> str:
+    """The action's text form (``str(act)``), made once per action."""
+    entry = _ACTION_TEXT.get(id(act))
+    if entry is None:
+        entry = _ACTION_TEXT[id(act)] = (act, str(act))
+    return entry[1]
+
+
+def _json_text(act: Action) -> str:
+    entry = _ACTION_JSON.get(id(act))
+    if entry is None:
+        entry = _ACTION_JSON[id(act)] = (act, json.dumps(str(act)))
+    return entry[1]
+
+
+def _cards_json(cards: Sequence[Card]) -> str:
+    return json.dumps(format_cards(cards))
+
+
+def decision_record(
+    number: int,
+    hand: int,
+    seat: int,
+    holding: Sequence[Card],
+    legal: Sequence[Action],
+    played: Action,
+    charged_ms: float,
+    wall_ms: float,
+    default: bool = False,
+    drew: Card | None = None,
+) -> dict:
+    """The log record of a decision (:meth:`GameLog.decision` writes it faster)."""
+    record = {"type": "decision", "n": number, "hand": hand, "seat": seat, "holding": format_cards(holding),
+              "legal": [action_text(act) for act in legal], "action": action_text(played)}  # fmt: skip
+    if drew is not None:
+        record["drew"] = str(drew)
+    record["ms"] = round(charged_ms, 3)
+    record["wall_ms"] = round(wall_ms, 3)
+    if default:
+        record["default"] = True
+    return record
+
+
+def hand_record(result: HandResult) -> dict:
+    """The log (and report) form of a hand's result."""
+    return {
+        "type": "hand",
+        "hand": result.hand_number,
+        "dealer": result.dealer,
+        "ended_by": result.ended_by.value,
+        "ender": result.ender,
+        "turns": result.turns,
+        "hands": {str(seat): format_cards(cards) for seat, cards in sorted(result.hands.items())},
+        "ranks": {str(seat): str(rank) for seat, rank in sorted(result.ranks.items())},
+        "loser": result.loser,
+        "lives": list(result.lives_after),
+        "floating": list(result.floating_after),
+        "eliminated": list(result.eliminated),
+    }
+
+
+def deal_record(game: Game) -> dict:
+    """The log record of the hand the game has just dealt: every hand and the table."""
+    record = {
+        "type": "deal",
+        "hand": game.hand_number,
+        "dealer": game.dealer,
+        "hands": {str(seat): format_cards(game.hands[seat]) for seat in range(game.num_players) if game.in_hand[seat]},
+    }
+    if game.name == "stop_the_bus":
+        record["discard"] = format_cards(game.discard_pile)
+        record["stock"] = format_cards(reversed(game.stock))  # top first
+    else:
+        record["centre"] = format_cards(game.centre)
+    return record
+
+
+class GameLog:
+    """A game's JSON-lines log, kept in memory and written to ``path`` when closed; a ``None`` path logs nothing.
+
+    ``listener``, when given, is called with each record as it is made (with
+    or without a path); without one, making a record costs nothing more.
+    """
+
+    def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
+        self.path = path
+        self._lines: list[str] | None = [] if path else None
+        self._listener = listener
+
+    def write(self, record: dict) -> None:
+        if self._lines is not None:
+            self._lines.append(json.dumps(record, separators=(",", ":")))
+        if self._listener is not None:
+            self._listener(record)
+
+    def decision(
+        self,
+        number: int,
+        hand: int,
+        seat: int,
+        holding: Sequence[Card],
+        legal: Sequence[Action],
+        played: Action,
+        charged_ms: float,
+        wall_ms: float,
+        default: bool,
+        drew: Card | None,
+    ) -> None:
+        """Write a decision record: the line ``write(decision_record(...))`` writes, made without ``json``.
+
+        Decisions are most of a log, so their lines are put together from
+        each action's JSON text, made once (tests check the two agree).
+        """
+        if self._lines is not None:
+            self._lines.append(
+                f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},"holding":{_cards_json(holding)},'
+                f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)}'
+                + (f',"drew":"{drew}"' if drew is not None else "")
+                + f',"ms":{round(charged_ms, 3)!r},"wall_ms":{round(wall_ms, 3)!r}'
+                + (',"default":true}' if default else "}")
+            )
+        if self._listener is not None:
+            self._listener(
+                decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
+            )
+
+    def close(self) -> None:
+        """Write the log to its file (under a temporary name first, so a reader never sees half of it)."""
+        if self._lines is None or self.path is None:
+            return
+        lines, self._lines = self._lines, None
+        self._listener = None
+        temporary = self.path.with_name(f".{self.path.name}.part")
+        try:
+            with open(temporary, "w", encoding="utf-8") as out:
+                out.write("\n".join(lines) + "\n")
+            os.replace(temporary, self.path)
+        except BaseException:  # a full disk, say: leave nothing half written
+            temporary.unlink(missing_ok=True)
+            raise
+
+    def discard(self) -> None:
+        """Forget the log: nothing is written (a game that was interrupted is played again on resume)."""
+        self._lines = None
+        self._listener = None
+
+
+def game_start_record(
+    *, game: Game, game_id: str, players: Sequence[str], timing, policy, decks: Sequence[Sequence[Card]] | None
+) -> dict:
+    return {
+        "type": "game_start",
+        "log_version": LOG_VERSION,
+        "game_id": game_id,
+        "game": game.name,
+        "num_players": game.num_players,
+        "seed": game.seed,
+        "first_dealer": game.dealer,
+        "turn_limit": game.turn_limit,
+        "players": list(players),
+        "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
+        "policy": {"mode": policy.mode.value, "max_faults": policy.max_faults},
+        "decks": [format_cards(deck) for deck in decks] if decks else None,
+        "referee_version": __version__,
+    }
+
+
+# ----- re-verification ---------------------------------------------------------------
+
+
+def verify_log(path: Path) -> list[str]:
+    """Replay a game log through the engine; return every difference found (empty: the log is sound)."""
+    problems: list[str] = []
+    game: Game | None = None
+    hands_checked = 0
+    with open(path, encoding="utf-8") as lines:
+        for line_number, line in enumerate(lines, start=1):
+            where = f"{path}:{line_number}"
+            try:
+                record = json.loads(line)
+                kind = record["type"]
+            except (ValueError, KeyError, TypeError):
+                problems.append(f"{where}: not a log record (a JSON object with a type): {line.strip()[:80]!r}")
+                break
+            try:
+                if kind == "game_start":
+                    game = new_game(record)
+                    continue
+                if game is None:
+                    return [f"{where}: the log does not start with game_start"]
+                if kind == "deal":
+                    expected = deal_record(game)
+                    if expected != record:
+                        problems.append(f"{where}: deal differs: logged {record}, engine gives {expected}")
+                elif kind == "decision":
+                    if record["seat"] != game.current_seat:
+                        problems.append(
+                            f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn"
+                        )
+                        break
+                    offered = [action_text(act) for act in game.legal_actions()]
+                    if offered != record["legal"]:
+                        problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
+                    holding = format_cards(game.hands[game.current_seat])
+                    if "holding" in record and holding != record["holding"]:
+                        problems.append(f"{where}: seat {record['seat']} held {holding}, the log says {record['holding']}")
+                    game.apply(Action.parse(record["action"]))
+                    drawn = getattr(game, "pending", None)
+                    if "drew" in record and (drawn is None or str(drawn[1]) != record["drew"]):
+                        problems.append(f"{where}: the log says {record['drew']} was drawn; the engine drew {drawn and drawn[1]}")
+                elif kind == "forfeit":
+                    game.forfeit(record["seat"], record["reason"])
+                elif kind == "hand":
+                    if hands_checked >= len(game.hand_results):
+                        problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
+                        continue
+                    expected = hand_record(game.hand_results[hands_checked])
+                    hands_checked += 1
+                    if expected != record:
+                        problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
+                elif kind == "game_end":
+                    if not game.is_over:
+                        problems.append(f"{where}: game_end logged, but the engine's game is not over")
+                    elif list(game.result().placements) != record["placements"]:
+                        problems.append(
+                            f"{where}: placements logged {record['placements']}, "
+                            f"engine gives {list(game.result().placements)}"
+                        )
+            except (KeyError, TypeError, ValueError, RefereeError) as error:
+                # A missing field, a value of the wrong type, an unreadable or illegal action, a forfeit
+                # the engine refuses: the replay cannot go on past this record.
+                problems.append(f"{where}: cannot replay this {kind} record: {_error_text(error)}")
+                break
+    if game is not None and not game.is_over:
+        problems.append(f"{path}: the log ends before the game does")
+    return problems
+
+
+def new_game(start: dict, decks=None) -> Game:
+    """The game a ``game_start`` record sets up, before its first decision.
+
+    ``decks`` replaces the record's own decks (a list or a callable, as
+    :class:`Game` takes them); by default they are the record's.
+    """
+    if decks is None and start.get("decks"):
+        decks = [parse_cards(deck) for deck in start["decks"]]
+    return game_class(start["game"])(
+        start["num_players"], start["seed"], first_dealer=start["first_dealer"], decks=decks,
+        turn_limit=start["turn_limit"],
+    )  # fmt: skip
+
+
+def replay(records: Sequence[dict]) -> Game:
+    """The game a log's records describe, replayed through the engine to its end (no checks: see verify_log)."""
+    game = new_game(records[0])
+    for record in records[1:]:
+        if record["type"] == "decision":
+            game.apply(Action.parse(record["action"]))
+        elif record["type"] == "forfeit":
+            game.forfeit(record["seat"], record["reason"])
+    return game
+
+
+def _error_text(error: Exception) -> str:
+    return f"missing field {error}" if isinstance(error, KeyError) else str(error)
+
+
+def read_log(path: Path) -> list[dict]:
+    """The records of a game log."""
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]

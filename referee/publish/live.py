@@ -1,0 +1,177 @@
+"""A running league's pages, kept current: each game's replay as it finishes, the leaderboard every few seconds.
+
+The league runner calls :meth:`LiveSite.game_finished` after each game's
+record is in ``games.jsonl``; that only queues the game. A task of its own
+hands the work to a helper process: the replay page
+(``replays/GAME_ID.html``) and, at most once every ``interval_s`` seconds
+(and never more often than ten times the time a rewrite takes, so a big
+league spends little on it), the leaderboard files with a page that
+refreshes itself. The helper is a separate Python process at low priority
+(``nice`` 10), started as ``python -m referee.publish.live``, so neither its
+CPU time nor Python's global lock ever delays the event loop that talks to
+the bots and times them. It takes one job per line on its standard input
+and answers each with a line. Every file is replaced in one step, so a
+reader (a browser, ``referee serve``) never sees half of one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.publish.league_page import REPLAY_DIR
+from referee.publish.replay_page import write_replay_of_log
+
+DEFAULT_INTERVAL_S = 3.0
+HELPER_NICENESS = 10
+BACK_LINK = "../leaderboard.html"  # from a replay page to the league's page
+_STOP = object()
+
+
+def write_replay_for(output: Path, game_id: str) -> Path:
+    """Write the replay page of league game ``game_id`` from its log in ``output``; return the page's path."""
+    page = output / REPLAY_DIR / f"{game_id}.html"
+    write_replay_of_log(output / "games" / f"{game_id}.jsonl", page, back=BACK_LINK)
+    return page
+
+
+def write_live_leaderboard(output: Path, bots: Sequence[str], title: str, scheduled: int | None) -> None:
+    """Write the leaderboard files of a running league from its ``games.jsonl`` (a page that refreshes itself)."""
+    from referee.publish import _read_results, write_leaderboards
+    from referee.standings import compute_standings
+
+    standings = compute_standings(_read_results(output / "games.jsonl"), bots=bots)
+    write_leaderboards(standings, output, title, live=True, scheduled=scheduled)
+
+
+# A full or read-only disk: the league's own results file reports it, in one line.
+_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+
+class LiveSite:
+    """Writes a running league's replay pages and leaderboard as games finish (see the module's doc)."""
+
+    def __init__(
+        self, output: Path, bots: Sequence[str], title: str, scheduled: int | None, *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+    ) -> None:  # fmt: skip
+        self.output = Path(output)
+        self._leaderboard = {"job": "leaderboard", "output": str(self.output), "bots": list(bots), "title": title,
+                             "scheduled": scheduled}  # fmt: skip
+        self.interval_s = interval_s
+        self._helper: asyncio.subprocess.Process | None = None
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._task: asyncio.Task | None = None
+        self._next_write = 0.0
+        self._warned = False
+        self.replays_written = 0
+        self.leaderboard_written_at: list[float] = []  # time.monotonic() as each rewrite ended
+
+    def game_finished(self, game_id: str) -> None:
+        """Queue a finished game (its log written, its record in games.jsonl); returns at once."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._queue.put_nowait(game_id)
+
+    async def close(self) -> None:
+        """Write every queued replay, then stop the helper (the runner writes the final leaderboard itself)."""
+        if self._task is None:
+            return
+        self._queue.put_nowait(_STOP)
+        try:
+            await self._task
+        finally:
+            self._task = None
+            await self._stop_helper()
+
+    async def _run(self) -> None:
+        dirty = False
+        while True:
+            timeout = max(0.0, self._next_write - time.monotonic()) if dirty else None
+            try:
+                item = await asyncio.wait_for(self._queue.get(), timeout)
+            except TimeoutError:
+                item = None
+            if item is _STOP:
+                return
+            if item is not None:
+                if await self._job({"job": "replay", "output": str(self.output), "game_id": item}):
+                    self.replays_written += 1
+                dirty = True
+            if dirty and time.monotonic() >= self._next_write:
+                started = time.monotonic()
+                if await self._job(self._leaderboard):
+                    self.leaderboard_written_at.append(time.monotonic())
+                took = time.monotonic() - started
+                self._next_write = time.monotonic() + max(self.interval_s, 10 * took)
+                dirty = False
+
+    # ----- the helper process ----------------------------------------------------------------
+
+    async def _job(self, job: dict) -> bool:
+        """Have the helper do ``job``; a failure is told once and never stops the league."""
+        try:
+            if self._helper is None or self._helper.returncode is not None:
+                self._helper = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "referee.publish.live", stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE, start_new_session=True,  # Ctrl-C is for the referee
+                )  # fmt: skip
+            self._helper.stdin.write(json.dumps(job).encode() + b"\n")
+            await self._helper.stdin.drain()
+            line = await self._helper.stdout.readline()
+            if not line:
+                raise OSError(f"the page writer stopped ({await self._helper.wait()})")
+            answer = json.loads(line)
+            if not answer.get("ok"):
+                if answer.get("errno") in _DISK_ERRORS:
+                    return False  # the results file meets the same disk: the run says so itself, once
+                raise RuntimeError(answer.get("error", "unknown error"))
+            return True
+        except (OSError, ValueError, RuntimeError) as error:
+            if isinstance(error, OSError) and error.errno in _DISK_ERRORS:
+                return False
+            if not self._warned:
+                self._warned = True
+                print(f"warning: a page of {self.output} could not be written ({error}); the games go on",
+                      file=sys.stderr)  # fmt: skip
+            return False
+
+    async def _stop_helper(self) -> None:
+        helper, self._helper = self._helper, None
+        if helper is None or helper.returncode is not None:
+            return
+        helper.stdin.close()  # the helper ends at the end of its input
+        try:
+            await asyncio.wait_for(helper.wait(), 10)
+        except TimeoutError:
+            helper.kill()
+            await helper.wait()
+
+
+def _serve_jobs() -> None:
+    """The helper: do each job read from standard input, answering each with one JSON line."""
+    os.nice(HELPER_NICENESS)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for line in sys.stdin:
+        try:
+            job = json.loads(line)
+            output = Path(job["output"])
+            if job["job"] == "replay":
+                write_replay_for(output, job["game_id"])
+            else:
+                write_live_leaderboard(output, job["bots"], job["title"], job["scheduled"])
+            answer = {"ok": True}
+        except Exception as error:  # noqa: BLE001 - told to the runner, which tells the organiser once
+            answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "errno": getattr(error, "errno", None)}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    _serve_jobs()

@@ -1,0 +1,207 @@
+"""A game's replay page: one self-contained HTML file (its script, style and data inline) that opens anywhere.
+
+Every step of the game (:mod:`referee.transcript`) becomes a *frame*: the
+whole table after the step, each seat's view of it (from
+:meth:`Game.observation`), and the step's line for everyone and for each
+seat. Frames are computed here, from the engine, so the page only draws
+them; they are stored as differences from the frame before (a key that did
+not change is left out, one that went away is ``null``), which keeps a
+page of a few hundred moves to a few tens of kilobytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.cards import format_cards
+from referee.games import BastardBragObservation, StopTheBusObservation
+from referee.transcript import Step, read_game
+
+ASSETS = Path(__file__).resolve().parent / "html"
+PAGE_FORMAT = 1  # the data's layout, for the page's script
+PILE_SHOWN = 4  # discard pile cards kept per frame, top first (the page shows the top few fanned)
+
+
+def frame(step: Step) -> dict:
+    """One step as the page draws it (before the frames are stored as differences)."""
+    table = step.table
+    data: dict = {
+        "k": step.kind,
+        "h": step.hand_number,
+        "s": step.seat,
+        "n": step.decision,
+        "t": step.brief,
+        "lives": list(table.lives),
+        "in": [int(flag) for flag in table.in_game],
+        "ih": [int(flag) for flag in table.in_hand],
+        "d": table.dealer,
+        "cur": table.current_seat,
+        "e": table.ender,
+    }
+    data.update(_seat_lines(step.brief, step.seat_briefs))
+    if any(table.floating):
+        data["fl"] = [int(flag) for flag in table.floating]
+    if table.centre:
+        data["centre"] = format_cards(table.centre)
+    else:
+        data["stock"] = len(table.stock)
+        data["next"] = str(table.stock[0]) if table.stock else None
+        data["pile"] = format_cards(table.discard_pile[:PILE_SHOWN])
+        data["pc"] = len(table.discard_pile)
+    # What each seat saw: its own hand (the referee's view of that hand too), the card it just drew or took,
+    # and in Bastard Brag the face-down centre cards it knows.
+    for seat, view in enumerate(step.views):
+        if view.hand != table.hands[seat]:
+            raise AssertionError(f"seat {seat}'s view of its hand differs from the table at step {step.number}")
+        data[f"o{seat}"] = _view(view)
+    if step.kind == "hand":
+        record = step.record
+        data["rev"] = {seat: [cards, record["ranks"][seat]] for seat, cards in record["hands"].items()}
+        data["loser"] = record["loser"]
+        data["out"] = record["eliminated"]
+    if step.kind == "fault":
+        data["fault"] = step.record["kind"]
+    return data
+
+
+def _seat_lines(everyone: str, lines: Sequence[str]) -> dict:
+    """Each seat's line, compactly: ``v`` the line most seats saw (when not ``t``), ``vx`` the others by seat.
+
+    In ``vx``, 0 stands for ``t`` (the acting seat usually saw its move whole).
+    """
+    common = max(set(lines), key=lines.count)
+    data: dict = {} if common == everyone else {"v": common}
+    others = {str(seat): 0 if line == everyone else line for seat, line in enumerate(lines) if line != common}
+    if others:
+        data["vx"] = others
+    return data
+
+
+def _view(view) -> list:
+    if isinstance(view, BastardBragObservation):
+        return [format_cards(view.hand), *("" if card is None else str(card) for card in view.centre[:2])]
+    if isinstance(view, StopTheBusObservation) and view.drawn_card is not None:
+        return [format_cards(view.hand), str(view.drawn_card)]
+    return [format_cards(view.hand)]
+
+
+def as_differences(frames: Sequence[dict]) -> list[dict]:
+    """Each frame as its differences from the one before: changed keys, and ``None`` for keys gone."""
+    out: list[dict] = []
+    previous: dict = {}
+    for current in frames:
+        change = {key: value for key, value in current.items() if previous.get(key, _MISSING) != value}
+        change.update({key: None for key in previous if key not in current})
+        out.append(change)
+        previous = current
+    return out
+
+
+_MISSING = object()
+
+
+def page_data(start: dict, steps: Sequence[Step], back: str | None = None) -> dict:
+    """Everything the page shows: the game, its players and result, and the frames."""
+    end = next((step.record for step in reversed(steps) if step.kind == "game_end"), None)
+    hands = sorted({step.hand_number for step in steps if step.kind == "deal"})
+    return {
+        "format": PAGE_FORMAT,
+        "game_id": start["game_id"],
+        "game": start["game"],
+        "players": start["players"],
+        "seed": start["seed"],
+        "timing": start.get("timing"),
+        "policy": start.get("policy"),
+        "referee_version": start.get("referee_version"),
+        "placements": end["placements"] if end else None,
+        "void": end.get("void_reason") if end and end.get("void") else None,
+        "decisions": end["decisions"] if end else sum(step.kind == "decision" for step in steps),
+        "hands": hands,
+        "back": back,
+        "frames": as_differences([frame(step) for step in steps]),
+    }
+
+
+def packed(data: dict) -> str:
+    """The page's data as base64 of gzipped JSON (the page unpacks it with the browser's DecompressionStream).
+
+    Compressed, a game's frames take a fifth of the room, which keeps a
+    league's folder of replays small; ``mtime=0`` keeps the bytes the same
+    for the same game.
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpacked(text: str) -> dict:
+    """The data of :func:`packed` (for tests and tools)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def render(data: dict) -> str:
+    """The replay page: the template with its style, script and (packed) data put inline."""
+    template = (ASSETS / "replay.html").read_text(encoding="utf-8")
+    title = f"{data['game_id']}: {data['game'].replace('_', ' ')} — replay"
+    return (
+        template.replace("{{title}}", _html_text(title))
+        .replace("/*{{style}}*/", compact_source(ASSETS / "replay.css"))
+        .replace("{{data}}", packed(data))
+        .replace("/*{{script}}*/", compact_source(ASSETS / "replay.js"))
+    )
+
+
+def compact_source(path: Path) -> str:
+    """A script or style sheet without its indentation and whole-line comments (it is inlined in every page)."""
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+def page_data_of(html_text: str) -> dict:
+    """The data inside a replay page (for tests and tools)."""
+    start = html_text.index('<script id="game"')
+    start = html_text.index(">", start) + 1
+    return unpacked(html_text[start : html_text.index("</script>", start)].strip())
+
+
+def replay_page(start: dict, steps: Sequence[Step], back: str | None = None) -> str:
+    """A game's replay page, as HTML text; ``back`` is a link to show back to the leaderboard."""
+    return render(page_data(start, steps, back))
+
+
+def write_replay_page(start: dict, steps: Sequence[Step], path: Path, back: str | None = None) -> int:
+    """Write the replay page to ``path`` (replaced in one step); return its size in bytes."""
+    text = replay_page(start, steps, back)
+    write_atomically(Path(path), text)
+    return len(text.encode("utf-8"))
+
+
+def write_replay_of_log(log_path: Path, page_path: Path, back: str | None = None) -> int:
+    """Read a game log and write its replay page; return the page's size in bytes."""
+    start, steps = read_game(log_path)
+    return write_replay_page(start, steps, page_path, back)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` beside ``path`` under a temporary name, then move it over ``path`` in one step."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, before the move
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            handle.write(text)
+        os.chmod(handle.name, 0o644)  # a page is for anyone to read
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _html_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

@@ -1,0 +1,127 @@
+"""The league schedule: who meets whom, in which seats, with which deals, in which order.
+
+The league file's ``format:`` key chooses how tables are made:
+
+- ``round-robin`` (the default, :mod:`referee.schedule.round_robin`): every
+  combination of bots, ``rounds`` times;
+- ``sampled`` (:mod:`referee.schedule.sampled`): tables drawn so that each bot
+  plays about ``games_per_bot`` games and pairs meet evenly;
+- ``gauntlet`` (:mod:`referee.schedule.gauntlet`): each candidate plays the
+  same tables of the rest of the field.
+
+In every format a *table* (a set of bots) plays one game per seat rotation,
+all on one seed, so each bot plays each seat's cards (duplicate deals).
+Every seed comes from the league seed (:func:`referee.seeding.derive_seed`),
+never from the order games run in. A schedule is lazy (:class:`Schedule`):
+its size is a closed form and its games are made as they are reached, so a
+schedule of any size answers at once and holds no list of games. The order
+of games, and so each game's ``index`` and ``game_id``, is fixed by the
+league file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from referee.errors import LeagueError
+from referee.schedule.base import Schedule, ScheduledGame, game_id, rotate, tables_for_games
+from referee.schedule.gauntlet import Gauntlet, GauntletSchedule
+from referee.schedule.round_robin import RoundRobin, RoundRobinSchedule, combination_at, table_seed
+from referee.schedule.sampled import MAX_SAMPLED_BOTS, Sampled, SampledSchedule
+
+if TYPE_CHECKING:
+    from referee.config import League
+
+Format = RoundRobin | Sampled | Gauntlet
+FORMATS: dict[str, type[RoundRobin] | type[Sampled] | type[Gauntlet]] = {
+    RoundRobin.type: RoundRobin,
+    Sampled.type: Sampled,
+    Gauntlet.type: Gauntlet,
+}
+
+__all__ = [
+    "FORMATS", "MAX_SAMPLED_BOTS", "Format", "Gauntlet", "GauntletSchedule", "RoundRobin", "RoundRobinSchedule",
+    "Sampled", "SampledSchedule", "Schedule", "ScheduledGame", "combination_at", "game_id", "json_lines", "rotate",
+    "schedule", "schedule_games", "table_lines", "table_seed", "tables_for_games",
+]  # fmt: skip
+
+
+def schedule(league: League) -> Schedule:
+    """Return the schedule of ``league``: every game in the canonical order, made as it is reached.
+
+    Only the league's bots count, so after a failed build left a bot out the
+    schedule is that of the bots that remain (a gauntlet without a candidate
+    plays on with the others).
+    """
+    league_format = league.format
+    if isinstance(league_format, Gauntlet):
+        kept = tuple(name for name in league_format.candidates if name in league.bot_names)
+        if not kept:
+            raise LeagueError(
+                f"{league.source}: no candidate of the gauntlet is left to play "
+                f"({', '.join(league_format.candidates)}: left out of the league)"
+            )
+        league_format = Gauntlet(kept, league_format.games_per_candidate)
+    try:
+        return league_format.schedule(league.bot_names, league.table_size, league.rounds, league.seed)
+    except ValueError as error:
+        raise LeagueError(f"{league.source}: no schedule can be made: {error}") from None
+
+
+def schedule_games(bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> RoundRobinSchedule:
+    """Return the round-robin where every ``table_size`` of ``bot_names`` meet in every rotation, ``rounds`` times."""
+    return RoundRobinSchedule(bot_names, table_size, rounds, league_seed)
+
+
+def json_lines(games: Schedule) -> Iterator[str]:
+    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``."""
+    for game in games:
+        yield json.dumps(game.record(), separators=(",", ":"))
+
+
+def table_lines(games: Schedule) -> Iterator[str]:
+    """Yield the schedule for people: a summary, then a table of every game, row by row.
+
+    Column widths come from what the schedule can hold (the largest index,
+    round and table, the longest bot name), not from its rows, so the rows
+    stream out however many there are.
+    """
+    yield games.summary()
+    if not games.count:
+        return
+    names = _bot_names(games)
+    last = games.count - 1
+    headers = ["#", "game", "round", "table", "rotation", *(f"seat {seat}" for seat in range(games.table_size))]
+    headers += ["seed"] + (["candidate"] if isinstance(games, GauntletSchedule) else [])
+    widths = [
+        len(str(last)), len(game_id(games.rounds, games.tables, games.table_size - 1)), len(str(games.rounds)),
+        len(str(games.tables)), len(str(games.table_size - 1)), *([max(map(len, names))] * games.table_size),
+        19,  # a 63-bit seed has at most 19 digits
+    ]  # fmt: skip
+    if isinstance(games, GauntletSchedule):
+        widths.append(max(map(len, games.candidates)))
+    widths = [max(width, len(header)) for width, header in zip(widths, headers, strict=True)]
+    numeric = {0, 2, 3, 4, 5 + games.table_size}  # right-aligned, like numbers in a table
+
+    def row(cells: Sequence[object]) -> str:
+        return "  ".join(
+            str(cell).rjust(width) if column in numeric else str(cell).ljust(width)
+            for column, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    yield ""
+    yield row(headers)
+    yield "  ".join("-" * width for width in widths)
+    for game in games:
+        cells = [game.index, game.game_id, game.round, game.table, game.rotation, *game.seats, game.seed]
+        if isinstance(games, GauntletSchedule):
+            cells.append(game.candidate)
+        yield row(cells)
+
+
+def _bot_names(games: Schedule) -> tuple[str, ...]:
+    if isinstance(games, GauntletSchedule):
+        return games.candidates + games.field
+    return games.bot_names

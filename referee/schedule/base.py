@@ -1,0 +1,144 @@
+"""What every format's schedule shares: the scheduled game, the lazy schedule, seats and game ids."""
+
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the schedule: its place, its identity, who sits where, and its seed."""
+
+    index: int  # position in the schedule, from 0: the canonical order of results
+    game_id: str
+    round: int  # from 1
+    table: int  # from 1: which table of the round (a set of bots and, in a gauntlet, a candidate)
+    rotation: int  # from 0: how far the table's bots are shifted round the seats
+    seats: tuple[str, ...]  # bot name by seat
+    seed: int
+    candidate: str | None = None  # a gauntlet's candidate at this table; None in other formats
+
+    def record(self) -> dict:
+        """The schedule's part of the game's ``games.jsonl`` record."""
+        record = {
+            "index": self.index,
+            "game_id": self.game_id,
+            "round": self.round,
+            "table": self.table,
+            "rotation": self.rotation,
+            "seed": self.seed,
+            "seats": list(self.seats),
+        }
+        if self.candidate is not None:
+            record["candidate"] = self.candidate
+        return record
+
+
+class Schedule(ABC):
+    """The games of a league in their canonical order, made on demand.
+
+    A schedule never holds its games: ``count`` (and ``len``) is a closed
+    form, iteration makes each game as it is reached, and :meth:`game` finds
+    one game by its index. So a schedule of any size costs the same memory.
+    """
+
+    format: str  # the format's name, as the league file writes it
+    table_size: int
+    rounds: int
+
+    @property
+    @abstractmethod
+    def count(self) -> int:
+        """How many games the schedule holds (any size: ``len`` stops at ``sys.maxsize``)."""
+
+    @property
+    @abstractmethod
+    def tables(self) -> int:
+        """How many tables (rotation groups) a round holds."""
+
+    @abstractmethod
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        """Yield every game in order of ``index``."""
+
+    @abstractmethod
+    def summary(self) -> str:
+        """One line for people: how many games, and how they are made up."""
+
+    def __len__(self) -> int:
+        return self.count
+
+    def game(self, index: int) -> ScheduledGame:
+        """Return the game at ``index``; formats that can compute it directly do so, others count up to it."""
+        self._check_index(index)
+        return next(itertools.islice(iter(self), index, None))
+
+    def __getitem__(self, index: int | slice) -> ScheduledGame | list[ScheduledGame]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.count)
+            if step > 0:
+                return list(itertools.islice(iter(self), start, stop, step))
+            return [self.game(position) for position in range(start, stop, step)]
+        if index < 0:
+            index += self.count
+        return self.game(index)
+
+    def _check_index(self, index: int) -> None:
+        if not 0 <= index < self.count:
+            raise IndexError(f"game {index} is outside the schedule of {self.count} games")
+
+
+def rotate(table_bots: Sequence[str], rotation: int) -> tuple[str, ...]:
+    """Seat the table's bots shifted by ``rotation``: seat ``i`` gets bot ``(i + rotation) % size``."""
+    size = len(table_bots)
+    return tuple(table_bots[(seat + rotation) % size] for seat in range(size))
+
+
+def game_id(round_number: int, table_number: int, rotation: int) -> str:
+    """The game's id: ``r<round>-t<table>-s<rotation>``, the table written with at least three digits."""
+    return f"r{round_number}-t{table_number:03d}-s{rotation}"
+
+
+def rotation_group(
+    first_index: int, round_number: int, table_number: int, table_bots: Sequence[str], seed: int,
+    candidate: str | None = None,
+) -> Iterator[ScheduledGame]:  # fmt: skip
+    """Yield a table's games: one per seat rotation, all on the same seed (duplicate deals)."""
+    for rotation in range(len(table_bots)):
+        yield ScheduledGame(
+            index=first_index + rotation,
+            game_id=game_id(round_number, table_number, rotation),
+            round=round_number,
+            table=table_number,
+            rotation=rotation,
+            seats=rotate(table_bots, rotation),
+            seed=seed,
+            candidate=candidate,
+        )
+
+
+def tables_for_games(games: int, table_size: int) -> int:
+    """How many tables give a bot ``games`` games: a table gives each of its bots ``table_size`` games.
+
+    Rounded to the nearest whole table, halves up (31 games at tables of 6
+    are 5 tables, 33 are 6), and at least one.
+    """
+    return max(1, (2 * games + table_size) // (2 * table_size))
+
+
+def check_bots(bot_names: Sequence[str], table_size: int, rounds: int) -> None:
+    """Raise ``ValueError`` when no schedule can be made: repeated names, too few bots, or no rounds."""
+    if len(set(bot_names)) != len(bot_names):
+        repeated = sorted({name for name in bot_names if list(bot_names).count(name) > 1})
+        raise ValueError(f"bot names must be unique; repeated: {', '.join(repeated)}")
+    if not 1 <= table_size <= len(bot_names):
+        raise ValueError(f"a table of {table_size} cannot be filled from {len(bot_names)} bots")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+
+
+def plural(number: int, noun: str) -> str:
+    """``3 tables``, ``1 round``, ``1,200 games``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,127 @@
+"""``referee serve DIR``: a league's output directory as a local web site that tells open pages when games finish.
+
+Built on Starlette (the site: the directory's files, read-only) and uvicorn
+(the server), bound to 127.0.0.1 unless told otherwise. Besides the files it
+serves ``/events``, a stream of server-sent events: one event each time the
+league's page (``leaderboard.html``, rewritten by the league runner as games
+finish) changes, which the page answers by fetching itself again and
+redrawing, keeping the reader's sorting and filters. Both are optional
+dependencies: ``pip install 'brag-referee[serve]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from referee.errors import RefereeError
+
+PAGE = "leaderboard.html"
+DEFAULT_PORT = 8000
+POLL_SECONDS = 0.5  # how often the page's file is looked at
+KEEPALIVE_SECONDS = 15.0  # a comment line now and then keeps proxies and browsers from closing the stream
+
+
+class ServeError(RefereeError):
+    """``referee serve`` cannot start: no such directory, or the web libraries are not installed."""
+
+
+def _libraries():
+    try:
+        import uvicorn
+        from starlette.applications import Starlette
+        from starlette.responses import RedirectResponse, StreamingResponse
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+    except ImportError as error:
+        raise ServeError(
+            f"referee serve needs Starlette and uvicorn ({error.name} is missing): "
+            "pip install 'brag-referee[serve]' (or: pip install starlette uvicorn)"
+        ) from None
+    return uvicorn, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles
+
+
+def _version(path: Path) -> tuple[int, int] | None:
+    """What changes when the page is rewritten: its modification time and size (None while it does not exist)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
+    """The web application serving ``directory`` with its ``/events`` stream."""
+    _, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles = _libraries()
+    directory = Path(directory).resolve()
+    if not directory.is_dir():
+        raise ServeError(f"{directory}: no such directory; give a league's output directory (its `output:`)")
+    page = directory / PAGE
+
+    async def changes(request) -> AsyncIterator[str]:
+        seen = _version(page)
+        yield "retry: 2000\n\n"  # reconnect after 2 s if the stream breaks
+        waited = 0.0
+        while not await request.is_disconnected():
+            await asyncio.sleep(poll_seconds)
+            waited += poll_seconds
+            current = _version(page)
+            if current != seen and current is not None:
+                seen = current
+                waited = 0.0
+                yield f"event: message\ndata: {current[0]}\n\n"
+            elif waited >= KEEPALIVE_SECONDS:
+                waited = 0.0
+                yield ": still here\n\n"
+
+    async def events(request):
+        return StreamingResponse(
+            changes(request), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+    async def home(request):
+        return RedirectResponse(PAGE)
+
+    return Starlette(
+        routes=[
+            Route("/events", events),
+            Route("/", home),
+            Mount("/", app=StaticFiles(directory=directory, html=True)),
+        ]
+    )
+
+
+def serve(directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
+    """Serve ``directory`` until interrupted; return the exit status."""
+    uvicorn = _libraries()[0]
+    app = create_app(directory)
+    _check_address(host, port)
+    where = f"http://{host}:{port}/"
+    print(f"serving {Path(directory).resolve()} at {where}{PAGE} (Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then passes the signal on
+        pass
+    print("stopped", flush=True)
+    return 0
+
+
+def _check_address(host: str, port: int) -> None:
+    """Refuse an address that cannot be listened on, with a sentence rather than the server's log."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise ServeError(f"--host {host}: not an address of this machine ({error.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise ServeError(
+                f"cannot listen on {host}:{port}: {error.strerror or error}; choose another with --port"
+            ) from None

@@ -1,0 +1,345 @@
+"""Building submissions: each submission is copied into its league's output, built there once, and the result kept.
+
+A submission is a folder with ``bot.yaml`` (read by :mod:`referee.config`).
+A league never builds in, or runs a bot from, the submission's own folder:
+
+- ``OUTPUT/builds/BOT/`` is a copy of the folder (regular files, folders and
+  symbolic links as they are; the league's own output is left out when it
+  lies inside the folder), and the build command runs there, as it would in
+  a fresh checkout: ``npm ci``, ``make`` or ``go build`` find what they
+  expect at the same relative paths. The bot then runs from that copy, so
+  what the league plays is what was built, whatever happens to the
+  submission's folder meanwhile, and two leagues naming one folder never
+  build in the same place.
+- ``OUTPUT/builds/BOT.json`` records the build once it has ended: whether
+  it succeeded, the message, when, and a digest of the folder as copied.
+  A later run of the league reuses the record and the copy: a submission is
+  built once per league. A failed build stands once the league has finished
+  games (the bots playing decide the schedule); before that, a run tries it
+  again. A run interrupted during a build leaves no record, so the next run
+  builds afresh.
+- ``OUTPUT/logs/build-BOT.log`` holds the build's output.
+
+Bots that share one folder share one build, named for the first of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import stat
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import NamedTuple
+
+from referee import __version__
+from referee.atomic import replace_json
+from referee.config import League, LeagueBot, Submission, resolve_command
+from referee.errors import LeagueError
+
+BUILDS_DIR = "builds"
+BUILD_LOG_TAIL_LINES = 10
+_RECORD_VERSION = 1
+_COPY_CHUNK_BYTES = 1 << 20
+_NOT_COPIED = frozenset({"__pycache__"})  # Python's caches: remade where the bot runs
+
+
+class BuildResult(NamedTuple):
+    """How one submission's build went: the bot, whether it can play, and what to tell the organiser."""
+
+    bot: str
+    ok: bool
+    message: str
+    reused: bool = False  # recorded by an earlier run of this league, not built now
+    note: str | None = None  # worth saying even when the build is fine (the folder changed since it was copied)
+
+
+async def build_submissions(
+    league: League, output: Path, log_dir: Path, *, retry_failed: bool = True
+) -> tuple[League, list[BuildResult]]:
+    """Copy and build each submission once for this league; return the league of bots that can play, and the results.
+
+    A build fails when its command exits non-zero, outlasts
+    ``build_timeout_s``, or leaves no run program. With ``on_build_failure:
+    skip`` failed bots are left out (a :class:`LeagueError` if too few remain
+    for a table); with ``stop`` a :class:`LeagueError` lists every failure.
+    ``retry_failed``: build again a submission whose recorded build failed
+    (the league has no finished game yet, so nothing depends on it).
+    """
+    builds = output / BUILDS_DIR
+    results: list[BuildResult] = []
+    playing: list[LeagueBot] = []
+    done: dict[Path, tuple[str, BuildResult, Path]] = {}  # submission folder -> (first bot, its result, its copy)
+    for bot in league.bots:
+        submission = bot.submission
+        if submission is None:
+            playing.append(bot)
+            continue
+        earlier = done.get(submission.folder)
+        if earlier is not None:
+            first, result, copy = earlier
+            outcome = "built" if result.ok else "failed"
+            results.append(BuildResult(bot.name, result.ok, f"{bot.name}: same folder as {first}, so the same build "
+                                       f"({outcome}; see {first})", result.reused))  # fmt: skip
+        else:
+            builds.mkdir(parents=True, exist_ok=True)
+            log_dir.mkdir(parents=True, exist_ok=True)
+            copy = builds / bot.name
+            result = _recorded(bot, submission, copy, output, retry_failed)
+            if result is None:
+                result = await _copy_and_build(bot, submission, copy, output, log_dir, league.build_timeout_s)
+            done[submission.folder] = (bot.name, result, copy)
+            results.append(result)
+        if results[-1].ok:
+            playing.append(run_from(bot, copy))
+    failed = [result for result in results if not result.ok]
+    if failed and league.on_build_failure == "stop":
+        raise LeagueError(
+            f"{league.source}: {len(failed)} submission build{'s' if len(failed) > 1 else ''} failed and "
+            "on_build_failure is stop (set it to skip to play without them):\n"
+            + "\n".join(result.message for result in failed)
+        )
+    if len(playing) < league.table_size:
+        failed_names = ", ".join(sorted(result.bot for result in failed))
+        raise LeagueError(
+            f"{league.source}: after leaving out {failed_names} (build failed), "
+            f"{len(playing)} bots remain, too few for a table of {league.table_size}:\n"
+            + "\n".join(result.message for result in failed)
+        )
+    return dataclasses.replace(league, bots=tuple(playing)), results
+
+
+def run_from(bot: LeagueBot, folder: Path) -> LeagueBot:
+    """The bot, started from ``folder`` (its built copy) instead of its submission's folder."""
+    command, _ = resolve_command(bot.submission.run, folder, bot.spec.env)
+    # Its sandbox shows the bot its own folder, read-only: the copy it runs from, never the submission's folder.
+    spec = dataclasses.replace(bot.spec, command=command, cwd=str(folder), folders=(str(folder),))
+    return dataclasses.replace(bot, spec=spec)
+
+
+def folder_digest(folder: Path, leave_out: Path | None = None) -> str:
+    """A SHA-256 digest of a folder's names, kinds, executable bits, link targets and file contents."""
+    digest = hashlib.sha256()
+    _walk(folder, None, _identity(leave_out), digest.update)
+    return digest.hexdigest()
+
+
+# ----- one build -------------------------------------------------------------------
+
+
+def _recorded(
+    bot: LeagueBot, submission: Submission, copy: Path, output: Path, retry_failed: bool
+) -> BuildResult | None:
+    """The result an earlier run recorded for this submission, if it can stand; None to build it now."""
+    record_path = copy.with_name(copy.name + ".json")
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if (
+        not isinstance(record, dict)
+        or record.get("record_version") != _RECORD_VERSION
+        or record.get("manifest") != _manifest(submission)
+        or record.get("source") != str(submission.folder)
+    ):
+        return None
+    when = str(record.get("built_at", "?"))
+    if record.get("ok") is not True:
+        if retry_failed:
+            return None
+        return BuildResult(bot.name, False, f"{record.get('message')} (recorded on {when}: a build that failed "
+                           "stands once the league has finished games)", reused=True)  # fmt: skip
+    _, problem = resolve_command(submission.run, copy, bot.spec.env)
+    if problem:  # the copy was removed or damaged since: build it again
+        return None
+    note = None
+    try:
+        changed = folder_digest(submission.folder, output) != record.get("digest")
+    except OSError:
+        changed = True
+    if changed:
+        note = (
+            f"{bot.name}: {submission.folder} has changed since this league copied it on {when}; "
+            f"the league goes on playing the copy it built then ({copy})"
+        )
+    return BuildResult(bot.name, True, f"{bot.name}: built on {when}, reused ({copy})", reused=True, note=note)
+
+
+async def _copy_and_build(
+    bot: LeagueBot, submission: Submission, copy: Path, output: Path, log_dir: Path, timeout_s: float
+) -> BuildResult:
+    record_path = copy.with_name(copy.name + ".json")
+    record_path.unlink(missing_ok=True)
+    _remove(copy)
+    started = time.monotonic()
+    digest = hashlib.sha256()
+    try:
+        _walk(submission.folder, copy, _identity(output), digest.update)
+        if submission.build is None:
+            result = _check_run_program(bot, submission, copy, f"{bot.name}: copied to {copy} (no build)")
+        else:
+            result = await _build(bot, submission, copy, log_dir / f"build-{bot.name}.log", timeout_s)
+    except BaseException:
+        _remove(copy)  # interrupted: the next run starts this build afresh
+        raise
+    replace_json(record_path, {
+        "record_version": _RECORD_VERSION,
+        "bot": bot.name,
+        "source": str(submission.folder),
+        "manifest": _manifest(submission),
+        "digest": digest.hexdigest(),
+        "ok": result.ok,
+        "message": result.message,
+        "seconds": round(time.monotonic() - started, 3),
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "referee_version": __version__,
+    })  # fmt: skip
+    return result
+
+
+async def _build(bot: LeagueBot, submission: Submission, copy: Path, log_path: Path, timeout_s: float) -> BuildResult:
+    env = {**os.environ, **bot.spec.env}
+    if sys.prefix != sys.base_prefix:  # in a virtual environment: `python` in a build means this interpreter
+        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    described = f"{bot.name} ({submission.manifest}): build {json.dumps(submission.build)}"
+    started = time.monotonic()
+    with open(log_path, "wb") as log:
+        log.write(f"$ {submission.build}\n# in {copy}, a copy of {submission.folder}\n".encode())
+        log.flush()
+        try:
+            process = await asyncio.create_subprocess_shell(
+                submission.build,
+                cwd=copy,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group, so a timeout kills everything it started
+            )
+        except OSError as error:
+            return BuildResult(bot.name, False, f"{described} could not be started: {error}")
+        try:
+            returncode = await asyncio.wait_for(process.wait(), timeout_s)
+        except TimeoutError:
+            await _kill(process)
+            return BuildResult(
+                bot.name,
+                False,
+                f"{described} did not finish within {timeout_s:g} s (build_timeout_s) and was killed; "
+                f"its output is in {log_path}{_log_tail(log_path)}",
+            )
+        except asyncio.CancelledError:  # Ctrl-C or SIGTERM: the build goes too
+            await _kill(process)
+            raise
+    elapsed = time.monotonic() - started
+    if returncode != 0:
+        how = f"exit code {returncode}" if returncode > 0 else f"signal {-returncode}"
+        return BuildResult(
+            bot.name,
+            False,
+            f"{described} failed with {how} after {elapsed:.1f} s; its output is in {log_path}{_log_tail(log_path)}",
+        )
+    return _check_run_program(bot, submission, copy, f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})",
+                              f"{described} succeeded, but its run command")  # fmt: skip
+
+
+def _check_run_program(
+    bot: LeagueBot, submission: Submission, copy: Path, success: str, failure: str | None = None
+) -> BuildResult:
+    _, problem = resolve_command(submission.run, copy, bot.spec.env)
+    if problem:
+        failure = failure or f"{bot.name} ({submission.manifest}): its run command"
+        return BuildResult(
+            bot.name, False, f"{failure} {json.dumps(shlex.join(submission.run))} cannot be started ({problem})"
+        )
+    return BuildResult(bot.name, True, success)
+
+
+async def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    await process.wait()
+
+
+def _manifest(submission: Submission) -> dict:
+    return {"name": submission.name, "version": submission.version, "build": submission.build,
+            "run": list(submission.run)}  # fmt: skip
+
+
+def _log_tail(log_path: Path) -> str:
+    lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[2:]  # past the header
+    tail = [line for line in lines if line.strip()][-BUILD_LOG_TAIL_LINES:]
+    return ", ending:\n" + "\n".join("    " + line for line in tail) if tail else " (no output)"
+
+
+# ----- copying ---------------------------------------------------------------------
+
+
+def _walk(
+    source: Path, target: Path | None, leave_out: tuple[int, int] | None, update: Callable[[bytes], None]
+) -> None:
+    """Digest ``source`` in name order and, given a ``target``, copy it there as it goes.
+
+    Regular files (with their permission bits), folders and symbolic links
+    (as links, unfollowed) are taken; sockets, pipes, devices and Python's
+    ``__pycache__`` folders are not.
+    ``leave_out`` (the device and inode of the league's output, when it lies
+    inside the folder) is skipped.
+    """
+    if target is not None:
+        target.mkdir(parents=True)
+    for entry in sorted(os.scandir(source), key=lambda entry: entry.name):
+        path = Path(entry.path)
+        name = os.fsencode(entry.name)
+        if entry.is_symlink():
+            link = os.readlink(path)
+            update(b"L\0" + name + b"\0" + os.fsencode(link) + b"\0")
+            if target is not None:
+                os.symlink(link, target / entry.name)
+        elif entry.is_dir(follow_symlinks=False):
+            if entry.name in _NOT_COPIED or _identity(path) == leave_out:
+                continue
+            update(b"D\0" + name + b"\0")
+            _walk(path, target / entry.name if target is not None else None, leave_out, update)
+            update(b"U\0")
+        elif entry.is_file(follow_symlinks=False):
+            mode = entry.stat(follow_symlinks=False).st_mode
+            update(b"F\0" + name + b"\0" + (b"x" if mode & stat.S_IXUSR else b"-") + b"\0")
+            _copy_file(path, target / entry.name if target is not None else None, mode, update)
+
+
+def _identity(path: Path | None) -> tuple[int, int] | None:
+    """A folder's device and inode, which name it however it is reached; None if there is none."""
+    try:
+        status = os.stat(path, follow_symlinks=False) if path is not None else None
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino) if status is not None else None
+
+
+def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[bytes], None]) -> None:
+    with open(source, "rb") as reader, (open(target, "xb") if target is not None else contextlib.nullcontext()) as out:
+        while chunk := reader.read(_COPY_CHUNK_BYTES):
+            update(chunk)
+            if out is not None:
+                out.write(chunk)
+    if target is not None:
+        os.chmod(target, stat.S_IMODE(mode))
+        shutil.copystat(source, target)
+
+
+def _remove(folder: Path) -> None:
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)

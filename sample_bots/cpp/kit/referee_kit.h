@@ -1,0 +1,89 @@
+// The C++ bot kit for the Brag referee: write one function from a turn to an action, and play.
+//
+//   #include "referee_kit.h"
+//   namespace v2 = referee::v2;
+//   v2::Action decide(const referee::kit::Turn& turn) { return turn.legal_actions[0]; }
+//   int main() { return referee::kit::run_bot(decide, {.name = "first-legal"}); }
+//
+// The kit serves protocol v2 (proto/referee/v2/bot.proto; the build generates the message and
+// service code from the copy in this bot's folder) on the address in REFEREE_BOT_ADDRESS: it answers
+// the handshake, keeps each game's public history from the stream (checking sequence numbers), calls
+// `decide` for each decision_request and the optional hooks for everything else, one message at a
+// time and in order. If `decide` throws, the kit writes the exception to stderr (your log) and
+// answers with Decision.error ("std::out_of_range: vector::at"): the referee records a
+// malformed-reply fault quoting it. SIGTERM or SIGINT stops the bot with exit status 0.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "referee/v2/bot.pb.h"
+
+namespace referee::kit {
+
+namespace v2 = ::referee::v2;
+
+// One game's public history as the stream delivered it: every event in order, checked for gaps.
+class GameHistory {
+ public:
+  GameHistory() = default;
+  explicit GameHistory(const v2::GameStart& start) : game_start_(start) {}
+
+  // Takes the next event; returns false (and records the gap) unless it is numbered one past the last.
+  bool add(const v2::Event& event);
+  // The events of hand `hand_number` (the current hand), oldest first; valid while the history lives.
+  std::vector<const v2::Event*> hand_events(uint32_t hand_number) const;
+  // Every showdown event so far; each one's showdown() holds the revealed hands.
+  std::vector<const v2::Event*> showdowns() const;
+
+  const v2::GameStart& game_start() const { return game_start_; }  // seat, players, seed, limits
+  const std::deque<v2::Event>& events() const { return events_; }   // sequence 1, 2, 3 ...
+  const std::vector<std::string>& gaps() const { return gaps_; }    // one line per gap (there should be none)
+
+ private:
+  v2::GameStart game_start_;
+  std::deque<v2::Event> events_;  // a deque: references to its events stay valid as it grows
+  std::vector<std::string> gaps_;
+};
+
+// What `decide` gets for one decision_request.
+struct Turn {
+  const v2::DecisionRequest& request;                       // decision_number(), move_time_ms(), ...
+  const v2::Observation& observation;                       // exactly what your seat may know
+  const std::vector<v2::Action>& legal_actions;             // return one of these
+  const std::vector<const v2::Event*>& hand_events;         // the current hand's public events
+  const GameHistory& history;                               // the whole game's, and its GameStart
+};
+
+using DecideFunction = std::function<v2::Action(const Turn&)>;
+
+struct BotOptions {
+  std::string name{};                                       // required: shown in logs
+  std::string version = "1.0";
+  std::string author{};
+  std::vector<v2::Game> games = {v2::GAME_STOP_THE_BUS, v2::GAME_BASTARD_BRAG};
+  std::string address{};                                    // default: $REFEREE_BOT_ADDRESS
+  // Optional hooks. on_event sees every public event once, in order (a SHOWDOWN's showdown() holds
+  // the revealed hands), before the decide or on_game_end of the message that carried it.
+  std::function<void(const v2::GameStart&)> on_game_start{};
+  std::function<void(const v2::Event&)> on_event{};
+  std::function<void(const v2::FaultNotice&)> on_fault{};
+  std::function<void(const v2::GameEnd&)> on_game_end{};
+};
+
+// Serves `decide` until SIGTERM or SIGINT; returns the process's exit status (0, or 1 if it cannot
+// listen, 2 without an address).
+int run_bot(DecideFunction decide, BotOptions options);
+
+// The card text form, the same everywhere: rank then suit letter, "QS", "TD", "2C", "AH".
+std::string card_text(const v2::Card& card);
+// The card for "QS" (any case; "10S" too); throws std::invalid_argument for anything else.
+v2::Card parse_card(std::string_view text);
+// A short text for an action, for logs: "DISCARD QS", "EXCHANGE 2C slot 1", "KNOCK".
+std::string action_text(const v2::Action& action);
+
+}  // namespace referee::kit

@@ -1,0 +1,329 @@
+"""The pages in a real browser: Playwright driving Debian's Chromium (`make browser-deps` installs it).
+
+Skipped, saying why, where Playwright or /usr/bin/chromium is missing. Every
+page is opened from a file (file://) as an organiser would open a league's
+folder, except where `referee serve` is the point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.gamelog import read_log
+from referee.publish import html_leaderboard
+from referee.standings import compute_standings
+
+from .conftest import PYTHON
+from .game_logs import logged_game, write_league
+
+CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None, reason="Playwright is not installed: pip install -e '.[test]'"),
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason=f"no Chromium at {CHROMIUM}: run `make browser-deps` (as root: apt-get install -y "
+                              "chromium), or set REFEREE_CHROMIUM to a Chromium binary"),  # fmt: skip
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    yield opened
+    context.close()
+    assert not errors, f"the page reported errors: {errors}"
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory) -> Path:
+    """A finished league of real bots (one of which faults), with its pages."""
+    folder = tmp_path_factory.mktemp("league")
+    league_file = write_league(folder / "league.yaml")
+    subprocess.run([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(folder / "out"),
+                    "--no-progress"], check=True, capture_output=True, timeout=300)  # fmt: skip
+    return folder / "out"
+
+
+def ready(page) -> None:
+    page.wait_for_selector("body[data-ready='1']", timeout=10_000)
+
+
+def standings(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#standings tbody tr", "rows => rows.map(r => [...r.children].map(td => td.textContent))"
+    )
+
+
+def column(page, key: str) -> list[str]:
+    return page.eval_on_selector_all(f"#standings tbody td[data-key='{key}']", "cells => cells.map(c => c.textContent)")
+
+
+# ----- the league's page ---------------------------------------------------------------
+
+
+def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
+    page.goto((league / "leaderboard.html").as_uri())
+    ready(page)
+    board = json.loads((league / "leaderboard.json").read_text())
+    assert [row[1] for row in standings(page)] == [row["bot"] for row in board["rows"]]
+    assert page.text_content("h1") == "viewer-league"
+    settings = page.text_content("#settings")
+    for fact in ("stop the bus", "tables of 3", "12 of 12 games", "move 1000 ms", "default action", "seed 21",
+                 "referee "):  # fmt: skip
+        assert fact in settings
+    page.click("#standings th[data-key='win_rate']")
+    rates = [float(text.rstrip("%")) for text in column(page, "win_rate")]
+    assert rates == sorted(rates, reverse=True)
+    assert page.get_attribute("#standings th[data-key='win_rate']", "aria-sort") == "descending"
+    page.click("#standings th[data-key='win_rate']")
+    assert [float(text.rstrip("%")) for text in column(page, "win_rate")] == sorted(rates)
+    page.click("#standings th[data-key='bot']")
+    assert column(page, "bot") == sorted(column(page, "bot"))
+    page.reload()
+    ready(page)
+    assert column(page, "bot") == sorted(column(page, "bot")), "the chosen order survives a reload"
+    # Head to head: every pair, coloured by strength; the chart has a line per bot.
+    assert page.locator("#pairs td[data-strength]").count() == len(board["rows"]) * (len(board["rows"]) - 1)
+    assert page.locator("#chart polyline").count() == len(board["rows"])
+
+
+def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:
+    page.goto((league / "leaderboard.html").as_uri())
+    ready(page)
+    assert page.locator("#standings tr[data-bot='alpha'] button.fault").count() == 0, "no fault: no button"
+    page.click("#standings tr[data-bot='faulty'] button.fault[data-kind='illegal']")
+    entries = page.locator("#faults li")
+    assert entries.count() >= 1
+    first = entries.first
+    assert "logs/faulty-" in first.locator("a").nth(1).get_attribute("href")
+    link = first.locator("a").first
+    href = link.get_attribute("href")
+    game_id, decision = href.split("/")[-1].split(".html#n=")
+    link.click()
+    ready(page)
+    assert game_id in page.text_content("h1")
+    fault = next(record for record in read_log(league / "games" / f"{game_id}.jsonl") if record["type"] == "fault")
+    assert int(decision) == fault["n"]
+    assert page.text_content("#caption").startswith(f"fault (decision {fault['n']}): seat {fault['seat']} faulty")
+
+
+def test_the_games_list_filters_by_bot_and_opens_a_replay(page, league: Path) -> None:
+    page.goto((league / "leaderboard.html").as_uri())
+    ready(page)
+    assert page.locator("#games tbody tr").count() == 12
+    page.select_option("#bot-filter", "alpha")
+    rows = page.locator("#games tbody tr")
+    assert rows.count() == 9  # alpha sits at 3 of the 4 tables, each in 3 rotations
+    game_id = rows.first.get_attribute("data-game")
+    rows.first.locator("td a").first.click()
+    ready(page)
+    assert page.text_content("h1").startswith(game_id)
+    page.click("#back")
+    ready(page)
+    assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"
+
+
+def test_names_are_shown_as_text_never_run(page, tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="window.ran=1">"</script>'
+    standings = compute_standings([{"index": 0, "game_id": "g0", "seats": [hostile, "plain"], "placements": [0, 1]}])
+    path = tmp_path / "page.html"
+    path.write_text(html_leaderboard(standings, hostile), encoding="utf-8")
+    page.goto(path.as_uri())
+    ready(page)
+    assert column(page, "bot")[0] == hostile and page.text_content("h1") == hostile
+    assert page.evaluate("window.ran") is None and page.locator("#standings img").count() == 0
+
+
+# ----- replays ---------------------------------------------------------------------------
+
+
+def seat_cards(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#table .seat .cards",
+        "boxes => boxes.map(box => [...box.querySelectorAll('.card')].map(c => c.dataset.card || '??'))",
+    )
+
+
+def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(page, tmp_path: Path) -> None:
+    log_path = logged_game("faults")
+    log = read_log(log_path)
+    out = tmp_path / "replay.html"
+    subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
+    page.goto(out.as_uri())
+    ready(page)
+    records = log[1:]
+    for index, record in enumerate(records):
+        assert page.get_attribute("body", "data-step") == str(index)
+        shown = seat_cards(page)
+        if record["type"] == "deal":
+            for seat, cards in record["hands"].items():
+                assert shown[int(seat)] == cards.split(), f"step {index}: the deal"
+        if record["type"] == "hand":
+            for seat, cards in record["hands"].items():
+                assert shown[int(seat)] == cards.split(), f"step {index}: the showdown"
+            assert page.locator(f"#table .seat[data-seat='{record['loser']}'].loser").count() == 1
+        following = records[index + 1] if index + 1 < len(records) else None
+        if following and following["type"] == "decision":
+            # Just before a decision the acting seat holds what the log says it was asked with.
+            assert shown[following["seat"]] == following["holding"].split(), f"step {index}: before {following['n']}"
+        page.keyboard.press("ArrowRight")
+    # One seat's view: its own cards; the others face down except at a showdown.
+    page.keyboard.press("Home")
+    page.select_option("#view", "1")
+    for index, record in enumerate(records):
+        shown = seat_cards(page)
+        for seat, cards in enumerate(shown):
+            if record["type"] == "hand" and str(seat) in record["hands"]:
+                assert cards == record["hands"][str(seat)].split()
+            elif seat != 1:
+                assert set(cards) <= {"??"}, f"step {index}: seat 1 cannot see seat {seat}'s cards {cards}"
+        page.keyboard.press("ArrowRight")
+    # Play runs by itself; jump to a hand.
+    page.keyboard.press("Home")
+    page.select_option("#speed", "4")
+    page.click("#play")
+    page.wait_for_function("Number(document.body.dataset.step) >= 5", timeout=5_000)
+    page.keyboard.press(" ")
+    hands = [record["hand"] for record in records if record["type"] == "deal"]
+    page.select_option("#hand", str(hands[-1]))
+    step = int(page.get_attribute("body", "data-step"))
+    assert records[step]["type"] == "deal" and records[step]["hand"] == hands[-1]
+    page.keyboard.press("PageUp")
+    step = int(page.get_attribute("body", "data-step"))
+    assert records[step]["type"] == "deal" and records[step]["hand"] == hands[-2]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    try:
+        replay = sorted((league / "replays").iterdir())[0]
+        for url in ((league / "leaderboard.html").as_uri(), replay.as_uri()):
+            page.goto(url)
+            ready(page)
+            overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{url} is {overflow} px wider than {width} px"
+        for control in ("#prev", "#play", "#next", "#view"):
+            box = page.locator(control).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, control
+        card = page.locator("#table .card").first.bounding_box()
+        assert card["width"] >= 30, "cards stay readable"
+        if width == 1280:
+            page.goto((league / "leaderboard.html").as_uri())
+            ready(page)
+            table = page.locator("#standings").bounding_box()
+            assert table["x"] + table["width"] <= width, "the default standings fit 1280 px"
+    finally:
+        context.close()
+
+
+def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) -> None:
+    log_path = logged_game("long")
+    decisions = read_log(log_path)[-1]["decisions"]
+    assert decisions >= 200
+    out = tmp_path / "long.html"
+    subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    times = []
+    for _ in range(3):
+        page.goto(out.as_uri())
+        ready(page)
+        times.append(int(page.get_attribute("body", "data-ready-ms")))
+    context.close()
+    opened_ms = statistics.median(times)
+    print(f"\n{decisions}-decision replay ({out.stat().st_size / 1024:.0f} KiB) ready in {opened_ms} ms (median of 3)")
+    assert opened_ms < 1000
+
+
+# ----- live pages --------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def games_shown(page) -> int:
+    return int(page.get_attribute("body", "data-games") or 0)
+
+
+def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_path: Path) -> None:
+    league_file = write_league(tmp_path / "league.yaml", thinker_ms=25, rounds=2)
+    output = tmp_path / "out"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    runner = subprocess.Popen([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(output),
+                               "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # fmt: skip
+    server = None
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page_file = output / "leaderboard.html"
+        deadline = time.monotonic() + 60
+        while not page_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert page_file.exists(), "the runner writes the page once a game has finished"
+        port = free_port()
+        server = subprocess.Popen([PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        assert "serving" in server.stdout.readline()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        from_file = context.new_page()
+        from_file.goto(page_file.as_uri())
+        ready(from_file)
+        served = context.new_page()
+        served.goto(f"http://127.0.0.1:{port}/")
+        ready(served)
+        assert from_file.is_visible("#live"), "a running league's page says it is live"
+        first_file, first_served = games_shown(from_file), games_shown(served)
+        assert first_file < 12 and first_served < 12
+        # Each page picks up games that finish while it is open: the file by reloading itself, the
+        # served page when `referee serve` tells it the page changed.
+        from_file.wait_for_function(f"Number(document.body.dataset.games) > {first_file}", timeout=30_000)
+        served.wait_for_function(f"Number(document.body.dataset.games) > {first_served}", timeout=30_000)
+        assert runner.wait(timeout=120) == 0, runner.stderr.read().decode()
+        served.wait_for_function("Number(document.body.dataset.games) === 12", timeout=20_000)
+        from_file.wait_for_function("Number(document.body.dataset.games) === 12", timeout=20_000)
+        assert not from_file.is_visible("#live"), "a finished league's page no longer refreshes"
+    finally:
+        context.close()
+        for process in (runner, server):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGINT)
+                process.wait(timeout=20)
+        shutil.rmtree(output / "logs", ignore_errors=True)

@@ -1,0 +1,200 @@
+"""Replay pages and the league's page: frames checked against the log and the engine, sizes, live rewriting."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main as referee_main
+from referee.config import load_league
+from referee.gamelog import new_game
+from referee.games.base import Action
+from referee.league import run_league
+from referee.publish import html_leaderboard
+from referee.publish.league_page import page_data_of as league_data_of
+from referee.publish.league_page import rating_history
+from referee.publish.live import LiveSite
+from referee.publish.replay_page import page_data, page_data_of, replay_page
+from referee.standings import compute_standings
+from referee.transcript import read_game
+
+from .conftest import Bots
+from .game_logs import logged_game, records, write_league
+
+MAX_PAGE_BYTES = 200_000
+
+
+def expand(frames: list[dict]) -> list[dict]:
+    """The page's frames made whole again, as its script does: each frame's changes on the one before."""
+    whole, state = [], {}
+    for change in frames:
+        state = {**state, **change}
+        state = {key: value for key, value in state.items() if value is not None}
+        whole.append(state)
+    return whole
+
+
+@pytest.mark.parametrize("name", ["stop_the_bus", "bastard_brag", "faults"])
+def test_each_frame_shows_the_cards_the_log_and_the_engine_say(name: str) -> None:
+    log = records(name)
+    start, steps = read_game(logged_game(name))
+    html = replay_page(start, steps)
+    data = page_data_of(html)
+    assert data == json.loads(json.dumps(page_data(start, steps)))
+    frames = expand(data["frames"])
+    assert len(frames) == len(log) - 1
+    game = new_game(log[0])
+    for index, record in enumerate(log[1:]):
+        frame = frames[index]
+        previous = frames[index - 1] if index else None
+        kind = record["type"]
+        assert frame["k"] == kind
+        if kind == "deal":
+            for seat, cards in record["hands"].items():
+                assert frame[f"o{seat}"][0] == cards
+            if "centre" in record:
+                assert frame["centre"] == record["centre"]
+            else:
+                assert frame["pile"] == record["discard"] and frame["next"] == record["stock"].split()[0]
+        elif kind == "decision":
+            seat = record["seat"]
+            # Before the move: the seat held what the log says it was asked with, and it was its turn.
+            assert previous[f"o{seat}"][0] == record["holding"] and previous["cur"] == seat
+            hand = game.hand_number
+            game.apply(Action.parse(record["action"]))
+            ended = game.hand_number != hand or game.is_over
+            action = Action.parse(record["action"])
+            if "pile" in frame and action.kind.value == "discard":
+                assert frame["pile"].split()[0] == str(action.card)  # the discard is on top, even as the hand ends
+            if not ended:
+                assert frame.get("cur") == game.current_seat
+                for other in range(game.num_players):
+                    assert frame[f"o{other}"][0] == " ".join(map(str, game.hands[other]))
+                if "centre" in frame:
+                    assert frame["centre"] == " ".join(map(str, game.centre_by_slot()))
+        elif kind == "forfeit":
+            game.forfeit(record["seat"], record["reason"])
+        elif kind == "hand":
+            assert frame["lives"] == record["lives"] and frame.get("loser") == record["loser"]
+            assert {seat: shown[0] for seat, shown in frame.get("rev", {}).items()} == record["hands"]
+            assert previous["lives"] != record["lives"] or record["loser"] is None or record["floating"] != \
+                previous.get("fl", [0] * len(record["lives"]))
+    assert game.is_over
+
+
+def test_a_replay_page_is_small_and_self_contained(tmp_path: Path, capsys) -> None:
+    for name in ("stop_the_bus", "bastard_brag"):
+        assert referee_main(["replay", str(logged_game(name)), "-o", str(tmp_path / f"{name}.html")]) == 0
+        html = (tmp_path / f"{name}.html").read_text(encoding="utf-8")
+        assert len(html.encode()) < MAX_PAGE_BYTES
+        # Nothing is fetched: no external script, style, image or font.
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+        assert "@import" not in html and "url(" not in html
+    assert "KiB" in capsys.readouterr().out
+
+
+def test_the_replay_command_names_the_page_after_the_game(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert referee_main(["replay", str(logged_game("stop_the_bus"))]) == 0
+    assert (tmp_path / "stop_the_bus.html").is_file()
+    assert referee_main(["show", str(logged_game("faults")), "--html", "f.html"]) == 0
+    frames = expand(page_data_of((tmp_path / "f.html").read_text())["frames"])
+    assert [frame["fault"] for frame in frames if frame["k"] == "fault"] == ["illegal", "illegal"]
+
+
+# ----- the league ----------------------------------------------------------------------------
+
+
+def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: Path, bots: Bots) -> None:
+    league = load_league(write_league(tmp_path / "league.yaml", bots.marker))
+    league = dataclasses.replace(league, concurrency=2)
+    output = tmp_path / "out"
+    summary = asyncio.run(run_league(league, output=output))
+    results = [json.loads(line) for line in (output / "games.jsonl").read_text().splitlines()]
+    assert summary.played == len(results) == 12
+    for record in results:
+        page = output / "replays" / f"{record['game_id']}.html"
+        frames = expand(page_data_of(page.read_text(encoding="utf-8"))["frames"])
+        assert sum(frame["k"] == "decision" for frame in frames) == record["decisions"]
+    data = league_data_of((output / "leaderboard.html").read_text(encoding="utf-8"))
+    assert data["league"]["name"] == "viewer-league" and not data["league"]["live"]
+    assert data["league"]["settings"]["seed"] == 21 and data["league"]["settings"]["table_size"] == 3
+    assert data["league"]["scheduled"] == 12 and data["league"]["games"] == 12
+    assert {row[1] for row in data["games"]} == {record["game_id"] for record in results}
+    assert all(row[8] == 1 for row in data["games"]), "every game links its replay"
+    # The chart ends at the leaderboard's ratings.
+    board = json.loads((output / "leaderboard.json").read_text())
+    for row in board["rows"]:
+        assert data["history"]["mu"][row["bot"]][-1] == pytest.approx(row["rating"]["mu"], abs=0.01)
+    # Each fault is listed with its game, decision and the line of the bot's output it happened at.
+    faults = data["faults"]["faulty"]
+    assert len(faults) == sum(record["faults"][record["seats"].index("faulty")].get("illegal", 0)
+                              for record in results if "faulty" in record["seats"])  # fmt: skip
+    for fault in faults:
+        assert fault["kind"] == "illegal" and isinstance(fault["n"], int) and isinstance(fault["line"], int)
+        assert (output / fault["log"]).is_file() and fault["log"].startswith("logs/faulty-")
+        log = next(line for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
+                   if '"type":"fault"' in line)  # fmt: skip
+        assert json.loads(log)["n"] == fault["n"]
+
+
+def test_the_rating_history_ends_at_the_standings_and_skips_void_games() -> None:
+    names = ["a", "b", "c"]
+    games = [{"index": i, "game_id": f"g{i}", "seats": [names[i % 3], names[(i + 1) % 3]], "placements": [i % 2, 1 - i % 2]}
+             for i in range(40)]  # fmt: skip
+    games[7]["void"] = "only one bot got to make a decision"
+    standings = compute_standings(games, bots=names)
+    history = rating_history(list(reversed(games)), names, points=10)
+    assert history["games"][0] == 0 and history["games"][-1] == 39 and len(history["games"]) == 11
+    for row in standings.rows:
+        assert history["mu"][row.bot][-1] == pytest.approx(row.mu, abs=0.005)
+        assert history["sigma"][row.bot][-1] == pytest.approx(row.sigma, abs=0.005)
+
+
+def test_the_page_of_standings_alone_renders() -> None:
+    standings = compute_standings([{"index": 0, "game_id": "g", "seats": ["x", "y"], "placements": [1, 0]}])
+    data = league_data_of(html_leaderboard(standings, "a <title>"))
+    assert data["league"]["name"] == "a <title>" and [row["bot"] for row in data["board"]["rows"]] == ["y", "x"]
+    assert data["games"] == [] and not data["league"]["live"]
+
+
+def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the_last_game(tmp_path: Path) -> None:
+    (tmp_path / "games").mkdir()
+    ids = [f"g{i}" for i in range(8)]
+    log = records("stop_the_bus")
+    with open(tmp_path / "games.jsonl", "w", encoding="utf-8") as results:
+        for index, game_id in enumerate(ids):
+            shutil.copy(logged_game("stop_the_bus"), tmp_path / "games" / f"{game_id}.jsonl")
+            results.write(json.dumps({"index": index, "game_id": game_id, "seats": log[0]["players"],
+                                      "placements": log[-1]["placements"]}) + "\n")  # fmt: skip
+    (tmp_path / "games" / "broken.jsonl").write_text("not json\n")
+
+    async def scenario() -> tuple[LiveSite, float]:
+        site = LiveSite(tmp_path, log[0]["players"], "live test", 8, interval_s=0.5)
+        for game_id in ids[:4]:
+            site.game_finished(game_id)
+        site.game_finished("broken")
+        await asyncio.sleep(0.2)
+        for game_id in ids[4:]:
+            site.game_finished(game_id)
+            await asyncio.sleep(0.05)
+        last_game = time.monotonic()
+        await asyncio.sleep(1.5)  # the trailing write comes without another game
+        await site.close()
+        return site, last_game
+
+    site, last_game = asyncio.run(scenario())
+    assert site.replays_written == 8 and sorted(p.stem for p in (tmp_path / "replays").iterdir()) == ids
+    writes = site.leaderboard_written_at
+    assert 2 <= len(writes) <= 4, writes
+    assert all(later - earlier >= 0.45 for earlier, later in zip(writes, writes[1:], strict=False))
+    assert writes[-1] > last_game, "the games that came in the last interval are shown"
+    data = league_data_of((tmp_path / "leaderboard.html").read_text(encoding="utf-8"))
+    assert data["league"]["live"] and data["league"]["games"] == 8 and data["league"]["scheduled"] == 8

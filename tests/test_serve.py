@@ -1,0 +1,109 @@
+"""`referee serve`: a league's folder over HTTP on 127.0.0.1, and an event to open pages when the page changes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .conftest import PYTHON
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses with a TCP socket listening on ``port`` (from /proc/net/tcp, IPv4)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if int(hex_port, 16) == port and state == "0A":  # LISTEN
+            found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
+@pytest.fixture
+def site(tmp_path: Path):
+    (tmp_path / "replays").mkdir()
+    (tmp_path / "leaderboard.html").write_text("<html>first</html>", encoding="utf-8")
+    (tmp_path / "replays" / "g1.html").write_text("<html>replay</html>", encoding="utf-8")
+    (tmp_path.parent / "secret.txt").write_text("not served", encoding="utf-8")
+    port = free_port()
+    server = subprocess.Popen([PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base + "/replays/g1.html", timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    try:
+        yield tmp_path, base, port, server
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=10)
+
+
+def test_serves_the_folder_on_loopback_only(site) -> None:
+    folder, base, port, server = site
+    assert listening_addresses(port) == {"127.0.0.1"}
+    home = httpx.get(base + "/", timeout=5, follow_redirects=True)
+    assert home.status_code == 200 and home.text == "<html>first</html>"  # redirected to the league's page
+    assert httpx.get(base + "/replays/g1.html", timeout=5).text == "<html>replay</html>"
+    assert httpx.get(base + "/../secret.txt", timeout=5).status_code == 404
+    assert httpx.get(base + "/%2e%2e/secret.txt", timeout=5).status_code == 404
+    server.send_signal(signal.SIGINT)
+    assert server.wait(timeout=10) == 0
+    assert f"at http://127.0.0.1:{port}/leaderboard.html" in server.stdout.read()
+
+
+def test_an_open_page_is_told_when_the_league_page_changes(site) -> None:
+    folder, base, _, _ = site
+    events: list[str] = []
+
+    def listen() -> None:
+        with httpx.stream("GET", base + "/events", timeout=10) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            for line in stream.iter_lines():
+                events.append(line)
+                if line.startswith("data:"):
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    time.sleep(1.0)
+    assert not any(line.startswith("data:") for line in events), "no event before the page changes"
+    replacement = folder / ".leaderboard.html.tmp"
+    replacement.write_text("<html>second</html>", encoding="utf-8")
+    os.replace(replacement, folder / "leaderboard.html")  # as the league runner rewrites it
+    listener.join(timeout=5)
+    assert any(line.startswith("data:") for line in events), events
+    assert httpx.get(base + "/leaderboard.html", timeout=5).text == "<html>second</html>"
+
+
+def test_a_port_in_use_or_a_missing_folder_is_told_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = subprocess.run([PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
+                             capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert run.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in run.stderr and "--port" in run.stderr
+    assert "Traceback" not in run.stderr
+    run = subprocess.run([PYTHON, "-m", "referee.cli", "serve", str(tmp_path / "nope")],
+                         capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert run.returncode == 1 and "no such directory" in run.stderr

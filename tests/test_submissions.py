@@ -1,0 +1,269 @@
+"""Building submissions: a copy in the league's output, built once, recorded, reused; never the submission's folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from referee.config import League, load_league
+from referee.errors import LeagueError
+from referee.submissions import BUILDS_DIR, BuildResult, build_submissions, folder_digest
+
+TWO_BOTS = """\
+bots:
+  - name: alice
+    command: python alice.py
+  - name: bob
+    command: python bob.py
+"""
+
+
+def league_file(folder: Path, bots: str, body: str = "build_timeout_s: 20\n", table_size: int = 2) -> Path:
+    path = folder / "league.yaml"
+    header = f"name: subs\ngame: stop_the_bus\nseed: 1\ntable_size: {table_size}\n"
+    path.write_text(header + textwrap.dedent(body) + textwrap.dedent(bots))
+    for script in ("alice.py", "bob.py"):  # the scripts the command bots run (a missing one is refused at load)
+        if f"python {script}" in bots:
+            (folder / script).touch()
+    return path
+
+
+def submission(folder: Path, manifest: str, files: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.yaml").write_text(manifest)
+    for name, text in (files or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    if "python bot.py" in manifest and not (folder / "bot.py").exists():
+        (folder / "bot.py").write_text("#")  # the script its run command names (a missing one is refused)
+    return folder
+
+
+def manifest(build: str | None, run: str = "python bot.py") -> str:
+    return "name: sub\nversion: '1'\n" + (f"build: {json.dumps(build)}\n" if build else "") + f"run: {run}\n"
+
+
+def build(league: League, output: Path, retry_failed: bool = True) -> tuple[League, list[BuildResult]]:
+    output.mkdir(parents=True, exist_ok=True)
+    return asyncio.run(build_submissions(league, output, output / "logs", retry_failed=retry_failed))
+
+
+def test_a_build_runs_in_a_copy_in_the_output_and_the_bot_runs_from_there(tmp_path):
+    source = submission(tmp_path / "sub", manifest("echo compiled > built.txt && echo building"), {"bot.py": "#"})
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    output = tmp_path / "out"
+    built, [result] = build(league, output)
+    copy = output / BUILDS_DIR / "sub"
+    assert (result.bot, result.ok, result.reused) == ("sub", True, False)
+    assert result.message.startswith("sub: built in ")
+    assert sorted(os.listdir(source)) == ["bot.py", "bot.yaml"], "the build wrote in the submission's folder"
+    assert (copy / "built.txt").read_text() == "compiled\n"
+    assert built.bot("sub").spec.cwd == str(copy)
+    assert built.bot("sub").spec.command == (sys.executable, "bot.py")
+    assert league.bot("sub").spec.cwd == str(source)  # the loaded league is unchanged
+    log = output / "logs" / "build-sub.log"
+    assert "building" in log.read_text() and str(log) in result.message
+    record = json.loads((output / BUILDS_DIR / "sub.json").read_text())
+    assert record["ok"] is True and record["digest"] == folder_digest(source)
+
+
+def test_the_copy_keeps_links_and_modes_and_leaves_out_the_leagues_own_output(tmp_path):
+    source = submission(tmp_path / "sub", manifest(None, "./run.sh"), {"run.sh": "#!/bin/sh\n", "data/x.txt": "x"})
+    (source / "run.sh").chmod(0o755)
+    (source / "data.txt").symlink_to("data/x.txt")
+    os.mkfifo(source / "a-pipe")  # copying would read it forever
+    (source / "__pycache__").mkdir()
+    # The league's output inside the submission's folder (path: .) must not be copied into itself.
+    for script in ("alice.py", "bob.py"):
+        (tmp_path / script).touch()
+    league = load_league(league_file(source, TWO_BOTS.replace("python ", "python ../") + "  - path: .\n"))
+    output = source / "results"
+    built, [result] = build(league, output)
+    assert result.ok, result.message
+    copy = output / BUILDS_DIR / "sub"
+    assert sorted(os.listdir(copy)) == ["bot.yaml", "data", "data.txt", "league.yaml", "run.sh"]
+    assert os.readlink(copy / "data.txt") == "data/x.txt" and (copy / "data.txt").read_text() == "x"
+    assert os.access(copy / "run.sh", os.X_OK)
+    assert built.bot("sub").spec.command == (str(copy / "run.sh"),)
+
+
+def test_a_build_may_make_the_run_program(tmp_path):
+    submission(tmp_path / "sub", manifest("printf '#!/bin/sh\\n' > bot && chmod +x bot", "./bot --fast"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))  # ./bot does not exist yet
+    built, [result] = build(league, tmp_path / "out")
+    assert result.ok, result.message
+    assert built.bot("sub").spec.command == (str(tmp_path / "out" / BUILDS_DIR / "sub" / "bot"), "--fast")
+    assert not (tmp_path / "sub" / "bot").exists()
+
+
+def test_a_build_that_does_not_make_the_run_program_fails(tmp_path):
+    submission(tmp_path / "sub", manifest("true", "./bot"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    built, [result] = build(league, tmp_path / "out")
+    assert not result.ok
+    assert result.message == (
+        f'sub ({tmp_path / "sub" / "bot.yaml"}): build "true" succeeded, but its run command "./bot" cannot be '
+        f"started (no such file: ./bot, looked for {tmp_path / 'out' / BUILDS_DIR / 'sub' / 'bot'})"
+    )
+    assert built.bot_names == ("alice", "bob")
+
+
+def test_a_failed_build_is_reported_and_skipped(tmp_path):
+    submission(tmp_path / "sub", manifest("echo 'error: compiler says no' >&2; exit 3"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    built, [result] = build(league, tmp_path / "out")
+    assert (result.bot, result.ok) == ("sub", False)
+    assert "sub (" in result.message and "failed with exit code 3" in result.message
+    assert str(tmp_path / "out" / "logs" / "build-sub.log") in result.message
+    assert result.message.endswith("ending:\n    error: compiler says no")
+    assert built.bot_names == ("alice", "bob")
+    assert league.bot_names == ("alice", "bob", "sub")
+
+
+def test_a_failed_build_stops_the_league_when_asked(tmp_path):
+    submission(tmp_path / "sub", manifest("exit 2"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "on_build_failure: stop\n"))
+    with pytest.raises(LeagueError) as caught:
+        build(league, tmp_path / "out")
+    message = str(caught.value)
+    assert message.startswith(f"{league.source}: 1 submission build failed and on_build_failure is stop")
+    assert "sub (" in message and "failed with exit code 2" in message
+
+
+def test_skipping_a_failed_build_must_leave_enough_bots(tmp_path):
+    submission(tmp_path / "sub", manifest("exit 1"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", table_size=3))
+    with pytest.raises(LeagueError) as caught:
+        build(league, tmp_path / "out")
+    assert str(caught.value).startswith(
+        f"{league.source}: after leaving out sub (build failed), 2 bots remain, too few for a table of 3:"
+    )
+
+
+def is_running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_build_that_outlasts_its_timeout_is_killed_with_everything_it_started(tmp_path):
+    submission(tmp_path / "sub", manifest("sleep 30 & echo $! > child.pid; wait"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "build_timeout_s: 0.5\n"))
+    started = time.monotonic()
+    _, [result] = build(league, tmp_path / "out")
+    assert time.monotonic() - started < 10
+    assert not result.ok
+    assert "did not finish within 0.5 s (build_timeout_s) and was killed" in result.message
+    child = int((tmp_path / "out" / BUILDS_DIR / "sub" / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while is_running(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not is_running(child)
+
+
+def test_a_folder_shared_by_two_bots_is_built_once(tmp_path):
+    count = tmp_path / "count.txt"
+    submission(tmp_path / "sub", manifest(f"echo run >> {count}"))
+    bots = TWO_BOTS + "  - path: sub\n  - name: sub-2\n    path: sub\n"
+    built, results = build(load_league(league_file(tmp_path, bots)), tmp_path / "out")
+    assert count.read_text() == "run\n"
+    assert [(result.bot, result.ok) for result in results] == [("sub", True), ("sub-2", True)]
+    assert built.bot("sub").spec.cwd == built.bot("sub-2").spec.cwd == str(tmp_path / "out" / BUILDS_DIR / "sub")
+
+
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="only a virtual environment puts its python first on PATH")
+def test_python_in_a_build_is_the_referees_interpreter(tmp_path):
+    submission(tmp_path / "sub", manifest("python -c 'import sys; open(\"exe.txt\", \"w\").write(sys.prefix)'"))
+    _, [result] = build(load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n")), tmp_path / "out")
+    assert result.ok, result.message
+    assert (tmp_path / "out" / BUILDS_DIR / "sub" / "exe.txt").read_text() == sys.prefix
+
+
+def test_a_submission_without_a_build_is_copied_and_runs_from_the_copy(tmp_path):
+    submission(tmp_path / "sub", manifest(None), {"bot.py": "#"})
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    built, [result] = build(league, tmp_path / "out")
+    copy = tmp_path / "out" / BUILDS_DIR / "sub"
+    assert result.ok and result.message == f"sub: copied to {copy} (no build)"
+    assert (copy / "bot.py").read_text() == "#" and built.bot("sub").spec.cwd == str(copy)
+    assert not (tmp_path / "out" / "logs" / "build-sub.log").exists()
+
+
+def test_a_league_builds_a_submission_once_and_reuses_the_build(tmp_path):
+    count = tmp_path / "count.txt"
+    source = submission(tmp_path / "sub", manifest(f"echo run >> {count}"), {"bot.py": "# one"})
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    first, _ = build(league, tmp_path / "out")
+    again, [result] = build(league, tmp_path / "out")
+    assert count.read_text() == "run\n"
+    assert result.ok and result.reused and result.note is None
+    assert again == first
+    # The submission changes after the league copied it: the league goes on with its copy, and says so.
+    (source / "bot.py").write_text("# two")
+    _, [result] = build(league, tmp_path / "out")
+    assert count.read_text() == "run\n"
+    assert result.note.startswith(f"sub: {source} has changed since this league copied it on ")
+    assert (tmp_path / "out" / BUILDS_DIR / "sub" / "bot.py").read_text() == "# one"
+    # Another league (another output) builds its own copy, of the folder as it is now.
+    build(league, tmp_path / "other")
+    assert count.read_text() == "run\nrun\n"
+    assert (tmp_path / "other" / BUILDS_DIR / "sub" / "bot.py").read_text() == "# two"
+
+
+def test_a_removed_copy_is_built_again(tmp_path):
+    count = tmp_path / "count.txt"
+    submission(tmp_path / "sub", manifest(f"echo run >> {count} && printf '#!/bin/sh\\n' > bot && chmod +x bot",
+                                          "./bot"))  # fmt: skip
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    build(league, tmp_path / "out")
+    (tmp_path / "out" / BUILDS_DIR / "sub" / "bot").unlink()
+    _, [result] = build(league, tmp_path / "out")
+    assert result.ok and not result.reused and count.read_text() == "run\nrun\n"
+
+
+def test_a_failed_build_is_tried_again_until_the_league_has_games_then_it_stands(tmp_path):
+    count = tmp_path / "count.txt"
+    submission(tmp_path / "sub", manifest(f"echo run >> {count}; exit 1"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    build(league, tmp_path / "out")
+    build(league, tmp_path / "out", retry_failed=True)
+    assert count.read_text() == "run\nrun\n"
+    built, [result] = build(league, tmp_path / "out", retry_failed=False)
+    assert count.read_text() == "run\nrun\n"
+    assert not result.ok and result.reused and "failed with exit code 1" in result.message
+    assert "a build that failed stands once the league has finished games" in result.message
+    assert built.bot_names == ("alice", "bob")
+
+
+def test_two_leagues_sharing_a_submission_build_at_once_without_racing(tmp_path):
+    # In one folder the two builds would overwrite each other's files; each copy has its own.
+    events = tmp_path / "events.txt"
+    racy = (f'echo start >> {events} && echo $$ > owner && sleep 1 && [ "$(cat owner)" = "$$" ] '
+            f'&& printf "#!/bin/sh\\n" > bot && chmod +x bot && echo end >> {events}')  # fmt: skip
+    submission(tmp_path / "shared" / "sub", manifest(racy, "./bot"))
+    leagues = []
+    for name in ("spring", "autumn"):
+        (tmp_path / name / "out").mkdir(parents=True)
+        leagues.append(load_league(league_file(tmp_path / name, TWO_BOTS + "  - path: ../shared/sub\n")))
+
+    async def both():
+        return await asyncio.gather(
+            *(build_submissions(league, league.folder / "out", league.folder / "out" / "logs") for league in leagues)
+        )
+
+    outcomes = asyncio.run(both())
+    assert events.read_text().split() == ["start", "start", "end", "end"], "the two builds should overlap"
+    for built, [result] in outcomes:
+        assert result.ok, result.message
+        assert built.bot_names == ("alice", "bob", "sub")
+    assert sorted(os.listdir(tmp_path / "shared" / "sub")) == ["bot.yaml"]

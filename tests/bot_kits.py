@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import yaml
 
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
@@ -41,6 +42,20 @@ def copy_submission(source: Path, target: Path, ignore: tuple[str, ...]) -> Path
     """Copy the submission folder ``source`` to ``target``, leaving out the build artefacts ``ignore``."""
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(*ignore), symlinks=True)
     return target
+
+
+# npm ci takes packages from its cache when it has them (npm fetches what is missing).
+NPM_ENV = {"npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
+
+
+def build_copy(source: Path, target: Path, ignore: tuple[str, ...], env: dict[str, str] | None = None) -> Path:
+    """Copy a submission without its build artefacts ``ignore`` and run its manifest's build command in the copy."""
+    folder = copy_submission(source, target, ignore)
+    build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
+    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=300,
+                               env={**os.environ, **(env or {})})  # fmt: skip
+    assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
+    return folder
 
 
 def missing_programs(programs: dict[str, str]) -> str | None:

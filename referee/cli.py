@@ -174,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
     verify.add_argument("log", type=Path, help="a game's log (games/GAME_ID.jsonl in a league's output)")
 
+    seed = commands.add_parser(
+        "seed", help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league"
+    )
+    seed.add_argument("--check", type=int, metavar="SEED", help="print the commitment of SEED instead")
+
     show = commands.add_parser(
         "show", help="tell a game move by move from its log",
         description="One line per step: the deal, every move with the player's cards and the table, each "
@@ -284,6 +289,8 @@ def _command(args: argparse.Namespace) -> int:
         return run_interruptibly(_check_bot(args))
     if args.command == "verify":
         return _verify(args)
+    if args.command == "seed":
+        return _seed(args)
     if args.command in ("show", "replay"):
         return _show(args)
     if args.command == "serve":
@@ -444,6 +451,8 @@ def _league_command(args: argparse.Namespace) -> int:
         return _validate(args, league)
     if args.command == "schedule":
         return _schedule(args, league)
+    for warning in league.warnings:  # on stdout, with the run's other preamble: stderr is for what went wrong
+        print(warning)
     turned_off_by = "--no-sandbox" if args.no_sandbox else None if league.sandbox else "sandbox: none"
     if args.no_sandbox:
         league = league_without_sandbox(league)
@@ -454,6 +463,23 @@ def _league_command(args: argparse.Namespace) -> int:
             return 1
         print(sandbox.machine_summary(sandboxed=league.sandbox))
     return run_command(league, args.output, args.concurrency, not args.no_progress)
+
+
+def _seed(args: argparse.Namespace) -> int:
+    """A seed no bot can guess, and the commitment that lets anyone check it once it is revealed."""
+    import secrets
+
+    from referee.seeding import GUESSABLE_SEED_BELOW, seed_commitment
+
+    if args.check is not None:
+        print(f"commitment: {seed_commitment(args.check)}")
+        return 0
+    value = GUESSABLE_SEED_BELOW + secrets.randbelow(2**64 - GUESSABLE_SEED_BELOW)
+    print(f"seed: {value}")
+    print(f"commitment: {seed_commitment(value)}")
+    print("Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
+          file=sys.stderr)  # fmt: skip
+    return 0
 
 
 def _validate(args: argparse.Namespace, league) -> int:
@@ -468,8 +494,8 @@ def _validate(args: argparse.Namespace, league) -> int:
         print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
               "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
               "format: {type: sampled, games_per_bot: N})", file=sys.stderr)  # fmt: skip
-    for note in unchecked_runs(league):
-        print(f"{note}", file=sys.stderr)
+    for note in (*league.warnings, *unchecked_runs(league)):
+        print(note, file=sys.stderr)
     return 0
 
 

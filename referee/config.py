@@ -49,6 +49,7 @@ from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.sandbox import DEFAULT_LIMITS, LIMIT_KEYS, ResourceLimits
 from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled
+from referee.seeding import is_guessable
 from referee.session import GameSetup, Timing
 
 
@@ -151,6 +152,7 @@ class League:
     on_build_failure: str
     bots: tuple[LeagueBot, ...]
     format: Format = RoundRobin()  # how tables are made: referee.schedule
+    warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -200,6 +202,12 @@ def load_league(path: str | os.PathLike[str]) -> League:
     game = checker.choice(game_node, "game", tuple(GAMES))
     game_class = GAMES[game]
     seed = checker.integer(keys["seed"], "seed", *SEED_RANGE)
+    warnings = []
+    if is_guessable(seed):
+        warnings.append(checker.error(keys["seed"], "seed", (
+            f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
+            "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
+            "prints one) and publish it when the league is over (its pages show a commitment until then)")).args[0])
     table_node = keys["table_size"]
     table_size = checker.integer(table_node, "table_size")
     if not game_class.min_players <= table_size <= game_class.max_players:
@@ -296,6 +304,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         on_build_failure=on_build_failure,
         bots=tuple(bots),
         format=league_format,
+        warnings=tuple(warnings),
     )
 
 

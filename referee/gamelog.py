@@ -139,18 +139,24 @@ def deal_record(game: Game) -> dict:
 class GameLog:
     """A game's JSON-lines log, kept in memory and written to ``path`` when closed; a ``None`` path logs nothing.
 
+    Records are kept as made and turned into text by :meth:`catch_up`, which
+    the referee calls while a bot thinks (after a request is sent), so that
+    formatting costs the time between a reply and the next request nothing.
     ``listener``, when given, is called with each record as it is made (with
     or without a path); without one, making a record costs nothing more.
     """
 
     def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
         self.path = path
-        self._lines: list[str] | None = [] if path else None
+        # Lines as text, then the records not yet formatted (from index _formatted): dicts and decision tuples.
+        self._lines: list[str | dict | tuple] | None = [] if path else None
+        self._formatted = 0
         self._listener = listener
 
     def write(self, record: dict) -> None:
+        """Log ``record`` (a dict the caller no longer changes)."""
         if self._lines is not None:
-            self._lines.append(json.dumps(record, separators=(",", ":")))
+            self._lines.append(record)
         if self._listener is not None:
             self._listener(record)
 
@@ -167,34 +173,50 @@ class GameLog:
         default: bool,
         drew: Card | None,
     ) -> None:
-        """Write a decision record: the line ``write(decision_record(...))`` writes, made without ``json``.
+        """Log a decision: the record :func:`decision_record` makes (its line is made by :meth:`catch_up`)."""
+        if self._lines is not None:
+            self._lines.append((number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew))
+        if self._listener is not None:
+            self._listener(
+                decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
+            )
+
+    def catch_up(self) -> None:
+        """Turn the records logged since the last call into lines of JSON.
 
         Decisions are most of a log, so their lines are put together from
-        each action's JSON text, made once (tests check the two agree).
+        each action's JSON text, made once (tests check that they equal
+        ``json.dumps(decision_record(...))``).
         """
-        if self._lines is not None:
-            self._lines.append(
+        lines = self._lines
+        if lines is None:
+            return
+        for index in range(self._formatted, len(lines)):
+            entry = lines[index]
+            if isinstance(entry, dict):
+                lines[index] = json.dumps(entry, separators=(",", ":"))
+                continue
+            number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew = entry
+            lines[index] = (
                 f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},"holding":{_cards_json(holding)},'
                 f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)}'
                 + (f',"drew":"{drew}"' if drew is not None else "")
                 + f',"ms":{round(charged_ms, 3)!r},"wall_ms":{round(wall_ms, 3)!r}'
                 + (',"default":true}' if default else "}")
             )
-        if self._listener is not None:
-            self._listener(
-                decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
-            )
+        self._formatted = len(lines)
 
     def close(self) -> None:
         """Write the log to its file (under a temporary name first, so a reader never sees half of it)."""
         if self._lines is None or self.path is None:
             return
+        self.catch_up()
         lines, self._lines = self._lines, None
         self._listener = None
         temporary = self.path.with_name(f".{self.path.name}.part")
         try:
             with open(temporary, "w", encoding="utf-8") as out:
-                out.write("\n".join(lines) + "\n")
+                out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
             os.replace(temporary, self.path)
         except BaseException:  # a full disk, say: leave nothing half written
             temporary.unlink(missing_ok=True)

@@ -192,7 +192,9 @@ class Match:
         request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
         try:
-            decision = await bot.decide(request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms)
+            decision = await bot.decide(
+                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self.log.catch_up
+            )
             if decision.error:
                 raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot.name)
             try:

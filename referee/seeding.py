@@ -76,3 +76,25 @@ def derive_seed(seed: int | str, *labels: int | str) -> int:
     right by one bit so that it fits a signed 64-bit field.
     """
     return SeedStream.derive(seed, *labels).next_u64() >> 1
+
+
+SEED_COMMITMENT_PREFIX = "brag-referee-seed:"
+GUESSABLE_SEED_BELOW = 2**32  # a league seed nearer 0 than this can be found by trying them all
+
+
+def seed_commitment(seed: int) -> str:
+    """A commitment to a league seed: ``SHA-256("brag-referee-seed:" + seed in decimal)`` in hex.
+
+    Published while a league runs (its pages show it instead of the seed), it
+    lets anyone check afterwards that the seed revealed is the one the league
+    was played with, without telling a bot the seed before the end. It hides
+    the seed only if the seed cannot be guessed: one of 64 random bits
+    (``referee seed``), not a date or a small number.
+    """
+    return hashlib.sha256(f"{SEED_COMMITMENT_PREFIX}{seed}".encode()).hexdigest()
+
+
+def is_guessable(seed: int) -> bool:
+    """Whether a bot could find ``seed`` by trying every seed against the cards it is dealt."""
+    return -GUESSABLE_SEED_BELOW < seed < GUESSABLE_SEED_BELOW
+

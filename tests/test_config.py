@@ -25,6 +25,7 @@ from referee.config import (
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.schedule import Gauntlet, RoundRobin, Sampled, schedule
+from referee.seeding import seed_commitment
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENTS = ROOT / "tournaments"
@@ -884,15 +885,32 @@ def test_validate_counts_a_huge_league_and_warns_about_it(tmp_path):
     assert done.stderr.startswith(f"{path}: warning: the league plays 200,000,000 games, more than 100,000;")
 
 
+SECRET_SEED_HEADER = "name: test-league\ngame: stop_the_bus\nseed: 16045690984503098046\ntable_size: 2\n"
+
+
 def test_validate_does_not_warn_about_a_small_league(tmp_path):
-    done = referee("validate", str(league_file(tmp_path, "rounds: 50000\n")))
+    done = referee("validate", str(league_file(tmp_path, "rounds: 50000\n", header=SECRET_SEED_HEADER)))
     assert done.returncode == 0 and done.stderr == "" and "100,000 games" in done.stdout
+
+
+def test_a_guessable_seed_is_warned_about_with_its_line_and_a_secret_one_is_not(tmp_path):
+    path = league_file(tmp_path, "")
+    done = referee("validate", str(path))
+    assert done.returncode == 0
+    assert done.stderr.startswith(f"{path}:{line_of(path, 'seed: 42')}: seed: warning: 42 can be guessed")
+    assert "referee seed" in done.stderr
+    fresh = referee("seed")
+    seed = int(fresh.stdout.split("\n")[0].removeprefix("seed: "))
+    assert seed >= 2**32 and fresh.stdout.split("\n")[1] == f"commitment: {seed_commitment(seed)}"
+    path.write_text(path.read_text().replace("seed: 42", f"seed: {seed}"))
+    assert referee("validate", str(path)).stderr == ""
+    assert referee("seed", "--check", str(seed)).stdout == f"commitment: {seed_commitment(seed)}\n"
 
 
 def test_validate_says_how_a_sampled_league_is_played(tmp_path):
     path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10}")
     done = referee("validate", str(path))
-    assert done.returncode == 0 and done.stderr == ""
+    assert done.returncode == 0 and "warning: 1 can be guessed" in done.stderr
     assert done.stdout.endswith("sampled: 18 games: 6 tables x 3 rotations; each bot at 3 tables (9 games)\n")
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 from pathlib import Path
 
 from referee import __version__
@@ -122,17 +123,26 @@ def hand_record(result: HandResult) -> dict:
 
 def deal_record(game: Game) -> dict:
     """The log record of the hand the game has just dealt: every hand and the table."""
-    record = {
-        "type": "deal",
-        "hand": game.hand_number,
-        "dealer": game.dealer,
-        "hands": {str(seat): format_cards(game.hands[seat]) for seat in range(game.num_players) if game.in_hand[seat]},
-    }
+    return deal_record_of(deal_state(game))
+
+
+def deal_state(game: Game) -> tuple:
+    """What :func:`deal_record` shows of the deal, copied as it is now (cheap: no text is made)."""
+    hands = tuple((seat, tuple(game.hands[seat])) for seat in range(game.num_players) if game.in_hand[seat])
     if game.name == "stop_the_bus":
-        record["discard"] = format_cards(game.discard_pile)
-        record["stock"] = format_cards(reversed(game.stock))  # top first
+        table = (("discard", tuple(game.discard_pile)), ("stock", tuple(reversed(game.stock))))  # stock: top first
     else:
-        record["centre"] = format_cards(game.centre)
+        table = (("centre", tuple(game.centre)),)
+    return game.hand_number, game.dealer, hands, table
+
+
+def deal_record_of(state: tuple) -> dict:
+    """The deal record of a :func:`deal_state`."""
+    hand_number, dealer, hands, table = state
+    record = {"type": "deal", "hand": hand_number, "dealer": dealer,
+              "hands": {str(seat): format_cards(cards) for seat, cards in hands}}  # fmt: skip
+    for key, cards in table:
+        record[key] = format_cards(cards)
     return record
 
 
@@ -148,7 +158,8 @@ class GameLog:
 
     def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
         self.path = path
-        # Lines as text, then the records not yet formatted (from index _formatted): dicts and decision tuples.
+        # Lines as text, then the records not yet formatted (from index _formatted): dicts, decision
+        # tuples and write_later's (make, arguments).
         self._lines: list[str | dict | tuple] | None = [] if path else None
         self._formatted = 0
         self._listener = listener
@@ -159,6 +170,13 @@ class GameLog:
             self._lines.append(record)
         if self._listener is not None:
             self._listener(record)
+
+    def write_later(self, make: Callable[..., dict], *arguments: Any) -> None:
+        """Log the record ``make(*arguments)``, made by :meth:`catch_up` (the arguments must not change)."""
+        if self._lines is not None:
+            self._lines.append((make, arguments))
+        if self._listener is not None:
+            self._listener(make(*arguments))
 
     def decision(
         self,
@@ -195,6 +213,10 @@ class GameLog:
             entry = lines[index]
             if isinstance(entry, dict):
                 lines[index] = json.dumps(entry, separators=(",", ":"))
+                continue
+            if len(entry) == 2:  # write_later's (make, arguments)
+                make, arguments = entry
+                lines[index] = json.dumps(make(*arguments), separators=(",", ":"))
                 continue
             number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew = entry
             lines[index] = (

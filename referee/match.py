@@ -23,7 +23,7 @@ from pathlib import Path
 from referee.bots import BotSpec
 from referee.cards import Card
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
-from referee.gamelog import GameLog, action_text, deal_record, game_start_record, hand_record
+from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
 from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, fill_events
@@ -193,7 +193,7 @@ class Match:
         self._events_sent[seat] = len(game.events)
         try:
             decision = await bot.decide(
-                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self.log.catch_up
+                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
             )
             if decision.error:
                 raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot.name)
@@ -218,6 +218,11 @@ class Match:
         self.log.decision(number, hand, seat, holding, legal, chosen, charged_ms, bot.last_wall_ms, False, drew)
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
+
+    def _while_waiting(self) -> None:
+        """Work that no decision waits for, done while a bot thinks: the log's lines, the next hand's shuffle."""
+        self.log.catch_up()
+        self.game.deal_ahead()
 
     async def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
@@ -255,11 +260,11 @@ class Match:
         """Log the hands finished and the hand dealt since the last call."""
         game = self.game
         while self._hands_logged < len(game.hand_results):
-            self.log.write(hand_record(game.hand_results[self._hands_logged]))
+            self.log.write_later(hand_record, game.hand_results[self._hands_logged])  # a HandResult is frozen
             self._hands_logged += 1
         if game.hand_number != self._hand_logged and not game.is_over:
             self._hand_logged = game.hand_number
-            self.log.write(deal_record(game))
+            self.log.write_later(deal_record_of, deal_state(game))
 
     # ----- faults and forfeits ------------------------------------------------------
 

@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TextIO
 from pathlib import Path
 
 from referee import __version__
@@ -163,6 +164,8 @@ class GameLog:
         self._lines: list[str | dict | tuple] | None = [] if path else None
         self._formatted = 0
         self._listener = listener
+        self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
+        self._file_lock = threading.Lock()
 
     def write(self, record: dict) -> None:
         """Log ``record`` (a dict the caller no longer changes)."""
@@ -228,26 +231,51 @@ class GameLog:
             )
         self._formatted = len(lines)
 
+    def prepare(self) -> None:
+        """Create the log's file now, empty, under a temporary name: creating a file is the slow part of writing it.
+
+        Safe to run in another thread (the referee does, while the game is
+        played); a log discarded first makes no file. The file stays empty
+        until :meth:`close`, so nothing of the game is in it during play.
+        """
+        with self._file_lock:
+            if self._lines is not None and self.path is not None and self._file is None:
+                self._file = open(self._temporary(), "w", encoding="utf-8")
+
     def close(self) -> None:
-        """Write the log to its file (under a temporary name first, so a reader never sees half of it)."""
-        if self._lines is None or self.path is None:
-            return
-        self.catch_up()
-        lines, self._lines = self._lines, None
-        self._listener = None
-        temporary = self.path.with_name(f".{self.path.name}.part")
-        try:
-            with open(temporary, "w", encoding="utf-8") as out:
-                out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
-            os.replace(temporary, self.path)
-        except BaseException:  # a full disk, say: leave nothing half written
-            temporary.unlink(missing_ok=True)
-            raise
+        """Write the log to its file (under a temporary name first, so a reader never sees half of it).
+
+        Safe to run in another thread once the game is over (nothing is logged after).
+        """
+        with self._file_lock:
+            if self._lines is None or self.path is None:
+                return
+            self.catch_up()
+            lines, self._lines = self._lines, None
+            self._listener = None
+            temporary = self._temporary()
+            try:
+                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None
+                with out:
+                    out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
+                os.replace(temporary, self.path)
+            except BaseException:  # a full disk, say: leave nothing half written
+                temporary.unlink(missing_ok=True)
+                raise
 
     def discard(self) -> None:
         """Forget the log: nothing is written (a game that was interrupted is played again on resume)."""
-        self._lines = None
-        self._listener = None
+        with self._file_lock:
+            self._lines = None
+            self._listener = None
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+                self._temporary().unlink(missing_ok=True)
+
+    def _temporary(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(f".{self.path.name}.part")
 
 
 def game_start_record(

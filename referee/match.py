@@ -118,6 +118,11 @@ class Match:
         """Play the game to the end and return its result; never raises because of a bot."""
         game = self.game
         finished = False
+        loop = asyncio.get_running_loop()
+        # The log's file is made in a worker thread while the game is played (creating a file can take
+        # longer than a decision), and written there while the game ends go out.
+        preparing = loop.run_in_executor(None, self.log.prepare)
+        preparing.add_done_callback(_retrieve)
         try:
             for seat, bot in enumerate(self.bots):
                 if isinstance(bot, BotFault):
@@ -138,13 +143,15 @@ class Match:
                 record["void"] = True
                 record["void_reason"] = void_reason
             self.log.write(record)
-            await asyncio.gather(*(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()))
+            await preparing  # a folder the log cannot be made in fails the game here, as closing would
+            await asyncio.gather(
+                loop.run_in_executor(None, self.log.close),
+                *(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()),
+            )
             finished = True
         finally:
-            if finished:
-                self.log.close()
-            else:
-                self.log.discard()  # cancelled: the game will be played again
+            if not finished:
+                self.log.discard()  # cancelled, or the log could not be written: the game will be played again
         return MatchResult(
             game_id=self.game_id,
             game=game.name,
@@ -312,6 +319,12 @@ class Match:
         )  # fmt: skip
         fill_events(message.events, self.game, self._events_sent[seat])
         return message
+
+
+def _retrieve(future: asyncio.Future) -> None:
+    """Mark a future's exception as seen (it is raised where it matters, or the game was cancelled)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _self_description(bot: BotSession | BotFault) -> dict | None:

@@ -8,6 +8,7 @@ in the repository: under the sandbox a bot sees only its own folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,14 +50,31 @@ def copy_submission(source: Path, target: Path, ignore: tuple[str, ...]) -> Path
 NPM_ENV = {"npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
 
 
-def build_copy(source: Path, target: Path, ignore: tuple[str, ...], env: dict[str, str] | None = None) -> Path:
-    """Copy a submission without its build artefacts ``ignore`` and run its manifest's build command in the copy."""
+def build_copy(source: Path, target: Path, ignore: tuple[str, ...], environment: dict[str, str] | None = None) -> Path:
+    """Copy a submission without its build artefacts ``ignore`` and run its manifest's build command in the copy.
+
+    ``environment`` is the build's whole environment (the referee's by default).
+    """
     folder = copy_submission(source, target, ignore)
     build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
-    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=300,
-                               env={**os.environ, **(env or {})})  # fmt: skip
+    started = time.monotonic()
+    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=600,
+                               env=os.environ if environment is None else environment)  # fmt: skip
     assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
+    print(f"{source.name}: {build!r} built the bot in {time.monotonic() - started:.1f} s")
     return folder
+
+
+@contextlib.contextmanager
+def bot_stream(command: list[str], folder: Path, directory: Path) -> Iterator[StreamClient]:
+    """A started bot and a v2 stream to it, past nothing (the test sends the handshake); both closed after."""
+    bot = BotProcess(command, folder, directory)
+    client = StreamClient(bot)
+    try:
+        yield client
+    finally:
+        client.close()
+        bot.stop()
 
 
 def missing_programs(programs: dict[str, str]) -> str | None:

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from referee.cards import DECK, parse_cards
 from referee.games import Action, StopTheBus
@@ -22,14 +21,15 @@ from referee.protocol import action_from_pb, decision_request_to_pb
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import (
     GAMES,
+    NPM_ENV,
     REFEREE,
     SAMPLE_BOTS,
     BotProcess,
     StreamClient,
     assert_played_cleanly,
-    check_bot,
-    NPM_ENV,
+    bot_stream,
     build_copy,
+    check_bot,
     exercise_probe,
     latency_summary,
     run_league,
@@ -52,18 +52,13 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 @pytest.fixture(scope="module")
 def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample bot's folder, copied without node_modules and built with its manifest's build command."""
-    return build_copy(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS, NPM_ENV)
+    return build_copy(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS, {**os.environ, **NPM_ENV})
 
 
 @pytest.fixture
 def stream(node_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
-    bot = BotProcess(["node", "bot.js"], node_bot, tmp_path)
-    client = StreamClient(bot)
-    try:
+    with bot_stream(["node", "bot.js"], node_bot, tmp_path) as client:
         yield client
-    finally:
-        client.close()
-        bot.stop()
 
 
 def write_bot(directory: Path, kit: Path, body: str) -> Path:

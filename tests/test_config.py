@@ -695,10 +695,10 @@ def test_the_format_is_read(tmp_path, text, expected):
     [
         (
             "format: samples", "format",
-            '"samples" is not allowed (did you mean "sampled"?); allowed: round-robin, sampled, gauntlet',
+            '"samples" is not allowed (did you mean "sampled"?); allowed: round-robin, sampled, gauntlet, sprt',
         ),
         ("format: sampled", "format", "sampled needs games_per_bot; write format: {type: sampled, games_per_bot: 30}"),
-        ("format: {type: swiss}", "format.type", '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet'),
+        ("format: {type: swiss}", "format.type", '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet, sprt'),
         ("format: {games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),
         ("format: {type: sampled}", "format.games_per_bot", "missing; format sampled needs type, games_per_bot"),
         ("format: {type: round-robin, games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),

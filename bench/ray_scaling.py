@@ -7,9 +7,10 @@ on one node, two at a time on two. The league is the random sample bot
 Bus, run by ``referee.league.run_league`` with the Ray backend. Games per
 minute are counted from the first game's end to the last's (the cluster's
 start and each slot's first start are left out), and the ratio of the two
-rates is printed as ``ray scaling 1->2 nodes: X``. On a machine of two cores
-the ratio is bounded by them: the two nodes, their bots and the driver share
-the same two cores.
+rates is printed as ``ray scaling 1->2 nodes: X``; then the same league with
+the local backend, two games at once, counted the same way, for comparison.
+On a machine of two cores the ratio is bounded by them: the two nodes, their
+bots and the driver share the same two cores.
 
 Every Ray runs in a private network namespace with only loopback up: the
 script runs itself again in one (``unshare --net``, then ``ip link set lo
@@ -64,7 +65,13 @@ def write_league(directory: Path, name: str, games: int, concurrency: int) -> Pa
 
 
 def run_child(league_file: str, nodes: int) -> None:
-    """Start a cluster of ``nodes`` one-CPU nodes, run the league on it, print its figures as a JSON line."""
+    """Start a cluster of ``nodes`` one-CPU nodes, run the league on it, print its figures as a JSON line.
+
+    ``nodes`` 0: the local backend instead, two games at once (the same counting, for comparison).
+    """
+    if nodes == 0:
+        run_local(league_file)
+        return
     prepare_local_ray()
     import ray
     from ray.cluster_utils import Cluster
@@ -102,8 +109,19 @@ def run_child(league_file: str, nodes: int) -> None:
     }))  # fmt: skip
 
 
+def run_local(league_file: str) -> None:
+    from referee.config import load_league
+    from referee.league import run_league
+
+    ends: list[float] = []
+    summary = asyncio.run(run_league(load_league(league_file), progress=lambda *_: ends.append(time.perf_counter())))
+    ends = ends[1:]
+    print(json.dumps({"played": summary.played, "cluster_s": 0.0, "wall_s": summary.wall_s,
+                      "steady_s": ends[-1] - ends[0], "disabled": summary.disabled}))  # fmt: skip
+
+
 def run_nodes(directory: Path, nodes: int, games: int) -> dict:
-    league = write_league(directory, f"ray-{nodes}-nodes", games, nodes)
+    league = write_league(directory, f"ray-{nodes}-nodes", games, nodes or 2)
     done = subprocess.run([sys.executable, __file__, "--child", str(league), "--nodes", str(nodes)],
                           capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode != 0:
@@ -112,6 +130,10 @@ def run_nodes(directory: Path, nodes: int, games: int) -> dict:
     if figures["disabled"]:
         raise SystemExit(f"bots were disabled on {nodes} node(s): {figures['disabled']}")
     figures["rate"] = (figures["played"] - 1) / figures["steady_s"] * 60
+    if nodes == 0:
+        print(f"local backend (2 games at once, for comparison): {figures['rate']:.1f} games/min "
+              f"({figures['played']} games; the whole run {figures['wall_s']:.1f} s)", flush=True)  # fmt: skip
+        return figures
     print(f"{nodes} node{'s' if nodes > 1 else ''} (1 CPU each, {nodes} game{'s' if nodes > 1 else ''} at once): "
           f"{figures['rate']:.1f} games/min ({figures['played']} games; cluster started in {figures['cluster_s']:.1f} s, "
           f"the whole run {figures['wall_s']:.1f} s)", flush=True)  # fmt: skip
@@ -139,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="referee-ray-bench-") as temporary:
         one = run_nodes(Path(temporary), 1, games)
         two = run_nodes(Path(temporary), 2, games)
+        run_nodes(Path(temporary), 0, games)
     print(f"ray scaling 1->2 nodes: {two['rate'] / one['rate']:.2f}")
     print(f"\ndone in {time.perf_counter() - started:.0f} s")
     return 0

@@ -18,8 +18,8 @@ up``) when it is not in one.
 
 Run from the repository root with the project installed (the virtual environment of `make test`):
 
-    .venv/bin/python bench/ray_scaling.py            # about 2 minutes on 2 cores
-    .venv/bin/python bench/ray_scaling.py --quick    # under a minute: fewer games
+    .venv/bin/python bench/ray_scaling.py            # about 40 s on 2 cores
+    .venv/bin/python bench/ray_scaling.py --quick    # about 30 s: fewer games
 """
 
 from __future__ import annotations

@@ -94,7 +94,6 @@ def test_a_node_removed_in_the_middle_of_a_league_loses_no_game(tmp_path: Path, 
     league_path = write_league(tmp_path / "league.yaml", bots, entries=entries, table_size=3, concurrency=2)
     total = len(schedule(load_league(league_path)))  # 4 tables x 3 rotations
     local_run(league_path, tmp_path / "local")
-    bots.leaves_socket_dirs = True  # the removed node's processes were killed: their folders stay behind
 
     command = in_private_network([PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "ray"),
                                   "--remove-after", "4"])  # fmt: skip
@@ -111,6 +110,23 @@ def test_a_node_removed_in_the_middle_of_a_league_loses_no_game(tmp_path: Path, 
     assert game_logs_without_timing(tmp_path / "ray") == game_logs_without_timing(tmp_path / "local")
     assert processes_under(bots.socket_root) == []
     assert bots.leftovers() == []
+
+
+def test_a_ray_run_ended_by_stop_resumes_with_the_local_backend_to_the_same_results(
+    tmp_path: Path, bots: Bots, ray_here: None
+) -> None:
+    league_path = write_league(tmp_path / "league.yaml", bots)  # 6 games
+    local_run(league_path, tmp_path / "local")
+    command = in_private_network([PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "mixed"),
+                                  "--nodes", "1", "--stop-after", "2"])  # fmt: skip
+    stopped = subprocess.run(command, env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert stopped.returncode == 0, stopped.stderr[-3000:]
+    assert json.loads(stopped.stdout.strip().splitlines()[-1])["played"] == 2  # stop is asked before each game
+    resumed = asyncio.run(run_league(load_league(league_path), output=tmp_path / "mixed"))
+    assert (resumed.played, resumed.already_finished) == (4, 2)
+    assert without_timing(tmp_path / "mixed") == without_timing(tmp_path / "local")
+    assert game_logs_without_timing(tmp_path / "mixed") == game_logs_without_timing(tmp_path / "local")
+    assert processes_under(bots.socket_root) == []
 
 
 def test_backend_ray_without_ray_says_how_to_install_it(tmp_path: Path) -> None:

@@ -469,6 +469,19 @@ async def run_league(
     )  # fmt: skip
 
 
+def _hide_output(league: League, written: Path, output: Path) -> League:
+    """The league with its output (``--output`` may move it from where the league file says) hidden from every bot."""
+    if written == output:
+        return league
+    bots = tuple(
+        dataclasses.replace(bot, spec=dataclasses.replace(
+            bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))))
+        if bot.spec.command else bot
+        for bot in league.bots
+    )  # fmt: skip
+    return dataclasses.replace(league, bots=bots)
+
+
 async def _play_games(
     backend: Backend,
     league: League,
@@ -505,19 +518,6 @@ async def _play_games(
 
 def _never() -> bool:
     return False
-
-
-def _hide_output(league: League, written: Path, output: Path) -> League:
-    """The league with its output (``--output`` may move it from where the league file says) hidden from every bot."""
-    if written == output:
-        return league
-    bots = tuple(
-        dataclasses.replace(bot, spec=dataclasses.replace(
-            bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))))
-        if bot.spec.command else bot
-        for bot in league.bots
-    )  # fmt: skip
-    return dataclasses.replace(league, bots=bots)
 
 
 def publish_standings(title: str, bots: Sequence[str], output: Path, scheduled: int | None = None) -> Standings:

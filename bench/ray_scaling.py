@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,9 @@ def run_child(league_file: str, nodes: int) -> None:
     from referee.config import load_league
     from referee.league import run_league
 
+    # A temporary folder of its own for the cluster's sessions and logs, and the bots' sockets: removed at the end.
+    temp_dir = tempfile.mkdtemp(prefix="ray-")
+    os.environ["TMPDIR"] = tempfile.tempdir = temp_dir
     started = time.perf_counter()
     cluster = Cluster(initialize_head=True, head_node_args={
         "num_cpus": 1, "include_dashboard": False, "object_store_memory": 100 * 1024 * 1024,
@@ -102,6 +106,7 @@ def run_child(league_file: str, nodes: int) -> None:
         if ray.is_initialized():
             ray.shutdown()
         cluster.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)
     ends = ends[1:]  # the first report comes before any game
     print(json.dumps({
         "played": summary.played, "cluster_s": cluster_s, "wall_s": summary.wall_s,

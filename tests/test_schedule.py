@@ -405,6 +405,16 @@ def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_
     check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3, rotations=table_size)
 
 
+@pytest.mark.parametrize(
+    ("bots", "table_size", "tables_per_bot", "rotations"), [(20, 4, 24, 2), (18, 6, 30, 3), (15, 3, 30, 1)]
+)
+def test_seats_stay_even_over_several_blocks(monkeypatch, bots, table_size, tables_per_bot, rotations):
+    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
+    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    assert len(plan) >= 4 and sum(tables for tables, _ in plan) == tables_per_bot
+    check_sampled(bot_names(bots), table_size, tables_per_bot * rotations, league_seed=7, rotations=rotations)
+
+
 def test_a_full_size_block_keeps_its_guarantees():
     check_sampled(bot_names(100), 3, 40 * 3, league_seed=11, rotations=3)  # 4,000 seats: one block of the real size
 

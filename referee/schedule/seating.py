@@ -19,7 +19,7 @@ side, tables on the other, an edge where a bot sits at a table) with the
 ``m`` classes, so that each table has ``g`` edges of each class and each bot
 about as many of each: an *equitable edge colouring*, which a bipartite graph
 always has (de Werra, 1971). Every bot then sits in each class ``floor(T / m)``
-or ``ceil(T / m)`` times, ``T`` its tables. The colouring starts from every
+or ``ceil(T / m)`` times, ``T`` its tables (of the block: see below). The colouring starts from every
 table's bots in name order (place ``p`` is class ``p % m``) and, while some
 bot has two classes two or more apart, recolours the edges of that pair of
 classes: along Euler circuits of their subgraph (every vertex made of even
@@ -36,17 +36,20 @@ blocks, two classes two or more apart, one of its tables moves from the fuller
 class to the other along an alternating path (a Kempe chain: a table of the
 fuller class, a bot there of the other class, a table where that bot has the
 fuller class, ...) that ends at a bot with more of the other class; the
-tables on the way keep their classes and the bots within keep their counts.
+tables on the way keep their classes and the bots along it keep their counts.
+Nothing proves this reaches the bound across blocks, but it nearly always
+does (the tests check leagues of 4 and 5 blocks made small for them).
 
 When the rotations divide the seats (``g = rotations``) a class is a set of
-seats, so a bot sits in every seat ``floor(G / n)`` or ``ceil(G / n)`` times,
-``G`` its games: as evenly as can be (the tests check it on every
-single-block league they draw, ``bench/schedule.py`` on random ones).
-Otherwise a seat's count sums several classes (6 seats, 4 rotations: shifts
-0, 1, 3, 4, and place 0 gives seats 0, 5, 3, 2), so last two bots of a table
-swap places while that lowers the sum over bots and seats of the squared
-number of games there, counted from the first table on; seat counts then end
-within 2 of each other (the tests check it).
+seats, so in a league of one block (up to about 4,096 seats) a bot sits in
+every seat ``floor(G / n)`` or ``ceil(G / n)`` times, ``G`` its games: as
+evenly as can be (the tests check it on the leagues they draw,
+``bench/schedule.py`` on random ones). Otherwise a seat's count sums several
+classes (6 seats, 4 rotations: shifts 0, 1, 3, 4, and place 0 gives seats 0,
+5, 3, 2); so, last, two bots of a table swap places while that lowers the sum
+over bots and seats of the squared number of games there, counted from the
+first table on. Seat counts then end within 2 of each other (the tests and
+``bench/schedule.py`` check it).
 
 One count per bot and seat is kept, the block's tables are held anyway; bots
 take places in name order among equals, so nothing here is random and the

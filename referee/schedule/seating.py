@@ -132,9 +132,11 @@ class _Colouring:
         # Every table starts in name order: place p is class p % classes.
         self.colour = [[place % classes for place in range(len(table))] for table in tables]
         self.counts: dict[int, list[int]] = {}  # bot -> class -> tables of the block where it takes it
-        for table, colours in zip(tables, self.colour, strict=True):
-            for bot, colour in zip(table, colours, strict=True):
+        self.places: dict[int, list[tuple[int, int]]] = {}  # bot -> (table, place) of each of its tables
+        for number, (table, colours) in enumerate(zip(tables, self.colour, strict=True)):
+            for place, (bot, colour) in enumerate(zip(table, colours, strict=True)):
                 self.counts.setdefault(bot, [0] * classes)[colour] += 1
+                self.places.setdefault(bot, []).append((number, place))
 
     def balance(self) -> None:
         """Recolour pairs of classes until no bot has two classes two or more apart."""
@@ -162,19 +164,17 @@ class _Colouring:
     def _move(self, start: int, fuller: int, emptier: int, before: list[list[int]]) -> bool:
         """Find a path from ``start`` by an edge of ``fuller``, then one of ``emptier``, and so on, to a bot with
         more of ``emptier`` than of ``fuller``; swap the two classes along it. Return whether there was one."""
-        seats_of: dict[int, list[tuple[int, int]]] = {}  # bot -> (table, place) where it takes fuller
-        for number, (table, colours) in enumerate(zip(self.tables, self.colour, strict=True)):
-            for place, (bot, colour) in enumerate(zip(table, colours, strict=True)):
-                if colour == fuller:
-                    seats_of.setdefault(bot, []).append((number, place))
+        colour = self.colour
         came_from: dict[int, tuple[int, int, int, int]] = {start: (-1, -1, -1, -1)}  # bot -> (bot, table, places)
         frontier = [start]
         while frontier:
             following = []
             for bot in frontier:
-                for number, place in seats_of.get(bot, ()):
+                for number, place in self.places[bot]:
+                    if colour[number][place] != fuller:
+                        continue
                     for other_place, other in enumerate(self.tables[number]):
-                        if self.colour[number][other_place] != emptier or other in came_from:
+                        if colour[number][other_place] != emptier or other in came_from:
                             continue
                         came_from[other] = (bot, number, place, other_place)
                         counts = self.counts[other]

@@ -9,8 +9,10 @@ processes are not counted), with the Python objects still alive after the
 run (after a full collection).
 
 1. Throughput: the random sample bot (sample_bots/python/random_bot.py, on
-   the bot kit), four of them, three at a table, Stop the Bus and Bastard
-   Brag, at concurrency 1 and 2: games per minute and decisions per second.
+   the bot kit), four of them, three at a table, each in its sandbox as a
+   league runs bots: every format (round-robin, sampled, gauntlet) of Stop
+   the Bus and the round-robin of Bastard Brag, at concurrency 1, 2 and auto
+   (one game per CPU): games per minute and decisions per second.
 2. Memory: leagues of about 100, 300 and 1,000 games of Stop the Bus
    between fast bots (bench/echo_bot.py, which answers at once), at
    concurrency 2. The referee keeps no per-game state once a game is written,
@@ -55,21 +57,38 @@ GAMES_PER_ROUND = math.comb(BOTS, TABLE_SIZE) * TABLE_SIZE  # every table, every
 
 
 
-def write_league(directory: Path, name: str, game: str, bot: Path, games: int, concurrency: int) -> Path:
+SEED = 16045690984503098046  # a secret-sized seed, so that validation has nothing to warn about
+FORMATS = ("round-robin", "sampled", "gauntlet")
+
+
+def format_lines(league_format: str, games: int) -> list[str]:
+    """The league file's lines that make about ``games`` games in ``league_format``."""
+    if league_format == "sampled":
+        return [f"format: {{type: sampled, games_per_bot: {max(1, round(games * TABLE_SIZE / BOTS))}}}"]
+    if league_format == "gauntlet":  # a candidate's table plays TABLE_SIZE rotations; one candidate
+        return ["format: {type: gauntlet, candidates: [candidate]}",
+                f"rounds: {max(1, round(games / (math.comb(BOTS - 1, TABLE_SIZE - 1) * TABLE_SIZE)))}"]  # fmt: skip
+    return [f"rounds: {max(1, round(games / GAMES_PER_ROUND))}"]
+
+
+def write_league(
+    directory: Path, name: str, game: str, bot: Path, games: int, concurrency: int | str,
+    league_format: str = "round-robin",
+) -> Path:  # fmt: skip
     """A league file of about ``games`` games between ``BOTS`` copies of ``bot``; return its path."""
-    rounds = max(1, round(games / GAMES_PER_ROUND))
     lines = [
         f"name: {name}",
         f"game: {game}",
-        "seed: 20261130",
+        f"seed: {SEED}",
         f"table_size: {TABLE_SIZE}",
-        f"rounds: {rounds}",
+        *format_lines(league_format, games),
         f"concurrency: {concurrency}",
         f"output: {directory / name}",
         "bots:",
     ]
     for index in range(BOTS):
-        lines += [f"  - name: {bot.stem}-{index}", f"    command: python {bot}"]
+        bot_name = "candidate" if league_format == "gauntlet" and index == 0 else f"{bot.stem}-{index}"
+        lines += [f"  - name: {bot_name}", f"    command: python {bot}"]
     path = directory / f"{name}.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -131,14 +150,18 @@ def run_league_process(league_file: Path, fill_cache: bool = False) -> dict:
 
 
 def throughput(directory: Path, games_per_league: int) -> None:
-    print(f"\nthroughput: {BOTS} random sample bots, {TABLE_SIZE} at a table, about {games_per_league} games a league")
-    for game in ("stop_the_bus", "bastard_brag"):
-        for concurrency in (1, 2):
-            name = f"throughput-{game}-c{concurrency}"
-            figures = run_league_process(write_league(directory, name, game, RANDOM_BOT, games_per_league, concurrency))
+    print(f"\nthroughput: {BOTS} random sample bots, {TABLE_SIZE} at a table, each in its sandbox, "
+          f"about {games_per_league} games a league; auto is {len(os.sched_getaffinity(0))} here")  # fmt: skip
+    runs = [("stop_the_bus", league_format) for league_format in FORMATS] + [("bastard_brag", "round-robin")]
+    for game, league_format in runs:
+        for concurrency in (1, 2, "auto"):
+            name = f"throughput-{game}-{league_format}-c{concurrency}"
+            league_file = write_league(directory, name, game, RANDOM_BOT, games_per_league, concurrency, league_format)
+            figures = run_league_process(league_file)
             minutes = figures["wall_s"] / 60
             print(
-                f"{game} concurrency {concurrency}: {figures['played'] / minutes:.1f} games/min, "
+                f"{game} {league_format} concurrency {concurrency}: {figures['played'] / minutes:.1f} games/min "
+                f"({figures['played'] / minutes * 60 * 24:,.0f} a day), "
                 f"{figures['decisions'] / figures['wall_s']:.0f} decisions/s "
                 f"({figures['played']} games, {figures['decisions']} decisions in {figures['wall_s']:.1f} s); "
                 f"referee peak RSS {figures['peak_rss_kib'] / 1024:.1f} MiB",

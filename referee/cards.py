@@ -119,7 +119,7 @@ def shuffled_deck(stream: SeedStream) -> list[Card]:
 
 def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
     """Shuffle ``cards`` in place with Fisher-Yates driven by ``stream``; return it."""
-    for i in range(len(cards) - 1, 0, -1):
-        j = stream.randbelow(i + 1)
+    last = len(cards) - 1
+    for i, j in zip(range(last, 0, -1), stream.randbelow_each(range(last + 1, 1, -1))):
         cards[i], cards[j] = cards[j], cards[i]
     return cards

@@ -75,7 +75,12 @@ class InProcessBot:
     async def game_end(self, message: pb.GameEnd) -> None:
         """Nothing to do."""
 
-    async def decide(self, request: bytes, number: int, move_time_ms: int, limit_ms: int) -> pb.Decision:
+    async def decide(
+        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
+        while_waiting: Callable[[], None] | None = None,
+    ) -> pb.Decision:  # fmt: skip
+        if while_waiting is not None:
+            while_waiting()
         started = time.perf_counter()
         decision = self._servicer.answer(pb.DecisionRequest.FromString(request)).decision
         self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000

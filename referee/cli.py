@@ -24,6 +24,7 @@ from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.match import MatchResult, play_game
+from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, Sprt
 from referee.session import Timing
 
 
@@ -174,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
     verify.add_argument("log", type=Path, help="a game's log (games/GAME_ID.jsonl in a league's output)")
 
+    seed = commands.add_parser(
+        "seed", help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league"
+    )
+    seed.add_argument("--check", type=int, metavar="SEED", help="print the commitment of SEED instead")
+
     show = commands.add_parser(
         "show", help="tell a game move by move from its log",
         description="One line per step: the deal, every move with the player's cards and the table, each "
@@ -213,6 +219,37 @@ def build_parser() -> argparse.ArgumentParser:
                      help="games at once, or auto: one per CPU (overrides the league file)")
     run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
     _add_sandbox_options(run, share=False)
+
+    duel = commands.add_parser(
+        "duel", help="test whether bot A is stronger than bot B (SPRT), on a league's settings, until it is clear",
+        description="Runs the league file's game, tables, clock, sandbox and bots as a duel: A and B on the same "
+                    "deals (every seat rotation), the other seats filled from the league's other bots, stopping as "
+                    "soon as a sequential probability ratio test decides between H0 (A's advantage is elo0) and H1 "
+                    "(it is elo1), as fastchess's -sprt does. Results go beside the league's output, in "
+                    "NAME-duel-A-B (or --output); running the same command again resumes. Exit status: 0 when the "
+                    "test decided or max games were played without a verdict (inconclusive), 1 on a failure or "
+                    "when a bot was left out or disabled, 2 for a bad option, 130 after Ctrl-C, 143 after SIGTERM.",
+    )  # fmt: skip
+    duel.add_argument("league", type=Path, help="the league file whose settings and bots the duel uses")
+    duel.add_argument("bot", metavar="A", help="the bot whose advantage is tested (a bot of the league)")
+    duel.add_argument("other", metavar="B", help="the bot it is tested against (a bot of the league)")
+    duel.add_argument("--elo0", type=float, metavar="ELO", help="H0: A's advantage in Elo (e.g. 0)")
+    duel.add_argument("--elo1", type=float, metavar="ELO", help="H1: A's advantage in Elo, above elo0 (e.g. 10)")
+    duel.add_argument("--difference0", type=float, metavar="D",
+                      help="H0 as a mean score difference instead, -1 to 1 (per game (n - place) / (n - 1))")
+    duel.add_argument("--difference1", type=float, metavar="D", help="H1 as a mean score difference, above H0")
+    duel.add_argument("--alpha", type=float, default=DEFAULT_ERROR_RATE,
+                      help=f"the chance of accepting H1 when H0 holds (default {DEFAULT_ERROR_RATE})")
+    duel.add_argument("--beta", type=float, default=DEFAULT_ERROR_RATE,
+                      help=f"the chance of accepting H0 when H1 holds (default {DEFAULT_ERROR_RATE})")
+    duel.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
+                      help=f"stop without a verdict after this many games (default {DEFAULT_MAX_GAMES:,})")
+    duel.add_argument("--output", type=Path, metavar="DIR", help="the results folder (default: NAME-duel-A-B "
+                      "beside the league's output)")  # fmt: skip
+    duel.add_argument("--concurrency", type=_concurrency, metavar="N|auto",
+                      help="games at once, or auto: one per CPU (overrides the league file)")
+    duel.add_argument("--no-progress", action="store_true", help="print no progress while running")
+    _add_sandbox_options(duel, share=False)
 
     validate = commands.add_parser(
         "validate", help="check a league file without running it: every key, every bot, and how many games it plays"
@@ -284,6 +321,8 @@ def _command(args: argparse.Namespace) -> int:
         return run_interruptibly(_check_bot(args))
     if args.command == "verify":
         return _verify(args)
+    if args.command == "seed":
+        return _seed(args)
     if args.command in ("show", "replay"):
         return _show(args)
     if args.command == "serve":
@@ -433,27 +472,93 @@ def _league_command(args: argparse.Namespace) -> int:
     from referee.publish import console_table, write_leaderboards
 
     if args.command == "leaderboard":
+        from referee.duel import duel_report
+        from referee.league import RESULTS_FILE, read_records
+
         standings, title = standings_from_directory(args.directory)
         print(f"{title}: {standings.games} games")
         print(console_table(standings))
+        duel = duel_report(args.directory, read_records(args.directory / RESULTS_FILE))
+        if duel is not None:
+            print("\n".join(duel.lines()))
         if args.write:
             write_leaderboards(standings, args.directory, title)
         return 0
     league = load_league(args.league)
+    output = args.output if args.command in ("run", "duel") else None
+    if args.command == "duel":
+        from referee.duel import duel_league, duel_output
+
+        league = duel_league(league, _duel_format(args, league))
+        output = output or duel_output(league)
     if args.command == "validate":
         return _validate(args, league)
     if args.command == "schedule":
         return _schedule(args, league)
+    for warning in league.warnings:  # on stdout, with the run's other preamble: stderr is for what went wrong
+        print(warning)
     turned_off_by = "--no-sandbox" if args.no_sandbox else None if league.sandbox else "sandbox: none"
     if args.no_sandbox:
         league = league_without_sandbox(league)
     if any(bot.spec.command for bot in league.bots):
-        refusal = _sandbox_refusal("run", turned_off_by, "sandbox: none in the league file (or --no-sandbox)")
+        refusal = _sandbox_refusal(args.command, turned_off_by, "sandbox: none in the league file (or --no-sandbox)")
         if refusal:
             print(refusal, file=sys.stderr)
             return 1
         print(sandbox.machine_summary(sandboxed=league.sandbox))
-    return run_command(league, args.output, args.concurrency, not args.no_progress)
+    if isinstance(league.format, Sprt):
+        from referee.duel import run_duel
+
+        return run_duel(league, output, args.concurrency, not args.no_progress)
+    return run_command(league, output, args.concurrency, not args.no_progress)
+
+
+def _duel_format(args: argparse.Namespace, league) -> Sprt:
+    """The sprt format the options of ``referee duel`` ask for; a :class:`UsageError` names a bad one."""
+    from referee.config import MAX_GAMES
+    from referee.schedule.sprt import MAX_ELO
+    from referee.stats import Measure, SequentialTest, StatisticsError
+
+    for name in (args.bot, args.other):
+        if name not in league.bot_names:
+            raise UsageError(f"{name!r} is not a bot of {args.league}; the bots are: {', '.join(league.bot_names)}")
+    if args.bot == args.other:
+        raise UsageError(f"A and B are both {args.bot!r}; name two different bots of the league")
+    elo = (args.elo0, args.elo1)
+    difference = (args.difference0, args.difference1)
+    given = [pair for pair in (elo, difference) if pair != (None, None)]
+    if len(given) != 1 or None in given[0]:
+        raise UsageError("give --elo0 and --elo1 (the hypotheses in Elo, e.g. --elo0 0 --elo1 10), or --difference0 "
+                         "and --difference1 (in mean score difference), one pair")  # fmt: skip
+    measure = Measure.ELO if given[0] is elo else Measure.SCORE_DIFFERENCE
+    h0, h1 = given[0]
+    if measure is Measure.ELO and not (abs(h0) <= MAX_ELO and abs(h1) <= MAX_ELO):
+        raise UsageError(f"--elo0 {h0:g} and --elo1 {h1:g} must be from -{MAX_ELO:g} to {MAX_ELO:g}")
+    try:
+        SequentialTest(measure, h0, h1, args.alpha, args.beta)
+    except StatisticsError as error:
+        raise UsageError(f"{error} (--elo0, --elo1, --difference0, --difference1, --alpha, --beta)") from None
+    if not league.table_size <= args.max_games <= MAX_GAMES:
+        raise UsageError(f"--max-games {args.max_games} must be from {league.table_size} (one deal at tables of "
+                         f"{league.table_size}) to {MAX_GAMES}")  # fmt: skip
+    return Sprt((args.bot, args.other), measure, h0, h1, args.alpha, args.beta, args.max_games)
+
+
+def _seed(args: argparse.Namespace) -> int:
+    """A seed no bot can guess, and the commitment that lets anyone check it once it is revealed."""
+    import secrets
+
+    from referee.seeding import GUESSABLE_SEED_BELOW, seed_commitment
+
+    if args.check is not None:
+        print(f"commitment: {seed_commitment(args.check)}")
+        return 0
+    value = GUESSABLE_SEED_BELOW + secrets.randbelow(2**64 - GUESSABLE_SEED_BELOW)
+    print(f"seed: {value}")
+    print(f"commitment: {seed_commitment(value)}")
+    print("Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
+          file=sys.stderr)  # fmt: skip
+    return 0
 
 
 def _validate(args: argparse.Namespace, league) -> int:
@@ -470,8 +575,8 @@ def _validate(args: argparse.Namespace, league) -> int:
         print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
               "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
               "format: {type: sampled, games_per_bot: N})", file=sys.stderr)  # fmt: skip
-    for note in unchecked_runs(league):
-        print(f"{note}", file=sys.stderr)
+    for note in (*league.warnings, *unchecked_runs(league)):
+        print(note, file=sys.stderr)
     return 0
 
 

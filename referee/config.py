@@ -48,8 +48,11 @@ from referee.errors import LeagueError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.sandbox import DEFAULT_LIMITS, LIMIT_KEYS, ResourceLimits
-from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled
+from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled, Sprt
+from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, HYPOTHESIS_KEYS, MAX_ELO
+from referee.seeding import is_guessable
 from referee.session import GameSetup, Timing
+from referee.stats import Measure
 
 
 MANIFEST_NAME = "bot.yaml"
@@ -87,15 +90,18 @@ FORMAT_KEYS = {
     RoundRobin.type: ("type",),
     Sampled.type: ("type", "games_per_bot", "rotations"),
     Gauntlet.type: ("type", "candidates", "games_per_candidate"),
+    Sprt.type: ("type", "candidates", "elo0", "elo1", "difference0", "difference1", "alpha", "beta", "max_games"),
 }
 FORMAT_REQUIRED = {
     RoundRobin.type: ("type",),
     Sampled.type: ("type", "games_per_bot"),
     Gauntlet.type: ("type", "candidates"),
+    Sprt.type: ("type", "candidates"),  # and one pair of hypotheses: checked by _sprt
 }
 FORMAT_EXAMPLES = {
     Sampled.type: "{type: sampled, games_per_bot: 30}",
     Gauntlet.type: "{type: gauntlet, candidates: [NAME]}",
+    Sprt.type: "{type: sprt, candidates: [A, B], elo0: 0, elo1: 10}",
 }
 MANIFEST_REQUIRED = ("name", "version", "run")
 
@@ -151,6 +157,7 @@ class League:
     on_build_failure: str
     bots: tuple[LeagueBot, ...]
     format: Format = RoundRobin()  # how tables are made: referee.schedule
+    warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -200,6 +207,12 @@ def load_league(path: str | os.PathLike[str]) -> League:
     game = checker.choice(game_node, "game", tuple(GAMES))
     game_class = GAMES[game]
     seed = checker.integer(keys["seed"], "seed", *SEED_RANGE)
+    warnings = []
+    if is_guessable(seed):
+        warnings.append(checker.error(keys["seed"], "seed", (
+            f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
+            "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
+            "prints one) and publish it when the league is over (its pages show a commitment until then)")).args[0])
     table_node = keys["table_size"]
     table_size = checker.integer(table_node, "table_size")
     if not game_class.min_players <= table_size <= game_class.max_players:
@@ -296,6 +309,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         on_build_failure=on_build_failure,
         bots=tuple(bots),
         format=league_format,
+        warnings=tuple(warnings),
     )
 
 
@@ -341,6 +355,8 @@ def _format(checker: _Checker, node: yaml.Node | None, table_size: int, bot_name
     if kind == Sampled.type:
         rotations = _rotations(checker, keys["rotations"], table_size) if "rotations" in keys else None
         return Sampled(_games(checker, keys["games_per_bot"], "format.games_per_bot", table_size, rotations), rotations)
+    if kind == Sprt.type:
+        return _sprt(checker, node, keys, table_size, bot_names)
     candidates = _candidates(checker, keys["candidates"], bot_names)
     games = None
     if "games_per_candidate" in keys:
@@ -379,6 +395,68 @@ def _rotations(checker: _Checker, node: yaml.Node, table_size: int) -> int | Non
     return value
 
 
+def _sprt(
+    checker: _Checker, node: yaml.Node, keys: dict[str, yaml.Node], table_size: int, bot_names: tuple[str, ...]
+) -> Sprt:
+    """Read a duel: two candidates, one pair of hypotheses (Elo or score difference), error rates, a bound."""
+    candidates = _candidates(checker, keys["candidates"], bot_names)
+    if len(candidates) != 2:
+        raise checker.error(
+            keys["candidates"], "format.candidates",
+            f"{len(candidates)} bot{'' if len(candidates) == 1 else 's'} listed; a duel has exactly two candidates, "
+            "A and B, e.g. [new, old] (A's advantage over B is what the test measures)",
+        )  # fmt: skip
+    pairs = [measure for measure, pair in HYPOTHESIS_KEYS.items() if any(key in keys for key in pair)]
+    if not pairs:
+        raise checker.error(
+            node, "format", "a duel needs its hypotheses: elo0 and elo1 (Elo), or difference0 and difference1 "
+            f"(mean score difference); write format: {FORMAT_EXAMPLES[Sprt.type]}",
+        )  # fmt: skip
+    if len(pairs) > 1:
+        extra = next(key for key in HYPOTHESIS_KEYS[Measure.SCORE_DIFFERENCE] if key in keys)
+        raise checker.error(
+            keys[extra], f"format.{extra}",
+            "give either elo0 and elo1 or difference0 and difference1, not both: a test measures one of them",
+        )  # fmt: skip
+    measure = pairs[0]
+    first, second = HYPOTHESIS_KEYS[measure]
+    for key, other in ((first, second), (second, first)):
+        if key not in keys:
+            raise checker.error(keys[other], f"format.{key}", f"missing; {other} needs {key} (H0 and H1)")
+    limit = MAX_ELO if measure is Measure.ELO else 1.0
+    inclusive = measure is Measure.ELO
+    h0 = checker.real(keys[first], f"format.{first}", -limit, limit, inclusive)
+    h1 = checker.real(keys[second], f"format.{second}", -limit, limit, inclusive)
+    if not h0 < h1:
+        raise checker.error(
+            keys[second], f"format.{second}",
+            f"{keys[second].value} is not above {first} ({keys[first].value}); H1 ({second}) is the larger advantage "
+            f"of {candidates[0]} over {candidates[1]}, H0 ({first}) the smaller, e.g. {first}: 0, {second}: "
+            + ("10" if measure is Measure.ELO else "0.05"),
+        )  # fmt: skip
+    rates = {}
+    for key in ("alpha", "beta"):
+        rates[key] = DEFAULT_ERROR_RATE
+        if key in keys:
+            rates[key] = checker.real(keys[key], f"format.{key}", 0.0, 1.0, inclusive=False)
+    if rates["alpha"] + rates["beta"] >= 1.0:
+        raise checker.error(
+            keys.get("beta", keys.get("alpha")), "format.beta" if "beta" in keys else "format.alpha",
+            f"alpha {rates['alpha']:g} plus beta {rates['beta']:g} is 1 or more; the two error rates must add up "
+            "to less than 1 (0.05 each is usual)",
+        )  # fmt: skip
+    max_games = DEFAULT_MAX_GAMES
+    if "max_games" in keys:
+        max_games = checker.integer(keys["max_games"], "format.max_games", 1, MAX_GAMES)
+        if max_games < table_size:
+            raise checker.error(
+                keys["max_games"], "format.max_games",
+                f"{max_games} is fewer than one deal's games: a deal at a table of {table_size} plays {table_size} "
+                f"games, one per seat rotation, so write {table_size} or more (it is rounded down to whole deals)",
+            )  # fmt: skip
+    return Sprt((candidates[0], candidates[1]), measure, h0, h1, rates["alpha"], rates["beta"], max_games)
+
+
 def _candidates(checker: _Checker, node: yaml.Node, bot_names: tuple[str, ...]) -> tuple[str, ...]:
     key = "format.candidates"
     if not isinstance(node, yaml.SequenceNode) or not node.value:
@@ -407,11 +485,11 @@ def _check_size(
 ) -> None:  # fmt: skip
     """Check that a schedule can be made and that its game count stays within MAX_GAMES, without making it."""
     format_node = keys.get("format", keys["bots"])
-    one_round = isinstance(league_format, Sampled) or (
+    one_round = isinstance(league_format, Sampled | Sprt) or (
         isinstance(league_format, Gauntlet) and league_format.games_per_candidate is not None
     )
     if one_round and rounds != 1:
-        length = "games_per_bot" if isinstance(league_format, Sampled) else "games_per_candidate"
+        length = {Sampled.type: "games_per_bot", Sprt.type: "max_games"}.get(league_format.type, "games_per_candidate")
         raise checker.error(
             keys["rounds"], "rounds",
             f"{rounds} is not allowed with format {league_format.type}: it plays one round, as long as "
@@ -829,6 +907,15 @@ class _Checker:
         maximum: int | None = None,
     ) -> int:  # fmt: skip
         return self.integer(keys[name], prefix + name, minimum, maximum) if name in keys else default
+
+    def real(self, node: yaml.Node, key: str, low: float, high: float, inclusive: bool = True) -> float:
+        """Read a number (whole or not) from ``low`` to ``high``, the ends allowed only when ``inclusive``."""
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
+        within = "from {} to {}" if inclusive else "between {} and {} (exclusive)"
+        allowed = "a number " + within.format(f"{low:g}", f"{high:g}")
+        if type(value) not in (int, float) or not (low <= value <= high if inclusive else low < value < high):
+            raise self.error(node, key, f"{_shown(node)} is not allowed; write {allowed}")
+        return float(value)
 
     def number(self, node: yaml.Node, key: str, maximum: int | None = None) -> float:
         """Read a number of seconds above 0 (and at most ``maximum``)."""

@@ -40,7 +40,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 from pathlib import Path
 
 from referee import __version__
@@ -122,37 +124,62 @@ def hand_record(result: HandResult) -> dict:
 
 def deal_record(game: Game) -> dict:
     """The log record of the hand the game has just dealt: every hand and the table."""
-    record = {
-        "type": "deal",
-        "hand": game.hand_number,
-        "dealer": game.dealer,
-        "hands": {str(seat): format_cards(game.hands[seat]) for seat in range(game.num_players) if game.in_hand[seat]},
-    }
+    return deal_record_of(deal_state(game))
+
+
+def deal_state(game: Game) -> tuple:
+    """What :func:`deal_record` shows of the deal, copied as it is now (cheap: no text is made)."""
+    hands = tuple((seat, tuple(game.hands[seat])) for seat in range(game.num_players) if game.in_hand[seat])
     if game.name == "stop_the_bus":
-        record["discard"] = format_cards(game.discard_pile)
-        record["stock"] = format_cards(reversed(game.stock))  # top first
+        table = (("discard", tuple(game.discard_pile)), ("stock", tuple(reversed(game.stock))))  # stock: top first
     else:
-        record["centre"] = format_cards(game.centre)
+        table = (("centre", tuple(game.centre)),)
+    return game.hand_number, game.dealer, hands, table
+
+
+def deal_record_of(state: tuple) -> dict:
+    """The deal record of a :func:`deal_state`."""
+    hand_number, dealer, hands, table = state
+    record = {"type": "deal", "hand": hand_number, "dealer": dealer,
+              "hands": {str(seat): format_cards(cards) for seat, cards in hands}}  # fmt: skip
+    for key, cards in table:
+        record[key] = format_cards(cards)
     return record
 
 
 class GameLog:
     """A game's JSON-lines log, kept in memory and written to ``path`` when closed; a ``None`` path logs nothing.
 
+    Records are kept as made and turned into text by :meth:`catch_up`, which
+    the referee calls while a bot thinks (after a request is sent), so that
+    formatting costs the time between a reply and the next request nothing.
     ``listener``, when given, is called with each record as it is made (with
     or without a path); without one, making a record costs nothing more.
     """
 
     def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
         self.path = path
-        self._lines: list[str] | None = [] if path else None
+        # Lines as text, then the records not yet formatted (from index _formatted): dicts, decision
+        # tuples and write_later's (make, arguments).
+        self._lines: list[str | dict | tuple] | None = [] if path else None
+        self._formatted = 0
         self._listener = listener
+        self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
+        self._file_lock = threading.Lock()
 
     def write(self, record: dict) -> None:
+        """Log ``record`` (a dict the caller no longer changes)."""
         if self._lines is not None:
-            self._lines.append(json.dumps(record, separators=(",", ":")))
+            self._lines.append(record)
         if self._listener is not None:
             self._listener(record)
+
+    def write_later(self, make: Callable[..., dict], *arguments: Any) -> None:
+        """Log the record ``make(*arguments)``, made by :meth:`catch_up` (the arguments must not change)."""
+        if self._lines is not None:
+            self._lines.append((make, arguments))
+        if self._listener is not None:
+            self._listener(make(*arguments))
 
     def decision(
         self,
@@ -167,43 +194,88 @@ class GameLog:
         default: bool,
         drew: Card | None,
     ) -> None:
-        """Write a decision record: the line ``write(decision_record(...))`` writes, made without ``json``.
+        """Log a decision: the record :func:`decision_record` makes (its line is made by :meth:`catch_up`)."""
+        if self._lines is not None:
+            self._lines.append((number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew))
+        if self._listener is not None:
+            self._listener(
+                decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
+            )
+
+    def catch_up(self) -> None:
+        """Turn the records logged since the last call into lines of JSON.
 
         Decisions are most of a log, so their lines are put together from
-        each action's JSON text, made once (tests check the two agree).
+        each action's JSON text, made once (tests check that they equal
+        ``json.dumps(decision_record(...))``).
         """
-        if self._lines is not None:
-            self._lines.append(
+        lines = self._lines
+        if lines is None:
+            return
+        for index in range(self._formatted, len(lines)):
+            entry = lines[index]
+            if isinstance(entry, dict):
+                lines[index] = json.dumps(entry, separators=(",", ":"))
+                continue
+            if len(entry) == 2:  # write_later's (make, arguments)
+                make, arguments = entry
+                lines[index] = json.dumps(make(*arguments), separators=(",", ":"))
+                continue
+            number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew = entry
+            lines[index] = (
                 f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},"holding":{_cards_json(holding)},'
                 f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)}'
                 + (f',"drew":"{drew}"' if drew is not None else "")
                 + f',"ms":{round(charged_ms, 3)!r},"wall_ms":{round(wall_ms, 3)!r}'
                 + (',"default":true}' if default else "}")
             )
-        if self._listener is not None:
-            self._listener(
-                decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
-            )
+        self._formatted = len(lines)
+
+    def prepare(self) -> None:
+        """Create the log's file now, empty, under a temporary name: creating a file is the slow part of writing it.
+
+        Safe to run in another thread (the referee does, while the game is
+        played); a log discarded first makes no file. The file stays empty
+        until :meth:`close`, so nothing of the game is in it during play.
+        """
+        with self._file_lock:
+            if self._lines is not None and self.path is not None and self._file is None:
+                self._file = open(self._temporary(), "w", encoding="utf-8")
 
     def close(self) -> None:
-        """Write the log to its file (under a temporary name first, so a reader never sees half of it)."""
-        if self._lines is None or self.path is None:
-            return
-        lines, self._lines = self._lines, None
-        self._listener = None
-        temporary = self.path.with_name(f".{self.path.name}.part")
-        try:
-            with open(temporary, "w", encoding="utf-8") as out:
-                out.write("\n".join(lines) + "\n")
-            os.replace(temporary, self.path)
-        except BaseException:  # a full disk, say: leave nothing half written
-            temporary.unlink(missing_ok=True)
-            raise
+        """Write the log to its file (under a temporary name first, so a reader never sees half of it).
+
+        Safe to run in another thread once the game is over (nothing is logged after).
+        """
+        with self._file_lock:
+            if self._lines is None or self.path is None:
+                return
+            self.catch_up()
+            lines, self._lines = self._lines, None
+            self._listener = None
+            temporary = self._temporary()
+            try:
+                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None
+                with out:
+                    out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
+                os.replace(temporary, self.path)
+            except BaseException:  # a full disk, say: leave nothing half written
+                temporary.unlink(missing_ok=True)
+                raise
 
     def discard(self) -> None:
         """Forget the log: nothing is written (a game that was interrupted is played again on resume)."""
-        self._lines = None
-        self._listener = None
+        with self._file_lock:
+            self._lines = None
+            self._listener = None
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+                self._temporary().unlink(missing_ok=True)
+
+    def _temporary(self) -> Path:
+        assert self.path is not None
+        return self.path.with_name(f".{self.path.name}.part")
 
 
 def game_start_record(

@@ -504,8 +504,12 @@ async def run_league(
     concurrency: int | None = None,
     progress: Callable[[int, int, Standings | None], None] | None = None,
     announce: Callable[[RunPlan], None] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> RunSummary:
     """Play every unfinished game of ``league``; return the standings of all finished games.
+
+    ``stop``, when given, is asked before each game starts: once it answers
+    True no new game starts (games already running finish and are recorded).
 
     Interrupted (Ctrl-C, SIGTERM: the task is cancelled) or stopped by an
     error (a full disk), it stops the bots and writes the leaderboards of the
@@ -530,7 +534,7 @@ async def run_league(
             already = len(results.finished)
             if announce is not None:
                 announce(RunPlan(playing, output, len(games), already, growth.growth, builds))
-            played = await _play_games(playing, output, games, results, concurrency, progress)
+            played = await _play_games(playing, output, games, results, concurrency, progress, stop)
         except BaseException:
             results.close()
             # Interrupted, or stopped by an error: the standings of the games finished so far.
@@ -572,6 +576,7 @@ async def _play_games(
     results: ResultsFile,
     concurrency: int,
     progress: Callable[[int, int, Standings | None], None] | None,
+    stop: Callable[[], bool] | None = None,
 ) -> _Played:
     pool = BotPool(league, output / BOT_LOG_DIR)
     played = _Played(0, pool)
@@ -607,7 +612,10 @@ async def _play_games(
     remaining = iter(todo)
 
     async def worker() -> None:
-        for game in remaining:
+        while stop is None or not stop():  # asked before taking each game
+            game = next(remaining, None)
+            if game is None:
+                return
             await play(game)
 
     try:
@@ -739,10 +747,19 @@ class ProgressDisplay:
             self._bar = None
 
 
-def run_command(league: League, output: Path | None, concurrency: int | None, show_progress: bool) -> int:
-    """Run a league from the command line; print the final table. Returns the exit status."""
+def run_command(
+    league: League, output: Path | None, concurrency: int | None, show_progress: bool, *,
+    stop: Callable[[], bool] | None = None, display: ProgressDisplay | None = None,
+    report: Callable[[], None] | None = None,
+) -> int:  # fmt: skip
+    """Run a league from the command line; print the final table. Returns the exit status.
+
+    A duel (``referee.duel``) brings its own ``stop``, progress ``display``
+    (called as a :class:`ProgressDisplay` is, with its ``close``) and
+    ``report``, printed after the table and after an interruption.
+    """
     output = (output or league.output).resolve()
-    display = ProgressDisplay(show_progress)
+    display = display or ProgressDisplay(show_progress)
     plan: RunPlan | None = None
 
     def announce(run: RunPlan) -> None:
@@ -752,12 +769,15 @@ def run_command(league: League, output: Path | None, concurrency: int | None, sh
 
     try:
         summary = run_interruptibly(
-            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce)
+            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce, stop=stop)
         )
-    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+    except (KeyboardInterrupt, asyncio.CancelledError) as interruption:
         display.close()
-        return _interrupted(output, plan, "SIGINT (Ctrl-C)" if isinstance(stop, KeyboardInterrupt) else "SIGTERM",
-                            130 if isinstance(stop, KeyboardInterrupt) else 143)  # fmt: skip
+        ctrl_c = isinstance(interruption, KeyboardInterrupt)
+        status = _interrupted(output, plan, "SIGINT (Ctrl-C)" if ctrl_c else "SIGTERM", 130 if ctrl_c else 143)
+        if report is not None:
+            report()
+        return status
     except OSError as error:
         display.close()
         finished = sum(1 for _ in read_records(output / RESULTS_FILE)) if output.is_dir() else 0
@@ -772,6 +792,8 @@ def run_command(league: League, output: Path | None, concurrency: int | None, sh
     rate = summary.played / summary.wall_s * 60 if summary.wall_s > 0 else 0.0
     print(f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min, "
           f"{summary.concurrency} at once); leaderboards written to {output}")  # fmt: skip
+    if report is not None:
+        report()
     failed = sorted({*summary.disabled, *summary.left_out})
     for name in failed:
         reason = summary.disabled.get(name) or f"left out of the league: {summary.left_out[name]}"

@@ -23,7 +23,7 @@ from pathlib import Path
 from referee.bots import BotSpec
 from referee.cards import Card
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
-from referee.gamelog import GameLog, action_text, deal_record, game_start_record, hand_record
+from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
 from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, fill_events
@@ -118,6 +118,11 @@ class Match:
         """Play the game to the end and return its result; never raises because of a bot."""
         game = self.game
         finished = False
+        loop = asyncio.get_running_loop()
+        # The log's file is made in a worker thread while the game is played (creating a file can take
+        # longer than a decision), and written there while the game ends go out.
+        preparing = loop.run_in_executor(None, self.log.prepare)
+        preparing.add_done_callback(_retrieve)
         try:
             for seat, bot in enumerate(self.bots):
                 if isinstance(bot, BotFault):
@@ -138,13 +143,15 @@ class Match:
                 record["void"] = True
                 record["void_reason"] = void_reason
             self.log.write(record)
-            await asyncio.gather(*(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()))
+            await preparing  # a folder the log cannot be made in fails the game here, as closing would
+            await asyncio.gather(
+                loop.run_in_executor(None, self.log.close),
+                *(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()),
+            )
             finished = True
         finally:
-            if finished:
-                self.log.close()
-            else:
-                self.log.discard()  # cancelled: the game will be played again
+            if not finished:
+                self.log.discard()  # cancelled, or the log could not be written: the game will be played again
         return MatchResult(
             game_id=self.game_id,
             game=game.name,
@@ -192,7 +199,9 @@ class Match:
         request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
         try:
-            decision = await bot.decide(request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms)
+            decision = await bot.decide(
+                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
+            )
             if decision.error:
                 raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot.name)
             try:
@@ -216,6 +225,11 @@ class Match:
         self.log.decision(number, hand, seat, holding, legal, chosen, charged_ms, bot.last_wall_ms, False, drew)
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
+
+    def _while_waiting(self) -> None:
+        """Work that no decision waits for, done while a bot thinks: the log's lines, the next hand's shuffle."""
+        self.log.catch_up()
+        self.game.deal_ahead()
 
     async def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
@@ -253,11 +267,11 @@ class Match:
         """Log the hands finished and the hand dealt since the last call."""
         game = self.game
         while self._hands_logged < len(game.hand_results):
-            self.log.write(hand_record(game.hand_results[self._hands_logged]))
+            self.log.write_later(hand_record, game.hand_results[self._hands_logged])  # a HandResult is frozen
             self._hands_logged += 1
         if game.hand_number != self._hand_logged and not game.is_over:
             self._hand_logged = game.hand_number
-            self.log.write(deal_record(game))
+            self.log.write_later(deal_record_of, deal_state(game))
 
     # ----- faults and forfeits ------------------------------------------------------
 
@@ -305,6 +319,12 @@ class Match:
         )  # fmt: skip
         fill_events(message.events, self.game, self._events_sent[seat])
         return message
+
+
+def _retrieve(future: asyncio.Future) -> None:
+    """Mark a future's exception as seen (it is raised where it matters, or the game was cancelled)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _self_description(bot: BotSession | BotFault) -> dict | None:

@@ -22,6 +22,9 @@ of a game with seed ``s`` comes from ``SeedStream.derive(s, "hand", h,
 from __future__ import annotations
 
 import hashlib
+import operator
+import struct
+from collections.abc import Iterable
 
 _PREFIX = "brag-referee:"
 _TWO_64 = 1 << 64
@@ -51,6 +54,42 @@ class SeedStream:
             self._pending = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
         return self._pending.pop()
 
+    def take(self, count: int) -> list[int]:
+        """Return the next ``count`` numbers of the stream, as ``count`` calls of :meth:`next_u64` would."""
+        pending = self._pending
+        numbers = pending[::-1][:count]
+        del pending[len(pending) - len(numbers):]
+        key, block = self._key, self._block
+        while len(numbers) < count:
+            numbers += struct.unpack(">4Q", hashlib.sha256(key + block.to_bytes(8, "big")).digest())
+            block += 1
+        self._block = block
+        if len(numbers) > count:  # keep the rest of the last block for later, in the order next_u64 pops them
+            self._pending = numbers[count:][::-1]
+            del numbers[count:]
+        return numbers
+
+    def randbelow_each(self, bounds: Iterable[int]) -> list[int]:
+        """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
+        bounds = list(bounds)
+        numbers = self.take(len(bounds))  # what they take when no number is thrown away, nearly always
+        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and 0 < min(bounds) and max(bounds) <= _SMALL_BOUND:
+            return list(map(operator.mod, numbers, bounds))
+        position = 0
+        results = []
+        for n in bounds:
+            limit = _LIMITS.get(n) or _limit(n)
+            while True:
+                if position < len(numbers):
+                    x = numbers[position]
+                    position += 1
+                else:  # a number was thrown away: the rest come from the stream, in order
+                    x = self.next_u64()
+                if x < limit:
+                    break
+            results.append(x % n)
+        return results
+
     def randbelow(self, n: int) -> int:
         """Return a uniformly chosen integer in ``range(n)``; ``n`` must be positive."""
         if not 0 < n <= _TWO_64:
@@ -60,6 +99,19 @@ class SeedStream:
             x = self.next_u64()
             if x < limit:
                 return x % n
+
+
+def _limit(n: int) -> int:
+    """The numbers ``randbelow(n)`` keeps are those below this."""
+    if not 0 < n <= _TWO_64:
+        raise ValueError(f"randbelow needs a bound in 1..2**64, got {n}")
+    return _TWO_64 - (_TWO_64 % n)
+
+
+_SMALL_BOUND = 64
+_LIMITS = {n: _limit(n) for n in range(1, _SMALL_BOUND + 1)}
+# Every bound up to 64 keeps every number below this (2**64 % n < n), so a shuffle's numbers need no check.
+_KEPT_BY_SMALL_BOUNDS = _TWO_64 - _SMALL_BOUND
 
 
 def derive_key(seed: int | str, *labels: int | str) -> bytes:
@@ -76,3 +128,25 @@ def derive_seed(seed: int | str, *labels: int | str) -> int:
     right by one bit so that it fits a signed 64-bit field.
     """
     return SeedStream.derive(seed, *labels).next_u64() >> 1
+
+
+SEED_COMMITMENT_PREFIX = "brag-referee-seed:"
+GUESSABLE_SEED_BELOW = 2**32  # a league seed nearer 0 than this can be found by trying them all
+
+
+def seed_commitment(seed: int) -> str:
+    """A commitment to a league seed: ``SHA-256("brag-referee-seed:" + seed in decimal)`` in hex.
+
+    Published while a league runs (its pages show it instead of the seed), it
+    lets anyone check afterwards that the seed revealed is the one the league
+    was played with, without telling a bot the seed before the end. It hides
+    the seed only if the seed cannot be guessed: one of 64 random bits
+    (``referee seed``), not a date or a small number.
+    """
+    return hashlib.sha256(f"{SEED_COMMITMENT_PREFIX}{seed}".encode()).hexdigest()
+
+
+def is_guessable(seed: int) -> bool:
+    """Whether a bot could find ``seed`` by trying every seed against the cards it is dealt."""
+    return -GUESSABLE_SEED_BELOW < seed < GUESSABLE_SEED_BELOW
+

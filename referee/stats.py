@@ -540,8 +540,7 @@ class SequentialTest:
         )
 
     def _describe(self, value: float) -> str:
-        number = f"{value:+g}" if value else "0"
-        return f"elo {number}" if self.measure is Measure.ELO else f"score difference {number}"
+        return describe_hypothesis(self.measure, value)
 
     def _mean_of(self, hypothesis: float) -> float:
         """A hypothesis as the mean of the per-deal value, which lies in 0..1."""
@@ -640,6 +639,12 @@ def _solve_theta(values: list[float], shares: list[float], mean: float, start: f
 def format_interval(interval: Interval, form: str = "{:.3f}") -> str:
     """``estimate [low, high]`` in ``form``; infinite ends as -inf and +inf."""
     return f"{_number(interval.estimate, form)} [{_number(interval.low, form)}, {_number(interval.high, form)}]"
+
+
+def describe_hypothesis(measure: Measure, value: float) -> str:
+    """A hypothesis of a sequential test as text: ``elo +10``, ``elo 0``, ``score difference -0.05``."""
+    number = f"{value:+g}" if value else "0"
+    return f"elo {number}" if measure is Measure.ELO else f"score difference {number}"
 
 
 def stronger_bot_sentence(bot: str, other: str, los: float) -> str:

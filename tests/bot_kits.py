@@ -8,6 +8,7 @@ in the repository: under the sandbox a bot sees only its own folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -18,10 +19,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import yaml
 
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
@@ -41,6 +44,37 @@ def copy_submission(source: Path, target: Path, ignore: tuple[str, ...]) -> Path
     """Copy the submission folder ``source`` to ``target``, leaving out the build artefacts ``ignore``."""
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(*ignore), symlinks=True)
     return target
+
+
+# npm ci takes packages from its cache when it has them (npm fetches what is missing).
+NPM_ENV = {"npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
+
+
+def build_copy(source: Path, target: Path, ignore: tuple[str, ...], environment: dict[str, str] | None = None) -> Path:
+    """Copy a submission without its build artefacts ``ignore`` and run its manifest's build command in the copy.
+
+    ``environment`` is the build's whole environment (the referee's by default).
+    """
+    folder = copy_submission(source, target, ignore)
+    build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
+    started = time.monotonic()
+    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=600,
+                               env=os.environ if environment is None else environment)  # fmt: skip
+    assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
+    print(f"{source.name}: {build!r} built the bot in {time.monotonic() - started:.1f} s")
+    return folder
+
+
+@contextlib.contextmanager
+def bot_stream(command: list[str], folder: Path, directory: Path) -> Iterator[StreamClient]:
+    """A started bot and a v2 stream to it, past nothing (the test sends the handshake); both closed after."""
+    bot = BotProcess(command, folder, directory)
+    client = StreamClient(bot)
+    try:
+        yield client
+    finally:
+        client.close()
+        bot.stop()
 
 
 def missing_programs(programs: dict[str, str]) -> str | None:

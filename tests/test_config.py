@@ -25,6 +25,7 @@ from referee.config import (
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.schedule import Gauntlet, RoundRobin, Sampled, schedule
+from referee.seeding import seed_commitment
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENTS = ROOT / "tournaments"
@@ -701,10 +702,10 @@ SAMPLED_9 = "format: {type: sampled, games_per_bot: 9, rotations: "
     [
         (
             "format: samples", "format",
-            '"samples" is not allowed (did you mean "sampled"?); allowed: round-robin, sampled, gauntlet',
+            '"samples" is not allowed (did you mean "sampled"?); allowed: round-robin, sampled, gauntlet, sprt',
         ),
         ("format: sampled", "format", "sampled needs games_per_bot; write format: {type: sampled, games_per_bot: 30}"),
-        ("format: {type: swiss}", "format.type", '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet'),
+        ("format: {type: swiss}", "format.type", '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet, sprt'),
         ("format: {games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),
         ("format: {type: sampled}", "format.games_per_bot", "missing; format sampled needs type, games_per_bot"),
         ("format: {type: round-robin, games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),
@@ -908,15 +909,32 @@ def test_validate_counts_a_huge_league_and_warns_about_it(tmp_path):
     assert done.stderr.startswith(f"{path}: warning: the league plays 200,000,000 games, more than 100,000;")
 
 
+SECRET_SEED_HEADER = "name: test-league\ngame: stop_the_bus\nseed: 16045690984503098046\ntable_size: 2\n"
+
+
 def test_validate_does_not_warn_about_a_small_league(tmp_path):
-    done = referee("validate", str(league_file(tmp_path, "rounds: 50000\n")))
+    done = referee("validate", str(league_file(tmp_path, "rounds: 50000\n", header=SECRET_SEED_HEADER)))
     assert done.returncode == 0 and done.stderr == "" and "100,000 games" in done.stdout
+
+
+def test_a_guessable_seed_is_warned_about_with_its_line_and_a_secret_one_is_not(tmp_path):
+    path = league_file(tmp_path, "")
+    done = referee("validate", str(path))
+    assert done.returncode == 0
+    assert done.stderr.startswith(f"{path}:{line_of(path, 'seed: 42')}: seed: warning: 42 can be guessed")
+    assert "referee seed" in done.stderr
+    fresh = referee("seed")
+    seed = int(fresh.stdout.split("\n")[0].removeprefix("seed: "))
+    assert seed >= 2**32 and fresh.stdout.split("\n")[1] == f"commitment: {seed_commitment(seed)}"
+    path.write_text(path.read_text().replace("seed: 42", f"seed: {seed}"))
+    assert referee("validate", str(path)).stderr == ""
+    assert referee("seed", "--check", str(seed)).stdout == f"commitment: {seed_commitment(seed)}\n"
 
 
 def test_validate_says_how_a_sampled_league_is_played(tmp_path):
     path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10, rotations: 3}")
     done = referee("validate", str(path))
-    assert done.returncode == 0 and done.stderr == ""
+    assert done.returncode == 0 and "warning: 1 can be guessed" in done.stderr
     assert done.stdout.endswith("sampled: 18 games: 6 tables x 3 rotations; each bot at 3 tables (9 games)\n")
 
 
@@ -925,7 +943,7 @@ def test_validate_says_when_tables_play_fewer_rotations_so_that_every_pair_meets
     # every pair to meet; 5 tables of 2 rotations are 2.
     path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10}")
     done = referee("validate", str(path))
-    assert done.returncode == 0 and done.stderr == ""
+    assert done.returncode == 0 and "warning: 1 can be guessed" in done.stderr
     assert done.stdout.splitlines()[-2:] == [
         f"{path}: valid: league 'l', stop_the_bus, 6 bots, tables of 3, sampled: 20 games: 10 tables x 2 of 3 "
         "rotations; each bot at 5 tables (10 games)",

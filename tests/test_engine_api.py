@@ -321,3 +321,23 @@ def test_cards_and_hands_refuse_values_of_the_wrong_type() -> None:
         hand_rank(parse_cards("AS KS"))
     with pytest.raises(InvalidHandError, match="the same card twice"):
         hand_rank(parse_cards("AS AS KS"))
+
+
+@pytest.mark.parametrize("game", [StopTheBus, BastardBrag])
+def test_dealing_ahead_changes_nothing_the_game_does(game: type) -> None:
+    import random
+
+    picks, ahead_picks = random.Random(9), random.Random(9)
+    plain, ahead = game(4, seed=77), game(4, seed=77)
+    while not plain.is_over:
+        ahead.deal_ahead()
+        ahead.deal_ahead()  # twice: the second is a no-op
+        assert ahead.legal_actions() == plain.legal_actions()
+        plain.apply(picks.choice(plain.legal_actions()))
+        ahead.apply(ahead_picks.choice(ahead.legal_actions()))
+        assert ahead.hands == plain.hands and ahead.events == plain.events
+    assert ahead.is_over and ahead.result() == plain.result()
+    assert plain.hand_number > 2  # several hands were dealt from decks shuffled ahead
+    given = game(3, seed=5, decks=[seeded_deck(1, 1)])
+    given.deal_ahead()  # a game given its decks shuffles none
+    assert given._next_deck is None

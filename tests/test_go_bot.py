@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from referee.cards import DECK, parse_cards
 from referee.games import Action, StopTheBus
@@ -22,8 +21,9 @@ from tests.bot_kits import (
     BotProcess,
     StreamClient,
     assert_played_cleanly,
+    bot_stream,
+    build_copy,
     check_bot,
-    copy_submission,
     exercise_probe,
     latency_summary,
     missing_programs,
@@ -61,26 +61,14 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 @pytest.fixture(scope="module")
 def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample bot's folder, copied without build/ and built with its manifest's build command."""
-    folder = copy_submission(GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS)
-    build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
     environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    started = time.monotonic()
-    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=600,
-                               env=environment)  # fmt: skip
-    assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
-    print(f"go: {build!r} built the bot in {time.monotonic() - started:.1f} s")
-    return folder
+    return build_copy(GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS, environment)
 
 
 @pytest.fixture
-def stream(go_bot: Path, tmp_path: Path):
-    bot = BotProcess(["./build/bot"], go_bot, tmp_path)
-    client = StreamClient(bot)
-    try:
+def stream(go_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
+    with bot_stream(["./build/bot"], go_bot, tmp_path) as client:
         yield client
-    finally:
-        client.close()
-        bot.stop()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from referee.cards import DECK, parse_cards
 from referee.games import Action, StopTheBus
@@ -22,13 +21,15 @@ from referee.protocol import action_from_pb, decision_request_to_pb
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import (
     GAMES,
+    NPM_ENV,
     REFEREE,
     SAMPLE_BOTS,
     BotProcess,
     StreamClient,
     assert_played_cleanly,
+    bot_stream,
+    build_copy,
     check_bot,
-    copy_submission,
     exercise_probe,
     latency_summary,
     run_league,
@@ -36,8 +37,6 @@ from tests.bot_kits import (
 
 NODE_BOT = SAMPLE_BOTS / "node"
 ARTEFACTS = ("node_modules",)
-# npm ci takes packages from its cache when it has them (npm fetches what is missing).
-NPM_ENV = {"npm_config_prefer_offline": "true", "npm_config_update_notifier": "false"}
 
 
 def _skip_reason() -> str | None:
@@ -53,23 +52,13 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 @pytest.fixture(scope="module")
 def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample bot's folder, copied without node_modules and built with its manifest's build command."""
-    folder = copy_submission(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS)
-    build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
-    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=300,
-                               env={**os.environ, **NPM_ENV})  # fmt: skip
-    assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
-    return folder
+    return build_copy(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS, {**os.environ, **NPM_ENV})
 
 
 @pytest.fixture
 def stream(node_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
-    bot = BotProcess(["node", "bot.js"], node_bot, tmp_path)
-    client = StreamClient(bot)
-    try:
+    with bot_stream(["node", "bot.js"], node_bot, tmp_path) as client:
         yield client
-    finally:
-        client.close()
-        bot.stop()
 
 
 def write_bot(directory: Path, kit: Path, body: str) -> Path:

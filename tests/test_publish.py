@@ -16,6 +16,7 @@ from referee import publish
 from referee.cli import main
 from referee.publish import comparison_text, console_table, write_leaderboards
 from referee.publish.league_page import page_data_of
+from referee.seeding import seed_commitment
 from referee.standings import compute_standings
 
 HOSTILE_NAME = '<script>alert("x")</script> & |co|'
@@ -306,3 +307,19 @@ def test_compare_command_prints_the_comparison_from_a_results_directory(tmp_path
     assert "cannot compare bot 'alpha' with itself" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "nowhere"), "alpha", "1e3"]) == 1
     assert "no league.json here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("scheduled", "shows_seed"), [(None, False), (10_000, False), (1, True)])
+def test_the_page_shows_the_seeds_commitment_until_every_game_is_played(tmp_path, standings, scheduled, shows_seed):
+    seed = 16045690984503098046
+    (tmp_path / "league.json").write_text(json.dumps({"name": "l", "settings": {"seed": seed, "table_size": 3}}))
+    for record in league_records():  # the page counts the games it is given against `scheduled`
+        with open(tmp_path / "games.jsonl", "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+    write_leaderboards(standings, tmp_path, "l", scheduled=scheduled)
+    settings = page_data_of((tmp_path / "leaderboard.html").read_text(encoding="utf-8"))["league"]["settings"]
+    if shows_seed:
+        assert settings["seed"] == seed and "seed_commitment" not in settings
+    else:
+        assert "seed" not in settings and settings["seed_commitment"] == seed_commitment(seed)
+        assert str(seed) not in (tmp_path / "leaderboard.html").read_text(encoding="utf-8")

@@ -121,3 +121,20 @@ def test_a_decision_log_line_is_its_record_in_json(tmp_path: Path, default: bool
     log.close()
     record = decision_record(1234, 7, 3, holding, legal, legal[1], ms, ms * 2, default, drew)
     assert path.read_text(encoding="utf-8") == json.dumps(record, separators=(",", ":")) + "\n"
+
+
+def test_a_log_caught_up_between_records_keeps_them_in_order(tmp_path: Path) -> None:
+    legal = (action(ActionKind.KNOCK), action(ActionKind.EXCHANGE_ALL, Card.parse("AS")))
+    holding = (Card.parse("2C"), Card.parse("10H"), Card.parse("AS"))
+    path = tmp_path / "game.jsonl"
+    log = GameLog(path)
+    expected = []
+    for number in range(1, 4):
+        marker = {"type": "hand", "hand": number}
+        log.write(marker)
+        log.decision(number, number, 0, holding, legal, legal[number % 2], 1.0, 2.0, False, None)
+        expected += [marker, decision_record(number, number, 0, holding, legal, legal[number % 2], 1.0, 2.0)]
+        if number != 2:  # the second round is left for close() to format
+            log.catch_up()
+    log.close()
+    assert [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] == expected

@@ -154,3 +154,17 @@ def test_derive_seed_depends_on_every_part():
     assert derive_seed(2, "game", 1) != base
     assert derive_seed(1, "game", 2) != base
     assert derive_seed(1, "match", 1) != base
+
+
+@pytest.mark.parametrize("start", [0, 1, 3, 4, 5])  # numbers already taken: mid-block and on a block's edge
+def test_take_and_randbelow_each_give_what_one_call_at_a_time_gives(start):
+    # Bounds near 2**64 throw away about half their numbers, so the fast path's fallback is exercised too.
+    bounds = [52, 7, 2**63 + 1, 1, 2**64, 2**63 + 5, 3, *range(52, 1, -1), 2**63 + 1, 9]
+    one_at_a_time, at_once = SeedStream.derive(5, "x"), SeedStream.derive(5, "x")
+    for _ in range(start):
+        one_at_a_time.next_u64(), at_once.next_u64()
+    assert at_once.randbelow_each(bounds) == [one_at_a_time.randbelow(bound) for bound in bounds]
+    assert at_once.take(6) == [one_at_a_time.next_u64() for _ in range(6)]
+    assert at_once.next_u64() == one_at_a_time.next_u64()  # and the stream goes on the same
+    with pytest.raises(ValueError, match="bound in 1..2"):
+        at_once.randbelow_each([3, 0])

@@ -463,6 +463,7 @@ class Game(ABC):
         self._hand_event_start = 0
         self._eliminated_this_hand: list[int] = []
         self._legal: tuple[Action, ...] | None = None
+        self._next_deck: tuple[int, list[Card]] | None = None  # deal_ahead's shuffle: (hand number, deck)
         self._start_hand()
 
     # ----- queries ---------------------------------------------------------
@@ -629,6 +630,10 @@ class Game(ABC):
             source = f"decks[{hand_number - 1}] (hand {hand_number})"
             deck = list(self._fixed_decks[hand_number - 1])
         else:
+            ahead = self._next_deck
+            if ahead is not None and ahead[0] == hand_number:
+                self._next_deck = None
+                return ahead[1]
             return seeded_deck(self.seed, hand_number)
         players = sum(self.in_game)
         if len(deck) < self.cards_needed(players):
@@ -637,6 +642,19 @@ class Game(ABC):
                 f"{source}: the deck has {len(deck)} cards; {players} players need at least {needed}"
             )
         return deck
+
+    def deal_ahead(self) -> None:
+        """Shuffle the next hand's seeded deck now, so that the end of this hand need not wait for it.
+
+        The deck of a hand is a pure function of the seed and the hand's
+        number, so this changes nothing the game does or shows; it only
+        moves the work (a referee calls it while a bot thinks). Games given
+        their ``decks`` have nothing to shuffle.
+        """
+        upcoming = self.hand_number + 1
+        if (self._next_deck is None and self._deck_source is None and self._fixed_decks is None
+                and self.phase is not Phase.OVER):  # fmt: skip
+            self._next_deck = (upcoming, seeded_deck(self.seed, upcoming))
 
     def _start_hand(self) -> None:
         # The deck first: if there is none to be had, the game is left as the last hand ended.

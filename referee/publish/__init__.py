@@ -16,11 +16,15 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import CONFIDENCE, Comparison, Interval, format_elo, format_interval, stronger_bot_sentence
+
+if TYPE_CHECKING:
+    from referee.duel import DuelState
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 RATING_DIGITS = 3
@@ -142,16 +146,18 @@ def write_leaderboards(
     faults and replays (see :mod:`referee.publish.league_page`); ``live`` makes
     it refresh itself while a league runs, ``scheduled`` games in all.
     """
+    from referee.duel import duel_report
     from referee.publish.league_page import page_data, render
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     records = list(_read_results(directory / "games.jsonl"))
-    page = page_data(directory, leaderboard_data(standings, title), records, live=live, scheduled=scheduled)
+    duel = duel_report(directory, records)  # a duel's verdict, from league.json's format
+    page = page_data(directory, leaderboard_data(standings, title, duel), records, live=live, scheduled=scheduled)
     contents = {
-        "leaderboard.md": markdown_leaderboard(standings, title),
+        "leaderboard.md": markdown_leaderboard(standings, title, duel),
         "leaderboard.csv": csv_leaderboard(standings),
-        "leaderboard.json": json_leaderboard(standings, title),
+        "leaderboard.json": json_leaderboard(standings, title, duel),
         "leaderboard.html": render(page),
     }
     written = []
@@ -162,9 +168,9 @@ def write_leaderboards(
     return written
 
 
-def leaderboard_data(standings: Standings, title: str) -> dict:
-    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits."""
-    return {
+def leaderboard_data(standings: Standings, title: str, duel: DuelState | None = None) -> dict:
+    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``."""
+    data = {
         "title": title,
         "games": standings.games,
         "void_games": [{"game_id": game_id, "reason": reason} for game_id, reason in standings.void_games],
@@ -197,13 +203,16 @@ def leaderboard_data(standings: Standings, title: str) -> dict:
             for row in standings.rows
         ],
         "head_to_head": {
-            bot: {other: _comparison_data(pair) for other, pair in opponents.items()}
+            bot: {other: comparison_data(pair) for other, pair in opponents.items()}
             for bot, opponents in standings.head_to_head.items()
         },
     }
+    if duel is not None:
+        data["duel"] = duel.data()
+    return data
 
 
-def _comparison_data(comparison: Comparison) -> dict:
+def comparison_data(comparison: Comparison) -> dict:
     """One cell of the pairwise matrix; infinite Elo ends (the data cannot bound them) are null."""
     return {
         "games": comparison.games,
@@ -248,9 +257,9 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def json_leaderboard(standings: Standings, title: str) -> str:
+def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
     """The leaderboard as deterministic JSON: rows in rank order, every object's keys sorted."""
-    return json.dumps(leaderboard_data(standings, title), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(leaderboard_data(standings, title, duel), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
 def csv_leaderboard(standings: Standings) -> str:
@@ -284,8 +293,8 @@ def csv_leaderboard(standings: Standings) -> str:
     return buffer.getvalue()
 
 
-def markdown_leaderboard(standings: Standings, title: str) -> str:
-    """The leaderboard and head-to-head table as Markdown, names escaped."""
+def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
+    """The leaderboard and head-to-head table as Markdown, names escaped; a duel's verdict first."""
     table = tabulate(
         [[_markdown_text(cell(row)) for _, _, cell in _COLUMNS] for row in standings.rows],
         headers=[_markdown_text(header) for header in COLUMN_HEADERS],
@@ -301,8 +310,9 @@ def markdown_leaderboard(standings: Standings, title: str) -> str:
         disable_numparse=True,
         colalign=["left", *(["right"] * len(bots))],
     )
+    verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel.lines()) + "\n```\n\n"
     return (
-        f"# {_markdown_text(title)}\n\n"
+        f"# {_markdown_text(title)}\n\n{verdict}"
         f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{_markdown_text(_RATING_NOTE)}\n\n"
         f"## Head to head\n\n{_markdown_text(_HEAD_TO_HEAD_NOTE)}\n\n{head_to_head}\n"
     )

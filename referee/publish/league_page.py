@@ -22,6 +22,7 @@ from openskill.models import PlackettLuce
 
 from referee import __version__
 from referee.gamelog import read_log
+from referee.seeding import seed_commitment
 
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
@@ -57,7 +58,8 @@ def page_data(
         "league": {
             "name": league.get("name", board["title"]),
             "game": league.get("game") or (records[0].get("game") if records else None),
-            "settings": league.get("settings") or _settings_from_logs(directory, records),
+            "settings": _public_settings(league.get("settings") or _settings_from_logs(directory, records),
+                                         finished=scheduled is not None and len(records) >= scheduled),
             "bots": len(board["rows"]),
             "referee_version": league.get("referee_version", __version__),
             "page_version": __version__,
@@ -73,6 +75,19 @@ def page_data(
         "faults": _faults(directory, records) if directory is not None else {},
         "history": rating_history(records, [row["bot"] for row in board["rows"]]),
     }
+
+
+def _public_settings(settings: Mapping, finished: bool) -> dict:
+    """The settings a page may show: until every game is played, the seed's commitment in place of the seed.
+
+    A page may be published while the league runs; a bot that learnt the
+    seed from it would know every deal. The commitment lets anyone check the
+    seed once it is shown (``referee seed --check SEED``).
+    """
+    shown = dict(settings)
+    if not finished and isinstance(shown.get("seed"), int):
+        shown["seed_commitment"] = seed_commitment(shown.pop("seed"))
+    return shown
 
 
 def _game_row(record: Mapping, replays: Path | None) -> list:

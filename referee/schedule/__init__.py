@@ -7,7 +7,9 @@ The league file's ``format:`` key chooses how tables are made:
 - ``sampled`` (:mod:`referee.schedule.sampled`): tables drawn so that each bot
   plays about ``games_per_bot`` games and pairs meet evenly;
 - ``gauntlet`` (:mod:`referee.schedule.gauntlet`): each candidate plays the
-  same tables of the rest of the field.
+  same tables of the rest of the field;
+- ``sprt`` (:mod:`referee.schedule.sprt`): two candidates on the same deals,
+  until a sequential test decides (the runner stops it: :mod:`referee.duel`).
 
 In every format a *table* (a set of bots) plays one game per seat rotation,
 all on one seed, so each bot plays each seat's cards (duplicate deals); a
@@ -31,21 +33,23 @@ from referee.schedule.base import Schedule, ScheduledGame, game_id, rotate, tabl
 from referee.schedule.gauntlet import Gauntlet, GauntletSchedule
 from referee.schedule.round_robin import RoundRobin, RoundRobinSchedule, combination_at, table_seed
 from referee.schedule.sampled import MAX_SAMPLED_BOTS, Sampled, SampledSchedule
+from referee.schedule.sprt import Sprt, SprtSchedule
 
 if TYPE_CHECKING:
     from referee.config import League
 
-Format = RoundRobin | Sampled | Gauntlet
-FORMATS: dict[str, type[RoundRobin] | type[Sampled] | type[Gauntlet]] = {
+Format = RoundRobin | Sampled | Gauntlet | Sprt
+FORMATS: dict[str, type[RoundRobin] | type[Sampled] | type[Gauntlet] | type[Sprt]] = {
     RoundRobin.type: RoundRobin,
     Sampled.type: Sampled,
     Gauntlet.type: Gauntlet,
+    Sprt.type: Sprt,
 }
 
 __all__ = [
     "FORMATS", "MAX_SAMPLED_BOTS", "Format", "Gauntlet", "GauntletSchedule", "RoundRobin", "RoundRobinSchedule",
-    "Sampled", "SampledSchedule", "Schedule", "ScheduledGame", "combination_at", "game_id", "json_lines", "rotate",
-    "schedule", "schedule_games", "table_lines", "table_seed", "tables_for_games",
+    "Sampled", "SampledSchedule", "Schedule", "ScheduledGame", "Sprt", "SprtSchedule", "combination_at", "game_id",
+    "json_lines", "rotate", "schedule", "schedule_games", "table_lines", "table_seed", "tables_for_games",
 ]  # fmt: skip
 
 
@@ -54,9 +58,16 @@ def schedule(league: League) -> Schedule:
 
     Only the league's bots count, so after a failed build left a bot out the
     schedule is that of the bots that remain (a gauntlet without a candidate
-    plays on with the others).
+    plays on with the others; a duel without one of its two cannot be played).
     """
     league_format = league.format
+    if isinstance(league_format, Sprt):
+        missing = [name for name in league_format.candidates if name not in league.bot_names]
+        if missing:
+            raise LeagueError(
+                f"{league.source}: the duel cannot be played: {', '.join(missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} left out of the league, and a duel needs both candidates"
+            )
     if isinstance(league_format, Gauntlet):
         kept = tuple(name for name in league_format.candidates if name in league.bot_names)
         if not kept:

@@ -84,6 +84,13 @@
     live.hidden = !league.live;
     live.textContent = "live, updated " + league.updated.slice(11, 19) + " UTC";
     const board = data.board;
+    const duel = $("duel");
+    duel.hidden = !board.duel;
+    if (board.duel) {
+      const d = board.duel;
+      duel.textContent = "Duel " + d.candidates[0] + " against " + d.candidates[1] + ": " + d.headline +
+        " (log-likelihood ratio " + d.llr.toFixed(2) + ", bounds " + d.bounds[0].toFixed(2) + " and " + d.bounds[1].toFixed(2) + ")";
+    }
     $("void").textContent = board.void_games && board.void_games.length
       ? board.void_games.length + " void game(s), which count for nobody: " + board.void_games.map((g) => g.game_id + " (" + g.reason + ")").join("; ")
       : "";

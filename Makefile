@@ -14,7 +14,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
 	touch $(STAMP)
 
 TOOLS := tools
@@ -122,6 +122,7 @@ bench: $(STAMP) bubblewrap
 	$(BIN)/python bench/league.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/schedule.py
+	$(BIN)/python bench/ray_scaling.py
 
 bench-quick: $(STAMP) bubblewrap
 	$(BIN)/python bench/engine.py --quick
@@ -129,6 +130,7 @@ bench-quick: $(STAMP) bubblewrap
 	$(BIN)/python bench/league.py --quick
 	$(BIN)/python bench/sandbox.py --quick
 	$(BIN)/python bench/schedule.py --quick
+	$(BIN)/python bench/ray_scaling.py --quick
 
 # The long fault soak: hundreds of games of misbehaving bots beside good ones.
 soak: $(STAMP) bubblewrap

@@ -218,6 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=_concurrency, metavar="N|auto",
                      help="games at once, or auto: one per CPU (overrides the league file)")
     run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
+    run.add_argument("--backend", choices=["local", "ray"], default="local",
+                     help="where games are played: on this machine (local, the default) or on a Ray cluster "
+                          "(ray; needs pip install 'brag-referee[ray]'; see docs/scaling.md)")
+    run.add_argument("--address", metavar="ADDR",
+                     help="with --backend ray: the Ray cluster to run on (its head's host:port, or auto on a node "
+                          "of it); default: a Ray started for the run on this machine, in a private network "
+                          "namespace")  # fmt: skip
     _add_sandbox_options(run, share=False)
 
     duel = commands.add_parser(
@@ -285,6 +292,7 @@ TRACEBACK_VARIABLE = "REFEREE_TRACEBACK"  # set to 1: show the traceback of an u
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # a usage error exits here with status 2
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # to run again in a private network (--backend ray)
     name = f"referee {args.command}"
     try:
         status = _command(args)
@@ -484,6 +492,7 @@ def _league_command(args: argparse.Namespace) -> int:
         if args.write:
             write_leaderboards(standings, args.directory, title)
         return 0
+    backend = _backend(args) if args.command == "run" else None
     league = load_league(args.league)
     output = args.output if args.command in ("run", "duel") else None
     if args.command == "duel":
@@ -509,8 +518,8 @@ def _league_command(args: argparse.Namespace) -> int:
     if isinstance(league.format, Sprt):
         from referee.duel import run_duel
 
-        return run_duel(league, output, args.concurrency, not args.no_progress)
-    return run_command(league, output, args.concurrency, not args.no_progress)
+        return run_duel(league, output, args.concurrency, not args.no_progress, backend)
+    return run_command(league, output, args.concurrency, not args.no_progress, backend)
 
 
 def _duel_format(args: argparse.Namespace, league) -> Sprt:
@@ -559,6 +568,29 @@ def _seed(args: argparse.Namespace) -> int:
     print("Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
           file=sys.stderr)  # fmt: skip
     return 0
+
+
+def _backend(args: argparse.Namespace):
+    """Where ``referee run`` plays its games (referee.backends). Ray without ``--address`` is started on
+    this machine in a private network namespace: the command runs again in one (this process is replaced)."""
+    from referee.backends import backend_factory
+
+    if args.backend != "ray":
+        if args.address is not None:
+            raise UsageError("--address is the Ray cluster of --backend ray; add --backend ray, or leave it out")
+        return None
+    from referee.backends.netns import loopback_only, reexec_in_private_network
+    from referee.backends.ray import RayUnavailable, import_ray, prepare_local_ray
+
+    if args.address is None:
+        prepare_local_ray()  # before Ray is imported
+    try:
+        import_ray()
+    except RayUnavailable as error:
+        raise UsageError(str(error)) from None
+    if args.address is None and not loopback_only():
+        reexec_in_private_network([sys.executable, "-m", "referee", *args.argv])
+    return backend_factory("ray", args.address)
 
 
 def _validate(args: argparse.Namespace, league) -> int:

@@ -312,7 +312,9 @@ def duel_output(duel: League) -> Path:
     return duel.output.parent / duel.name
 
 
-def run_duel(league: League, output: Path | None, concurrency: int | None, show_progress: bool) -> int:
+def run_duel(
+    league: League, output: Path | None, concurrency: int | None, show_progress: bool, backend=None
+) -> int:  # fmt: skip
     """Run an sprt league from the command line until its test decides; print the standings and the verdict."""
     from referee.league import RESULTS_FILE, run_command
 
@@ -330,6 +332,6 @@ def run_duel(league: League, output: Path | None, concurrency: int | None, show_
         print("\n".join(state.lines()))
 
     return run_command(
-        league, output, concurrency, show_progress, stop=watch, display=DuelProgress(show_progress, watch),
+        league, output, concurrency, show_progress, backend, stop=watch, display=DuelProgress(show_progress, watch),
         report=report,
     )  # fmt: skip

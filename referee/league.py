@@ -30,10 +30,14 @@ the next run plays only the new games (the schedule keeps every earlier
 game's id, and finished lines get their new ``index``). Any other change to
 what the results depend on is refused, naming what changed.
 
-Bot processes are kept between games: a bot that ends a game healthy plays
-its next game in the same process. A bot that crashed, timed out or failed
-to start is restarted for its next game, at most ``max_restarts`` times over
-the league; after that it forfeits its remaining games.
+Where the games are played is a backend's business (:mod:`referee.backends`):
+on this machine (``local``, the default) or on a Ray cluster (``ray``,
+docs/scaling.md). A backend hands each finished game back here, the one
+process that writes ``games.jsonl``, so the output, resume and leaderboards
+are the same with either. Bot processes are kept between games and a bot
+that crashed, timed out or failed to start is restarted for its next game,
+at most ``max_restarts`` times over the league (:mod:`referee.backends.pool`);
+after that it forfeits its remaining games.
 """
 
 from __future__ import annotations
@@ -49,7 +53,6 @@ import signal
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -58,93 +61,22 @@ from typing import Any, TypeVar
 
 from referee import __version__
 from referee.atomic import replace_json
-from referee.bots import BotSpec, log_tail
+from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
+from referee.backends.local import LocalBackend, auto_concurrency
+from referee.bots import log_tail
 from referee.config import League, league_fingerprint, league_identity
 from referee.errors import OutputError, RefereeError
-from referee.faults import BotFault, FaultKind
-from referee.match import Match, MatchResult
 from referee.publish import console_table, write_leaderboards
 from referee.publish.live import LiveSite
 from referee.schedule import ScheduledGame, schedule
-from referee.session import BotSession
 from referee.standings import Standings, compute_standings
 from referee.submissions import BuildResult, build_submissions
 
 RESULTS_FILE = "games.jsonl"
 LEAGUE_FILE = "league.json"
-GAME_LOG_DIR = "games"
-BOT_LOG_DIR = "logs"
 LEAGUE_RECORD_VERSION = 2
 
 T = TypeVar("T")
-
-
-# ----- the bot pool ------------------------------------------------------------
-
-
-class BotPool:
-    """Bot processes kept between games, restarted after failures up to the league's limit."""
-
-    def __init__(self, league: League, log_dir: Path) -> None:
-        self._league = league
-        self._log_dir = log_dir
-        self._idle: dict[str, list[BotSession]] = defaultdict(list)
-        self._busy: set[BotSession] = set()
-        self._failures: dict[str, int] = defaultdict(int)
-        self._started: dict[str, int] = defaultdict(int)
-        self.disabled: dict[str, str] = {}  # bot name -> why it plays no more
-        self.last_failed_log: dict[str, Path] = {}  # bot name -> the log of its last process that failed
-
-    async def acquire(self, name: str) -> BotSession | BotFault:
-        """Return a started, handshaken process of bot ``name``, or the fault that prevents one."""
-        if name in self.disabled:
-            return BotFault(FaultKind.STARTUP, self.disabled[name], name)
-        idle = self._idle[name]
-        while idle:
-            bot = idle.pop()
-            if bot.usable:
-                self._busy.add(bot)
-                return bot
-            await bot.stop()
-        spec: BotSpec = self._league.bot(name).spec
-        self._started[name] += 1
-        bot = BotSession(spec, self._log_dir / f"{name}-{self._started[name]}.log")
-        try:
-            await bot.start(self._league.game_setup)
-        except BotFault as fault:
-            self.last_failed_log[name] = bot.log_path
-            self._note_failure(name, fault.detail)
-            return fault
-        self._busy.add(bot)
-        return bot
-
-    async def release(self, bot: BotSession) -> None:
-        """Take a process back after a game: keep it if healthy, else stop it and count a failure."""
-        self._busy.discard(bot)
-        name = bot.spec.name
-        if bot.usable:
-            self._idle[name].append(bot)
-            return
-        await bot.stop()
-        self.last_failed_log[name] = bot.log_path
-        self._note_failure(name, "it crashed or stopped answering")
-
-    def _note_failure(self, name: str, detail: str) -> None:
-        self._failures[name] += 1
-        limit = self._league.max_restarts
-        if self._failures[name] > limit and name not in self.disabled:
-            self.disabled[name] = (
-                f"not started: the restart limit ({limit}) was reached; last failure: {detail}"
-            )
-
-    async def close(self) -> None:
-        """Stop every process, idle or busy."""
-        bots = [bot for idle in self._idle.values() for bot in idle] + list(self._busy)
-        self._idle.clear()
-        self._busy.clear()
-        await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
-
-
 
 
 # ----- the results file ------------------------------------------------------------
@@ -290,26 +222,6 @@ def read_records(path: Path) -> Iterator[dict]:
     """Yield the complete records of a ``games.jsonl`` file (see :func:`scan_results`)."""
     for _, _, record in scan_results(path):
         yield record
-
-
-def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
-    """The ``games.jsonl`` line of a finished game; wall-clock figures only under ``timing``."""
-    return {
-        **game.record(),
-        "game": league.game,
-        "finish_order": result.placements,  # seats, first place first
-        "hands_played": result.hands_played,
-        "decisions": result.decisions,
-        "faults": [dict(sorted(counter.items())) for counter in result.faults],
-        # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
-        "forfeits": {str(seat): reason.split(":", 1)[0] for seat, reason in sorted(result.forfeits.items())},
-        **({"void": result.void_reason} if result.void else {}),
-        "timing": {
-            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),
-            "wall_s": round(wall_s, 3),
-            "latency_ms": [[round(ms, 3) for ms in seat] for seat in result.latencies_ms],
-        },
-    }
 
 
 # ----- the output folder and what changed in the league --------------------------------
@@ -480,6 +392,7 @@ class RunPlan:
     already_finished: int
     growth: list[str]
     builds: list[BuildResult]
+    backend: str = "local"  # where the games are played (referee.backends)
 
 
 @dataclass
@@ -505,11 +418,14 @@ async def run_league(
     progress: Callable[[int, int, Standings | None], None] | None = None,
     announce: Callable[[RunPlan], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    backend: BackendFactory | None = None,
 ) -> RunSummary:
     """Play every unfinished game of ``league``; return the standings of all finished games.
 
-    ``stop``, when given, is asked before each game starts: once it answers
-    True no new game starts (games already running finish and are recorded).
+    ``stop`` is asked before each game is started: once it says true, no
+    game is started and the run ends when the games under way have. The
+    games are played by ``backend`` (:mod:`referee.backends`; default: on
+    this machine).
 
     Interrupted (Ctrl-C, SIGTERM: the task is cancelled) or stopped by an
     error (a full disk), it stops the bots and writes the leaderboards of the
@@ -517,7 +433,8 @@ async def run_league(
     """
     started = time.perf_counter()
     output = (output or league.output).resolve()
-    concurrency = concurrency or league.concurrency or auto_concurrency()
+    concurrency = concurrency or league.concurrency  # None: the backend's auto
+    backend = backend or LocalBackend
     with output_folder(output):
         growth = claim_output(league, output)
         has_results = next(read_records(output / RESULTS_FILE), None) is not None
@@ -532,9 +449,11 @@ async def run_league(
         try:
             record_league(league, playing, output)
             already = len(results.finished)
+            players = backend(playing, output, concurrency)
             if announce is not None:
-                announce(RunPlan(playing, output, len(games), already, growth.growth, builds))
-            played = await _play_games(playing, output, games, results, concurrency, progress, stop)
+                announce(RunPlan(playing, output, len(games), already, growth.growth, builds, players.name))
+            async with players:
+                played = await _play_games(players, playing, output, games, results, progress, stop)
         except BaseException:
             results.close()
             # Interrupted, or stopped by an error: the standings of the games finished so far.
@@ -545,8 +464,8 @@ async def run_league(
         standings = publish_standings(playing.name, playing.bot_names, output, len(games))
     left_out = {build.bot: build.message for build in builds if not build.ok}
     return RunSummary(
-        played.count, already, len(games), standings, time.perf_counter() - started, dict(played.pool.disabled),
-        left_out, dict(played.pool.last_failed_log), concurrency,
+        played, already, len(games), standings, time.perf_counter() - started, dict(players.restarts.disabled),
+        left_out, dict(players.restarts.last_failed_log), players.concurrency,
     )  # fmt: skip
 
 
@@ -563,98 +482,42 @@ def _hide_output(league: League, written: Path, output: Path) -> League:
     return dataclasses.replace(league, bots=bots)
 
 
-@dataclass
-class _Played:
-    count: int
-    pool: BotPool
-
-
 async def _play_games(
+    backend: Backend,
     league: League,
     output: Path,
     games: Sequence[ScheduledGame],
     results: ResultsFile,
-    concurrency: int,
     progress: Callable[[int, int, Standings | None], None] | None,
-    stop: Callable[[], bool] | None = None,
-) -> _Played:
-    pool = BotPool(league, output / BOT_LOG_DIR)
-    played = _Played(0, pool)
-    todo = [game for game in games if game.game_id not in results.finished]
+    stop: Callable[[], bool] | None,
+) -> int:
+    """Have the backend play the games not yet in ``results``, recording each as it ends; return how many."""
+    played = 0
     site = LiveSite(output, league.bot_names, league.name, len(games))
     report_every = max(1, -(-len(games) // 4))  # standings so far about four times a run
     if progress is not None:
         progress(len(results.finished), len(games), None)
 
-    async def play(game: ScheduledGame) -> None:
-        bots = await _acquire_all(pool, game.seats)
-        began = time.time()
-        clock = time.perf_counter()
-        try:
-            match = Match(
-                league.game, bots, seed=game.seed, game_id=game.game_id, timing=league.timing,
-                turn_limit=league.turn_limit, policy=league.fault_policy,
-                log_path=output / GAME_LOG_DIR / f"{game.game_id}.jsonl", players=list(game.seats),
-            )  # fmt: skip
-            result = await match.play()
-        finally:
-            await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
-        results.append(game_record(game, league, result, began, time.perf_counter() - clock))
-        played.count += 1
-        site.game_finished(game.game_id)
+    def finished(done: FinishedGame) -> None:
+        nonlocal played
+        results.append(done.record)
+        played += 1
+        site.game_finished(done.game.game_id)
         if progress is not None:
-            done = len(results.finished)
-            show = done % report_every == 0 and done < len(games)
-            progress(done, len(games), _standings(league, output) if show else None)
+            count = len(results.finished)
+            show = count % report_every == 0 and count < len(games)
+            progress(count, len(games), _standings(league, output) if show else None)
 
-    # `concurrency` workers take games from one shared iterator, so memory does
-    # not grow with the number of games (no task per scheduled game).
-    remaining = iter(todo)
-
-    async def worker() -> None:
-        while stop is None or not stop():  # asked before taking each game
-            game = next(remaining, None)
-            if game is None:
-                return
-            await play(game)
-
+    todo = (game for game in games if game.game_id not in results.finished)
     try:
-        async with asyncio.TaskGroup() as workers:
-            for _ in range(min(concurrency, len(todo))):
-                workers.create_task(worker())
-    except BaseExceptionGroup as group:
-        raise _first_error(group) from None
+        await backend.play(todo, finished, stop or _never)
     finally:
-        await pool.close()
         await site.close()
     return played
 
 
-async def _acquire_all(pool: BotPool, names: Sequence[str]) -> list[BotSession | BotFault]:
-    """A process (or the fault that prevents one) for each bot; interrupted, every process goes back to the pool."""
-    tasks = [asyncio.ensure_future(pool.acquire(name)) for name in names]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first
-        await asyncio.wait(tasks)
-        acquired = [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
-        await asyncio.gather(*(pool.release(bot) for bot in acquired if isinstance(bot, BotSession)))
-        raise
-
-
-def _first_error(group: BaseExceptionGroup) -> BaseException:
-    """The error that stopped a group of workers (the others were cancelled because of it)."""
-    leaves: list[BaseException] = []
-
-    def collect(error: BaseException) -> None:
-        if isinstance(error, BaseExceptionGroup):
-            for inner in error.exceptions:
-                collect(inner)
-        else:
-            leaves.append(error)
-
-    collect(group)
-    return next((error for error in leaves if not isinstance(error, asyncio.CancelledError)), leaves[0])
+def _never() -> bool:
+    return False
 
 
 def publish_standings(title: str, bots: Sequence[str], output: Path, scheduled: int | None = None) -> Standings:
@@ -672,16 +535,6 @@ def _settings(league: League) -> dict:
         "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
         "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
     }  # fmt: skip
-
-
-def auto_concurrency() -> int:
-    """Games at once that this machine holds fairly: one per CPU the referee may use.
-
-    Each game has one bot thinking at a time, so with a CPU for each game a
-    bot that thinks never waits for one; the honest clock does not charge
-    the wait when it does (referee.clock), but every game takes longer.
-    """
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 def _standings(league: League, output: Path) -> Standings:
@@ -748,7 +601,8 @@ class ProgressDisplay:
 
 
 def run_command(
-    league: League, output: Path | None, concurrency: int | None, show_progress: bool, *,
+    league: League, output: Path | None, concurrency: int | None, show_progress: bool,
+    backend: BackendFactory | None = None, *,
     stop: Callable[[], bool] | None = None, display: ProgressDisplay | None = None,
     report: Callable[[], None] | None = None,
 ) -> int:  # fmt: skip
@@ -769,7 +623,8 @@ def run_command(
 
     try:
         summary = run_interruptibly(
-            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce, stop=stop)
+            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce,
+                       stop=stop, backend=backend)  # fmt: skip
         )
     except (KeyboardInterrupt, asyncio.CancelledError) as interruption:
         display.close()
@@ -822,7 +677,7 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
     if note:
         print(note, flush=True)
     cpus = auto_concurrency()
-    if asked_concurrency is not None and asked_concurrency > cpus:
+    if plan.backend == "local" and asked_concurrency is not None and asked_concurrency > cpus:
         print(f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "
               "fairly: bots will wait for a CPU (the clock does not charge them for it, but games take longer); "
               "`concurrency: auto` picks what the machine holds", file=sys.stderr)  # fmt: skip

@@ -1,0 +1,153 @@
+"""Playing a league's games in one process: bot processes kept between games, and one scheduled game.
+
+Bot processes are kept between games: a bot that ends a game healthy plays
+its next game in the same process. A bot that crashed, timed out or failed
+to start is restarted for its next game, at most ``max_restarts`` times over
+the league (:class:`Restarts`); after that it forfeits its remaining games.
+
+The local backend has one :class:`BotPool` for the run; on Ray each actor
+has its own, on its node, and the driver adds up their failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from referee.bots import BotSpec
+from referee.faults import BotFault, FaultKind
+from referee.match import Match, MatchResult
+from referee.session import BotSession
+
+if TYPE_CHECKING:
+    from referee.config import League
+    from referee.schedule import ScheduledGame
+
+
+class Restarts:
+    """Each bot's failures over a league, and the bots that reached the restart limit and play no more."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.failures: dict[str, int] = defaultdict(int)
+        self.disabled: dict[str, str] = {}  # bot name -> why it plays no more
+        self.last_failed_log: dict[str, Path] = {}  # bot name -> the log of its last process that failed
+
+    def failed(self, name: str, detail: str, log_path: Path | None) -> None:
+        """Count a failure of bot ``name`` (``detail``: what happened; ``log_path``: its process's output)."""
+        if log_path is not None:
+            self.last_failed_log[name] = log_path
+        self.failures[name] += 1
+        if self.failures[name] > self.limit and name not in self.disabled:
+            self.disabled[name] = (
+                f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
+            )
+
+
+class BotPool:
+    """Bot processes kept between games, restarted after failures up to the league's limit.
+
+    Each process's output goes to ``log_dir/NAME-TAGN.log`` (``N`` counts the
+    bot's processes in this pool; ``tag`` tells pools that share a folder apart).
+    """
+
+    def __init__(self, league: League, log_dir: Path, restarts: Restarts | None = None, tag: str = "") -> None:
+        self._league = league
+        self._log_dir = log_dir
+        self._tag = tag
+        self.restarts = restarts or Restarts(league.max_restarts)
+        self._idle: dict[str, list[BotSession]] = defaultdict(list)
+        self._busy: set[BotSession] = set()
+        self._started: dict[str, int] = defaultdict(int)
+
+    async def acquire(self, name: str) -> BotSession | BotFault:
+        """Return a started, handshaken process of bot ``name``, or the fault that prevents one."""
+        if name in self.restarts.disabled:
+            return BotFault(FaultKind.STARTUP, self.restarts.disabled[name], name)
+        idle = self._idle[name]
+        while idle:
+            bot = idle.pop()
+            if bot.usable:
+                self._busy.add(bot)
+                return bot
+            await bot.stop()
+        spec: BotSpec = self._league.bot(name).spec
+        self._started[name] += 1
+        bot = BotSession(spec, self._log_dir / f"{name}-{self._tag}{self._started[name]}.log")
+        try:
+            await bot.start(self._league.game_setup)
+        except BotFault as fault:
+            self.restarts.failed(name, fault.detail, bot.log_path)
+            return fault
+        self._busy.add(bot)
+        return bot
+
+    async def release(self, bot: BotSession) -> None:
+        """Take a process back after a game: keep it if healthy, else stop it and count a failure."""
+        self._busy.discard(bot)
+        name = bot.spec.name
+        if bot.usable:
+            self._idle[name].append(bot)
+            return
+        await bot.stop()
+        self.restarts.failed(name, "it crashed or stopped answering", bot.log_path)
+
+    async def close(self) -> None:
+        """Stop every process, idle or busy."""
+        bots = [bot for idle in self._idle.values() for bot in idle] + list(self._busy)
+        self._idle.clear()
+        self._busy.clear()
+        await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
+
+
+async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict:
+    """Play one game of the schedule with the pool's bots, its log to ``log_path``; return its record."""
+    bots = await acquire_all(pool, game.seats)
+    began = time.time()
+    clock = time.perf_counter()
+    try:
+        match = Match(
+            league.game, bots, seed=game.seed, game_id=game.game_id, timing=league.timing,
+            turn_limit=league.turn_limit, policy=league.fault_policy, log_path=log_path, players=list(game.seats),
+        )  # fmt: skip
+        result = await match.play()
+    finally:
+        await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
+    return game_record(game, league, result, began, time.perf_counter() - clock)
+
+
+async def acquire_all(pool: BotPool, names: Sequence[str]) -> list[BotSession | BotFault]:
+    """A process (or the fault that prevents one) for each bot; interrupted, every process goes back to the pool."""
+    tasks = [asyncio.ensure_future(pool.acquire(name)) for name in names]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first
+        await asyncio.wait(tasks)
+        acquired = [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
+        await asyncio.gather(*(pool.release(bot) for bot in acquired if isinstance(bot, BotSession)))
+        raise
+
+
+def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
+    """The ``games.jsonl`` line of a finished game; wall-clock figures only under ``timing``."""
+    return {
+        **game.record(),
+        "game": league.game,
+        "finish_order": result.placements,  # seats, first place first
+        "hands_played": result.hands_played,
+        "decisions": result.decisions,
+        "faults": [dict(sorted(counter.items())) for counter in result.faults],
+        # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
+        "forfeits": {str(seat): reason.split(":", 1)[0] for seat, reason in sorted(result.forfeits.items())},
+        **({"void": result.void_reason} if result.void else {}),
+        "timing": {
+            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),
+            "wall_s": round(wall_s, 3),
+            "latency_ms": [[round(ms, 3) for ms in seat] for seat in result.latencies_ms],
+        },
+    }

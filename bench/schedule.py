@@ -4,7 +4,8 @@
    memory from ``getrusage(RUSAGE_CHILDREN)``), with their targets:
    - ``referee schedule --json`` of 30 bots at tables of 6 with
      ``format: {type: sampled, games_per_bot: 30}`` (issue 12: within 10 s
-     and 1 GiB);
+     and 1 GiB, every bot 30 +- 1 games, every pair meets, pair counts at
+     most 2 apart: checked on its output and printed below the table);
    - ``referee validate`` of 30 bots at tables of 6, round-robin
      (3,562,650 games), and of 2 bots with ``rounds: 100000000``: counted,
      never listed (seconds, bounded memory);
@@ -15,10 +16,15 @@
    size: how many were drawn, how many broke a guarantee (pair counts more
    than 2 apart, or a pair that never met although pairs meet 1.5 times on
    average), the widest spread and the slowest draw.
+3. The seating of sampled tables that play fewer rotations than seats, on
+   seeded random leagues (2 to 40 bots, tables of 2 to 6, 1 to 12 tables a
+   bot, one block): when the rotations divide the seats, how many bots sit in
+   some seat other than floor or ceil of games / table_size times (the
+   promise: none); otherwise the widest spread of a bot's seat counts.
 
 Run from the repository root with the project installed (the virtual environment of `make test`):
 
-    .venv/bin/python bench/schedule.py                  # about 5 minutes: 60 s of draws per group of table sizes
+    .venv/bin/python bench/schedule.py                  # about 3 minutes: 60 s of draws per group of table sizes
     .venv/bin/python bench/schedule.py --quick          # about a minute
 """
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import random
 import resource
 import subprocess
@@ -38,7 +45,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.schedule.sampled import draw_tables  # noqa: E402
+from referee.schedule.base import spaced_shifts  # noqa: E402
+from referee.schedule.sampled import draw_blocks, draw_tables  # noqa: E402
+from referee.schedule.seating import Seating  # noqa: E402
 
 GIB = 1 << 30
 
@@ -79,8 +88,8 @@ def commands(folder: Path) -> None:
     rows = []
     with open(folder / "sampled.jsonl", "w") as output:
         wall, peak, _ = measure([*referee, "schedule", str(sampled), "--json"], stdout=output)
-    games = sum(1 for _ in open(folder / "sampled.jsonl"))
-    rows.append((f"schedule --json, 30 bots at 6, sampled 30 games each ({games} games)", wall, peak, "10 s, 1024 MiB"))
+    verdict = check_issue_league(folder / "sampled.jsonl")
+    rows.append(("schedule --json, 30 bots at 6, sampled 30 games each", wall, peak, "10 s, 1024 MiB"))
     wall, peak, _ = measure([*referee, "validate", str(big)])
     rows.append(("validate, 30 bots at 6, round-robin (3,562,650 games)", wall, peak, "seconds"))
     wall, peak, _ = measure([*referee, "validate", str(long)])
@@ -90,6 +99,26 @@ def commands(folder: Path) -> None:
     print(f"{'command':<68} {'wall s':>7} {'peak MiB':>9}  target")
     for label, wall, peak, target in rows:
         print(f"{label:<68} {wall:7.2f} {peak:9.1f}  {target}")
+    print(f"\nthe sampled league: {verdict}")
+
+
+def check_issue_league(path: Path) -> str:
+    """Issue 12's checks on the sampled league's ``--json`` output: games per bot, meetings, their spread."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    games = Counter(name for record in records for name in record["seats"])
+    tables: dict[int, list[str]] = {}
+    for record in records:
+        tables.setdefault(record["table"], record["seats"])
+    met = Counter(pair for seats in tables.values() for pair in itertools.combinations(sorted(seats), 2))
+    counts = [met[pair] for pair in itertools.combinations(sorted(games), 2)]
+    rotations = sorted({record["rotation"] for record in records})
+    ok = len(games) == 30 and all(29 <= count <= 31 for count in games.values())
+    ok = ok and min(counts) >= 1 and max(counts) - min(counts) <= 2
+    return (
+        f"{len(records)} games, {len(tables)} tables of shifts {rotations}; games per bot "
+        f"{min(games.values())} to {max(games.values())}; pairs meet {min(counts)} to {max(counts)} times; "
+        + ("meets issue 12" if ok else "FAILS issue 12")
+    )
 
 
 def draws(seconds: float, table_sizes: range, seed: int) -> None:
@@ -122,6 +151,35 @@ def draws(seconds: float, table_sizes: range, seed: int) -> None:
             print(f"{size:10d} {drawn[size]:9d} {broken[size]:8d} {widest[size]:15d} {slowest[size]:16.2f}")
 
 
+def seats(seconds: float, seed: int) -> None:
+    """Seat random one-block leagues of fewer rotations than seats for ``seconds``; print how even seats came out."""
+    rng = random.Random(seed)
+    leagues = off = 0
+    widest = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        size = rng.randint(2, 6)
+        bots = rng.randint(size, 40)
+        rotations = rng.randint(1, size - 1)
+        per_bot = rng.randint(1, 12)
+        shifts = spaced_shifts(size, rotations)
+        seating = Seating(bots, size, shifts)
+        sat: Counter = Counter()
+        for block in draw_blocks(bots, size, -(-bots * per_bot // size), rng.randrange(1 << 32)):
+            for order in seating.order(block):
+                for place, bot in enumerate(order):
+                    sat.update((bot, (place - shift) % size) for shift in shifts)
+        leagues += 1
+        for bot in range(bots):
+            counts = [sat[bot, seat] for seat in range(size)]
+            if size % rotations == 0:
+                off += not set(counts) <= {sum(counts) // size, -(-sum(counts) // size)}
+            else:
+                widest = max(widest, max(counts) - min(counts))
+    print(f"{leagues} leagues; rotations dividing the seats: {off} bots off an even share of seats; "
+          f"others: the widest spread of a bot's seat counts {widest}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="15 s of draws per group instead of 60")
@@ -134,6 +192,8 @@ def main() -> None:
     draws(seconds, range(2, 7), args.seed)
     print(f"\nsampled draws, tables of 7 to 10 ({seconds} s):")
     draws(seconds, range(7, 11), args.seed)
+    print(f"\nseats at tables of fewer rotations than seats ({seconds // 2} s):")
+    seats(seconds // 2, args.seed)
 
 
 if __name__ == "__main__":

@@ -601,6 +601,8 @@ def _validate(args: argparse.Namespace, league) -> int:
     games = schedule(league)
     print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
           f"tables of {league.table_size}, {games.format}: {games.summary()}")  # fmt: skip
+    if games.note:
+        print(f"{args.league}: {games.note}")
     if games.count > MANY_GAMES:
         print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
               "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "

@@ -88,7 +88,7 @@ FAULT_POLICY_KEYS = ("mode", "max_faults")
 MANIFEST_KEYS = ("name", "version", "build", "run")
 FORMAT_KEYS = {
     RoundRobin.type: ("type",),
-    Sampled.type: ("type", "games_per_bot"),
+    Sampled.type: ("type", "games_per_bot", "rotations"),
     Gauntlet.type: ("type", "candidates", "games_per_candidate"),
     Sprt.type: ("type", "candidates", "elo0", "elo1", "difference0", "difference1", "alpha", "beta", "max_games"),
 }
@@ -353,7 +353,8 @@ def _format(checker: _Checker, node: yaml.Node | None, table_size: int, bot_name
     if kind == RoundRobin.type:
         return RoundRobin()
     if kind == Sampled.type:
-        return Sampled(_games(checker, keys["games_per_bot"], "format.games_per_bot", table_size))
+        rotations = _rotations(checker, keys["rotations"], table_size) if "rotations" in keys else None
+        return Sampled(_games(checker, keys["games_per_bot"], "format.games_per_bot", table_size, rotations), rotations)
     if kind == Sprt.type:
         return _sprt(checker, node, keys, table_size, bot_names)
     candidates = _candidates(checker, keys["candidates"], bot_names)
@@ -363,15 +364,35 @@ def _format(checker: _Checker, node: yaml.Node | None, table_size: int, bot_name
     return Gauntlet(candidates, games)
 
 
-def _games(checker: _Checker, node: yaml.Node, key: str, table_size: int) -> int:
+def _games(checker: _Checker, node: yaml.Node, key: str, table_size: int, rotations: int | None = None) -> int:
     games = checker.integer(node, key, 1, MAX_GAMES)
-    if games < table_size:
+    if rotations is not None and games < rotations:
+        raise checker.error(
+            node, key,
+            f"{games} is fewer than one table's games: a table plays {rotations} games, one per seat rotation it "
+            f"plays (format.rotations), so write {rotations} or more (a multiple of {rotations}, or it is rounded "
+            "to one)",
+        )  # fmt: skip
+    if rotations is None and games < table_size:
         raise checker.error(
             node, key,
             f"{games} is fewer than one table's games: a table of {table_size} plays {table_size} games, one per "
             f"seat rotation, so write {table_size} or more (a multiple of {table_size}, or it is rounded to one)",
         )  # fmt: skip
     return games
+
+
+def _rotations(checker: _Checker, node: yaml.Node, table_size: int) -> int | None:
+    """Read ``format.rotations``: ``auto`` (None) or how many of a table's seat rotations it plays."""
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:str" and node.value == "auto":
+        return None
+    allowed = f"write auto or a whole number from 1 to {table_size} (the seat rotations of a table of {table_size})"
+    value = checker.value(node) if isinstance(node, yaml.ScalarNode) else None
+    if type(value) is not int:  # bool is an int subclass, 2.0 is not whole, "all" is not a number
+        raise checker.error(node, "format.rotations", f"{_shown(node)} is not allowed; {allowed}")
+    if not 1 <= value <= table_size:
+        raise checker.error(node, "format.rotations", f"{value} is out of range; {allowed}")
+    return value
 
 
 def _sprt(

@@ -673,6 +673,9 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
     print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
           + (f", {plan.already_finished} already finished" if plan.already_finished else "")
           + f"; results in {plan.output}", flush=True)  # fmt: skip
+    note = schedule(league).note
+    if note:
+        print(note, flush=True)
     cpus = auto_concurrency()
     if plan.backend == "local" and asked_concurrency is not None and asked_concurrency > cpus:
         print(f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "

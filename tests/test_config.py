@@ -682,12 +682,19 @@ def format_league(tmp_path: Path, format_text: str, extra: str = "", table_size:
         ("format: round-robin", RoundRobin()),
         ("format: {type: round-robin}", RoundRobin()),
         ("format: {type: sampled, games_per_bot: 9}", Sampled(9)),
+        ("format: {type: sampled, games_per_bot: 9, rotations: auto}", Sampled(9)),
+        ("format: {type: sampled, games_per_bot: 9, rotations: 1}", Sampled(9, 1)),
+        ("format: {type: sampled, games_per_bot: 9, rotations: 3}", Sampled(9, 3)),
         ("format:\n  type: gauntlet\n  candidates: [bob, erin]", Gauntlet(("bob", "erin"))),
         ("format: {type: gauntlet, candidates: [bob], games_per_candidate: 30}", Gauntlet(("bob",), 30)),
     ],
 )
 def test_the_format_is_read(tmp_path, text, expected):
     assert load_league(format_league(tmp_path, text)).format == expected
+
+
+ROTATIONS = "write auto or a whole number from 1 to 3 (the seat rotations of a table of 3)"
+SAMPLED_9 = "format: {type: sampled, games_per_bot: 9, rotations: "
 
 
 @pytest.mark.parametrize(
@@ -706,6 +713,21 @@ def test_the_format_is_read(tmp_path, text, expected):
             "format: {type: sampled, games_per_bot: 2}", "format.games_per_bot",
             "2 is fewer than one table's games: a table of 3 plays 3 games, one per seat rotation, so write 3 or more "
             "(a multiple of 3, or it is rounded to one)",
+        ),
+        (f"{SAMPLED_9}0}}", "format.rotations", "0 is out of range; " + ROTATIONS),
+        (f"{SAMPLED_9}4}}", "format.rotations", "4 is out of range; " + ROTATIONS),
+        (f"{SAMPLED_9}2.0}}", "format.rotations", "2.0 is not allowed; " + ROTATIONS),
+        (f"{SAMPLED_9}yes}}", "format.rotations", "yes is not allowed; " + ROTATIONS),
+        (f"{SAMPLED_9}all}}", "format.rotations", '"all" is not allowed; ' + ROTATIONS),
+        (f"{SAMPLED_9}[2]}}", "format.rotations", "a list is not allowed; " + ROTATIONS),
+        (
+            "format: {type: sampled, games_per_bot: 1, rotations: 2}", "format.games_per_bot",
+            "1 is fewer than one table's games: a table plays 2 games, one per seat rotation it plays "
+            "(format.rotations), so write 2 or more (a multiple of 2, or it is rounded to one)",
+        ),
+        (
+            "format: {type: gauntlet, candidates: [bob], rotations: 2}", "format.rotations",
+            "unknown key; allowed keys: type, candidates, games_per_candidate",
         ),
         (
             "format: {type: sampled, games_per_bot: 2.5}", "format.games_per_bot",
@@ -775,7 +797,9 @@ def test_the_format_is_in_the_fingerprint_unless_it_is_the_default(tmp_path):
     sampled = league_fingerprint(load_league(format_league(tmp_path, "format: {type: sampled, games_per_bot: 9}")))
     longer = league_fingerprint(load_league(format_league(tmp_path, "format: {type: sampled, games_per_bot: 12}")))
     gauntlet = league_fingerprint(load_league(format_league(tmp_path, "format: {type: gauntlet, candidates: [bob]}")))
-    assert len({default, sampled, longer, gauntlet}) == 4
+    every = "format: {type: sampled, games_per_bot: 9, rotations: 3}"
+    every_rotation = league_fingerprint(load_league(format_league(tmp_path, every)))
+    assert len({default, sampled, longer, gauntlet, every_rotation}) == 5
 
 
 # ----- programs and scripts that do not exist -------------------------------------------
@@ -908,10 +932,32 @@ def test_a_guessable_seed_is_warned_about_with_its_line_and_a_secret_one_is_not(
 
 
 def test_validate_says_how_a_sampled_league_is_played(tmp_path):
-    path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10}")
+    path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10, rotations: 3}")
     done = referee("validate", str(path))
     assert done.returncode == 0 and "warning: 1 can be guessed" in done.stderr
     assert done.stdout.endswith("sampled: 18 games: 6 tables x 3 rotations; each bot at 3 tables (9 games)\n")
+
+
+def test_validate_says_when_tables_play_fewer_rotations_so_that_every_pair_meets(tmp_path):
+    # Six bots at tables of 3, 10 games each: 3 tables of every rotation would be 1.2 meetings a pair, too few for
+    # every pair to meet; 5 tables of 2 rotations are 2.
+    path = format_league(tmp_path, "format: {type: sampled, games_per_bot: 10}")
+    done = referee("validate", str(path))
+    assert done.returncode == 0 and "warning: 1 can be guessed" in done.stderr
+    assert done.stdout.splitlines()[-2:] == [
+        f"{path}: valid: league 'l', stop_the_bus, 6 bots, tables of 3, sampled: 20 games: 10 tables x 2 of 3 "
+        "rotations; each bot at 5 tables (10 games)",
+        f"{path}: tables play 2 of 3 seat rotations so that every pair of bots meets (rotations: 3 keeps full "
+        "duplicate deals)",
+    ]
+
+
+def test_a_bad_rotations_is_refused_on_its_own_line(tmp_path):
+    path = format_league(tmp_path, "format:\n  type: sampled\n  games_per_bot: 9\n  rotations: 7")
+    assert load_error(path) == (
+        f"{path}:{line_of(path, 'rotations')}: format.rotations: 7 is out of range; "
+        "write auto or a whole number from 1 to 3 (the seat rotations of a table of 3)"
+    )
 
 
 # ----- submissions ----------------------------------------------------------------------

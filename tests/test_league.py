@@ -187,6 +187,30 @@ def test_cli_validate_schedule_run_and_leaderboard(tmp_path: Path, bots: Bots, c
     assert "6 games" in printed and all(name in printed for name in ("alpha", "bravo", "charlie"))
 
 
+def test_a_sampled_league_whose_tables_play_one_rotation_says_so_and_seats_bots_evenly(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture
+) -> None:
+    # Three bots at tables of 2, 4 games each: 2 tables of both rotations would be 1 meeting a pair on average,
+    # too few for the draw to promise every pair meets; 4 tables of one rotation are 2.
+    league_path = write_league(tmp_path / "league.yaml", bots, extra="format: {type: sampled, games_per_bot: 4}")
+    output = tmp_path / "sampled-out"
+    assert referee_main(["run", str(league_path), "--output", str(output), "--no-progress"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    note = ("tables play 1 of 2 seat rotations so that every pair of bots meets "
+            "(rotations: 2 keeps full duplicate deals)")
+    assert note in printed and printed.index(note) == 1 + next(
+        number for number, line in enumerate(printed) if line.startswith("league test-league:")
+    )
+    records = list(read_records(output / RESULTS_FILE))
+    assert len(records) == 6 and {record["rotation"] for record in records} == {0}
+    assert len({record["seed"] for record in records}) == 6
+    seats = [(name, seat) for record in records for seat, name in enumerate(record["seats"])]
+    assert sorted(seats) == sorted([(name, seat) for name in ("alpha", "bravo", "charlie") for seat in (0, 1)] * 2)
+    assert {frozenset(record["seats"]) for record in records} == {
+        frozenset(pair) for pair in (("alpha", "bravo"), ("alpha", "charlie"), ("bravo", "charlie"))
+    }
+
+
 def test_cli_reports_a_bad_league_file_with_file_line_and_key(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ngame: stop_the_bus\nseed: 1\ntable_size: 2\nbots:\n  - name: a\n    comand: x\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from referee.schedule import (
     tables_for_games,
 )
 from referee.schedule import sampled as sampled_module
+from referee.schedule.base import spaced_shifts
 from referee.schedule.sampled import draw_tables
 from referee.seeding import derive_seed
 
@@ -258,27 +260,53 @@ def meetings(games) -> Counter:
     return met
 
 
-def check_sampled(names: list[str], table_size: int, games_per_bot: int, league_seed: int = 1) -> list[ScheduledGame]:
+def auto_rotations(bots: int, table_size: int, games_per_bot: int) -> int:
+    """``rotations: auto`` as docs/leagues.md says: every rotation if that makes every pair meet, else the most that
+    do (a table holds every bot, or pairs meet 1.5 times on average), else every rotation."""
+    for rotations in range(table_size, 0, -1):
+        tables = tables_for_games(games_per_bot, rotations)
+        if table_size == bots or tables * (table_size - 1) / (bots - 1) >= 1.5:
+            return rotations
+    return table_size
+
+
+def check_sampled(
+    names: list[str], table_size: int, games_per_bot: int, league_seed: int = 1, rotations: int | None = None
+) -> list[ScheduledGame]:
     """Draw a sampled schedule and check every guarantee docs/leagues.md gives; return its games."""
-    schedule_ = Sampled(games_per_bot).schedule(names, table_size, 1, league_seed)
+    schedule_ = Sampled(games_per_bot, rotations).schedule(names, table_size, 1, league_seed)
     games = list(schedule_)
-    tables_per_bot = tables_for_games(games_per_bot, table_size)
+    played = rotations or auto_rotations(len(names), table_size, games_per_bot)
+    shifts = [k * table_size // played for k in range(played)]
+    tables_per_bot = tables_for_games(games_per_bot, played)
     tables = math.ceil(len(names) * tables_per_bot / table_size)
-    assert len(games) == schedule_.count == tables * table_size
-    # Rotation groups: a table plays every rotation on its documented seed; each bot sits in each seat once.
+    assert len(games) == schedule_.count == tables * played
+    # Rotation groups: a table plays its evenly spaced rotations on its documented seed.
     by_group = groups(games)
     assert sorted(by_group) == [(1, table) for table in range(1, tables + 1)]
     for (_, table), group in by_group.items():
-        assert [game.rotation for game in group] == list(range(table_size))
+        assert [game.rotation for game in group] == shifts
         assert {game.seed for game in group} == {derive_seed(league_seed, "sampled", "table", table)}
         assert len(set(group[0].seats)) == table_size
-        for seat in range(table_size):
-            assert sorted(game.seats[seat] for game in group) == sorted(group[0].seats)
+        for game in group:
+            first = group[0].seats
+            assert game.seats == tuple(first[(seat + game.rotation) % table_size] for seat in range(table_size))
+        if played == table_size:  # each bot sits in each seat once
+            for seat in range(table_size):
+                assert sorted(game.seats[seat] for game in group) == sorted(group[0].seats)
     # Games per bot: T tables each, and the seats left over go to as many bots, one table more each.
     per_bot = Counter(name for game in games for name in game.seats)
     extra = tables * table_size - len(names) * tables_per_bot
-    assert sorted(per_bot.values()) == sorted([tables_per_bot * table_size] * (len(names) - extra)
-                                              + [(tables_per_bot + 1) * table_size] * extra)  # fmt: skip
+    assert sorted(per_bot.values()) == sorted([tables_per_bot * played] * (len(names) - extra)
+                                              + [(tables_per_bot + 1) * played] * extra)  # fmt: skip
+    # Seats: as even as can be when the rotations divide the seats, else within 2.
+    seat_counts = Counter((name, seat) for game in games for seat, name in enumerate(game.seats))
+    for name in names:
+        counts = [seat_counts[name, seat] for seat in range(table_size)]
+        if table_size % played == 0:
+            assert set(counts) <= {per_bot[name] // table_size, -(-per_bot[name] // table_size)}, (name, counts)
+        else:
+            assert max(counts) - min(counts) <= 2, (name, counts)
     # Meetings: within 2 of each other; every pair meets when the average is 1.5 or more.
     met = meetings(games)
     counts = [met[pair] for pair in itertools.combinations(sorted(names), 2)]
@@ -293,13 +321,66 @@ def check_sampled(names: list[str], table_size: int, games_per_bot: int, league_
 def test_the_issues_league_30_bots_at_tables_of_6_with_30_games_each():
     names = bot_names(30)
     games = check_sampled(names, 6, 30, league_seed=2026)
-    assert len(games) == 150
+    # Every rotation would be 5 tables of 6 games: 25 opponents' seats for 29 opponents. So tables play 3 of the 6
+    # rotations (shifts 0, 2, 4): 10 tables of 3 games, 50 opponents' seats, and every pair meets.
+    assert len(games) == 150 and {game.rotation for game in games} == {0, 2, 4}
     assert set(Counter(name for game in games for name in game.seats).values()) == {30}
+    counts = [meetings(games)[pair] for pair in itertools.combinations(names, 2)]
+    assert min(counts) >= 1 and max(counts) - min(counts) <= 2
+    seats = Counter((name, seat) for game in games for seat, name in enumerate(game.seats))
+    assert set(seats.values()) == {5} and len(seats) == 30 * 6  # every bot 5 times in every seat
+
+
+def test_rotations_as_many_as_seats_keep_every_rotation():
+    names = bot_names(30)
+    games = check_sampled(names, 6, 30, league_seed=2026, rotations=6)
+    assert len(games) == 150 and [game.rotation for game in games[:6]] == [0, 1, 2, 3, 4, 5]
     # 30 games are 5 tables of 6 games: 25 opponents' seats for 29 opponents, so some pairs cannot meet.
     counts = [meetings(games)[pair] for pair in itertools.combinations(names, 2)]
-    assert 5 * (6 - 1) < len(names) - 1 and 0 in counts and max(counts) <= 2
-    # 54 games (9 tables, an average of 1.55 meetings a pair) are enough for every pair to meet.
-    check_sampled(names, 6, 54, league_seed=2026)
+    assert 0 in counts and max(counts) <= 2
+    # 54 games (9 tables, an average of 1.55 meetings a pair) are enough for every pair to meet at every rotation.
+    assert {game.rotation for game in check_sampled(names, 6, 54, league_seed=2026)} == set(range(6))
+
+
+@pytest.mark.parametrize(
+    ("bots", "table_size", "games_per_bot", "rotations"),
+    [(12, 4, 12, 2), (9, 3, 12, 1), (14, 6, 24, 4), (11, 5, 12, 3), (16, 4, 12, None), (7, 7, 14, None)],
+)
+def test_tables_play_the_rotations_asked_for_and_bots_sit_in_every_seat_evenly(bots, table_size, games_per_bot,
+                                                                              rotations):  # fmt: skip
+    check_sampled(bot_names(bots), table_size, games_per_bot, league_seed=bots, rotations=rotations)
+
+
+@pytest.mark.parametrize(
+    ("table_size", "rotations", "shifts"),
+    [(6, 3, (0, 2, 4)), (6, 2, (0, 3)), (6, 4, (0, 1, 3, 4)), (6, 6, (0, 1, 2, 3, 4, 5)), (5, 2, (0, 2)), (3, 1, (0,))],
+)
+def test_rotations_are_spaced_evenly(table_size, rotations, shifts):
+    assert spaced_shifts(table_size, rotations) == shifts
+
+
+@pytest.mark.parametrize(
+    ("bots", "table_size", "games_per_bot", "rotations"),
+    [
+        (30, 6, 30, 3),  # the issue's league: 6 rotations are 0.86 meetings a pair, 5 are 1.03, 4 are 1.38
+        (30, 6, 54, 6),  # 9 tables of every rotation: 1.55
+        (6, 3, 10, 2),  # 3 rotations: 3 tables, 1.2; 2: 5 tables, 2.0
+        (7, 3, 3, 3),  # even 1 rotation (3 tables, 1.0) is too few: every rotation
+        (6, 6, 6, 6),  # one table holds every bot
+        (14, 4, 12, 1),  # 12 tables of 1 game: 2.77
+    ],
+)
+def test_auto_plays_every_rotation_unless_fewer_make_every_pair_meet(bots, table_size, games_per_bot, rotations):
+    games = Sampled(games_per_bot).schedule(bot_names(bots), table_size, 1, 1)
+    assert games.rotations == rotations == auto_rotations(bots, table_size, games_per_bot)
+    if rotations < table_size:
+        assert games.note == (
+            f"tables play {rotations} of {table_size} seat rotations so that every pair of bots meets "
+            f"(rotations: {table_size} keeps full duplicate deals)"
+        )
+    else:
+        assert games.note is None
+    assert Sampled(games_per_bot, rotations).schedule(bot_names(bots), table_size, 1, 1).note is None
 
 
 SAMPLED_CASES = [
@@ -312,7 +393,8 @@ SAMPLED_CASES = [
 
 @pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), SAMPLED_CASES)
 def test_the_draw_keeps_its_guarantees(bots, table_size, tables_per_bot):
-    check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=bots * 100 + table_size)
+    names, games = bot_names(bots), tables_per_bot * table_size
+    check_sampled(names, table_size, games, league_seed=bots * 100 + table_size, rotations=table_size)
 
 
 @pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), [(30, 4, 40), (25, 3, 41)])
@@ -320,11 +402,21 @@ def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_
     monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
     plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
     assert len(plan) >= 3 and sum(tables for tables, _ in plan) == tables_per_bot
-    check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3)
+    check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3, rotations=table_size)
+
+
+@pytest.mark.parametrize(
+    ("bots", "table_size", "tables_per_bot", "rotations"), [(20, 4, 24, 2), (18, 6, 30, 3), (15, 3, 30, 1)]
+)
+def test_seats_stay_even_over_several_blocks(monkeypatch, bots, table_size, tables_per_bot, rotations):
+    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
+    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    assert len(plan) >= 4 and sum(tables for tables, _ in plan) == tables_per_bot
+    check_sampled(bot_names(bots), table_size, tables_per_bot * rotations, league_seed=7, rotations=rotations)
 
 
 def test_a_full_size_block_keeps_its_guarantees():
-    check_sampled(bot_names(100), 3, 40 * 3, league_seed=11)  # 4,000 seats: one block of the real size
+    check_sampled(bot_names(100), 3, 40 * 3, league_seed=11, rotations=3)  # 4,000 seats: one block of the real size
 
 
 @pytest.mark.parametrize(("games_per_bot", "tables"), [(30, 5), (31, 5), (32, 5), (33, 6), (35, 6), (1, 1), (6, 1)])
@@ -337,17 +429,24 @@ def test_the_summary_says_how_many_tables_each_bot_plays():
     assert Sampled(3).schedule(bot_names(7), 3, 1, 1).summary() == (
         "9 games: 3 tables x 3 rotations; each bot at 1 table (3 games), 2 bots at one more (6 games)"
     )
-    assert Sampled(30).schedule(bot_names(30), 6, 1, 1).summary() == (
+    assert Sampled(30, 6).schedule(bot_names(30), 6, 1, 1).summary() == (
         "150 games: 25 tables x 6 rotations; each bot at 5 tables (30 games)"
+    )
+    assert Sampled(30).schedule(bot_names(30), 6, 1, 1).summary() == (
+        "150 games: 50 tables x 3 of 6 rotations; each bot at 10 tables (30 games)"
+    )
+    assert Sampled(4, 2).schedule(bot_names(7), 3, 1, 1).summary() == (
+        "10 games: 5 tables x 2 of 3 rotations; each bot at 2 tables (4 games), 1 bot at one more (6 games)"
     )
 
 
 def test_the_draw_is_seeded_and_ignores_the_order_of_the_bots():
     names = bot_names(14)
-    first = list(Sampled(12).schedule(names, 4, 1, 5))
-    assert first == list(Sampled(12).schedule(list(reversed(names)), 4, 1, 5))
-    assert first != list(Sampled(12).schedule(names, 4, 1, 6))
-    for game in first:  # rotation 0 seats a table's bots in name order
+    for rotations in (None, 2, 4):  # auto plays 1 rotation here
+        first = list(Sampled(12, rotations).schedule(names, 4, 1, 5))
+        assert first == list(Sampled(12, rotations).schedule(list(reversed(names)), 4, 1, 5))
+        assert first != list(Sampled(12, rotations).schedule(names, 4, 1, 6))
+    for game in first:  # with every rotation, rotation 0 seats a table's bots in name order
         if game.rotation == 0:
             assert list(game.seats) == sorted(game.seats)
 
@@ -528,11 +627,23 @@ def test_schedule_json_streams_a_large_league_into_a_reader_that_leaves_early(tm
 
 
 def test_schedule_json_of_the_issues_sampled_league(tmp_path):
+    """Issue 12's league: 30 bots at tables of 6, 30 games each. Its time is bench/schedule.py's to measure."""
     path = write_league(tmp_path, bot_names(30), "table_size: 6\nformat: {type: sampled, games_per_bot: 30}")
-    done = referee("schedule", str(path), "--json", timeout=60)
-    assert done.returncode == 0 and done.stderr == ""
-    records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(records) == 150
+    with open(tmp_path / "out.jsonl", "w") as out, open(tmp_path / "err.txt", "w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "referee.cli", "schedule", str(path), "--json"],
+                                   stdout=out, stderr=err)  # fmt: skip
+        _, status, usage = os.wait4(process.pid, 0)  # this one process's peak memory, in KiB
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0 and (tmp_path / "err.txt").read_text() == ""
+    assert usage.ru_maxrss < 1024 * 1024
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert {"index", "game_id", "round", "table", "rotation", "seed", "seats"} <= set(records[0])
-    assert set(Counter(name for record in records for name in record["seats"]).values()) == {30}
+    games = Counter(name for record in records for name in record["seats"])
+    assert sorted(games) == bot_names(30) and set(games.values()) == {30}  # 30 +- 1: exactly 30
+    met = Counter()
+    for record in records:
+        if record["rotation"] == 0:  # one game of each table: who meets whom
+            met.update(itertools.combinations(sorted(record["seats"]), 2))
+    counts = [met[pair] for pair in itertools.combinations(bot_names(30), 2)]
+    assert min(counts) >= 1 and max(counts) - min(counts) <= 2  # every pair meets, counts at most 2 apart
     assert records == [game.record() for game in schedule(load_league(path))]

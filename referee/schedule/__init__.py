@@ -12,7 +12,8 @@ The league file's ``format:`` key chooses how tables are made:
   until a sequential test decides (the runner stops it: :mod:`referee.duel`).
 
 In every format a *table* (a set of bots) plays one game per seat rotation,
-all on one seed, so each bot plays each seat's cards (duplicate deals).
+all on one seed, so each bot plays each seat's cards (duplicate deals); a
+sampled table may play only some rotations, evenly spaced (``rotations``).
 Every seed comes from the league seed (:func:`referee.seeding.derive_seed`),
 never from the order games run in. A schedule is lazy (:class:`Schedule`):
 its size is a closed form and its games are made as they are reached, so a

@@ -67,6 +67,11 @@ class Schedule(ABC):
     def summary(self) -> str:
         """One line for people: how many games, and how they are made up."""
 
+    @property
+    def note(self) -> str | None:
+        """One line for people about a choice the referee made for the league (`validate` and `run` print it)."""
+        return None
+
     def __len__(self) -> int:
         return self.count
 
@@ -103,12 +108,16 @@ def game_id(round_number: int, table_number: int, rotation: int) -> str:
 
 def rotation_group(
     first_index: int, round_number: int, table_number: int, table_bots: Sequence[str], seed: int,
-    candidate: str | None = None,
+    candidate: str | None = None, shifts: Sequence[int] | None = None,
 ) -> Iterator[ScheduledGame]:  # fmt: skip
-    """Yield a table's games: one per seat rotation, all on the same seed (duplicate deals)."""
-    for rotation in range(len(table_bots)):
+    """Yield a table's games, all on the same seed (duplicate deals): one per seat rotation, or per shift of ``shifts``.
+
+    A game's ``rotation`` is its shift (so ``shifts`` of 0, 2 and 4 make game ids ending in ``-s0``, ``-s2``
+    and ``-s4``); its index counts the games of the group from ``first_index``.
+    """
+    for place, rotation in enumerate(range(len(table_bots)) if shifts is None else shifts):
         yield ScheduledGame(
-            index=first_index + rotation,
+            index=first_index + place,
             game_id=game_id(round_number, table_number, rotation),
             round=round_number,
             table=table_number,
@@ -119,13 +128,24 @@ def rotation_group(
         )
 
 
-def tables_for_games(games: int, table_size: int) -> int:
-    """How many tables give a bot ``games`` games: a table gives each of its bots ``table_size`` games.
+def spaced_shifts(table_size: int, rotations: int) -> tuple[int, ...]:
+    """The shifts of ``rotations`` seat rotations spread evenly round a table: ``k x table_size // rotations``.
 
-    Rounded to the nearest whole table, halves up (31 games at tables of 6
-    are 5 tables, 33 are 6), and at least one.
+    6 seats: 3 rotations are shifts 0, 2, 4; 2 are 0, 3; 4 are 0, 1, 3, 4; 6 are every shift.
     """
-    return max(1, (2 * games + table_size) // (2 * table_size))
+    if not 1 <= rotations <= table_size:
+        raise ValueError(f"a table of {table_size} has 1 to {table_size} seat rotations, got {rotations}")
+    return tuple(k * table_size // rotations for k in range(rotations))
+
+
+def tables_for_games(games: int, rotations: int) -> int:
+    """How many tables give a bot ``games`` games: a table gives each of its bots one game per rotation it plays.
+
+    Pass ``table_size`` when tables play every rotation. Rounded to the
+    nearest whole table, halves up (31 games at 6 rotations are 5 tables,
+    33 are 6), and at least one.
+    """
+    return max(1, (2 * games + rotations) // (2 * rotations))
 
 
 def check_bots(bot_names: Sequence[str], table_size: int, rounds: int) -> None:

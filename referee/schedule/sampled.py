@@ -1,11 +1,14 @@
 """The sampled format: drawn tables, so that a big field plays a chosen number of games.
 
-``format: {type: sampled, games_per_bot: N}``. A *table* is a set of
-``table_size`` bots; like in the round-robin it plays one game per seat
-rotation, all on one seed (duplicate deals), so a table gives each of its bots
-``table_size`` games. A bot therefore plays ``T = N / table_size`` tables,
-rounded to the nearest whole table (halves up, at least one): 30 games at
-tables of 6 are 5 tables, 31 are 5 tables too, 33 are 6.
+``format: {type: sampled, games_per_bot: N, rotations: R}``. A *table* is a
+set of ``table_size`` bots; it plays ``R`` of its seat rotations, all on one
+seed (duplicate deals), so a table gives each of its bots ``R`` games. ``R``
+is 1 to ``table_size``, or ``auto`` (the default, below). The ``R``
+rotations are spread evenly round the table: shifts ``k x table_size // R``
+for ``k`` from 0 (:func:`referee.schedule.base.spaced_shifts`; at tables of
+6, 3 rotations are shifts 0, 2, 4, and 2 are 0, 3). A bot plays
+``T = N / R`` tables, rounded to the nearest whole table (halves up, at least
+one): 30 games at 6 rotations are 5 tables, 31 are 5 tables too, 33 are 6.
 
 The draw guarantees:
 
@@ -13,21 +16,33 @@ The draw guarantees:
   ``bots x T`` is a multiple of ``table_size`` every bot sits at exactly ``T``
   tables; otherwise the seats left over in the last table go to a few bots
   (fewer than ``table_size``), who sit at ``T + 1``. So every bot plays
-  ``T x table_size`` games, a few bots ``table_size`` more, none fewer.
+  ``T x R`` games, a few bots ``R`` more, none fewer.
 - **Meetings.** Two bots *meet* when they sit at the same table (and so play
-  its ``table_size`` games together). A bot has ``T x (table_size - 1)``
-  opponents' seats for ``bots - 1`` opponents, so pairs meet
+  its ``R`` games together). A bot has ``T x (table_size - 1)`` opponents'
+  seats for ``bots - 1`` opponents, so pairs meet
   ``average = T x (table_size - 1) / (bots - 1)`` times on average, and every
   pair can meet only when that is at least 1. The draw spreads meetings
   evenly: the numbers of times any two pairs meet differ by at most 2; and
-  when the average is 1.5 or more, every pair meets. Below that, most pairs
-  meet once and some not at all (30 bots at tables of 6 with 30 games each:
-  5 tables, an average of 0.86). Both are for tables of 2 to 6: the tests
-  check them on every league of up to 30 bots with 1 to 8 tables per bot,
-  and ``bench/schedule.py`` on random leagues of up to 60 bots. With tables
-  of 7 to 10 the draw aims for the same, but a tight league (few bots for
-  the table size) can end with counts 3 to 5 apart: each swap there moves
-  so many meetings at once that the search stalls short of the band.
+  when the average is COVER_FROM (1.5) or more, every pair meets. Both are
+  for tables of 2 to 6: the tests check them on every league of up to 30 bots
+  with 1 to 8 tables per bot, and ``bench/schedule.py`` on random leagues of
+  up to 60 bots. With tables of 7 to 10 the draw aims for the same, but a
+  tight league (few bots for the table size) can end with counts 3 to 5
+  apart: each swap there moves so many meetings at once that the search
+  stalls short of the band.
+- **Seats.** With fewer rotations than seats, the order a table seats its
+  bots in decides which seats each gets; :mod:`referee.schedule.seating`
+  chooses it so that every bot sits in every seat as evenly as its games
+  allow (exactly, to within one game, when ``R`` divides ``table_size``).
+
+``rotations: auto`` (:func:`auto_rotations`) trades rotations for tables, and
+so for meetings: every rotation when that makes every pair meet (an average
+of COVER_FROM or more, or one table holding every bot); otherwise the most
+rotations that do; otherwise (no number does) every rotation. 30 bots at
+tables of 6 with 30 games each: 6 rotations are 5 tables (an average of
+0.86), 5 are 6 (1.03), 4 are 8 (1.38), 3 are 10 (1.72): 3 rotations. The
+schedule's :attr:`SampledSchedule.note` then says so in one line, which
+``referee validate`` and ``referee run`` print.
 
 How: the draw works in *blocks* of about 4,096 seats (a small league is one
 block); in a block each bot has a quota of tables. Tables are first filled
@@ -43,7 +58,8 @@ then a tabu search for small blocks), and when the average allows, into the
 band that starts at 1; a step that leaves the draw worse is undone. A block
 that still breaks a guarantee is drawn again, at most three times, and the
 best kept. Meetings carry over to the next block, so the draw holds one
-block and one count per pair (at most 2,000 bots) whatever its length.
+block and one count per pair (at most 2,000 bots) whatever its length. The
+draw knows nothing of rotations: only how many tables each bot sits at.
 
 Seeds, all from the league seed (:func:`referee.seeding.derive_seed` and
 :class:`referee.seeding.SeedStream`):
@@ -52,11 +68,15 @@ Seeds, all from the league seed (:func:`referee.seeding.derive_seed` and
 - table ``t`` (from 1) plays on ``derive_seed(league_seed, "sampled", "table", t)``.
 
 The draw sees the bots sorted by name, so the order of the bots in the
-league file changes nothing; rotation 0 seats a table's bots in name order.
-Games are numbered by table, then rotation, as one round: game ids read
-``r1-t<table>-s<rotation>``. Blocks before the last are the same whatever
-``games_per_bot``, so a longer league of the same bots starts with the same
-tables as a shorter one, up to the shorter one's last block.
+league file changes nothing; with every rotation, shift 0 seats a table's
+bots in name order. Games are numbered by table, then rotation, as one
+round: game ids read ``r1-t<table>-s<rotation>``, where a game's
+``rotation`` is its shift (a table of 3 rotations of 6 plays ``-s0``,
+``-s2``, ``-s4``), so ``seats`` is always the table's order shifted by
+``rotation``. Blocks before the last are the same whatever
+``games_per_bot``, so a longer league of the same bots and rotations starts
+with the same tables, seated alike, as a shorter one, up to the shorter
+one's last block.
 """
 
 from __future__ import annotations
@@ -66,7 +86,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group, tables_for_games
+from referee.schedule.base import (
+    Schedule, ScheduledGame, check_bots, plural, rotation_group, spaced_shifts, tables_for_games,
+)  # fmt: skip
+from referee.schedule.seating import Seating
 from referee.seeding import SeedStream, derive_seed
 
 MAX_SAMPLED_BOTS = 2000  # the draw keeps one count per pair of bots
@@ -91,30 +114,66 @@ _CHANCE_UNIT = 2.0**-29  # 29 bits of a draw make a number in [0, 1)
 
 @dataclass(frozen=True)
 class Sampled:
-    """``format: {type: sampled, games_per_bot: N}``: drawn tables, each bot about ``N`` games."""
+    """``format: {type: sampled, games_per_bot: N, rotations: R}``: drawn tables, each bot about ``N`` games.
+
+    ``rotations`` is how many seat rotations a table plays, 1 to ``table_size``; None is ``auto``.
+    """
 
     type: ClassVar[str] = "sampled"
     games_per_bot: int
+    rotations: int | None = None
 
-    def tables_per_bot(self, table_size: int) -> int:
-        return tables_for_games(self.games_per_bot, table_size)
+    def rotations_for(self, bots: int, table_size: int) -> int:
+        """How many seat rotations a table plays: as written, or as ``auto`` chooses (:func:`auto_rotations`)."""
+        if self.rotations is not None:
+            return self.rotations
+        return auto_rotations(bots, table_size, self.games_per_bot)
 
     def schedule(self, bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> SampledSchedule:
         if rounds != 1:
             raise ValueError(f"a sampled schedule has one round (games_per_bot sets its length), got {rounds}")
-        return SampledSchedule(bot_names, table_size, self.tables_per_bot(table_size), league_seed)
+        rotations = self.rotations_for(len(bot_names), table_size)
+        return SampledSchedule(
+            bot_names, table_size, tables_for_games(self.games_per_bot, rotations), league_seed, rotations,
+            chosen=self.rotations is None,
+        )  # fmt: skip
 
     def written(self) -> dict:
-        return {"type": self.type, "games_per_bot": self.games_per_bot}
+        return {
+            "type": self.type, "games_per_bot": self.games_per_bot,
+            "rotations": "auto" if self.rotations is None else self.rotations,
+        }  # fmt: skip
+
+
+def auto_rotations(bots: int, table_size: int, games_per_bot: int) -> int:
+    """``rotations: auto``: every rotation if every pair meets with them, else the most with which every pair
+    meets, else (when no number does) every rotation."""
+    for rotations in range(table_size, 0, -1):
+        if every_pair_meets(bots, table_size, tables_for_games(games_per_bot, rotations)):
+            return rotations
+    return table_size
+
+
+def every_pair_meets(bots: int, table_size: int, tables_per_bot: int) -> bool:
+    """Whether the draw makes every pair of bots meet: a table holds them all, or pairs meet COVER_FROM times on
+    average."""
+    return table_size >= bots or tables_per_bot * (table_size - 1) / (bots - 1) >= COVER_FROM
 
 
 class SampledSchedule(Schedule):
-    """Tables drawn so that each bot sits at ``tables_per_bot`` of them and pairs meet evenly."""
+    """Tables drawn so that each bot sits at ``tables_per_bot`` of them and pairs meet evenly.
+
+    Each table plays ``rotations`` seat rotations (all of them when None), evenly spaced; ``chosen`` says
+    that ``rotations: auto`` chose them.
+    """
 
     format = Sampled.type
     rounds = 1
 
-    def __init__(self, bot_names: Sequence[str], table_size: int, tables_per_bot: int, league_seed: int) -> None:
+    def __init__(
+        self, bot_names: Sequence[str], table_size: int, tables_per_bot: int, league_seed: int,
+        rotations: int | None = None, *, chosen: bool = False,
+    ) -> None:  # fmt: skip
         check_bots(bot_names, table_size, 1)
         if len(bot_names) > MAX_SAMPLED_BOTS:
             raise ValueError(f"a sampled schedule takes at most {MAX_SAMPLED_BOTS} bots, got {len(bot_names)}")
@@ -124,7 +183,14 @@ class SampledSchedule(Schedule):
         self.table_size = table_size
         self.tables_per_bot = tables_per_bot
         self.league_seed = league_seed
+        self.shifts = spaced_shifts(table_size, table_size if rotations is None else rotations)
+        self.chosen = chosen
         self._tables = -(-len(bot_names) * tables_per_bot // table_size)
+
+    @property
+    def rotations(self) -> int:
+        """How many seat rotations (games) a table plays."""
+        return len(self.shifts)
 
     @property
     def tables(self) -> int:
@@ -132,7 +198,7 @@ class SampledSchedule(Schedule):
 
     @property
     def count(self) -> int:
-        return self._tables * self.table_size
+        return self._tables * self.rotations
 
     @property
     def extra_seats(self) -> int:
@@ -141,22 +207,36 @@ class SampledSchedule(Schedule):
 
     def __iter__(self) -> Iterator[ScheduledGame]:
         index = 0
-        draw = draw_tables(len(self.bot_names), self.table_size, self._tables, self.league_seed)
-        for table_number, members in enumerate(draw, 1):
-            table_bots = tuple(self.bot_names[member] for member in sorted(members))
+        seating = Seating(len(self.bot_names), self.table_size, self.shifts)
+        blocks = draw_blocks(len(self.bot_names), self.table_size, self._tables, self.league_seed)
+        orders = (order for block in blocks for order in seating.order(block))
+        for table_number, order in enumerate(orders, 1):
+            table_bots = tuple(self.bot_names[member] for member in order)
             seed = derive_seed(self.league_seed, "sampled", "table", table_number)
-            yield from rotation_group(index, 1, table_number, table_bots, seed)
-            index += self.table_size
+            yield from rotation_group(index, 1, table_number, table_bots, seed, shifts=self.shifts)
+            index += self.rotations
 
     def summary(self) -> str:
-        games = self.tables_per_bot * self.table_size
+        games = self.tables_per_bot * self.rotations
+        rotations = plural(self.table_size, "rotation")
+        if self.rotations < self.table_size:
+            rotations = f"{self.rotations} of {rotations}"
         text = (
-            f"{plural(self.count, 'game')}: {plural(self._tables, 'table')} x {plural(self.table_size, 'rotation')}; "
+            f"{plural(self.count, 'game')}: {plural(self._tables, 'table')} x {rotations}; "
             f"each bot at {plural(self.tables_per_bot, 'table')} ({plural(games, 'game')})"
         )
         if self.extra_seats:
-            text += f", {plural(self.extra_seats, 'bot')} at one more ({games + self.table_size} games)"
+            text += f", {plural(self.extra_seats, 'bot')} at one more ({games + self.rotations} games)"
         return text
+
+    @property
+    def note(self) -> str | None:
+        if not self.chosen or self.rotations == self.table_size:
+            return None
+        return (
+            f"tables play {self.rotations} of {self.table_size} seat rotations so that every pair of bots meets "
+            f"(rotations: {self.table_size} keeps full duplicate deals)"
+        )
 
 
 # ----- the draw ------------------------------------------------------------------------
@@ -165,7 +245,15 @@ class SampledSchedule(Schedule):
 def draw_tables(
     bots: int, table_size: int, table_count: int, league_seed: int, label: str = "sampled"
 ) -> Iterator[list[int]]:
-    """Yield ``table_count`` tables of bot numbers (0 to ``bots - 1``), block by block.
+    """Yield ``table_count`` tables of bot numbers (0 to ``bots - 1``), block by block (see :func:`draw_blocks`)."""
+    for block in draw_blocks(bots, table_size, table_count, league_seed, label):
+        yield from block
+
+
+def draw_blocks(
+    bots: int, table_size: int, table_count: int, league_seed: int, label: str = "sampled"
+) -> Iterator[list[list[int]]]:
+    """Yield the blocks of a draw of ``table_count`` tables of bot numbers (0 to ``bots - 1``), each a list of tables.
 
     Each bot sits at ``table_count x table_size // bots`` tables, and the
     seats left over go one each to as many bots. Block ``b`` draws from
@@ -177,7 +265,7 @@ def draw_tables(
         block_plan(bots, table_size, tables_per_bot, extra_seats)
     ):
         rng = SeedStream.derive(league_seed, label, "block", block)
-        yield from draw.block(rng, block_tables_per_bot, block_extra)
+        yield draw.block(rng, block_tables_per_bot, block_extra)
 
 
 def block_plan(bots: int, table_size: int, tables_per_bot: int, extra_seats: int) -> Iterator[tuple[int, int]]:

@@ -255,8 +255,10 @@ class BotSession:
         if not self.usable:
             return
         try:
-            await asyncio.wait_for(self._write(field, message.SerializeToString()), WRITE_TIMEOUT_SECONDS)
-        except asyncio.TimeoutError:
+            # asyncio.timeout, not wait_for: no task per message (a game sends two to every seat).
+            async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
+                await self._write(field, message.SerializeToString())
+        except TimeoutError:
             self.healthy = False
         except BotFault:
             pass

@@ -209,10 +209,10 @@ def load_league(path: str | os.PathLike[str]) -> League:
     seed = checker.integer(keys["seed"], "seed", *SEED_RANGE)
     warnings = []
     if is_guessable(seed):
-        warnings.append(checker.error(keys["seed"], "seed", (
+        warnings.append(checker.located(keys["seed"], "seed", (
             f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
             "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
-            "prints one) and publish it when the league is over (its pages show a commitment until then)")).args[0])
+            "prints one) and publish it when the league is over (its pages show a commitment until then)")))
     table_node = keys["table_size"]
     table_size = checker.integer(table_node, "table_size")
     if not game_class.min_players <= table_size <= game_class.max_players:
@@ -823,8 +823,12 @@ class _Checker:
         self._constructor = yaml.constructor.SafeConstructor()
 
     def error(self, node: yaml.Node | None, key: str, message: str) -> LeagueError:
+        return LeagueError(self.located(node, key, message))
+
+    def located(self, node: yaml.Node | None, key: str, message: str) -> str:
+        """``message`` prefixed with the file, the line of ``node`` and ``key``, as every finding is told."""
         line = node.start_mark.line + 1 if node is not None else 1
-        return LeagueError(f"{self.label}:{line}: {key + ': ' if key else ''}{message}")
+        return f"{self.label}:{line}: {key + ': ' if key else ''}{message}"
 
     def value(self, node: yaml.ScalarNode) -> Any:
         try:

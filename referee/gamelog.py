@@ -147,6 +147,29 @@ def deal_record_of(state: tuple) -> dict:
     return record
 
 
+def _json_line(record: dict) -> str:
+    return json.dumps(record, separators=(",", ":"))
+
+
+def _made_line(make: Callable[..., dict], arguments: tuple) -> str:
+    return json.dumps(make(*arguments), separators=(",", ":"))
+
+
+def _decision_line(
+    number: int, hand: int, seat: int, holding: Sequence[Card], legal: Sequence[Action], played: Action,
+    charged_ms: float, wall_ms: float, default: bool, drew: Card | None,
+) -> str:  # fmt: skip
+    """The line of :func:`decision_record`'s record, put together from each action's JSON text, made once
+    (decisions are most of a log; tests check that it equals ``json.dumps(decision_record(...))``)."""
+    return (
+        f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},"holding":{_cards_json(holding)},'
+        f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)}'
+        + (f',"drew":"{drew}"' if drew is not None else "")
+        + f',"ms":{round(charged_ms, 3)!r},"wall_ms":{round(wall_ms, 3)!r}'
+        + (',"default":true}' if default else "}")
+    )
+
+
 class GameLog:
     """A game's JSON-lines log, kept in memory and written to ``path`` when closed; a ``None`` path logs nothing.
 
@@ -159,9 +182,8 @@ class GameLog:
 
     def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
         self.path = path
-        # Lines as text, then the records not yet formatted (from index _formatted): dicts, decision
-        # tuples and write_later's (make, arguments).
-        self._lines: list[str | dict | tuple] | None = [] if path else None
+        # Lines as text, then (from index _formatted) the lines still to make, as (line maker, its arguments).
+        self._lines: list[str | tuple[Callable[..., str], tuple]] | None = [] if path else None
         self._formatted = 0
         self._listener = listener
         self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
@@ -170,14 +192,14 @@ class GameLog:
     def write(self, record: dict) -> None:
         """Log ``record`` (a dict the caller no longer changes)."""
         if self._lines is not None:
-            self._lines.append(record)
+            self._lines.append((_json_line, (record,)))
         if self._listener is not None:
             self._listener(record)
 
     def write_later(self, make: Callable[..., dict], *arguments: Any) -> None:
         """Log the record ``make(*arguments)``, made by :meth:`catch_up` (the arguments must not change)."""
         if self._lines is not None:
-            self._lines.append((make, arguments))
+            self._lines.append((_made_line, (make, arguments)))
         if self._listener is not None:
             self._listener(make(*arguments))
 
@@ -196,39 +218,22 @@ class GameLog:
     ) -> None:
         """Log a decision: the record :func:`decision_record` makes (its line is made by :meth:`catch_up`)."""
         if self._lines is not None:
-            self._lines.append((number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew))
+            self._lines.append(
+                (_decision_line, (number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew))
+            )
         if self._listener is not None:
             self._listener(
                 decision_record(number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew)
             )
 
     def catch_up(self) -> None:
-        """Turn the records logged since the last call into lines of JSON.
-
-        Decisions are most of a log, so their lines are put together from
-        each action's JSON text, made once (tests check that they equal
-        ``json.dumps(decision_record(...))``).
-        """
+        """Turn the records logged since the last call into lines of JSON."""
         lines = self._lines
         if lines is None:
             return
         for index in range(self._formatted, len(lines)):
-            entry = lines[index]
-            if isinstance(entry, dict):
-                lines[index] = json.dumps(entry, separators=(",", ":"))
-                continue
-            if len(entry) == 2:  # write_later's (make, arguments)
-                make, arguments = entry
-                lines[index] = json.dumps(make(*arguments), separators=(",", ":"))
-                continue
-            number, hand, seat, holding, legal, played, charged_ms, wall_ms, default, drew = entry
-            lines[index] = (
-                f'{{"type":"decision","n":{number},"hand":{hand},"seat":{seat},"holding":{_cards_json(holding)},'
-                f'"legal":[{",".join(map(_json_text, legal))}],"action":{_json_text(played)}'
-                + (f',"drew":"{drew}"' if drew is not None else "")
-                + f',"ms":{round(charged_ms, 3)!r},"wall_ms":{round(wall_ms, 3)!r}'
-                + (',"default":true}' if default else "}")
-            )
+            make_line, arguments = lines[index]
+            lines[index] = make_line(*arguments)
         self._formatted = len(lines)
 
     def prepare(self) -> None:

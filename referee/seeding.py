@@ -92,9 +92,7 @@ class SeedStream:
 
     def randbelow(self, n: int) -> int:
         """Return a uniformly chosen integer in ``range(n)``; ``n`` must be positive."""
-        if not 0 < n <= _TWO_64:
-            raise ValueError(f"randbelow needs a bound in 1..2**64, got {n}")
-        limit = _TWO_64 - (_TWO_64 % n)
+        limit = _LIMITS.get(n) or _limit(n)
         while True:
             x = self.next_u64()
             if x < limit:

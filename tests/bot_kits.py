@@ -157,7 +157,8 @@ bots:
 
 def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
     """The bot ``name`` was built, sat at every game, made decisions, and never faulted or forfeited;
-    every game log replays exactly under `referee verify`."""
+    its log shows no failed decide and no stream error; every game log replays exactly under
+    `referee verify`. Prints the bot's latencies."""
     assert "left out of the league" not in run.stderr, run.stderr
     assert len(run.games) == games, f"{len(run.games)} games finished, expected {games}:\n{run.stderr}"
     for record in run.games:
@@ -169,6 +170,9 @@ def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
         log = run.output / "games" / f"{record['game_id']}.jsonl"
         verified = subprocess.run([*REFEREE, "verify", str(log)], capture_output=True, text=True, timeout=60)
         assert verified.returncode == 0, f"referee verify {log}:\n{verified.stdout}{verified.stderr}"
+    logs = run.bot_logs(name)
+    assert "decide failed" not in logs and "referee stream:" not in logs, logs
+    print(f"{name}: {latency_summary(run.latencies_ms(name))}")
 
 
 def latency_summary(times: list[float]) -> str:

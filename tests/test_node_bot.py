@@ -31,7 +31,6 @@ from tests.bot_kits import (
     build_copy,
     check_bot,
     exercise_probe,
-    latency_summary,
     run_league,
 )
 
@@ -86,9 +85,6 @@ def test_plays_a_league_against_the_python_bots(node_bot, tmp_path, game):
     run = run_league(tmp_path, game, node_bot, env=NPM_ENV)
     assert_played_cleanly(run, "node")
     assert "added" in run.build_log("node")  # the league ran the manifest's build
-    logs = run.bot_logs("node")
-    assert "decide failed" not in logs and "referee stream:" not in logs, logs
-    print(f"node {game}: {latency_summary(run.latencies_ms('node'))}")
 
 
 def test_check_bot_passes_in_both_games(node_bot, tmp_path):

@@ -43,6 +43,8 @@ MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is 
 # How long a broken stream waits for the bot's exit status, so the fault can name it. It passes
 # through the sandbox's own processes, which takes a few milliseconds, more on a busy machine.
 EXIT_STATUS_WAIT_SECONDS = 1.0
+# How long a failed handshake's probe waits for a bot's server to say it has no Play method (a v1 bot).
+V1_PROBE_SECONDS = 1.0
 # gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
 RECONNECT_BACKOFF_MS = 50
 MAX_RECONNECT_BACKOFF_MS = 500
@@ -217,9 +219,13 @@ class BotSession:
         except asyncio.TimeoutError:
             raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", self.name) from None
         except BotFault as fault:
+            if fault.kind is FaultKind.CRASH and not self.process.has_exited() and await self._serves_no_play():
+                raise _v1_fault(self.name, "answers Play with UNIMPLEMENTED") from None
             raise BotFault(FaultKind.HANDSHAKE, fault.detail, self.name) from None
         finally:
-            self._handshake_waiter = None
+            waiter, self._handshake_waiter = self._handshake_waiter, None
+            if waiter.done() and not waiter.cancelled():
+                waiter.exception()  # the reader's view of a failure already raised from the write: taken, not logged
         self.handshake_response = response
         if PROTOCOL_VERSION not in response.protocol_versions:
             spoken = ", ".join(map(str, response.protocol_versions)) or "none"
@@ -232,6 +238,22 @@ class BotSession:
         if GAME_TO_PB[setup.game] not in response.games:
             games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in response.games) or "none"
             raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", self.name)
+
+    async def _serves_no_play(self) -> bool:
+        """Whether the bot's server answers Play with UNIMPLEMENTED, asked on a fresh call that sends nothing.
+
+        A v1 bot refuses the stream at once, but a handshake written at that
+        moment can fail first, and gRPC then ends the call with INTERNAL
+        instead: this second call, which writes nothing, cannot race.
+        """
+        probe = self.channel.stream_stream(PLAY_METHOD)()
+        try:
+            async with asyncio.timeout(V1_PROBE_SECONDS):
+                return await probe.code() is grpc.StatusCode.UNIMPLEMENTED
+        except (TimeoutError, grpc.aio.AioRpcError):
+            return False  # it serves Play (or is too far gone to say): the stream's own fault stands
+        finally:
+            probe.cancel()
 
     # ----- writing -------------------------------------------------------------------
 
@@ -402,12 +424,7 @@ class BotSession:
             return self._broken
         self.healthy = False
         if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
-            fault = BotFault(
-                FaultKind.HANDSHAKE,
-                f"does not serve {PLAY_METHOD} ({_status_text(error)}): the bot protocol moved to version 2, "
-                "one stream per bot; docs/bot-protocol.md is the guide",
-                self.name,
-            )
+            fault = _v1_fault(self.name, _status_text(error))
         elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
             fault = BotFault(FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name)
         else:
@@ -505,3 +522,13 @@ class _StreamEnded(Exception):
 def _status_text(error: grpc.aio.AioRpcError) -> str:
     details = error.details() or ""
     return f"{error.code().name}{': ' + details if details else ''}"
+
+
+def _v1_fault(name: str, how: str) -> BotFault:
+    """The handshake fault of a bot that serves only the v1 protocol, saying where the v2 guide is."""
+    return BotFault(
+        FaultKind.HANDSHAKE,
+        f"does not serve {PLAY_METHOD} ({how}): the bot protocol moved to version 2, "
+        "one stream per bot; docs/bot-protocol.md is the guide",
+        name,
+    )

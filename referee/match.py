@@ -120,7 +120,8 @@ class Match:
         finished = False
         loop = asyncio.get_running_loop()
         # The log's file is made in a worker thread while the game is played (creating a file can take
-        # longer than a decision), and written there while the game ends go out.
+        # longer than a decision); writing it at the end is mostly formatting, done here while the game
+        # ends go out. No notice is waited for: each goes out before its seat's next message.
         preparing = loop.run_in_executor(None, self.log.prepare)
         preparing.add_done_callback(_retrieve)
         try:
@@ -130,9 +131,9 @@ class Match:
                     self._record_fault(seat, bot)
                     if not game.is_over:
                         self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
-            await asyncio.gather(
-                *(bot.game_start(self._game_start(seat)) for seat, bot in self._sessions() if seat not in self.forfeits)
-            )
+            for seat, bot in self._sessions():
+                if seat not in self.forfeits:
+                    bot.game_start(self._game_start(seat))  # on its way: each seat's next write follows it
             while not game.is_over:
                 await self._decision()
             result = game.result()
@@ -144,10 +145,9 @@ class Match:
                 record["void_reason"] = void_reason
             self.log.write(record)
             await preparing  # a folder the log cannot be made in fails the game here, as closing would
-            await asyncio.gather(
-                loop.run_in_executor(None, self.log.close),
-                *(bot.game_end(self._game_end(seat, void_reason)) for seat, bot in self._sessions()),
-            )
+            for seat, bot in self._sessions():
+                bot.game_end(self._game_end(seat, void_reason))
+            self.log.close()
             finished = True
         finally:
             if not finished:
@@ -214,7 +214,7 @@ class Match:
                     bot.name,
                 )  # fmt: skip
         except BotFault as fault:
-            await self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
+            self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
             return
         charged_ms = bot.last_charged_ms
         if charged_ms > move_ms:
@@ -231,7 +231,7 @@ class Match:
         self.log.catch_up()
         self.game.deal_ahead()
 
-    async def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
+    def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
         game = self.game
         charged_ms = bot.last_charged_ms
@@ -247,7 +247,7 @@ class Match:
         )  # fmt: skip
         if replace:
             action_to_pb(fallback, notice.replaced_by)
-        await bot.fault_notice(notice)
+        bot.fault_notice(notice)
         if replace:
             hand = game.hand_number
             game.apply(fallback)

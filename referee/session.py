@@ -121,6 +121,7 @@ class BotSession:
         self._lag = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
+        self._sending: asyncio.Task | None = None  # the last notice on its way; each waits for the one before
 
     @property
     def name(self) -> str:
@@ -258,7 +259,13 @@ class BotSession:
     # ----- writing -------------------------------------------------------------------
 
     async def _write(self, field: int, body: bytes) -> None:
-        """Send one PlayRequest; raise a crash :class:`BotFault` if the stream is gone."""
+        """Send one PlayRequest after the notices on their way; raise a crash :class:`BotFault` if the stream is gone."""
+        sending = self._sending
+        if sending is not None and not sending.done():
+            await asyncio.wait((sending,))
+        await self._send(field, body)
+
+    async def _send(self, field: int, body: bytes) -> None:
         if self._broken is not None:
             raise self._broken
         self._sequence += 1
@@ -267,33 +274,48 @@ class BotSession:
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
             raise await self._stream_lost(error) from None
 
-    async def notify(self, field: int, message) -> None:
-        """Send a message that needs no answer (game start, fault notice, game end): best effort.
+    def notify(self, field: int, message) -> None:
+        """Send a message that needs no answer (game start, fault notice, game end) without waiting for it.
 
-        A bot that does not take it within the write timeout has stopped
-        reading its stream, and is no longer healthy; the next decision will
-        tell how it failed.
+        Notices go out in order, and before anything written after them; the
+        game goes on meanwhile (a write takes a round of the transport, and
+        at a game's start and end every seat gets one at once). Best effort:
+        a bot that does not take one within the write timeout has stopped
+        reading its stream and is no longer healthy, and the next decision
+        will tell how it failed.
         """
         if not self.usable:
             return
+        self._sending = self._loop.create_task(self._send_notice(self._sending, field, message.SerializeToString()))
+
+    async def _send_notice(self, previous: asyncio.Task | None, field: int, body: bytes) -> None:
+        if previous is not None and not previous.done():
+            await asyncio.wait((previous,))
+        if not self.usable:
+            return
         try:
-            # asyncio.timeout, not wait_for: no task per message (a game sends two to every seat).
             async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-                await self._write(field, message.SerializeToString())
+                await self._send(field, body)
         except TimeoutError:
             self.healthy = False
         except BotFault:
             pass
 
-    async def game_start(self, message: pb.GameStart) -> None:
+    async def flush(self) -> None:
+        """Wait until the notices on their way are sent (or given up on)."""
+        sending = self._sending
+        if sending is not None and not sending.done():
+            await asyncio.wait((sending,))
+
+    def game_start(self, message: pb.GameStart) -> None:
         self._expired.clear()  # decision numbers start again at 1
-        await self.notify(_GAME_START_FIELD, message)
+        self.notify(_GAME_START_FIELD, message)
 
-    async def fault_notice(self, message: pb.FaultNotice) -> None:
-        await self.notify(_FAULT_NOTICE_FIELD, message)
+    def fault_notice(self, message: pb.FaultNotice) -> None:
+        self.notify(_FAULT_NOTICE_FIELD, message)
 
-    async def game_end(self, message: pb.GameEnd) -> None:
-        await self.notify(_GAME_END_FIELD, message)
+    def game_end(self, message: pb.GameEnd) -> None:
+        self.notify(_GAME_END_FIELD, message)
 
     # ----- decisions: the hot path ---------------------------------------------------
 
@@ -490,6 +512,12 @@ class BotSession:
         processes are killed.
         """
         try:
+            if self._sending is not None:
+                if self.connected:  # the last notices (the game's end) go out first, within their write timeout
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await self.flush()
+                self._sending.cancel()
+                self._sending = None
             if self._reader is not None and self.connected and self._call is not None:
                 self._closing = True
                 # CancelledError too: a reader or call cancelled meanwhile (the game was interrupted) ends the grace.

@@ -116,20 +116,28 @@ proto-lint: node-deps
 proto-baseline: node-deps
 	$(BUF) build --exclude-source-info -o proto/baseline/v2.json
 
-bench: $(STAMP) bubblewrap
+bench: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/overhead.py
 	$(BIN)/python bench/league.py
+	$(BIN)/python bench/leaderboards.py
+	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/schedule.py
+	$(BIN)/python bench/calibration.py
+	$(BIN)/python bench/viewer.py
 	$(BIN)/python bench/ray_scaling.py
 
-bench-quick: $(STAMP) bubblewrap
+bench-quick: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/engine.py --quick
 	$(BIN)/python bench/overhead.py --quick
 	$(BIN)/python bench/league.py --quick
+	$(BIN)/python bench/leaderboards.py --quick
+	$(BIN)/python bench/fairness.py --quick
 	$(BIN)/python bench/sandbox.py --quick
 	$(BIN)/python bench/schedule.py --quick
+	$(BIN)/python bench/calibration.py --quick
+	$(BIN)/python bench/viewer.py --games 120
 	$(BIN)/python bench/ray_scaling.py --quick
 
 # The long fault soak: hundreds of games of misbehaving bots beside good ones.

@@ -151,7 +151,7 @@ def write_leaderboards(
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    records = list(_read_results(directory / "games.jsonl"))
+    records = _read_results(directory / "games.jsonl", latencies=False)  # the standings hold the times
     duel = duel_report(directory, records)  # a duel's verdict, from league.json's format
     page = page_data(directory, leaderboard_data(standings, title, duel), records, live=live, scheduled=scheduled)
     contents = {
@@ -325,8 +325,13 @@ def html_leaderboard(standings: Standings, title: str) -> str:
     return render(page_data(None, leaderboard_data(standings, title)))
 
 
-def _read_results(path: Path) -> list[dict]:
-    """The complete records of a ``games.jsonl`` (none when there is no such file)."""
+def _read_results(path: Path, *, latencies: bool = True) -> list[dict]:
+    """The complete records of a ``games.jsonl`` (none when there is no such file).
+
+    Without ``latencies``, each record is kept without its every decision's
+    time (``timing.latency_ms``, most of a record): what the pages need of a
+    league of many games then fits in memory.
+    """
     records = []
     try:
         with open(path, "rb") as lines:
@@ -334,9 +339,12 @@ def _read_results(path: Path) -> list[dict]:
                 if not line.endswith(b"\n"):
                     break  # a line still being written
                 try:
-                    records.append(json.loads(line))
+                    record = json.loads(line)
                 except ValueError:
                     break
+                if not latencies and isinstance(timing := record.get("timing"), dict):
+                    timing.pop("latency_ms", None)
+                records.append(record)
     except FileNotFoundError:
         pass
     return records

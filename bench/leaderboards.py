@@ -1,0 +1,113 @@
+"""Benchmark a big league's leaderboards: the time and peak memory of the last step of ``referee run``.
+
+At a league's end (and every few seconds while it runs) the referee reads
+``games.jsonl`` back, computes the standings and writes the leaderboards and
+the league page, which lists every game. This writes a ``games.jsonl`` of
+``--games`` records (Stop the Bus, ``--bots`` bots, ``--seats`` a table, a
+random finish order and ``--decisions`` decision times a game; the records
+have the fields and sizes of real ones) into a temporary folder, then times
+``compute_standings`` and ``write_leaderboards`` on it in a fresh process and
+reports that process's peak resident memory after each, and the size of the
+page.
+
+Run from the repository root with the project installed (the virtual environment of ``make test``):
+
+    .venv/bin/python bench/leaderboards.py                  # 20,000 games, about 10 s
+    .venv/bin/python bench/leaderboards.py --quick          # 5,000 games
+    .venv/bin/python bench/leaderboards.py --games 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
+
+
+def write_records(path: Path, games: int, bots: int, seats: int, decisions: int) -> None:
+    """A ``games.jsonl`` of ``games`` records of the shape the referee writes."""
+    picks = random.Random(1)
+    names = [f"bot-{number}" for number in range(bots)]
+    with open(path, "w", encoding="utf-8") as out:
+        for index in range(1, games + 1):
+            table = picks.sample(names, seats)
+            finish = list(range(seats))
+            picks.shuffle(finish)
+            record = {
+                "index": index, "game_id": f"r1-t{index:06d}-s1", "round": 1, "table": index, "rotation": 1,
+                "seed": picks.getrandbits(64), "seats": table, "game": "stop_the_bus", "finish_order": finish,
+                "hands_played": 10, "decisions": decisions, "faults": [{} for _ in table], "forfeits": {},
+                "timing": {
+                    "started": "2026-12-01T00:00:00.000+00:00", "wall_s": 0.1,
+                    "latency_ms": [[round(picks.uniform(0.3, 2.0), 3) for _ in range(decisions // seats)]
+                                   for _ in table],
+                },
+            }  # fmt: skip
+            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def measure(folder: Path) -> dict:
+    """In this process: the standings and leaderboards of ``folder``, timed, with the peak memory after each."""
+    from referee.league import read_records
+    from referee.publish import write_leaderboards
+    from referee.standings import compute_standings
+
+    started = time.perf_counter()
+    standings = compute_standings(read_records(folder / "games.jsonl"))
+    standings_s = time.perf_counter() - started
+    standings_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started = time.perf_counter()
+    write_leaderboards(standings, folder, "bench")
+    return {
+        "standings_s": standings_s,
+        "standings_peak_mib": standings_peak,
+        "leaderboards_s": time.perf_counter() - started,
+        "leaderboards_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "page_bytes": (folder / "leaderboard.html").stat().st_size,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, help="records in games.jsonl (default 20,000; --quick: 5,000)")
+    parser.add_argument("--quick", action="store_true", help="5,000 games")
+    parser.add_argument("--bots", type=int, default=8, help="bots in the league (default 8)")
+    parser.add_argument("--seats", type=int, default=3, help="seats a table (default 3)")
+    parser.add_argument("--decisions", type=int, default=64, help="decisions a game (default 64, Stop the Bus's mean)")
+    parser.add_argument("--child", metavar="FOLDER", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(Path(args.child))))
+        return 0
+    args.games = args.games or (5_000 if args.quick else 20_000)
+    if args.games < 1 or not 2 <= args.seats <= args.bots:
+        parser.error("--games must be at least 1, and --seats between 2 and --bots")
+    print(f"python {platform.python_version()} {sys.executable}; {cpu_name()}")
+    with tempfile.TemporaryDirectory(prefix="referee-leaderboards-") as folder:
+        path = Path(folder) / "games.jsonl"
+        write_records(path, args.games, args.bots, args.seats, args.decisions)
+        child = subprocess.run(
+            [sys.executable, __file__, "--child", folder], capture_output=True, text=True, check=True
+        )
+        figures = json.loads(child.stdout)
+        print(f"{args.games} games, games.jsonl {path.stat().st_size / 2**20:.1f} MiB")
+    print(f"standings: {figures['standings_s']:.1f} s, peak RSS {figures['standings_peak_mib']:.0f} MiB")
+    print(f"leaderboards and league page: {figures['leaderboards_s']:.1f} s, peak RSS "
+          f"{figures['leaderboards_peak_mib']:.0f} MiB; page {figures['page_bytes'] / 2**20:.1f} MiB")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -335,6 +335,9 @@ class BotSession:
         Raises :class:`BotFault` for a timeout, crash, malformed or stale reply.
         """
         loop = self._loop
+        sending = self._sending
+        if sending is not None and not sending.done():
+            await asyncio.wait((sending,))  # the notices before the request (a game's start) are not the bot's time
         pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
                                            limit_ms / 1000)  # fmt: skip
         try:

@@ -121,7 +121,7 @@ class BotSession:
         self._lag = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
-        self._sending: asyncio.Task | None = None  # the last notice on its way; each waits for the one before
+        self._sending: asyncio.Task | None = None  # the last notice on its way (each waits for the one before), or None
 
     @property
     def name(self) -> str:
@@ -260,9 +260,8 @@ class BotSession:
 
     async def _write(self, field: int, body: bytes) -> None:
         """Send one PlayRequest after the notices on their way; raise a crash :class:`BotFault` if the stream is gone."""
-        sending = self._sending
-        if sending is not None and not sending.done():
-            await asyncio.wait((sending,))
+        if self._sending is not None:
+            await self.flush()
         await self._send(field, body)
 
     async def _send(self, field: int, body: bytes) -> None:
@@ -289,17 +288,19 @@ class BotSession:
         self._sending = self._loop.create_task(self._send_notice(self._sending, field, message.SerializeToString()))
 
     async def _send_notice(self, previous: asyncio.Task | None, field: int, body: bytes) -> None:
-        if previous is not None and not previous.done():
-            await asyncio.wait((previous,))
-        if not self.usable:
-            return
         try:
-            async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-                await self._send(field, body)
+            if previous is not None:
+                await asyncio.wait((previous,))
+            if self.usable:
+                async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
+                    await self._send(field, body)
         except TimeoutError:
             self.healthy = False
         except BotFault:
             pass
+        finally:
+            if self._sending is asyncio.current_task():
+                self._sending = None  # nothing is on its way: the next write need not wait
 
     async def flush(self) -> None:
         """Wait until the notices on their way are sent (or given up on)."""
@@ -335,9 +336,8 @@ class BotSession:
         Raises :class:`BotFault` for a timeout, crash, malformed or stale reply.
         """
         loop = self._loop
-        sending = self._sending
-        if sending is not None and not sending.done():
-            await asyncio.wait((sending,))  # the notices before the request (a game's start) are not the bot's time
+        if self._sending is not None:
+            await self.flush()  # the notices before the request (a game's start) are not the bot's time
         pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
                                            limit_ms / 1000)  # fmt: skip
         try:
@@ -519,8 +519,9 @@ class BotSession:
                 if self.connected:  # the last notices (the game's end) go out first, within their write timeout
                     with contextlib.suppress(Exception, asyncio.CancelledError):
                         await self.flush()
-                self._sending.cancel()
-                self._sending = None
+                if self._sending is not None:
+                    self._sending.cancel()
+                    self._sending = None
             if self._reader is not None and self.connected and self._call is not None:
                 self._closing = True
                 # CancelledError too: a reader or call cancelled meanwhile (the game was interrupted) ends the grace.

@@ -152,7 +152,7 @@ def _json_line(record: dict) -> str:
 
 
 def _made_line(make: Callable[..., dict], arguments: tuple) -> str:
-    return json.dumps(make(*arguments), separators=(",", ":"))
+    return _json_line(make(*arguments))
 
 
 def _decision_line(

@@ -195,15 +195,15 @@ def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
                     f"{path}:{number}: {problem}; the lines after it hold finished games, so the file was damaged "
                     f"after it was written: repair or remove line {number}, then run again"
                 )
-            problem = _record_problem(line)
-            if problem is not None:
-                damaged = (line_number, problem)
+            record = _game_record(line)
+            if isinstance(record, str):
+                damaged = (line_number, record)
                 continue
-            yield line_number, offset, json.loads(line)
+            yield line_number, offset, record
 
 
-def _record_problem(line: bytes) -> str | None:
-    """Why a line of ``games.jsonl`` is not a whole game record, or None."""
+def _game_record(line: bytes) -> dict | str:
+    """A line of ``games.jsonl`` read as a game record, or why it is not a whole one."""
     if not line.endswith(b"\n"):
         return "the line is cut short"
     try:
@@ -215,7 +215,7 @@ def _record_problem(line: bytes) -> str | None:
     index = record.get("index")
     if not isinstance(index, int) or isinstance(index, bool):
         return f"game record without its index: {line[:60]!r}"
-    return None
+    return record
 
 
 def read_records(path: Path) -> Iterator[dict]:

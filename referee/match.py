@@ -120,8 +120,8 @@ class Match:
         finished = False
         loop = asyncio.get_running_loop()
         # The log's file is made in a worker thread while the game is played (creating a file can take
-        # longer than a decision); writing it at the end is mostly formatting, done here while the game
-        # ends go out. No notice is waited for: each goes out before its seat's next message.
+        # longer than a decision); writing it at the end is mostly formatting, done here (handing it to a
+        # thread cost more than the work). No notice is waited for: each goes out before its seat's next message.
         preparing = loop.run_in_executor(None, self.log.prepare)
         preparing.add_done_callback(_retrieve)
         try:

@@ -220,8 +220,11 @@ class BotSession:
         except asyncio.TimeoutError:
             raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", self.name) from None
         except BotFault as fault:
-            if fault.kind is FaultKind.CRASH and not self.process.has_exited() and await self._serves_no_play():
-                raise _v1_fault(self.name, "answers Play with UNIMPLEMENTED") from None
+            refusal = None
+            if fault.kind is FaultKind.CRASH and not self.process.has_exited():
+                refusal = await self._play_refusal()
+            if refusal is not None:
+                raise _v1_fault(self.name, refusal) from None
             raise BotFault(FaultKind.HANDSHAKE, fault.detail, self.name) from None
         finally:
             waiter, self._handshake_waiter = self._handshake_waiter, None
@@ -240,8 +243,9 @@ class BotSession:
             games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in response.games) or "none"
             raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", self.name)
 
-    async def _serves_no_play(self) -> bool:
-        """Whether the bot's server answers Play with UNIMPLEMENTED, asked on a fresh call that sends nothing.
+    async def _play_refusal(self) -> str | None:
+        """How the bot's server refuses Play (``UNIMPLEMENTED: ...``), asked on a fresh call that sends nothing;
+        None if it does not refuse it.
 
         A v1 bot refuses the stream at once, but a handshake written at that
         moment can fail first, and gRPC then ends the call with INTERNAL
@@ -250,11 +254,13 @@ class BotSession:
         probe = self.channel.stream_stream(PLAY_METHOD)()
         try:
             async with asyncio.timeout(V1_PROBE_SECONDS):
-                return await probe.code() is grpc.StatusCode.UNIMPLEMENTED
+                code = await probe.code()
+                details = await probe.details()
         except (TimeoutError, grpc.aio.AioRpcError):
-            return False  # it serves Play (or is too far gone to say): the stream's own fault stands
+            return None  # it serves Play (or is too far gone to say): the stream's own fault stands
         finally:
             probe.cancel()
+        return _status_text(code, details) if code is grpc.StatusCode.UNIMPLEMENTED else None
 
     # ----- writing -------------------------------------------------------------------
 
@@ -338,13 +344,14 @@ class BotSession:
         loop = self._loop
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
+        # From here nothing else is sent before the request, so it is sent as is, not through _write.
         pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
                                            limit_ms / 1000)  # fmt: skip
         try:
             if self._broken is None and self.healthy:
-                await self._write(DECISION_REQUEST_FIELD, request)
+                await self._send(DECISION_REQUEST_FIELD, request)
             else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
-                await asyncio.wait_for(self._write(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+                await asyncio.wait_for(self._send(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
@@ -449,7 +456,7 @@ class BotSession:
             return self._broken
         self.healthy = False
         if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
-            fault = _v1_fault(self.name, _status_text(error))
+            fault = _v1_fault(self.name, _status_text(error.code(), error.details()))
         elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
             fault = BotFault(FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name)
         else:
@@ -459,7 +466,7 @@ class BotSession:
             if self.process.has_exited():
                 fault = BotFault(FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name)
             else:
-                how = _status_text(error) if isinstance(error, grpc.aio.AioRpcError) else str(error)
+                how = _status_text(error.code(), error.details()) if isinstance(error, grpc.aio.AioRpcError) else str(error)
                 fault = BotFault(FaultKind.CRASH, f"the stream broke: {how}", self.name)
         self._broken = fault
         return fault
@@ -551,9 +558,9 @@ class _StreamEnded(Exception):
     """The bot ended its side of the stream."""
 
 
-def _status_text(error: grpc.aio.AioRpcError) -> str:
-    details = error.details() or ""
-    return f"{error.code().name}{': ' + details if details else ''}"
+def _status_text(code: grpc.StatusCode, details: str | None) -> str:
+    """A call's final status as a fault names it: ``UNIMPLEMENTED: Method not found!``."""
+    return f"{code.name}{': ' + details if details else ''}"
 
 
 def _v1_fault(name: str, how: str) -> BotFault:

@@ -32,6 +32,7 @@ from referee.schedule import Sprt, SprtSchedule, schedule
 from referee.seeding import derive_seed
 from referee.stats import Measure, SequentialTest, deal_outcome
 from tests.simulated_bots import planted_difference, play_deal, strengths_from_elo
+from tests.test_league import write_league as league_file
 
 from .conftest import SAMPLE_BOTS, Bots
 
@@ -274,16 +275,11 @@ def test_a_duel_has_one_round(tmp_path: Path):
 
 def write_league(path: Path, bots: Bots, table_size: int = 2, format_lines: str = "", concurrency: int = 1) -> Path:
     """Stop the Bus on the sample bots: heuristic (strong), random (weak), and a random field bot."""
-    entries = [("heuristic", "heuristic_bot.py"), ("random", "random_bot.py"), ("field", "random_bot.py")]
-    lines = ["name: sample", "game: stop_the_bus", "seed: 21", f"table_size: {table_size}", "move_time_ms: 1000",
-             "time_bank_ms: 2000", "startup_timeout_ms: 5000", f"concurrency: {concurrency}", "output: results",
-             format_lines, "bots:"]  # fmt: skip
-    for name, script in entries:
-        lines.append(f"  - name: {name}")
-        lines.append(f"    command: {json.dumps(bots.command(SAMPLE_BOTS / script, '--label', name))}")
-        lines.append(f"    env: {{REFEREE_TEST_MARKER: {bots.marker}}}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    entries = [(name, bots.command(SAMPLE_BOTS / script, "--label", name))
+               for name, script in (("heuristic", "heuristic_bot.py"), ("random", "random_bot.py"),
+                                    ("field", "random_bot.py"))]  # fmt: skip
+    return league_file(path, bots, extra=format_lines, entries=entries, rounds=None, table_size=table_size,
+                       concurrency=concurrency, seed=21, name="sample")  # fmt: skip
 
 
 DUEL = ["heuristic", "random", "--elo0", "0", "--elo1", "200", "--max-games", "60", "--no-progress"]

@@ -23,17 +23,18 @@ from .conftest import SAMPLE_BOTS, Bots
 
 
 def write_league(path: Path, bots: Bots, *, extra: str = "", entries: list[tuple[str, list[str]]] | None = None,
-                 rounds: int = 1, table_size: int = 2, concurrency: int = 1) -> Path:  # fmt: skip
-    """A small Stop the Bus league of random bots (or the given bots) in ``path``."""
+                 rounds: int | None = 1, table_size: int = 2, concurrency: int = 1, seed: int = 11,
+                 name: str = "test-league") -> Path:  # fmt: skip
+    """A small Stop the Bus league of random bots (or the given bots) in ``path``; ``rounds=None`` writes no rounds."""
     entries = entries or [
         (name, bots.command(SAMPLE_BOTS / "random_bot.py", "--label", name)) for name in ("alpha", "bravo", "charlie")
     ]
     lines = [
-        "name: test-league",
+        f"name: {name}",
         "game: stop_the_bus",
-        "seed: 11",
+        f"seed: {seed}",
         f"table_size: {table_size}",
-        f"rounds: {rounds}",
+        f"rounds: {rounds}" if rounds is not None else "",
         "move_time_ms: 1000",
         "time_bank_ms: 2000",
         "startup_timeout_ms: 5000",

@@ -26,7 +26,7 @@ from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
-from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, fill_events
+from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb
 from referee.seeding import derive_seed
 from referee.session import BotSession, GameSetup, Timing
 from referee.v2 import bot_pb2 as pb
@@ -102,6 +102,7 @@ class Match:
         self.asked = [False] * n  # whether each seat ever got to make a decision
         self.decisions = 0
         self._events_sent = [0] * n
+        self._unannounced: list[int] = []  # seats whose bot has not yet been sent the GameStart
         self._hands_logged = 0
         self._hand_logged = 0  # the last hand whose deal is logged
         self._encoder = RequestEncoder(self.game, game_id, timing.move_time_ms)
@@ -131,9 +132,11 @@ class Match:
                     self._record_fault(seat, bot)
                     if not game.is_over:
                         self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
-            for seat, bot in self._sessions():
-                if seat not in self.forfeits:
-                    bot.game_start(self._game_start(seat))  # on its way: each seat's next write follows it
+            self._unannounced = [seat for seat, _ in self._sessions() if seat not in self.forfeits]
+            if not game.is_over:
+                # The seat to act first is told first; the others while it thinks (see _while_waiting), so that
+                # their bots taking the news do not hold up its first decision.
+                self._announce(game.current_seat)
             while not game.is_over:
                 await self._decision()
             result = game.result()
@@ -145,8 +148,10 @@ class Match:
                 record["void_reason"] = void_reason
             self.log.write(record)
             await preparing  # a folder the log cannot be made in fails the game here, as closing would
+            self._announce_all()  # a seat never asked learns of the game before its end
             for seat, bot in self._sessions():
                 bot.game_end(self._game_end(seat, void_reason))
+            await asyncio.sleep(0)  # the game ends start on their way now, not after the log is written
             self.log.close()
             finished = True
         finally:
@@ -190,6 +195,8 @@ class Match:
         self.decisions += 1
         number = self.decisions
         hand = game.hand_number
+        if self._unannounced:
+            self._announce(seat)
         legal = game.legal_actions()
         holding = tuple(game.hands[seat])
         fallback = default_action(game) if self._default_policy else None
@@ -227,9 +234,22 @@ class Match:
             self._log_progress()
 
     def _while_waiting(self) -> None:
-        """Work that no decision waits for, done while a bot thinks: the log's lines, the next hand's shuffle."""
+        """Work that no decision waits for, done while a bot thinks: the other seats' game starts (once), the
+        log's lines, the next hand's shuffle."""
+        if self._unannounced:
+            self._announce_all()
         self.log.catch_up()
         self.game.deal_ahead()
+
+    def _announce(self, seat: int) -> None:
+        """Send ``seat`` its GameStart if it was not sent yet: every message of the game to a seat follows it."""
+        if seat in self._unannounced:
+            self._unannounced.remove(seat)
+            self.bots[seat].game_start(self._game_start(seat))  # on its way: the seat's next write follows it
+
+    def _announce_all(self) -> None:
+        for seat in list(self._unannounced):
+            self._announce(seat)
 
     def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
@@ -311,14 +331,9 @@ class Match:
             max_faults=self.policy.max_faults,
         )
 
-    def _game_end(self, seat: int, void_reason: str | None) -> pb.GameEnd:
-        result = self.game.result()
-        message = pb.GameEnd(
-            game_id=self.game_id, placements=result.placements, hands_played=result.hands_played,
-            forfeited=result.forfeited, is_void=void_reason is not None,
-        )  # fmt: skip
-        fill_events(message.events, self.game, self._events_sent[seat])
-        return message
+    def _game_end(self, seat: int, void_reason: str | None) -> bytes:
+        """The seat's GameEnd, as bytes: the result and the events it has not yet been sent."""
+        return self._encoder.game_end(self._events_sent[seat], void_reason is not None)
 
 
 def _retrieve(future: asyncio.Future) -> None:

@@ -40,6 +40,7 @@ from referee.games.base import (
 )
 from referee.games.bastard_brag import FACE_UP_SLOT, BastardBrag, BastardBragObservation
 from referee.games.stop_the_bus import StopTheBus, StopTheBusObservation
+from referee.hands import HandRank
 from referee.v2 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 2
@@ -314,6 +315,21 @@ def decision_request_to_pb(
     return message
 
 
+def game_end_to_pb(game: Game, game_id: str, first_event: int, is_void: bool) -> pb.GameEnd:
+    """The reference GameEnd of a game that is over, for a seat whose messages so far carried the events
+    before ``first_event``.
+
+    :meth:`RequestEncoder.game_end` writes the same bytes faster; a test holds them equal.
+    """
+    result = game.result()
+    message = pb.GameEnd(
+        game_id=game_id, placements=result.placements, hands_played=result.hands_played,
+        forfeited=result.forfeited, is_void=is_void,
+    )  # fmt: skip
+    fill_events(message.events, game, first_event)
+    return message
+
+
 def observation_from_pb(
     message: pb.Observation, events: Sequence[Event] = (), legal: Sequence[Action] = ()
 ) -> Observation:
@@ -411,6 +427,11 @@ def _embedded(number: int, body: bytes) -> bytes:
     return _key(number, _LENGTH_DELIMITED) + _varint(len(body)) + body
 
 
+def _packed(number: int, values: Sequence[int]) -> bytes:
+    """A repeated scalar field, packed (proto3's default): nothing when empty, else its key and the values."""
+    return _embedded(number, b"".join(map(_varint, values))) if values else b""
+
+
 def _card_fields(number: int) -> dict[Card, bytes]:
     """Every card as a Card field numbered ``number``."""
     return {card: _embedded(number, _scalar(1, card.rank) + _scalar(2, card.suit + _SUIT_OFFSET)) for card in DECK}
@@ -420,6 +441,7 @@ def _card_fields(number: int) -> dict[Card, bytes]:
 # StopTheBusView.discard_top and .drawn_card, CentreSlot.card.
 _ACTION_CARD, _EVENT_CARD, _EVENT_TAKEN, _HAND_CARD = _card_fields(2), _card_fields(5), _card_fields(6), _card_fields(7)
 _DISCARD_TOP, _DRAWN_CARD, _CENTRE_CARD = _card_fields(1), _card_fields(4), _card_fields(3)
+_REVEALED_CARD = _card_fields(2)  # RevealedHand.cards
 
 _PHASE_FIELD = {phase: _scalar(6, PHASE_TO_PB[phase]) for phase in Phase}  # Observation.phase
 _TOOK_DISCARD = _scalar(5, True)  # StopTheBusView.took_discard
@@ -446,11 +468,39 @@ def _event_body(game: Game, index: int) -> bytes:
     if event.taken is not None:
         body += _EVENT_TAKEN[event.taken]
     body += _optional(7, event.slot) + _optional(8, event.count)
-    if event.kind is EventKind.SHOWDOWN:  # rare: once a hand, built by the protobuf library
-        showdown = pb.Showdown()
-        fill_showdown(showdown, showdown_result(game, event), out_of_game_after(game, event.hand_number))
-        body += _embedded(9, showdown.SerializeToString())
+    if event.kind is EventKind.SHOWDOWN:  # once a hand, on the way from a hand's last reply to the next request
+        body += _embedded(9, _showdown_body(showdown_result(game, event), out_of_game_after(game, event.hand_number)))
     return body
+
+
+def _showdown_body(result: HandResult, out_of_game: frozenset[int]) -> bytes:
+    """The bytes of the Showdown that ``fill_showdown(message, result, out_of_game)`` writes."""
+    parts = [_scalar(1, HAND_ENDING_TO_PB[result.ended_by])]
+    ranks = result.ranks
+    for seat, cards in sorted(result.hands.items()):
+        revealed = b"".join((_scalar(1, seat), *map(_REVEALED_CARD.__getitem__, cards), _rank_name_field(ranks[seat])))
+        parts.append(_embedded(2, revealed))
+    floating = result.floating_after
+    for seat, lives in enumerate(result.lives_after):
+        key = (seat, lives, floating[seat], seat not in out_of_game)
+        state = _SHOWDOWN_SEAT.get(key)
+        if state is None:
+            state = _SHOWDOWN_SEAT[key] = _embedded(3, b"".join(_scalar(number, value) for number, value in enumerate(key, 1)))
+        parts.append(state)
+    return b"".join(parts)
+
+
+# Showdown.seats elements, by (seat, lives, floating, in game): a few hundred at most.
+_SHOWDOWN_SEAT: dict[tuple[int, int, bool, bool], bytes] = {}
+# RevealedHand.rank_name fields, by rank: a rank's name is made once (there are a few thousand ranks).
+_RANK_NAME_FIELD: dict[HandRank, bytes] = {}
+
+
+def _rank_name_field(rank: HandRank) -> bytes:
+    field = _RANK_NAME_FIELD.get(rank)
+    if field is None:
+        field = _RANK_NAME_FIELD[rank] = _embedded(3, str(rank).encode())
+    return field
 
 
 # Each action as an element of DecisionRequest.legal_actions (field 6) and as
@@ -515,7 +565,8 @@ class RequestEncoder:
         self._game_field = _scalar(1, GAME_TO_PB[game.name])
         self._num_players_field = _scalar(3, game.num_players)
         self._turn_limit_field = _scalar(11, game.turn_limit)
-        self._event_fields: list[bytes] = []  # the game's events so far, each as a DecisionRequest.events element
+        self._event_bodies: list[bytes] = []  # the game's events so far, each as an Event's bytes
+        self._event_fields: list[bytes] = []  # the same, each as a DecisionRequest.events element
         self._openings: dict[tuple, bytes] = {}  # (seat, hand, dealer, phase) -> Observation fields 1..6
         self._seat_tables: dict[tuple, bytes] = {}  # (lives, floating, in game, in hand) -> Observation.seats
 
@@ -530,8 +581,8 @@ class RequestEncoder:
         """
         game = self._game
         event_fields = self._event_fields
-        for index in range(len(event_fields), len(game.events)):
-            event_fields.append(_embedded(5, _event_body(game, index)))
+        if len(event_fields) < len(game.events):
+            self._catch_up_events()
         seat = game.current_seat
         observation = self._observation(game, seat)
         request = [
@@ -549,6 +600,27 @@ class RequestEncoder:
         if default is not None:
             request.append(_default_field(default))
         return b"".join(request)
+
+    def game_end(self, first_event: int, is_void: bool) -> bytes:
+        """The GameEnd of the game, which is over, for a seat whose messages so far carried the events before
+        ``first_event``: its result, and the events from ``first_event`` on."""
+        self._catch_up_events()
+        result = self._game.result()
+        return b"".join((
+            self._game_id_field,
+            _packed(2, result.placements),
+            _scalar(3, result.hands_played),
+            *(_embedded(4, body) for body in self._event_bodies[first_event:]),
+            _packed(5, result.forfeited),
+            _scalar(6, is_void),
+        ))  # fmt: skip
+
+    def _catch_up_events(self) -> None:
+        game, bodies = self._game, self._event_bodies
+        for index in range(len(bodies), len(game.events)):
+            body = _event_body(game, index)
+            bodies.append(body)
+            self._event_fields.append(_embedded(5, body))
 
     def _observation(self, game: Game, seat: int) -> bytes:
         """What ``Game.observation(seat)`` holds, but the legal actions and events, as Observation bytes."""

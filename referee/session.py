@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,7 +122,8 @@ class BotSession:
         self._lag = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
-        self._sending: asyncio.Task | None = None  # the last notice on its way (each waits for the one before), or None
+        self._outbox: deque[tuple[int, bytes]] = deque()  # notices to send: (PlayRequest field, message bytes)
+        self._sending: asyncio.Task | None = None  # the task writing the outbox while it is not empty, or None
 
     @property
     def name(self) -> str:
@@ -279,8 +281,9 @@ class BotSession:
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
             raise await self._stream_lost(error) from None
 
-    def notify(self, field: int, message) -> None:
-        """Send a message that needs no answer (game start, fault notice, game end) without waiting for it.
+    def notify(self, field: int, body: bytes) -> None:
+        """Send a message that needs no answer (``field``: game start, fault notice, game end; ``body``: its
+        bytes) without waiting for it.
 
         Notices go out in order, and before anything written after them; the
         game goes on meanwhile (a write takes a round of the transport, and
@@ -291,21 +294,26 @@ class BotSession:
         """
         if not self.usable:
             return
-        self._sending = self._loop.create_task(self._send_notice(self._sending, field, message.SerializeToString()))
+        self._outbox.append((field, body))
+        if self._sending is None:
+            self._sending = self._loop.create_task(self._send_notices())
 
-    async def _send_notice(self, previous: asyncio.Task | None, field: int, body: bytes) -> None:
+    async def _send_notices(self) -> None:
+        """Write the notices in the outbox, one after the other, until it is empty."""
+        outbox = self._outbox
         try:
-            if previous is not None:
-                await asyncio.wait((previous,))
-            if self.usable:
-                async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-                    await self._send(field, body)
-        except TimeoutError:
-            self.healthy = False
-        except BotFault:
-            pass
+            while outbox and self.usable:
+                field, body = outbox.popleft()
+                try:
+                    async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
+                        await self._send(field, body)
+                except TimeoutError:
+                    self.healthy = False
+                except BotFault:
+                    pass
         finally:
             if self._sending is asyncio.current_task():
+                outbox.clear()  # anything left is for a bot that can no longer take it
                 self._sending = None  # nothing is on its way: the next write need not wait
 
     async def flush(self) -> None:
@@ -316,13 +324,14 @@ class BotSession:
 
     def game_start(self, message: pb.GameStart) -> None:
         self._expired.clear()  # decision numbers start again at 1
-        self.notify(_GAME_START_FIELD, message)
+        self.notify(_GAME_START_FIELD, message.SerializeToString())
 
     def fault_notice(self, message: pb.FaultNotice) -> None:
-        self.notify(_FAULT_NOTICE_FIELD, message)
+        self.notify(_FAULT_NOTICE_FIELD, message.SerializeToString())
 
-    def game_end(self, message: pb.GameEnd) -> None:
-        self.notify(_GAME_END_FIELD, message)
+    def game_end(self, body: bytes) -> None:
+        """Send the GameEnd whose bytes are ``body`` (see ``RequestEncoder.game_end``)."""
+        self.notify(_GAME_END_FIELD, body)
 
     # ----- decisions: the hot path ---------------------------------------------------
 
@@ -529,6 +538,7 @@ class BotSession:
                 if self._sending is not None:
                     self._sending.cancel()
                     self._sending = None
+                self._outbox.clear()
             if self._reader is not None and self.connected and self._call is not None:
                 self._closing = True
                 # CancelledError too: a reader or call cancelled meanwhile (the game was interrupted) ends the grace.

@@ -21,7 +21,9 @@ from referee.faults import default_action
 from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
 from referee.gamelog import GameLog, decision_record
-from referee.protocol import MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_request_to_pb
+from referee.protocol import (
+    MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_request_to_pb, game_end_to_pb,
+)  # fmt: skip
 from referee.v2 import bot_pb2 as pb
 
 # Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).
@@ -36,7 +38,7 @@ def table_sizes() -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize(("game_name", "players"), table_sizes())
-def test_every_request_encoded_from_the_game_equals_the_reference_from_its_observation(
+def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(
     game_name: str, players: int
 ) -> None:
     checked = 0
@@ -65,6 +67,12 @@ def test_every_request_encoded_from_the_game_equals_the_reference_from_its_obser
                 game.forfeit(seat, "a fault")  # mid-turn too: cards leave play, the pile may empty
                 continue
             game.apply(rng.choice(game.legal_actions()))
+        for seat in range(players):  # each seat's GameEnd carries the events since its last request
+            for is_void in (False, True):
+                expected = game_end_to_pb(game, game_id, events_sent[seat], is_void)
+                assert encoder.game_end(events_sent[seat], is_void) == expected.SerializeToString(), (
+                    f"seed {seed}, game end of seat {seat}:\n{expected}"
+                )
     assert checked > 100
 
 

@@ -116,3 +116,23 @@ def test_a_gap_in_the_events_is_detected_by_its_sequence_number(bots: Bots, tmp_
         with pytest.raises(SequenceGap, match=f"event {missing + 2} arrived where {missing + 1} was due"):
             for event in received:
                 history.add(event)
+
+
+def test_a_seat_hears_of_the_game_first_even_when_it_is_over_before_its_turn(bots: Bots, tmp_path: Path) -> None:
+    # The seat to act first is sent its GameStart at once, the others while it thinks. Two bots that crash
+    # at their first decision end the game; wherever the spy sits, its stream still tells the game in order.
+    asked = []
+    for spy_seat in range(3):
+        record_dir = tmp_path / f"records-{spy_seat}"
+        record_dir.mkdir()
+        specs = [bots.bad("crash.py", "--at", "1", name=f"crash-{seat}") for seat in range(3)]
+        specs[spy_seat] = bots.bad("spy.py", "--record-dir", str(record_dir), name="spy")
+        result = play("stop_the_bus", specs, seed=3, first_dealer=0)
+        assert sorted(result.forfeits) == sorted(set(range(3)) - {spy_seat})
+        (stream,) = recorded_streams(record_dir)
+        kinds = [request.WhichOneof("message") for request in stream]
+        assert kinds[:2] == ["handshake", "game_start"] and kinds[-1] == "game_end"
+        assert [request.sequence for request in stream] == list(range(1, len(stream) + 1))
+        assert stream[1].game_start.seat == spy_seat
+        asked.append(kinds.count("decision_request"))
+    assert 0 in asked and any(asked)  # a spy that was never asked, and one that was

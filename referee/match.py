@@ -151,7 +151,6 @@ class Match:
             self._announce_all()  # a seat never asked learns of the game before its end
             for seat, bot in self._sessions():
                 bot.game_end(self._game_end(seat, void_reason))
-            await asyncio.sleep(0)  # the game ends start on their way now, not after the log is written
             self.log.close()
             finished = True
         finally:

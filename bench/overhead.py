@@ -21,9 +21,12 @@ a Unix socket, the same grpc.aio channel and options):
     round ``BotSession.decide``.
 
 Each block runs them for every configuration (Stop the Bus with 3 seats,
-Bastard Brag with 4), in rotating order from block to block; the ratios of
-each block's (b) mean to its (u) and (a) means are taken, and each result is
-the median over blocks, which other load on the machine moves least. It
+Bastard Brag with 4), interleaved: one whole game, then as many bare round
+trips and bare unary calls as the last game had decisions, in an order that
+rotates from game to game, so that all three are measured over the same
+stretches of the machine's time. The ratios of each block's (b) mean to its
+(u) and (a) means are taken, and each result is the median over blocks,
+which other load on the machine moves least. It
 prints ``decision vs bare unary call: U`` (target U <= 0.75) and, last,
 ``overhead ratio: R`` ((b) over (a); target R <= 1.15).
 
@@ -77,6 +80,7 @@ from referee.v2 import bot_pb2 as pb  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 CONFIGURATIONS = (("stop_the_bus", 3), ("bastard_brag", 4))
+MEASUREMENTS = ("stream", "unary", "game")
 TARGET_RATIO = 1.15
 TARGET_UNARY = 0.75
 TIMING = Timing()  # the league defaults
@@ -93,6 +97,7 @@ class Table:
     streams: list = field(default_factory=list)  # a bare v2 stream of its own to each seat's bot
     next_seed: int = 1
     next_request: int = 0
+    chunk: int = 1  # bare round trips and unary calls beside each game: its last game's decisions
 
 
 @dataclass
@@ -219,6 +224,31 @@ async def _round_trips(table: Table, requests, calls: int, totals: Totals, sende
     table.next_request = index
 
 
+async def interleaved(table: Table, decisions: int, log_dir: Path, part: dict[str, Totals], turn: int) -> int:
+    """Play whole games at ``table`` until ``decisions`` decisions, each beside as many bare stream round
+    trips and bare unary calls as the last game had decisions, in an order that rotates from game to game;
+    add their times to ``part``. Return the next turn of the rotation.
+
+    So the three measurements share the same stretches of the machine's time, a few tens of milliseconds
+    each, and a moment of load elsewhere on the machine falls on all three alike.
+    """
+    steps = {
+        "stream": lambda: bare_stream_round_trips(table, table.chunk, part["stream"]),
+        "unary": lambda: bare_unary_calls(table, table.chunk, part["unary"]),
+        "game": lambda: play_games(table, 1, log_dir, part["game"], capture=False),  # one whole game
+    }
+    game = part["game"]
+    target = game.count + decisions
+    while game.count < target:
+        for name in MEASUREMENTS[turn % 3 :] + MEASUREMENTS[: turn % 3]:
+            before = game.count
+            await steps[name]()
+            if name == "game":
+                table.chunk = game.count - before
+        turn += 1
+    return turn
+
+
 def microseconds(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
@@ -230,7 +260,9 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
             logs = Path(log_dir)
             for table in tables:
                 # Warm up (connections, caches) and capture the requests that (a) and (u) send again.
-                await play_games(table, decisions, logs, None, capture=True)
+                warm_up = Totals()
+                await play_games(table, decisions, logs, warm_up, capture=True)
+                table.chunk = round(warm_up.count / warm_up.games)
                 await open_streams(table)
                 sizes = sorted(len(data) for _, data in table.requests)
                 print(
@@ -238,20 +270,14 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                     f"{statistics.median(sizes):.0f} bytes median, {sizes[0]}-{sizes[-1]} bytes",
                     flush=True,
                 )
-            names = ("stream", "unary", "game")
+            names = MEASUREMENTS
             overall = {name: Totals() for name in names}
             ratios, unary_ratios = [], []
+            turn = 0
             for block in range(blocks):
                 part = {name: Totals() for name in names}
-                steps = {
-                    "stream": lambda table: bare_stream_round_trips(table, decisions, part["stream"]),
-                    "unary": lambda table: bare_unary_calls(table, decisions, part["unary"]),
-                    "game": lambda table: play_games(table, decisions, logs, part["game"], capture=False),
-                }
-                order = names[block % 3 :] + names[: block % 3]  # each measurement goes first in turn
                 for table in tables:
-                    for name in order:
-                        await steps[name](table)
+                    turn = await interleaved(table, decisions, logs, part, turn)
                 mean = {name: part[name].seconds / part[name].count for name in names}
                 ratios.append(mean["game"] / mean["stream"])
                 unary_ratios.append(mean["game"] / mean["unary"])

@@ -95,6 +95,7 @@ class Table:
     bots: list[BotSession]
     requests: list[tuple[int, bytes]] = field(default_factory=list)  # (seat, serialized DecisionRequest)
     streams: list = field(default_factory=list)  # a bare v2 stream of its own to each seat's bot
+    unary_calls: list = field(default_factory=list)  # the bare unary call to each seat's bot
     next_seed: int = 1
     next_request: int = 0
     chunk: int = 1  # bare round trips and unary calls beside each game: its last game's decisions
@@ -171,13 +172,14 @@ def _wrapped(decide, seat: int, stamps: list[float], capture: list | None):
 
 
 async def open_streams(table: Table) -> None:
-    """Open a bare v2 stream to each seat's bot, past its handshake."""
+    """Open a bare v2 stream to each seat's bot, past its handshake, and make its bare unary call."""
     handshake = pb.PlayRequest(sequence=1, handshake=pb.Handshake(protocol_versions=[2])).SerializeToString()
     for bot in table.bots:
         call = bot.channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
         await call.write(handshake)
         await call.read()
         table.streams.append(call)
+        table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
 
 
 async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> None:
@@ -188,9 +190,8 @@ async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> N
 
 async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
     """Send ``calls`` captured requests one at a time as unary calls, answered at once; add their time."""
-    raw_calls = [bot.channel.unary_unary(UNARY_METHOD) for bot in table.bots]  # bytes in, bytes out
     timeout = (TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms) / 1000
-    await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(raw_calls[seat], timeout))
+    await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(table.unary_calls[seat], timeout))
 
 
 def _stream_round_trip(call):
@@ -270,7 +271,7 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                     f"{statistics.median(sizes):.0f} bytes median, {sizes[0]}-{sizes[-1]} bytes",
                     flush=True,
                 )
-            names = MEASUREMENTS
+            names = MEASUREMENTS  # (a), (u), (b)
             overall = {name: Totals() for name in names}
             ratios, unary_ratios = [], []
             turn = 0

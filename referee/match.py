@@ -132,11 +132,9 @@ class Match:
                     self._record_fault(seat, bot)
                     if not game.is_over:
                         self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
+            # Each seat is sent its GameStart before its first decision; the others while the first seat thinks
+            # (see _while_waiting), so that their bots taking the news do not hold up its first decision.
             self._unannounced = [seat for seat, _ in self._sessions() if seat not in self.forfeits]
-            if not game.is_over:
-                # The seat to act first is told first; the others while it thinks (see _while_waiting), so that
-                # their bots taking the news do not hold up its first decision.
-                self._announce(game.current_seat)
             while not game.is_over:
                 await self._decision()
             result = game.result()

@@ -485,7 +485,7 @@ def _showdown_body(result: HandResult, out_of_game: frozenset[int]) -> bytes:
         key = (seat, lives, floating[seat], seat not in out_of_game)
         state = _SHOWDOWN_SEAT.get(key)
         if state is None:
-            state = _SHOWDOWN_SEAT[key] = _embedded(3, b"".join(_scalar(number, value) for number, value in enumerate(key, 1)))
+            state = _SHOWDOWN_SEAT[key] = _embedded(3, b"".join(map(_scalar, range(1, 5), key)))
         parts.append(state)
     return b"".join(parts)
 

@@ -267,12 +267,8 @@ class BotSession:
     # ----- writing -------------------------------------------------------------------
 
     async def _write(self, field: int, body: bytes) -> None:
-        """Send one PlayRequest after the notices on their way; raise a crash :class:`BotFault` if the stream is gone."""
-        if self._sending is not None:
-            await self.flush()
-        await self._send(field, body)
-
-    async def _send(self, field: int, body: bytes) -> None:
+        """Send one PlayRequest now (callers send the notices on their way first); raise a crash
+        :class:`BotFault` if the stream is gone."""
         if self._broken is not None:
             raise self._broken
         self._sequence += 1
@@ -306,7 +302,7 @@ class BotSession:
                 field, body = outbox.popleft()
                 try:
                     async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-                        await self._send(field, body)
+                        await self._write(field, body)
                 except TimeoutError:
                     self.healthy = False
                 except BotFault:
@@ -353,14 +349,13 @@ class BotSession:
         loop = self._loop
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
-        # From here nothing else is sent before the request, so it is sent as is, not through _write.
         pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
                                            limit_ms / 1000)  # fmt: skip
         try:
             if self._broken is None and self.healthy:
-                await self._send(DECISION_REQUEST_FIELD, request)
+                await self._write(DECISION_REQUEST_FIELD, request)
             else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
-                await asyncio.wait_for(self._send(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+                await asyncio.wait_for(self._write(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)

@@ -136,3 +136,16 @@ def test_a_seat_hears_of_the_game_first_even_when_it_is_over_before_its_turn(bot
         assert stream[1].game_start.seat == spy_seat
         asked.append(kinds.count("decision_request"))
     assert 0 in asked and any(asked)  # a spy that was never asked, and one that was
+
+
+def test_a_game_over_before_any_decision_still_starts_before_it_ends(bots: Bots, tmp_path: Path) -> None:
+    # The other bot cannot start, so the game is over (and void) before anyone is asked: the spy's GameStart
+    # is sent with its GameEnd, not before a decision.
+    record_dir = tmp_path / "records"
+    record_dir.mkdir()
+    specs = [bots.bad("spy.py", "--record-dir", str(record_dir), name="spy"), bots.bad("exit_at_start.py", name="gone")]
+    result = play("stop_the_bus", specs, seed=3)
+    assert result.void and result.decisions == 0
+    (stream,) = recorded_streams(record_dir)
+    assert [request.WhichOneof("message") for request in stream] == ["handshake", "game_start", "game_end"]
+    assert stream[2].game_end.is_void

@@ -1,6 +1,6 @@
 """Benchmark the referee's overhead per decision: real games against bare gRPC round trips.
 
-Three measurements, interleaved in blocks, against the same bot program
+Four measurements, interleaved in blocks, against the same bot program
 (bench/echo_bot.py: generated stubs served by ``referee.botkit.serve``; it
 answers every decision at once, picking a legal action by arithmetic on the
 decision number), run as the referee runs bots (``referee.session.BotSession``:
@@ -13,6 +13,11 @@ a Unix socket, the same grpc.aio channel and options):
 (u) bare unary call: the same requests sent as a plain unary call
     (``bench.Echo/Decide``, a DecisionRequest in, a Decision out), the way a
     protocol of one call per decision would: what v1 did.
+(s) session decision: the same requests through ``BotSession.decide``, the
+    referee's own side of a decision without a game (the request wrapped
+    and numbered, the reply parsed and handed over by the stream's reader
+    task, the clock's readings, the deadline's timer): what the stream's
+    machinery costs over (a), apart from the game's own work in (b).
 (b) game decision: whole games (``referee.match.Match``, built and played:
     engine step, the request, the reply's checks, the honest clock, the game
     log, the game start and game end on every seat's stream), their total
@@ -22,9 +27,9 @@ a Unix socket, the same grpc.aio channel and options):
 
 Each block runs them for every configuration (Stop the Bus with 3 seats,
 Bastard Brag with 4), interleaved: one whole game, then as many bare round
-trips and bare unary calls as the last game had decisions, in an order that
-rotates from game to game, so that all three are measured over the same
-stretches of the machine's time. The ratios of each block's (b) mean to its
+trips, bare unary calls and session decisions as the last game had
+decisions, in an order that rotates from game to game, so that all four are
+measured over the same stretches of the machine's time. The ratios of each block's (b) mean to its
 (u) and (a) means are taken, and each result is the median over blocks,
 which other load on the machine moves least. It
 prints ``decision vs bare unary call: U`` (target U <= 0.75) and, last,
@@ -80,7 +85,7 @@ from referee.v2 import bot_pb2 as pb  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 CONFIGURATIONS = (("stop_the_bus", 3), ("bastard_brag", 4))
-MEASUREMENTS = ("stream", "unary", "game")
+MEASUREMENTS = ("stream", "unary", "session", "game")
 TARGET_RATIO = 1.15
 TARGET_UNARY = 0.75
 TIMING = Timing()  # the league defaults
@@ -94,6 +99,7 @@ class Table:
     players: int
     bots: list[BotSession]
     requests: list[tuple[int, bytes]] = field(default_factory=list)  # (seat, serialized DecisionRequest)
+    numbers: list[int] = field(default_factory=list)  # each captured request's decision number
     streams: list = field(default_factory=list)  # a bare v2 stream of its own to each seat's bot
     unary_calls: list = field(default_factory=list)  # the bare unary call to each seat's bot
     next_seed: int = 1
@@ -180,6 +186,7 @@ async def open_streams(table: Table) -> None:
         await call.read()
         table.streams.append(call)
         table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
+    table.numbers = [pb.DecisionRequest.FromString(data).decision_number for _, data in table.requests]
 
 
 async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> None:
@@ -192,6 +199,24 @@ async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
     """Send ``calls`` captured requests one at a time as unary calls, answered at once; add their time."""
     timeout = (TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms) / 1000
     await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(table.unary_calls[seat], timeout))
+
+
+async def session_decisions(table: Table, calls: int, totals: Totals) -> None:
+    """Send ``calls`` captured requests one at a time through the seats' ``BotSession.decide``; add their time.
+
+    The echo bot answers each with the number it was asked, so the session
+    takes every reply as the decision it waits for.
+    """
+    numbered = [(seat, (data, number)) for (seat, data), number in zip(table.requests, table.numbers, strict=True)]
+    limit_ms = TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms
+    await _round_trips(table, numbered, calls, totals, lambda seat: _decide(table.bots[seat], limit_ms))
+
+
+def _decide(bot: BotSession, limit_ms: int):
+    async def round_trip(numbered: tuple[bytes, int]) -> None:
+        await bot.decide(numbered[0], numbered[1], TIMING.move_time_ms, limit_ms)
+
+    return round_trip
 
 
 def _stream_round_trip(call):
@@ -227,21 +252,23 @@ async def _round_trips(table: Table, requests, calls: int, totals: Totals, sende
 
 async def interleaved(table: Table, decisions: int, log_dir: Path, part: dict[str, Totals], turn: int) -> int:
     """Play whole games at ``table`` until ``decisions`` decisions, each beside as many bare stream round
-    trips and bare unary calls as the last game had decisions, in an order that rotates from game to game;
-    add their times to ``part``. Return the next turn of the rotation.
+    trips, bare unary calls and session decisions as the last game had decisions, in an order that rotates
+    from game to game; add their times to ``part``. Return the next turn of the rotation.
 
-    So the three measurements share the same stretches of the machine's time, a few tens of milliseconds
-    each, and a moment of load elsewhere on the machine falls on all three alike.
+    So the four measurements share the same stretches of the machine's time, a few tens of milliseconds
+    each, and a moment of load elsewhere on the machine falls on all four alike.
     """
     steps = {
         "stream": lambda: bare_stream_round_trips(table, table.chunk, part["stream"]),
         "unary": lambda: bare_unary_calls(table, table.chunk, part["unary"]),
+        "session": lambda: session_decisions(table, table.chunk, part["session"]),
         "game": lambda: play_games(table, 1, log_dir, part["game"], capture=False),  # one whole game
     }
     game = part["game"]
     target = game.count + decisions
     while game.count < target:
-        for name in MEASUREMENTS[turn % 3 :] + MEASUREMENTS[: turn % 3]:
+        first = turn % len(MEASUREMENTS)
+        for name in MEASUREMENTS[first:] + MEASUREMENTS[:first]:
             before = game.count
             await steps[name]()
             if name == "game":
@@ -271,7 +298,7 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                     f"{statistics.median(sizes):.0f} bytes median, {sizes[0]}-{sizes[-1]} bytes",
                     flush=True,
                 )
-            names = MEASUREMENTS  # (a), (u), (b)
+            names = MEASUREMENTS  # (a), (u), (s), (b)
             overall = {name: Totals() for name in names}
             ratios, unary_ratios = [], []
             turn = 0
@@ -284,7 +311,8 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                 unary_ratios.append(mean["game"] / mean["unary"])
                 print(
                     f"block {block + 1}/{blocks}: bare stream round trip {microseconds(mean['stream'])}, "
-                    f"bare unary call {microseconds(mean['unary'])}, game decision {microseconds(mean['game'])} "
+                    f"bare unary call {microseconds(mean['unary'])}, session decision {microseconds(mean['session'])}, "
+                    f"game decision {microseconds(mean['game'])} "
                     f"(means; {part['game'].count} decisions, {part['game'].games} games): "
                     f"vs unary {unary_ratios[-1]:.3f}, vs stream {ratios[-1]:.3f}",
                     flush=True,
@@ -317,11 +345,15 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
           f"{overall['stream'].count} round trips")  # fmt: skip
     print(f"(u) bare unary call: median {microseconds(median['unary'])}, mean {microseconds(mean['unary'])}, "
           f"{overall['unary'].count} calls")  # fmt: skip
+    print(f"(s) session decision: median {microseconds(median['session'])}, mean {microseconds(mean['session'])}, "
+          f"{overall['session'].count} decisions")  # fmt: skip
     print(f"(b) game decision: median {microseconds(median['game'])} per decision (request to next request), "
           f"mean {microseconds(mean['game'])} per decision over whole games, "
           f"{overall['game'].count} decisions in {overall['game'].games} games")  # fmt: skip
     print(f"referee overhead per decision over the bare stream: {microseconds(mean['game'] - mean['stream'])} (means), "
-          f"{microseconds(median['game'] - median['stream'])} (medians)")  # fmt: skip
+          f"{microseconds(median['game'] - median['stream'])} (medians): the session's machinery "
+          f"{microseconds(mean['session'] - mean['stream'])}, the game's own work "
+          f"{microseconds(mean['game'] - mean['session'])} (means)")  # fmt: skip
     print(f"ratios of block means, over {blocks} blocks: vs unary {min(unary_ratios):.3f}..{max(unary_ratios):.3f} "
           f"(target at most {TARGET_UNARY}), vs stream {min(ratios):.3f}..{max(ratios):.3f} "
           f"(target at most {TARGET_RATIO})")  # fmt: skip

@@ -30,9 +30,9 @@ from referee.botkit import BotServicer
 from referee.bots import BotSpec, log_tail
 from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
-from referee.games import GAMES, Observation
+from referee.games import GAMES, Action, Observation
 from referee.match import Match
-from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
+from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION, action_from_pb
 from referee.resources import sample_bot_path
 from referee.session import BotSession, GameSetup, Timing
 from referee.v2 import bot_pb2 as pb
@@ -66,25 +66,25 @@ class InProcessBot:
         self.last_wall_ms = self.last_charged_ms = 0.0
         self.connected = self.usable = True
 
-    async def game_start(self, message: pb.GameStart) -> None:
+    def game_start(self, message: pb.GameStart) -> None:
         self._servicer.history = type(self._servicer.history)(message.game_id)
 
-    async def fault_notice(self, message: pb.FaultNotice) -> None:
+    def fault_notice(self, message: pb.FaultNotice) -> None:
         """An in-process opponent makes no fault."""
 
-    async def game_end(self, message: pb.GameEnd) -> None:
+    def game_end(self, body: bytes) -> None:
         """Nothing to do."""
 
     async def decide(
         self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
         while_waiting: Callable[[], None] | None = None,
-    ) -> pb.Decision:  # fmt: skip
+    ) -> Action:  # fmt: skip
         if while_waiting is not None:
             while_waiting()
         started = time.perf_counter()
         decision = self._servicer.answer(pb.DecisionRequest.FromString(request)).decision
         self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
-        return decision
+        return action_from_pb(decision.action)
 
     async def stop(self) -> None:
         """Nothing to stop."""

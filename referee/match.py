@@ -26,7 +26,7 @@ from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
-from referee.protocol import GAME_TO_PB, MalformedMessage, RequestEncoder, action_from_pb, action_to_pb
+from referee.protocol import GAME_TO_PB, RequestEncoder, action_to_pb
 from referee.seeding import derive_seed
 from referee.session import BotSession, GameSetup, Timing
 from referee.v2 import bot_pb2 as pb
@@ -203,15 +203,9 @@ class Match:
         request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
         try:
-            decision = await bot.decide(
+            chosen = await bot.decide(
                 request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
             )
-            if decision.error:
-                raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot.name)
-            try:
-                chosen = action_from_pb(decision.action)
-            except MalformedMessage as error:
-                raise BotFault(FaultKind.MALFORMED, str(error), bot.name) from None
             if chosen not in legal:
                 raise BotFault(
                     FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})",

@@ -12,6 +12,10 @@ each DecisionRequest straight to wire bytes from the game's state, encoding
 every constant part (cards, actions, a game's events, the seat table) once;
 tests/test_request_encoding.py checks that its bytes equal the reference
 message's, built from ``Game.observation``, on every decision of many games.
+The other way, the referee reads the usual reply (a decision number and a
+known action, nothing else) straight from its bytes with
+:func:`decision_from_bytes`, and any other reply with the library; the same
+tests check that the two read the same.
 
 Events are numbered: the game's ``events[i]`` is sent with ``sequence``
 ``i + 1``. A SHOWDOWN event carries the hands revealed at that hand's
@@ -677,6 +681,49 @@ class RequestEncoder:
 def play_request(sequence: int, field: int, body: bytes) -> bytes:
     """A PlayRequest's bytes: ``sequence`` and the message ``body`` in oneof ``field`` (2..6)."""
     return _scalar(1, sequence) + _embedded(field, body)
+
+
+# ----- the referee's fast path: a reply's decision read from its wire bytes ------------
+
+_DECISION_KEY = 0x12  # PlayResponse.decision: field 2, length-delimited
+_DECISION_NUMBER_KEY = 0x08  # Decision.decision_number: field 1, varint
+_DECISION_ACTION_KEY = 0x12  # Decision.action: field 2, length-delimited
+_UINT32_LIMIT = 1 << 32
+_ONE_BYTE_LENGTHS = 2 + 0x7F  # the longest reply whose decision's length, and so its action's, fits in one byte
+
+
+def decision_from_bytes(data: bytes) -> tuple[int, Action] | None:
+    """The decision number and action of the PlayResponse ``data``, read without the protobuf library;
+    None unless ``data`` is a decision with a number and a known action and nothing else, in the form
+    every protobuf library writes one (then read the reply with the library, which says what is wrong).
+
+    Such bytes are all but every reply a referee gets, and mean what the library reads in them:
+    a PlayResponse whose ``decision`` has that ``decision_number`` and an ``action`` whose bytes are
+    the one encoding of an action (``_ACTION_BY_BYTES``), with no ``error``. Reading them here costs
+    a few byte comparisons, not three messages built and the action serialized again.
+    """
+    size = len(data)
+    if not 6 <= size <= _ONE_BYTE_LENGTHS:
+        return None  # so each length below is one byte
+    if data[0] != _DECISION_KEY or data[1] != size - 2 or data[2] != _DECISION_NUMBER_KEY:
+        return None  # the length must be the whole rest: a decision and nothing after it
+    number = shift = 0
+    index = 3
+    while True:
+        if index >= size or shift > 28:
+            return None
+        byte = data[index]
+        index += 1
+        number |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            break
+        shift += 7
+    if number >= _UINT32_LIMIT or index + 2 > size or data[index] != _DECISION_ACTION_KEY:
+        return None
+    if data[index + 1] != size - index - 2:
+        return None  # the action must run to the end: no error, no other field after it
+    found = _ACTION_BY_BYTES.get(data[index + 2 :])
+    return None if found is None else (number, found)
 
 
 DECISION_REQUEST_FIELD = 4  # PlayRequest.decision_request

@@ -11,12 +11,16 @@ right kind:
 - a reply still missing when the deadline has been charged is a **timeout**
   (the deadline is the referee's own timer on the honest clock, see
   :mod:`referee.clock`);
-- a reply that does not parse, holds no decision, or says it failed, is
-  **malformed**; a reply to a decision that was not asked is **stale**.
+- a reply that does not parse, holds no decision, says it failed, or names
+  no action there is, is **malformed**; a reply to a decision that was not
+  asked is **stale**. (Whether the action is legal is the game's to say.)
 
 A task reads the stream for the life of the session, so a reply is taken
-whenever it comes: a late reply to a decision that already timed out is
-dropped without a second fault, and the stream stays usable.
+whenever it comes: a late reply to a decision that already ended in a fault
+(it timed out, say) is dropped without a second fault, and the stream stays
+usable. The usual reply is read straight from its bytes
+(:func:`referee.protocol.decision_from_bytes`), anything else with the
+protobuf library.
 """
 
 from __future__ import annotations
@@ -37,7 +41,11 @@ from referee import __version__
 from referee.bots import BotProcess, BotSpec
 from referee.clock import charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
-from referee.protocol import DECISION_REQUEST_FIELD, GAME_FROM_PB, GAME_TO_PB, PLAY_METHOD, PROTOCOL_VERSION, play_request
+from referee.games.base import Action
+from referee.protocol import (
+    DECISION_REQUEST_FIELD, GAME_FROM_PB, GAME_TO_PB, PLAY_METHOD, PROTOCOL_VERSION, MalformedMessage, action_from_pb,
+    decision_from_bytes, play_request,
+)  # fmt: skip
 from referee.v2 import bot_pb2 as pb
 
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
@@ -334,8 +342,8 @@ class BotSession:
     async def decide(
         self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
         while_waiting: Callable[[], None] | None = None,
-    ) -> pb.Decision:  # fmt: skip
-        """Send an encoded DecisionRequest for decision ``number``; return the bot's Decision.
+    ) -> Action:  # fmt: skip
+        """Send an encoded DecisionRequest for decision ``number``; return the action the bot chose.
 
         ``while_waiting`` is called once the request is sent, before waiting
         for the reply: work done there (the game log's formatting) costs the
@@ -344,7 +352,8 @@ class BotSession:
         ``limit_ms`` is the time the bot may be charged before the reply is a
         timeout (move time, bank left and grace). On return or fault,
         ``last_wall_ms`` and ``last_charged_ms`` hold the decision's times.
-        Raises :class:`BotFault` for a timeout, crash, malformed or stale reply.
+        Raises :class:`BotFault` for a timeout, crash, malformed or stale reply
+        (whether the action is legal is the caller's to say).
         """
         loop = self._loop
         if self._sending is not None:
@@ -361,7 +370,7 @@ class BotSession:
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
             if while_waiting is not None:
                 while_waiting()
-            decision = await pending.waiter
+            chosen = await pending.waiter
         except asyncio.TimeoutError:
             self.healthy = False
             self._expired.add(number)
@@ -380,7 +389,7 @@ class BotSession:
             self._pending = None
         self._settle_times(pending, time.perf_counter())
         self.decisions_answered += 1
-        return decision
+        return chosen
 
     def _settle_times(self, pending: _Pending, now: float) -> None:
         if pending.settled:
@@ -476,30 +485,48 @@ class BotSession:
         return fault
 
     def _received(self, data: bytes) -> None:
+        read = decision_from_bytes(data)  # the usual reply, read straight from its bytes
+        if read is None:
+            read = self._read_message(data)
+            if read is None:
+                return  # not a decision: taken care of
+        number, chosen = read
+        pending = self._pending
+        if pending is not None and number == pending.number:
+            if not pending.waiter.done():
+                if isinstance(chosen, BotFault):
+                    pending.waiter.set_exception(chosen)
+                else:
+                    pending.waiter.set_result(chosen)
+        elif number in self._expired:
+            self.late_replies += 1
+        elif pending is not None:
+            self._answer_fault(
+                pending, FaultKind.STALE, f"replied to decision {number}, but decision {pending.number} was asked"
+            )
+        else:
+            self.unasked_replies += 1
+
+    def _read_message(self, data: bytes) -> tuple[int, Action | BotFault] | None:
+        """Read a reply with the protobuf library: a decision's number and its action, or the fault its
+        content is; None for anything else, once it is dealt with (a handshake's reply, or a fault)."""
         pending = self._pending
         try:
             message = pb.PlayResponse.FromString(data)
         except DecodeError:
-            self._answer_fault(
-                pending, FaultKind.MALFORMED, f"sent {len(data)} bytes that are not a PlayResponse"
-            )
-            return
+            self._answer_fault(pending, FaultKind.MALFORMED, f"sent {len(data)} bytes that are not a PlayResponse")
+            return None
         kind = message.WhichOneof("message")
         if kind == "decision":
             decision = message.decision
-            number = decision.decision_number
-            if pending is not None and number == pending.number:
-                if not pending.waiter.done():
-                    pending.waiter.set_result(decision)
-            elif number in self._expired:
-                self.late_replies += 1
-            elif pending is not None:
-                self._answer_fault(
-                    pending, FaultKind.STALE, f"replied to decision {number}, but decision {pending.number} was asked"
-                )
-            else:
-                self.unasked_replies += 1
-        elif kind == "handshake":
+            if decision.error:
+                detail = f"the bot could not decide: {decision.error[:500]}"
+                return decision.decision_number, BotFault(FaultKind.MALFORMED, detail, self.name)
+            try:
+                return decision.decision_number, action_from_pb(decision.action)
+            except MalformedMessage as error:
+                return decision.decision_number, BotFault(FaultKind.MALFORMED, str(error), self.name)
+        if kind == "handshake":
             waiter = self._handshake_waiter
             if waiter is not None and not waiter.done():
                 waiter.set_result(message.handshake)
@@ -507,6 +534,7 @@ class BotSession:
                 self._answer_fault(pending, FaultKind.MALFORMED, "sent a handshake response where a decision was asked")
         else:
             self._answer_fault(pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)")
+        return None
 
     def _answer_fault(self, pending: _Pending | None, kind: FaultKind, detail: str) -> None:
         """Fail the decision (or handshake) waited for with a fault; drop the message if nothing waits."""

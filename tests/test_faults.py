@@ -368,6 +368,9 @@ def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leave
     for seats in range(3, 11):
         assert f"bastard_brag at {seats} seats, game 2" in checked.stdout
     assert "bastard_brag at 2 seats" not in checked.stdout and "stop_the_bus at 10 seats" not in checked.stdout
+    # The in-process opponents take every message of each game as a stream's bot would: nothing is left
+    # unawaited, and no history of one game runs into the next.
+    assert "Warning" not in checked.stderr and "referee stream" not in checked.stderr, checked.stderr
     # Its temporary folder is gone (the fixture checks no process is left).
     assert list(bots.socket_root.iterdir()) == []
 

@@ -2,10 +2,11 @@
 
 The referee encodes each DecisionRequest straight from the game's state
 (``RequestEncoder``) rather than through ``Game.observation``, reads a reply's
-action by its bytes, and writes decision log lines without ``json``. Each is
-checked here against the plain way: the message built field by field from
-``Game.observation`` (the one place that decides what a seat may see), the
-field-by-field reader, and ``json.dumps`` of the record.
+decision and action from its bytes, and writes decision log lines without
+``json``. Each is checked here against the plain way: the message built field
+by field from ``Game.observation`` (the one place that decides what a seat may
+see), the protobuf library's reading of the reply, and ``json.dumps`` of the
+record.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import random
 from pathlib import Path
 
 import pytest
+from google.protobuf.message import DecodeError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.cards import DECK, Card
 from referee.faults import default_action
@@ -22,7 +26,8 @@ from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
 from referee.gamelog import GameLog, decision_record
 from referee.protocol import (
-    MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_request_to_pb, game_end_to_pb,
+    MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_from_bytes, decision_request_to_pb,
+    game_end_to_pb,
 )  # fmt: skip
 from referee.v2 import bot_pb2 as pb
 
@@ -114,6 +119,97 @@ def test_an_action_with_stray_fields_reads_as_before() -> None:
 def test_a_malformed_action_still_says_why(message: pb.Action, reason: str) -> None:
     with pytest.raises(MalformedMessage, match=reason):
         action_from_pb(message)
+
+
+# ----- a reply's decision, read from its bytes ------------------------------------------
+
+# Decision numbers whose varints take 1 to 5 bytes, up to the largest a uint32 holds.
+REPLY_NUMBERS = (1, 127, 128, 16_383, 16_384, 2_097_152, 268_435_456, 2**32 - 1)
+DRAW = action(ActionKind.DRAW)
+
+
+def reply_bytes(number: int, act: Action | None = None, error: str = "") -> bytes:
+    """A PlayResponse holding a decision, as the protobuf library writes it."""
+    decision = pb.Decision(decision_number=number, error=error)
+    if act is not None:
+        action_to_pb(act, decision.action)
+    return pb.PlayResponse(decision=decision).SerializeToString()
+
+
+def library_read(data: bytes) -> tuple[int, Action] | None:
+    """What the protobuf library reads in ``data``: a decision's number and action, if that is what it holds."""
+    try:
+        message = pb.PlayResponse.FromString(data)
+    except DecodeError:
+        return None
+    if message.WhichOneof("message") != "decision" or message.decision.error:
+        return None
+    try:
+        return message.decision.decision_number, action_from_pb(message.decision.action)
+    except MalformedMessage:
+        return None
+
+
+def test_every_decision_a_library_writes_is_read_from_its_bytes() -> None:
+    for number in REPLY_NUMBERS:
+        for act in every_action():
+            read = decision_from_bytes(reply_bytes(number, act))
+            assert read == (number, act) and read[1] is act
+
+
+def _out_of_order() -> bytes:
+    """A decision whose action comes before its number: valid protobuf, though no library writes it so."""
+    body = _length_delimited(2, action_to_pb(DRAW).SerializeToString()) + bytes((0x08, 5))
+    return _length_delimited(2, body)
+
+
+def _length_delimited(field: int, body: bytes) -> bytes:
+    return bytes((field << 3 | 2, len(body))) + body
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(reply_bytes(5), id="no-action"),
+        pytest.param(reply_bytes(0, DRAW), id="number-0-left-out"),
+        pytest.param(reply_bytes(5, DRAW, error="RuntimeError: no"), id="action-and-error"),
+        pytest.param(reply_bytes(5, error="RuntimeError: no"), id="error"),
+        pytest.param(_out_of_order(), id="action-before-number"),
+        pytest.param(reply_bytes(5, DRAW) + bytes((0x18, 1)), id="unknown-field-after"),
+        pytest.param(_length_delimited(2, bytes((0x08, 0x80, 0x80, 0x80, 0x80, 0x10))
+                                       + _length_delimited(2, bytes((0x08, 1)))), id="number-over-32-bits"),  # fmt: skip
+        pytest.param(pb.PlayResponse(decision=pb.Decision(decision_number=5, action=pb.Action(kind=pb.ACTION_KIND_DRAW,
+                                                                                                slot=1)))
+                     .SerializeToString(), id="stray-field-in-action"),  # fmt: skip
+        pytest.param(pb.PlayResponse(decision=pb.Decision(decision_number=5, action=pb.Action(kind=99)))
+                     .SerializeToString(), id="unknown-action-kind"),  # fmt: skip
+        pytest.param(pb.PlayResponse(handshake=pb.HandshakeResponse(name="x")).SerializeToString(), id="handshake"),
+        pytest.param(reply_bytes(5, DRAW)[:-1], id="cut-short"),
+    ],
+)
+def test_any_other_reply_is_left_to_the_library(data: bytes) -> None:
+    assert decision_from_bytes(data) is None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(data=st.data())
+def test_whatever_the_bytes_a_decision_read_from_them_is_what_the_library_reads(data: st.DataObject) -> None:
+    number = data.draw(st.sampled_from(REPLY_NUMBERS) | st.integers(min_value=0, max_value=2**32 - 1))
+    raw = bytearray(reply_bytes(number, data.draw(st.sampled_from(every_action()))))
+    for _ in range(data.draw(st.integers(min_value=0, max_value=3))):
+        index = data.draw(st.integers(min_value=0, max_value=len(raw)))
+        byte = data.draw(st.integers(min_value=0, max_value=255))
+        change = data.draw(st.sampled_from(("set", "cut", "insert")))
+        if change == "set" and index < len(raw):
+            raw[index] = byte
+        elif change == "cut":
+            del raw[index:]
+        elif change == "insert":
+            raw.insert(index, byte)
+    read = decision_from_bytes(bytes(raw))
+    if read is not None:
+        assert read == library_read(bytes(raw))
 
 
 @pytest.mark.parametrize("default", [False, True])

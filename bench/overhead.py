@@ -29,10 +29,10 @@ Each block runs them for every configuration (Stop the Bus with 3 seats,
 Bastard Brag with 4), interleaved: one whole game, then as many bare round
 trips, bare unary calls and session decisions as the last game had
 decisions, in an order that rotates from game to game, so that all four are
-measured over the same stretches of the machine's time. The ratios of each block's (b) mean to its
-(u) and (a) means are taken, and each result is the median over blocks,
-which other load on the machine moves least. It
-prints ``decision vs bare unary call: U`` (target U <= 0.75) and, last,
+measured over the same stretches of the machine's time. The ratios of each
+block's (b) mean to its (u) and (a) means are taken, and each result is the
+median over blocks, which other load on the machine moves least. It prints
+``decision vs bare unary call: U`` (target U <= 0.75) and, last,
 ``overhead ratio: R`` ((b) over (a); target R <= 1.15).
 
 Before those two lines it prints, for each configuration, what the
@@ -99,12 +99,14 @@ class Table:
     players: int
     bots: list[BotSession]
     requests: list[tuple[int, bytes]] = field(default_factory=list)  # (seat, serialized DecisionRequest)
-    numbers: list[int] = field(default_factory=list)  # each captured request's decision number
+    # The same requests as (a) sends them (wrapped in a PlayRequest) and as (s) does (with their decision number).
+    stream_requests: list[tuple[int, bytes]] = field(default_factory=list)
+    session_requests: list[tuple[int, tuple[bytes, int]]] = field(default_factory=list)
     streams: list = field(default_factory=list)  # a bare v2 stream of its own to each seat's bot
     unary_calls: list = field(default_factory=list)  # the bare unary call to each seat's bot
     next_seed: int = 1
     next_request: int = 0
-    chunk: int = 1  # bare round trips and unary calls beside each game: its last game's decisions
+    chunk: int = 1  # round trips of (a), (u) and (s) beside each game: its last game's decisions
 
 
 @dataclass
@@ -186,13 +188,16 @@ async def open_streams(table: Table) -> None:
         await call.read()
         table.streams.append(call)
         table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
-    table.numbers = [pb.DecisionRequest.FromString(data).decision_number for _, data in table.requests]
+    table.stream_requests = [(seat, play_request(2, DECISION_REQUEST_FIELD, data)) for seat, data in table.requests]
+    table.session_requests = [
+        (seat, (data, pb.DecisionRequest.FromString(data).decision_number)) for seat, data in table.requests
+    ]
 
 
 async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> None:
     """Send ``calls`` captured requests one at a time on bare streams, answered at once; add their time."""
-    wrapped = [(seat, play_request(2, DECISION_REQUEST_FIELD, data)) for seat, data in table.requests]
-    await _round_trips(table, wrapped, calls, totals, lambda seat: _stream_round_trip(table.streams[seat]))
+    streams = table.streams
+    await _round_trips(table, table.stream_requests, calls, totals, lambda seat: _stream_round_trip(streams[seat]))
 
 
 async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
@@ -207,9 +212,8 @@ async def session_decisions(table: Table, calls: int, totals: Totals) -> None:
     The echo bot answers each with the number it was asked, so the session
     takes every reply as the decision it waits for.
     """
-    numbered = [(seat, (data, number)) for (seat, data), number in zip(table.requests, table.numbers, strict=True)]
     limit_ms = TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms
-    await _round_trips(table, numbered, calls, totals, lambda seat: _decide(table.bots[seat], limit_ms))
+    await _round_trips(table, table.session_requests, calls, totals, lambda seat: _decide(table.bots[seat], limit_ms))
 
 
 def _decide(bot: BotSession, limit_ms: int):
@@ -287,7 +291,7 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
         with tempfile.TemporaryDirectory(prefix="referee-overhead-") as log_dir:
             logs = Path(log_dir)
             for table in tables:
-                # Warm up (connections, caches) and capture the requests that (a) and (u) send again.
+                # Warm up (connections, caches) and capture the requests that (a), (u) and (s) send again.
                 warm_up = Totals()
                 await play_games(table, decisions, logs, warm_up, capture=True)
                 table.chunk = round(warm_up.count / warm_up.games)

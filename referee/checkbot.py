@@ -32,9 +32,9 @@ from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES, Action, Observation
 from referee.match import Match
-from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION, action_from_pb
+from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.resources import sample_bot_path
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession, GameSetup, Timing, decision_action
 from referee.v2 import bot_pb2 as pb
 
 CANDIDATE = "candidate"
@@ -84,7 +84,7 @@ class InProcessBot:
         started = time.perf_counter()
         decision = self._servicer.answer(pb.DecisionRequest.FromString(request)).decision
         self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
-        return action_from_pb(decision.action)
+        return decision_action(decision, self.name)  # as a bot on a stream: an error is a malformed fault
 
     async def stop(self) -> None:
         """Nothing to stop."""

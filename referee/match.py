@@ -239,8 +239,9 @@ class Match:
             self.bots[seat].game_start(self._game_start(seat))  # on its way: the seat's next write follows it
 
     def _announce_all(self) -> None:
-        for seat in list(self._unannounced):
-            self._announce(seat)
+        unannounced, self._unannounced = self._unannounced, []
+        for seat in unannounced:
+            self.bots[seat].game_start(self._game_start(seat))
 
     def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""

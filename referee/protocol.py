@@ -685,9 +685,9 @@ def play_request(sequence: int, field: int, body: bytes) -> bytes:
 
 # ----- the referee's fast path: a reply's decision read from its wire bytes ------------
 
-_DECISION_KEY = 0x12  # PlayResponse.decision: field 2, length-delimited
-_DECISION_NUMBER_KEY = 0x08  # Decision.decision_number: field 1, varint
-_DECISION_ACTION_KEY = 0x12  # Decision.action: field 2, length-delimited
+_DECISION_KEY = 2 << 3 | _LENGTH_DELIMITED  # PlayResponse.decision
+_DECISION_NUMBER_KEY = 1 << 3 | _VARINT  # Decision.decision_number
+_DECISION_ACTION_KEY = 2 << 3 | _LENGTH_DELIMITED  # Decision.action
 _UINT32_LIMIT = 1 << 32
 _ONE_BYTE_LENGTHS = 2 + 0x7F  # the longest reply whose decision's length, and so its action's, fits in one byte
 

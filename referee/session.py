@@ -115,7 +115,6 @@ class BotSession:
         self.channel: grpc.aio.Channel | None = None
         self.handshake_response: pb.HandshakeResponse | None = None
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
-        self.decisions_answered = 0  # over the session's life
         self.late_replies = 0  # replies to decisions that had already timed out, dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
         self.last_wall_ms = 0.0  # the last decision's wall time and charged time
@@ -388,7 +387,6 @@ class BotSession:
                 pending.timer.cancel()
             self._pending = None
         self._settle_times(pending, time.perf_counter())
-        self.decisions_answered += 1
         return chosen
 
     def _settle_times(self, pending: _Pending, now: float) -> None:
@@ -493,11 +491,13 @@ class BotSession:
         number, chosen = read
         pending = self._pending
         if pending is not None and number == pending.number:
-            if not pending.waiter.done():
-                if isinstance(chosen, BotFault):
-                    pending.waiter.set_exception(chosen)
-                else:
-                    pending.waiter.set_result(chosen)
+            waiter = pending.waiter
+            if waiter.done():
+                return
+            if isinstance(chosen, BotFault):
+                waiter.set_exception(chosen)
+            else:
+                waiter.set_result(chosen)
         elif number in self._expired:
             self.late_replies += 1
         elif pending is not None:
@@ -519,13 +519,10 @@ class BotSession:
         kind = message.WhichOneof("message")
         if kind == "decision":
             decision = message.decision
-            if decision.error:
-                detail = f"the bot could not decide: {decision.error[:500]}"
-                return decision.decision_number, BotFault(FaultKind.MALFORMED, detail, self.name)
             try:
-                return decision.decision_number, action_from_pb(decision.action)
-            except MalformedMessage as error:
-                return decision.decision_number, BotFault(FaultKind.MALFORMED, str(error), self.name)
+                return decision.decision_number, decision_action(decision, self.name)
+            except BotFault as fault:
+                return decision.decision_number, fault
         if kind == "handshake":
             waiter = self._handshake_waiter
             if waiter is not None and not waiter.done():
@@ -585,6 +582,17 @@ class BotSession:
                 self._lag = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
+
+
+def decision_action(decision: pb.Decision, bot: str) -> Action:
+    """The action a Decision read by the protobuf library names; raise a malformed :class:`BotFault` (of
+    ``bot``) if it says the bot could not decide or names no action there is."""
+    if decision.error:
+        raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot)
+    try:
+        return action_from_pb(decision.action)
+    except MalformedMessage as error:
+        raise BotFault(FaultKind.MALFORMED, str(error), bot) from None
 
 
 class _StreamEnded(Exception):

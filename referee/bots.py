@@ -107,6 +107,7 @@ class BotProcess:
         self.log_cap = log_cap if log_cap is not None else spec.limits.output_bytes
         self.process: asyncio.subprocess.Process | None = None
         self.address = spec.address  # where the referee connects
+        self.bot_address = spec.address  # where the bot was told to listen (REFEREE_BOT_ADDRESS), as it sees it
         self.containment: str | None = None  # SANDBOXED or PROCESS_GROUP, once started
         self.cgroup: sandbox.BotCgroup | None = None
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
@@ -199,13 +200,13 @@ class BotProcess:
     def _choose_address(self) -> str:
         """Choose where the bot listens; set :attr:`address` (the referee's side) and return the bot's side."""
         if self.spec.transport == "tcp":
-            self.address = f"127.0.0.1:{_free_port()}"
+            self.address = self.bot_address = f"127.0.0.1:{_free_port()}"
             return self.address
         self._private_dir = sandbox.make_socket_dir()
         self.address = f"unix:{self._private_dir}/{SOCKET_NAME}"
-        if self.spec.sandbox:
-            return f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}"
-        return self.address
+        # In its sandbox the bot sees the private folder at SOCKET_DIR_INSIDE, not at its path on the host.
+        self.bot_address = f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}" if self.spec.sandbox else self.address
+        return self.bot_address
 
     def _hidden_paths(self) -> list[str]:
         """What the sandbox masks: the spec's hidden paths, the folder of the bots' logs, the folder of the sockets."""

@@ -13,12 +13,12 @@ right kind:
   :mod:`referee.clock`);
 - a reply that does not parse, holds no decision, says it failed, or names
   no action there is, is **malformed**; a reply to a decision that was not
-  asked is **stale**. (Whether the action is legal is the game's to say.)
+  asked of the bot is **stale**. (Whether the action is legal is the game's to say.)
 
 A task reads the stream for the life of the session, so a reply is taken
 whenever it comes: a late reply to a decision that already ended in a fault
 (it timed out, say) is dropped without a second fault, and the stream stays
-usable. The usual reply is read straight from its bytes
+usable; so is a second reply to a decision already answered. The usual reply is read straight from its bytes
 (:func:`referee.protocol.decision_from_bytes`), anything else with the
 protobuf library.
 """
@@ -38,7 +38,7 @@ import grpc.aio
 from google.protobuf.message import DecodeError
 
 from referee import __version__
-from referee.bots import BotProcess, BotSpec
+from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
 from referee.clock import charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
 from referee.games.base import Action
@@ -115,7 +115,7 @@ class BotSession:
         self.channel: grpc.aio.Channel | None = None
         self.handshake_response: pb.HandshakeResponse | None = None
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
-        self.late_replies = 0  # replies to decisions that had already timed out, dropped
+        self.late_replies = 0  # replies to decisions that had already ended (a fault, or answered already), dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
         self.last_wall_ms = 0.0  # the last decision's wall time and charged time
         self.last_charged_ms = 0.0
@@ -124,7 +124,8 @@ class BotSession:
         self._sequence = 0
         self._pending: _Pending | None = None
         self._handshake_waiter: asyncio.Future | None = None
-        self._expired: set[int] = set()  # decisions of this game that ended in a fault: their replies are late
+        # Decisions of this game asked of this bot that have ended (answered, or a fault): a reply to one is late.
+        self._ended: set[int] = set()
         self._broken: BotFault | None = None  # set once the stream is gone
         self._lag = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -200,7 +201,8 @@ class BotSession:
                 task.cancel()
         if ready in done and not ready.cancelled():
             return
-        address = self.process.address
+        # The address the bot was given, as it sees it (in its sandbox, not the host's path to the socket).
+        address = f"{self.process.bot_address} (its {ADDRESS_VARIABLE})"
         if exited is not None and exited in done:
             ended = "was" if self.process.killed_by_signal() else "exited with"
             detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
@@ -326,7 +328,7 @@ class BotSession:
             await asyncio.wait((sending,))
 
     def game_start(self, message: pb.GameStart) -> None:
-        self._expired.clear()  # decision numbers start again at 1
+        self._ended.clear()  # decision numbers start again at 1
         self.notify(_GAME_START_FIELD, message.SerializeToString())
 
     def fault_notice(self, message: pb.FaultNotice) -> None:
@@ -372,14 +374,14 @@ class BotSession:
             chosen = await pending.waiter
         except asyncio.TimeoutError:
             self.healthy = False
-            self._expired.add(number)
+            self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
             raise BotFault(
                 FaultKind.TIMEOUT, f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
                 self.name,
             ) from None
         except BotFault:
-            self._expired.add(number)
+            self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
             raise
         finally:
@@ -498,7 +500,10 @@ class BotSession:
                 waiter.set_exception(chosen)
             else:
                 waiter.set_result(chosen)
-        elif number in self._expired:
+                self._ended.add(number)
+        elif number in self._ended:
+            # Dropped, whether or not another request went out meanwhile: a second reply to a decision
+            # already answered would otherwise be a fault of the next decision, and only when it lost the race.
             self.late_replies += 1
         elif pending is not None:
             self._answer_fault(

@@ -120,6 +120,16 @@ def test_a_fault_during_the_game_forfeits_the_bot_and_the_game_goes_on(
     assert result.decisions > fault["n"]  # the others played on after the forfeit
 
 
+def test_a_reply_sent_twice_is_dropped_whether_or_not_the_next_request_is_out(bots: Bots, tmp_path: Path) -> None:
+    # Every reply goes twice: at once, and again 10 ms later, when the game has gone round the table and the
+    # bot's next decision is often asked already. No duplicate costs a fault, nor fails the decision after it.
+    twice = bots.bad("bad_reply.py", "--mode", "duplicate", "--at", "all", "--delay-ms", "10", name="twice")
+    result, log = play_with(bots, tmp_path, twice)
+    assert result.faults == [Counter(), Counter(), Counter()] and result.forfeits == {}
+    assert len(records(log, "decision", BAD_SEAT)) > 5
+    assert_complete_game(result, log, tmp_path / "game.jsonl")
+
+
 def test_a_bot_that_dies_at_start_leaves_its_last_words_in_its_log(bots: Bots, tmp_path: Path) -> None:
     result, log = play_with(bots, tmp_path, bots.bad("exit_at_start.py", "--code", "4", name="dies"))
     (fault,) = records(log, "fault", BAD_SEAT)

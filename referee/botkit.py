@@ -138,16 +138,28 @@ class BotServicer(pb_grpc.BotServiceServicer):
             elif kind == "handshake":
                 yield self.handshake_response(request.handshake)
             elif kind == "game_start":
-                self.history = GameHistory(request.game_start.game_id)
-                _call(self._on_game_start, request.game_start)
+                self.start_game(request.game_start)
             elif kind == "fault_notice":
-                _call(self._on_fault, request.fault_notice)
+                self.take_fault(request.fault_notice)
             elif kind == "game_end":
-                try:
-                    self._take_events(request.game_end.events)
-                except SequenceGap as gap:
-                    print(f"referee stream: {gap}", file=sys.stderr)
-                _call(self._on_game_end, request.game_end)
+                self.end_game(request.game_end)
+
+    def start_game(self, message: pb.GameStart) -> None:
+        """Take a game's start: a new history, and the hook."""
+        self.history = GameHistory(message.game_id)
+        _call(self._on_game_start, message)
+
+    def take_fault(self, message: pb.FaultNotice) -> None:
+        """Take a fault notice: the hook."""
+        _call(self._on_fault, message)
+
+    def end_game(self, message: pb.GameEnd) -> None:
+        """Take a game's end: its last events into the history, then the hook."""
+        try:
+            self._take_events(message.events)
+        except SequenceGap as gap:
+            print(f"referee stream: {gap}", file=sys.stderr)
+        _call(self._on_game_end, message)
 
     def handshake_response(self, handshake: pb.Handshake) -> pb.PlayResponse:
         """The answer to the referee's handshake (a subclass may answer otherwise)."""

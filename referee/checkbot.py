@@ -1,124 +1,137 @@
 """``referee check-bot``: test a bot the way a league will play it, before it is submitted.
 
-The bot is started once for each game it says it plays and each table size
-of that game (Stop the Bus 2 to 9 seats, Bastard Brag 3 to 10), and plays
-several games in a row in that one process, as a league reuses a process,
-under a default league's clock and fault policy. Its opponents are the
-sample bots, run inside the referee (they ship with it), so nothing but the
-bot under test needs to be installed. Every fault, every forfeit (with the
-bot's last output lines), every slow decision and slow handling of the
-messages between decisions (a game's start or end) is a problem; the exit
-status is 1 when there is any.
+The bot is a submission folder (``DIR``, with its ``bot.yaml``), built as a
+league builds it: copied, built in the copy with the manifest's ``build``,
+and run from the copy in its sandbox (:mod:`referee.submissions`; the build
+is kept in a cache and reused while the folder is unchanged). Or it is a
+command (``-- CMD``). It is started once for each game it says it plays and
+each table size of that game (Stop the Bus 2 to 9 seats, Bastard Brag 3 to
+10), and plays several games in a row in that one process, as a league
+reuses a process, under a default league's clock and fault policy (or
+``--fault-policy``). Its opponents are the sample bots, run inside the
+referee (:mod:`referee.inprocess`: they ship with it, so nothing but the bot
+under test needs to be installed), or the bots ``--opponent`` names (``self``:
+more processes of the bot under test, whose faults are its own).
 
-Bot output goes to a temporary folder that is removed at the end, unless
-``--logs DIR`` keeps it.
+Every check has a verdict (:class:`Check`): the manifest, the build, the
+handshake, each game, and each problem found in it with the decision it
+concerns. Problems are a manifest or build that fails, a start-up or
+handshake fault, every fault, every forfeit (with the bot's last output
+lines), every slow decision (over half the move time; a decision that faulted
+is a fault, not also a slow decision) and slow handling of the messages
+between decisions (a game's start or end). The exit status is 1 when there is
+any. ``--json`` prints every check as JSON, for a CI job.
+
+The game logs and the bot's output go to ``--logs DIR``; without it, to a
+temporary folder that is kept (and named) when a problem is found, and
+removed otherwise, so every path a problem names exists.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import asyncio
+import dataclasses
+import json
+import os
 import shutil
 import statistics
+import sys
 import tempfile
-import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
+from typing import TextIO
 
-from referee.botkit import BotServicer
+from referee import __version__
 from referee.bots import BotSpec, log_tail
+from referee.errors import LeagueError
 from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
-from referee.games import GAMES, Action, Observation
-from referee.match import Match
+from referee.games import GAMES
+from referee.inprocess import sample_opponents
+from referee.match import Match, stop_bots
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
-from referee.resources import sample_bot_path
-from referee.session import BotSession, GameSetup, Timing, decision_action
-from referee.v2 import bot_pb2 as pb
+from referee.sandbox import DEFAULT_LIMITS
+from referee.session import BotSession, GameSetup, Timing
 
 CANDIDATE = "candidate"
+SELF = "self"  # --opponent self: another process of the bot under test
 SLOW_FRACTION = 0.5  # a decision over half the move time is reported as slow
 # The first decision after a game starts carries the handling of the game's start (and the previous
 # game's end): reported when it takes this much longer than the bot's usual decision.
 SLOW_MESSAGES_MS = 100.0
+BUILD_TIMEOUT_S = 300.0  # a league's default build_timeout_s
+PASS, FAIL, NOTE, SKIP = "pass", "fail", "note", "skip"
 
 
-# ----- opponents, inside the referee ------------------------------------------------------------
-
-
-@cache
-def _sample_decide(name: str) -> Callable[[Observation], object]:
-    """The ``decide`` function of a sample bot shipped with the referee (``random`` or ``heuristic``)."""
-    path = sample_bot_path(f"{name}_bot.py")
-    spec = importlib.util.spec_from_file_location(f"referee_sample_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.decide
-
-
-class InProcessBot:
-    """An opponent played inside the referee, through the Python bot kit's own code; it never faults."""
-
-    def __init__(self, name: str, decide: Callable[[Observation], object]) -> None:
-        self.name = name
-        self._servicer = BotServicer(decide, name, "1.0", tuple(GAMES))
-        self.last_wall_ms = self.last_charged_ms = 0.0
-        self.connected = self.usable = True
-
-    def game_start(self, message: pb.GameStart) -> None:
-        self._servicer.history = type(self._servicer.history)(message.game_id)
-
-    def fault_notice(self, message: pb.FaultNotice) -> None:
-        """An in-process opponent makes no fault."""
-
-    def game_end(self, body: bytes) -> None:
-        """Nothing to do."""
-
-    async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
-        if while_waiting is not None:
-            while_waiting()
-        started = time.perf_counter()
-        decision = self._servicer.answer(pb.DecisionRequest.FromString(request)).decision
-        self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
-        return decision_action(decision, self.name)  # as a bot on a stream: an error is a malformed fault
-
-    async def stop(self) -> None:
-        """Nothing to stop."""
-
-
-def opponents(count: int) -> list[InProcessBot]:
-    """``count`` sample opponents, heuristic and random in turn."""
-    kinds = ("heuristic", "random")
-    return [InProcessBot(f"{kinds[i % 2]}-{i + 1}", _sample_decide(kinds[i % 2])) for i in range(count)]
-
-
-# ----- the check ---------------------------------------------------------------------------------
+# ----- what was checked --------------------------------------------------------------------------
 
 
 @dataclass
-class Report:
-    """What the check found: one line per game played, and the problems."""
+class Check:
+    """One check and its verdict (pass, fail, note or skip): what it concerns, and what was found."""
 
-    logs_kept: bool = True  # false while the logs are in a temporary folder that will be gone
-    lines: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    check: str  # manifest, build, handshake, game, fault, forfeit, slow decision, slow messages, opponent fault
+    verdict: str
+    detail: str = ""
+    game: str | None = None
+    seats: int | None = None
+    game_id: str | None = None
+    seat: int | None = None
+    decision: int | None = None
+    facts: dict = field(default_factory=dict)  # what else a reader may want: the seed, the place, times, paths
+
+    def json(self) -> dict:
+        data = {key: value for key, value in dataclasses.asdict(self).items() if key != "facts" and value not in (None, "")}
+        return {**data, **self.facts}
+
+
+class Report:
+    """Every check, the problems in words, and the lines said as the check goes (to ``out``)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.checks: list[Check] = []
+        self.problems: list[str] = []
 
     def say(self, line: str) -> None:
-        print(line, flush=True)
-        self.lines.append(line)
+        print(line, file=self.out, flush=True)
 
-    def tail(self, path: Path | None) -> str:
-        """A bot's last output lines, to show with a problem."""
-        return log_tail(path, show_path=self.logs_kept)
+    def add(self, check: Check) -> Check:
+        self.checks.append(check)
+        return check
+
+    def problem(self, text: str, *checks: Check) -> None:
+        """A problem: ``text`` for people, and the failed ``checks`` it sums up."""
+        self.problems.append(text)
+        for check in checks:
+            check.verdict = FAIL
+            self.add(check)
+
+    def summary(self) -> int:
+        """Print the problems; return the exit status (0: none)."""
+        if not self.problems:
+            self.say("no problems found")
+            return 0
+        self.say(f"{len(self.problems)} problem{'s' if len(self.problems) > 1 else ''}:")
+        for problem in self.problems:
+            self.say(f"  - {problem}")
+        return 1
+
+    def json(self, bot: str, logs: Path | None) -> dict:
+        return {
+            "referee_version": __version__,
+            "bot": bot,
+            "passed": not self.problems,
+            "problems": len(self.problems),
+            "logs": str(logs) if logs is not None else None,
+            "checks": [check.json() for check in self.checks],
+        }
 
 
 @dataclass(frozen=True)
 class CheckSettings:
-    """How the bot is checked: games per table size, the seed, the clock, the seats and games to cover."""
+    """How the bot is checked: games per table size, the seed, the clock, the policy, what to cover, the opponents."""
 
     games_per_size: int = 2
     seed: int = 1
@@ -127,38 +140,107 @@ class CheckSettings:
     policy: FaultPolicy = FaultPolicy()
     games: tuple[str, ...] = ()  # empty: every game the bot plays
     seats: tuple[int, ...] = ()  # empty: every table size
+    opponents: tuple[BotSpec | str, ...] = ()  # commands to start, or SELF; empty: the sample bots, in process
 
 
-async def check_bot(candidate: BotSpec, settings: CheckSettings, log_dir: Path | None) -> int:
-    """Check the bot; print what happens and the problems; return the exit status (0: no problem)."""
-    kept = log_dir is not None
+@dataclass(frozen=True)
+class Submission:
+    """A submission folder to check: read its bot.yaml, build it (or reuse the cached build), run it from the copy."""
+
+    folder: str  # as given
+    bot: Mapping  # the BotSpec fields the command line sets: transport, sandbox, network, shared
+    cache: Path  # where builds are kept between checks
+    build_timeout_s: float = BUILD_TIMEOUT_S
+
+
+# ----- the check ---------------------------------------------------------------------------------
+
+
+async def check_bot(
+    bot: BotSpec | Submission, settings: CheckSettings, log_dir: Path | None, as_json: bool = False
+) -> int:
+    """Check the bot; print what happens and the problems (or, ``as_json``, the JSON report); return the exit
+    status (0: no problem)."""
+    report = Report(sys.stderr if as_json else sys.stdout)
+    given = log_dir is not None
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="check-bot-"))
     log_dir.mkdir(parents=True, exist_ok=True)
-    report = Report(logs_kept=kept)
+    described = bot.folder if isinstance(bot, Submission) else bot.describe()
     try:
-        print(f"checking {candidate.describe()}", flush=True)
-        declared = await _handshake(candidate, settings, log_dir / "handshake.log", report)
-        for game_name in sorted(GAMES):
-            if settings.games and game_name not in settings.games:
-                continue
-            if game_name not in declared:
-                report.say(f"- {game_name}: the bot says it does not play it; skipped")
-                continue
-            game = GAMES[game_name]
-            for seats in range(game.min_players, game.max_players + 1):
-                if settings.seats and seats not in settings.seats:
-                    continue
-                await _check_table(candidate, settings, game_name, seats, log_dir, report)
+        report.say(f"checking {described}")
+        candidate = await _built(bot, report) if isinstance(bot, Submission) else bot
+        if candidate is not None:
+            await _check(candidate, settings, log_dir, report)
     finally:
+        kept = given or bool(report.problems)
         if kept:
-            print(f"bot output is kept in {log_dir}")
+            report.say(f"the game logs and the bot's output are kept in {log_dir}")
         else:
             shutil.rmtree(log_dir, ignore_errors=True)
-    return _summary(report)
+    status = report.summary()
+    if as_json:
+        print(json.dumps(report.json(described, log_dir if kept else None), indent=2))
+    return status
 
 
-async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path, report: Report) -> set[str]:
-    """Start the bot once and handshake; return the games it plays (empty after a problem)."""
+async def _built(submission: Submission, report: Report) -> BotSpec | None:
+    """The bot of a submission folder, built as a league builds it; None (and the problem reported) if it cannot be."""
+    from referee.config import LeagueBot, load_submission
+    from referee.submissions import build_submission, run_from
+
+    try:
+        manifest = load_submission(submission.folder)
+    except LeagueError as error:
+        print(error, file=sys.stderr)  # the one line a bad league file gets, on stderr as it would be
+        report.problem(str(error), Check("manifest", FAIL, str(error)))
+        return None
+    report.add(Check("manifest", PASS, f"{manifest.manifest}: {manifest.name} {manifest.version}"))
+    spec = BotSpec(name=manifest.name, command=manifest.run, cwd=str(manifest.folder), limits=DEFAULT_LIMITS,
+                   folders=(str(manifest.folder),), **submission.bot)  # fmt: skip
+    league_bot = LeagueBot(spec=spec, submission=manifest, declared_at=manifest.manifest, written={})
+    # One build cache per submission folder, named for the folder, so two folders of one name never share a build.
+    output = submission.cache / f"{manifest.name}-{_short_digest(str(manifest.folder))}"
+    if manifest.build is not None:
+        report.say(f"build: {manifest.build}, in a copy under {output} (the last build stands while the folder "
+                   "is unchanged)")
+    result, copy = await build_submission(league_bot, output, output / "logs", submission.build_timeout_s,
+                                          rebuild_changed=True)  # fmt: skip
+    facts = {"reused": result.reused, "copy": str(copy)}
+    if not result.ok:
+        report.problem(f"build: {result.message}", Check("build", FAIL, result.message, facts=facts))
+        return None
+    report.say(f"build ok: {result.message}")
+    report.add(Check("build", PASS, result.message, facts=facts))
+    return dataclasses.replace(run_from(league_bot, copy).spec, name=CANDIDATE)
+
+
+def _short_digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+async def _check(candidate: BotSpec, settings: CheckSettings, log_dir: Path, report: Report) -> None:
+    declared = await _handshake(candidate, settings, log_dir / "handshake.log", report)
+    if declared is None:
+        report.say("nothing more is checked until the bot starts and answers the handshake")
+        return
+    for game_name in sorted(GAMES):
+        if settings.games and game_name not in settings.games:
+            continue
+        if game_name not in declared:
+            report.say(f"- {game_name}: the bot's handshake does not list it; skipped")
+            report.add(Check("game", SKIP, "the bot's handshake does not list it", game=game_name))
+            continue
+        game = GAMES[game_name]
+        for seats in range(game.min_players, game.max_players + 1):
+            if settings.seats and seats not in settings.seats:
+                continue
+            await _Table(candidate, settings, game_name, seats, log_dir, report).check()
+
+
+async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path, report: Report) -> set[str] | None:
+    """Start the bot once and handshake; return the games it plays (None after a start-up or handshake fault)."""
     bot = BotSession(candidate, log_path)
     fault = None
     try:
@@ -172,94 +254,193 @@ async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path
         by = f" by {response.author}" if response.author else ""
         report.say(f"handshake ok: {response.name or '(no name)'} {response.version}{by}")
         games = {GAME_FROM_PB[game] for game in response.games if game in GAME_FROM_PB}
+        facts = {"name": response.name, "version": response.version, "author": response.author, "games": sorted(games)}
         if not games:
-            report.problems.append("the handshake lists no game the referee runs (GAME_STOP_THE_BUS, GAME_BASTARD_BRAG)")
+            text = "the handshake lists no game the referee runs (GAME_STOP_THE_BUS, GAME_BASTARD_BRAG)"
+            report.problem(text, Check("handshake", FAIL, text, facts=facts))
+            return None
+        report.add(Check("handshake", PASS, f"{response.name} {response.version}{by}", facts=facts))
         return games
-    if fault is not None:
-        report.problems.append(f"{fault.kind.value}: {fault.detail}" + report.tail(log_path))
-    return set()
+    kind = fault.kind.value if fault is not None else "handshake"
+    detail = fault.detail if fault is not None else "no handshake reply"
+    text = f"{kind}: {detail}" + log_tail(log_path)
+    report.problem(text, Check(kind, FAIL, detail, facts={"log": str(log_path)}))
+    return None
 
 
-async def _check_table(
-    candidate: BotSpec, settings: CheckSettings, game_name: str, seats: int, log_dir: Path, report: Report
-) -> None:
-    """Play ``games_per_size`` games at ``seats`` seats in one process of the bot, rotating its seat."""
-    setup = GameSetup(game_name, seats, settings.timing, settings.turn_limit)
-    label = f"{game_name} at {seats} seats"
-    process_number = 0
-    bot: BotSession | None = None
-    first_decisions: list[float] = []
-    other_decisions: list[float] = []
-    try:
-        for number in range(settings.games_per_size):
-            if bot is None or not bot.usable:
-                if bot is not None:
-                    await bot.stop()
-                process_number += 1
-                log_path = log_dir / f"{game_name}-{seats}-{process_number}.log"
-                bot = BotSession(candidate, log_path)
-                try:
-                    await bot.start(setup)
-                except BotFault as fault:
-                    report.problems.append(f"{label}: {fault.kind.value}: {fault.detail}" + report.tail(log_path))
-                    bot = None
+class _Table:
+    """``games_per_size`` games at one table size in one process of the bot, its seat rotating."""
+
+    def __init__(
+        self, candidate: BotSpec, settings: CheckSettings, game: str, seats: int, log_dir: Path, report: Report
+    ) -> None:
+        self.candidate = candidate
+        self.settings = settings
+        self.game = game
+        self.seats = seats
+        self.log_dir = log_dir
+        self.report = report
+        self.setup = GameSetup(game, seats, settings.timing, settings.turn_limit)
+        self.label = f"{game} at {seats} seats"
+        self.bot: BotSession | None = None
+        self.processes = 0
+        # The opponents given (--opponent), one per seat, cycling; SELF is another process of the candidate.
+        given = settings.opponents
+        self.opponent_specs = [self._opponent(given[index % len(given)], index) for index in range(seats - 1)] if given else []
+        self.opponents: list[BotSession | BotFault | None] = [None] * len(self.opponent_specs)
+        self.opponent_processes = [0] * len(self.opponent_specs)
+        self.first_decisions: list[float] = []
+        self.other_decisions: list[float] = []
+
+    def _opponent(self, given: BotSpec | str, index: int) -> BotSpec:
+        if given == SELF:
+            return dataclasses.replace(self.candidate, name=f"{SELF}-{index + 1}")
+        return dataclasses.replace(given, name=f"{given.name}-{index + 1}")
+
+    def _is_self(self, name: str) -> bool:
+        return name.startswith(f"{SELF}-")
+
+    async def check(self) -> None:
+        try:
+            for number in range(self.settings.games_per_size):
+                if not await self._ready():
                     return
-            seat = (number + seats // 2) % seats
-            players: list = opponents(seats - 1)
-            players.insert(seat, bot)
-            seed = settings.seed + 1000 * seats + number
-            game_id = f"check-{game_name}-{seats}-{number + 1}"
-            game_log = log_dir / f"{game_id}.jsonl"
-            match = Match(
-                game_name, players, seed=seed, game_id=game_id, timing=settings.timing,
-                turn_limit=settings.turn_limit, policy=settings.policy, log_path=game_log,
-                players=[CANDIDATE if player is bot else player.name for player in players],
+                await self._play(number)
+        finally:
+            await stop_bots([bot for bot in (self.bot, *self.opponents) if bot is not None])
+        self._slow_messages()
+
+    async def _ready(self) -> bool:
+        """Start the bot (again, if its last game left it unusable) and the opponents given; False on a problem."""
+        if self.bot is None or not self.bot.usable:
+            if self.bot is not None:
+                await self.bot.stop()
+            self.processes += 1
+            log_path = self.log_dir / f"{self.game}-{self.seats}-{self.processes}.log"
+            self.bot = BotSession(self.candidate, log_path)
+            try:
+                await self.bot.start(self.setup)
+            except BotFault as fault:
+                self.bot = None
+                text = f"{self.label}: {fault.kind.value}: {fault.detail}" + log_tail(log_path)
+                self.report.problem(text, Check(fault.kind.value, FAIL, fault.detail, game=self.game,
+                                                seats=self.seats, facts={"log": str(log_path)}))  # fmt: skip
+                return False
+        if not self.opponent_specs:
+            return True
+        # Opponents given on the command line: started once for the table, again after a game that left one unusable.
+        restart = [index for index, bot in enumerate(self.opponents) if not (isinstance(bot, BotSession) and bot.usable)]
+        await stop_bots([self.opponents[index] for index in restart])
+        started = await asyncio.gather(*(self._start_opponent(index) for index in restart))
+        for index, bot in zip(restart, started, strict=True):
+            self.opponents[index] = bot
+        failed = [bot for bot in self.opponents if isinstance(bot, BotFault)]
+        if failed:
+            text = "; ".join(f"{fault.bot}: {fault.kind.value}: {fault.detail}" for fault in failed)
+            self.report.problem(
+                f"{self.label}: an opponent could not start, so the table is not checked: {text}",
+                Check("opponent", FAIL, text, game=self.game, seats=self.seats),
+            )
+            return False
+        return True
+
+    async def _start_opponent(self, index: int) -> BotSession | BotFault:
+        spec = self.opponent_specs[index]
+        self.opponent_processes[index] += 1
+        log_path = self.log_dir / f"{self.game}-{self.seats}-{spec.name}-{self.opponent_processes[index]}.log"
+        bot = BotSession(spec, log_path)
+        try:
+            await bot.start(self.setup)
+        except BotFault as fault:
+            return BotFault(fault.kind, fault.detail + log_tail(log_path), spec.name)
+        return bot
+
+    async def _play(self, number: int) -> None:
+        settings, seats, bot = self.settings, self.seats, self.bot
+        seat = (number + seats // 2) % seats
+        players: list = list(self.opponents) if self.opponent_specs else sample_opponents(seats - 1)
+        players.insert(seat, bot)
+        seed = settings.seed + 1000 * seats + number
+        game_id = f"check-{self.game}-{seats}-{number + 1}"
+        game_log = self.log_dir / f"{game_id}.jsonl"
+        match = Match(
+            self.game, players, seed=seed, game_id=game_id, timing=settings.timing, turn_limit=settings.turn_limit,
+            policy=settings.policy, log_path=game_log,
+            players=[CANDIDATE if player is bot else player.name for player in players],
+        )  # fmt: skip
+        result = await match.play()
+        records = read_log(game_log)
+        answered = [record for record in records if record["type"] == "decision" and record["seat"] == seat
+                    and not record.get("default")]  # fmt: skip
+        times = [record["ms"] for record in answered]
+        game_label = f"{self.label}, game {number + 1} (seat {seat}, seed {seed})"
+        where = {"game": self.game, "seats": seats, "game_id": game_id, "seat": seat}
+        game_check = self.report.add(Check("game", PASS, "", **where, facts={
+            "seed": seed, "placed": result.place_of(seat), "decisions": len(result.latencies_ms[seat]),
+            "slowest_ms": max(times, default=0.0), "log": str(game_log),
+        }))  # fmt: skip
+        self.report.say(f"- {game_label}: placed {result.place_of(seat)} of {seats}, {len(result.latencies_ms[seat])} "
+                        f"decisions, slowest {max(times, default=0.0):.1f} ms")  # fmt: skip
+        problems = len(self.report.problems)
+        self._faults(records, seat, game_label, where)
+        if seat in result.forfeits:
+            reason = result.forfeits[seat]
+            self.report.problem(f"{game_label}: forfeited the game: {reason}" + log_tail(bot.log_path),
+                                Check("forfeit", FAIL, reason, **where, facts={"log": str(bot.log_path)}))  # fmt: skip
+        limit = settings.timing.move_time_ms * SLOW_FRACTION
+        slow = [record for record in answered if record["ms"] > limit]
+        if slow:
+            self.report.problem(
+                f"{game_label}: {len(slow)} slow decision{'' if len(slow) == 1 else 's'} (over half the "
+                f"{settings.timing.move_time_ms} ms move time; slowest {max(r['ms'] for r in slow):.0f} ms)",
+                *(Check("slow decision", FAIL, f"{record['ms']:.0f} ms", **where, decision=record["n"],
+                        facts={"ms": record["ms"]}) for record in slow),
             )  # fmt: skip
-            result = await match.play()
-            latencies = result.latencies_ms[seat]
-            slowest = max(latencies, default=0.0)
-            game_label = f"{label}, game {number + 1} (seat {seat}, seed {seed})"
-            report.say(
-                f"- {game_label}: placed {result.place_of(seat)} of {seats}, {len(latencies)} decisions, "
-                f"slowest {slowest:.1f} ms"
-            )
-            for kind, count in sorted(result.faults[seat].items()):
-                faults = [record for record in read_log(game_log) if record["type"] == "fault"]
-                details = "; ".join(record["detail"] for record in faults if record["seat"] == seat)
-                report.problems.append(f"{game_label}: {count} {kind} fault{'s' if count > 1 else ''}: {details}")
-            if seat in result.forfeits:
-                report.problems.append(f"{game_label}: forfeited the game: {result.forfeits[seat]}"
-                                       + report.tail(bot.log_path))  # fmt: skip
-            slow = [ms for ms in latencies if ms > settings.timing.move_time_ms * SLOW_FRACTION]
-            if slow:
-                report.problems.append(
-                    f"{game_label}: {len(slow)} slow decision{'' if len(slow) == 1 else 's'} "
-                    f"(over half the {settings.timing.move_time_ms} ms move time; slowest {max(slow):.0f} ms)"
-                )
-            if latencies:
-                first_decisions.append(latencies[0])
-                other_decisions.extend(latencies[1:])
-    finally:
-        if bot is not None:
-            await bot.stop()
-    if first_decisions and other_decisions:
-        usual = statistics.median(other_decisions)
-        first = statistics.median(first_decisions)
+        if len(self.report.problems) > problems:
+            game_check.verdict = FAIL
+        if times:
+            self.first_decisions.append(times[0])
+            self.other_decisions.extend(times[1:])
+
+    def _faults(self, records: list[dict], seat: int, game_label: str, where: dict) -> None:
+        """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'."""
+        faults = [record for record in records if record["type"] == "fault"]
+        own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]
+        for kind in sorted({record["kind"] for record in own}):
+            of_kind = [record for record in own if record["kind"] == kind]
+            whose = {"" if record["seat"] == seat else f" (as opponent {record['bot']}, seat {record['seat']})"
+                     for record in of_kind}  # fmt: skip
+            details = "; ".join(record["detail"] + ("" if record["seat"] == seat else f" ({record['bot']})")
+                                for record in of_kind)  # fmt: skip
+            self.report.problem(
+                f"{game_label}: {len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}"
+                f"{''.join(sorted(whose)) if len(whose) == 1 else ''}: {details}",
+                *(Check("fault", FAIL, record["detail"], **{**where, "seat": record["seat"]}, decision=record["n"],
+                        facts={"kind": kind, "bot": record["bot"]}) for record in of_kind),
+            )  # fmt: skip
+        for record in faults:
+            if record not in own:
+                text = f"{record['bot']} (seat {record['seat']}): {record['kind']}: {record['detail']}"
+                self.report.say(f"  note: an opponent faulted, which is not a problem of the bot checked: {text}")
+                self.report.add(Check("opponent fault", NOTE, record["detail"], **{**where, "seat": record["seat"]},
+                                      decision=record["n"], facts={"kind": record["kind"], "bot": record["bot"]}))  # fmt: skip
+
+    def _slow_messages(self) -> None:
+        if not (self.first_decisions and self.other_decisions):
+            return
+        usual = statistics.median(self.other_decisions)
+        first = statistics.median(self.first_decisions)
         if first - usual > SLOW_MESSAGES_MS:
-            report.problems.append(
-                f"{label}: slow handling of the messages between decisions: the first decision of a game "
-                f"(after its game_start, and the previous game's game_end) took {first:.0f} ms (median), "
-                f"against {usual:.1f} ms for the others; do the work of a game's start or end faster, "
-                "as it is charged to the first decision"
+            detail = (
+                f"the first decision of a game (after its game_start, and the previous game's game_end) took "
+                f"{first:.0f} ms (median), against {usual:.1f} ms for the others; do the work of a game's start or "
+                "end faster, as it is charged to the first decision"
             )
+            self.report.problem(f"{self.label}: slow handling of the messages between decisions: {detail}",
+                                Check("slow messages", FAIL, detail, game=self.game, seats=self.seats))  # fmt: skip
 
 
-def _summary(report: Report) -> int:
-    if not report.problems:
-        print("no problems found")
-        return 0
-    print(f"{len(report.problems)} problem{'s' if len(report.problems) > 1 else ''}:")
-    for problem in report.problems:
-        print(f"  - {problem}")
-    return 1
-
+def default_cache() -> Path:
+    """Where check-bot keeps its builds of submission folders: ``$XDG_CACHE_HOME/referee/check-bot``."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "referee" / "check-bot"

@@ -153,10 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_options(play)
 
     check = commands.add_parser(
-        "check-bot", help="test a bot before submitting it",
-        description="Plays the bot the way a league does: one process for several games in a row, every game it "
-                    "says it plays at every table size, against the sample bots, with a default league's clock and "
-                    "fault policy. Exits 1 on any problem.",
+        "check-bot", help="test a bot before submitting it: a submission folder (DIR) or a command (-- CMD)",
+        description="Plays the bot the way a league does: a submission folder built from its bot.yaml in a copy "
+                    "(the build kept for the next check while the folder is unchanged), or a command; one process "
+                    "for several games in a row, every game it says it plays at every table size, against the "
+                    "sample bots (or --opponent), with a default league's clock and fault policy. Exits 1 on any "
+                    "problem, 0 when there is none.",
     )  # fmt: skip
     check.add_argument("--games", type=int, default=2, metavar="N",
                        help="games in a row in one process, at each table size (default 2)")
@@ -165,10 +167,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seats", action="append", type=int, metavar="N",
                        help="check only this table size (repeat; default: every size of each game)")
     check.add_argument("--seed", type=int, default=1, help="the first game's seed (default 1)")
+    check.add_argument("--opponent", action="append", metavar="CMD",
+                       help="an opponent's command line, started in its sandbox (repeat: the seats take them in "
+                            "turn); self: another process of the bot checked (default: the sample bots)")
+    check.add_argument("--fault-policy", choices=[mode.value for mode in PolicyMode], default="forfeit",
+                       help="what a fault costs: forfeit the game, or a default action (default forfeit)")
+    check.add_argument("--max-faults", type=int, default=3, metavar="N",
+                       help="faults in a game before a forfeit, under --fault-policy default_action (default 3)")
+    check.add_argument("--json", action="store_true",
+                       help="print the report as JSON (every check, its verdict, the game and decision it concerns); "
+                            "the progress goes to stderr")
     check.add_argument("--logs", type=Path, metavar="DIR",
-                       help="keep every game's log and the bot's output here (default: a temporary folder, removed)")
-    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="-- CMD ...",
-                       help="the bot's command line, after --; `python` is the referee's own")
+                       help="keep every game's log and the bot's output here (default: a temporary folder, kept "
+                            "only when a problem is found)")
+    check.add_argument("--build-cache", type=Path, metavar="DIR",
+                       help="where the builds of submission folders are kept (default $XDG_CACHE_HOME/referee/"
+                            "check-bot, or ~/.cache/referee/check-bot)")
+    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="DIR | -- CMD ...",
+                       help="a submission folder (holding bot.yaml), or the bot's command line after --; `python` "
+                            "is the referee's own")
     _add_timing_options(check)
     _add_sandbox_options(check)
 
@@ -445,30 +462,37 @@ def _result_text(result: MatchResult) -> str:
 
 
 async def _check_bot(args: argparse.Namespace) -> int:
-    from referee.checkbot import CheckSettings, check_bot
+    from referee.checkbot import SELF, CheckSettings, Submission, check_bot, default_cache
 
-    command = args.bot_command[1:] if args.bot_command[:1] == ["--"] else args.bot_command
+    given = args.bot_command
+    command = given[1:] if given[:1] == ["--"] else given
     if not command:
-        print("referee check-bot: give the bot's command after --, e.g. referee check-bot -- python my_bot.py",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError("give a submission folder (referee check-bot my-bot/) or the bot's command after -- "
+                         "(referee check-bot -- python my_bot.py)")  # fmt: skip
     if args.games < 1:
-        print(f"referee check-bot: --games must be at least 1, got {args.games}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--games must be at least 1, got {args.games}")
+    if args.max_faults < 1:
+        raise UsageError(f"--max-faults must be at least 1, got {args.max_faults}")
     for seats in args.seats or ():
         if not any(game.min_players <= seats <= game.max_players for game in GAMES.values()):
-            print(f"referee check-bot: --seats {seats} fits no game (2 to 10 seats)", file=sys.stderr)
-            return 2
+            raise UsageError(f"--seats {seats} fits no game (2 to 10 seats)")
     refusal = _sandbox_refusal("check-bot", "--no-sandbox" if args.no_sandbox else None)
     if refusal:
         print(refusal, file=sys.stderr)
         return 1
-    candidate = _spec(command, 0, args, "candidate")
+    folder = given[:1] != ["--"] and len(command) == 1 and os.path.isdir(command[0])
+    if folder:
+        bot = Submission(command[0], _sandbox_settings(args, shared=True), args.build_cache or default_cache())
+    else:
+        bot = _spec(command, 0, args, "candidate")
+    opponents = tuple(SELF if text == SELF else _spec(text, index, args, BotSpec.from_command(text).name)
+                      for index, text in enumerate(args.opponent or ()))  # fmt: skip
     settings = CheckSettings(
         games_per_size=args.games, seed=args.seed, timing=_timing(args), turn_limit=args.turn_limit,
-        games=tuple(args.only_games or ()), seats=tuple(args.seats or ()),
+        policy=FaultPolicy(PolicyMode(args.fault_policy), args.max_faults), games=tuple(args.only_games or ()),
+        seats=tuple(args.seats or ()), opponents=opponents,
     )  # fmt: skip
-    return await check_bot(candidate, settings, args.logs)
+    return await check_bot(bot, settings, args.logs, args.json)
 
 
 # ----- leagues ---------------------------------------------------------------------

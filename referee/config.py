@@ -104,6 +104,11 @@ FORMAT_EXAMPLES = {
     Sprt.type: "{type: sprt, candidates: [A, B], elo0: 0, elo1: 10}",
 }
 MANIFEST_REQUIRED = ("name", "version", "run")
+MANIFEST_RULES = {  # what each key of bot.yaml holds, for the message that says one is missing
+    "name": f"the bot's name: {NAME_RULE}",
+    "version": 'text, e.g. "1.2" (quote a number)',
+    "run": "the command that starts the bot, in its folder: a string split as a shell would, or a list of strings",
+}
 
 
 @dataclass(frozen=True)
@@ -704,13 +709,34 @@ def _load_submission(
             f"{_shown(path_node)} has no {MANIFEST_NAME} (looked for {manifest_path}); a submission folder holds "
             f"{MANIFEST_NAME} with name, version, run and, optionally, build",
         )
-    label = _manifest_label(folder, league_checker, path_node)
+    return _read_manifest(folder, _manifest_label(folder, league_checker, path_node), env)
+
+
+def load_submission(folder: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Submission:
+    """Read the ``bot.yaml`` of the submission folder ``folder`` (as ``referee check-bot DIR`` is given it);
+    raise :class:`LeagueError` naming the file, line and key of a problem, as a league file's bots are told."""
+    shown = os.fspath(folder)
+    path = Path(os.path.abspath(shown))
+    if not path.is_dir():
+        found = "is a file" if path.exists() else "does not exist"
+        raise LeagueError(f"{shown}: {found}; give a submission folder, holding {MANIFEST_NAME}")
+    if not (path / MANIFEST_NAME).is_file():
+        raise LeagueError(
+            f"{shown}: no {MANIFEST_NAME} (looked for {path / MANIFEST_NAME}); a submission folder holds "
+            f"{MANIFEST_NAME} with name, version, run and, optionally, build (docs/bot-protocol.md shows one)"
+        )
+    return _read_manifest(path, os.path.join(shown, MANIFEST_NAME), env or {})
+
+
+def _read_manifest(folder: Path, label: str, env: Mapping[str, str]) -> Submission:
+    """Read and check ``folder``'s manifest, named ``label`` in messages."""
+    manifest_path = folder / MANIFEST_NAME
     text = _read_text(manifest_path, label, "the submission manifest")
     root = _compose(text, label)
     checker = _Checker(label)
     if root is None:
         raise LeagueError(f"{label}:1: the manifest is empty; write name, version, run and, optionally, build")
-    keys = checker.mapping(root, "", MANIFEST_KEYS, MANIFEST_REQUIRED, what=MANIFEST_NAME)
+    keys = checker.mapping(root, "", MANIFEST_KEYS, MANIFEST_REQUIRED, what=MANIFEST_NAME, rules=MANIFEST_RULES)
     name = checker.name(keys["name"], "name")
     version = checker.text(keys["version"], "version")
     build = checker.text(keys["build"], "build") if "build" in keys else None
@@ -837,9 +863,11 @@ class _Checker:
             return _TOO_LONG
 
     def mapping(
-        self, node: yaml.Node, key: str, allowed: tuple[str, ...], required: tuple[str, ...], what: str = ""
+        self, node: yaml.Node, key: str, allowed: tuple[str, ...], required: tuple[str, ...], what: str = "",
+        rules: Mapping[str, str] | None = None,
     ) -> dict[str, yaml.Node]:
-        """Return a mapping's value nodes by key, after checking for unknown, repeated and missing keys."""
+        """Return a mapping's value nodes by key, after checking for unknown, repeated and missing keys
+        (``rules``: what a required key holds, said when it is missing)."""
         if not isinstance(node, yaml.MappingNode):
             what = what or key
             raise self.error(node, key, f"{_shown(node)} is not a mapping; {what} takes keys: {', '.join(allowed)}")
@@ -860,7 +888,8 @@ class _Checker:
             lines[name] = key_node.start_mark.line + 1
         for name in required:
             if name not in found:
-                raise self.error(node, prefix + name, f"missing; {what or key} needs {', '.join(required)}")
+                rule = f" ({name}: {rules[name]})" if rules and name in rules else ""
+                raise self.error(node, prefix + name, f"missing; {what or key} needs {', '.join(required)}{rule}")
         return found
 
     def text(self, node: yaml.Node, key: str) -> str:

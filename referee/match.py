@@ -207,10 +207,7 @@ class Match:
                 request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
             )
             if chosen not in legal:
-                raise BotFault(
-                    FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})",
-                    bot.name,
-                )  # fmt: skip
+                raise illegal_action_fault(game, chosen, legal, bot.name)
         except BotFault as fault:
             self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
             return
@@ -326,6 +323,11 @@ class Match:
     def _game_end(self, seat: int, void_reason: str | None) -> bytes:
         """The seat's GameEnd, as bytes: the result and the events it has not yet been sent."""
         return self._encoder.game_end(self._events_sent[seat], void_reason is not None)
+
+
+def illegal_action_fault(game: Game, chosen, legal: Sequence, bot: str) -> BotFault:
+    """The illegal fault of ``bot`` choosing ``chosen``, which is not among the ``legal`` actions: why, and what was legal."""
+    return BotFault(FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
 
 
 def _retrieve(future: asyncio.Future) -> None:

@@ -76,7 +76,6 @@ async def build_submissions(
     ``retry_failed``: build again a submission whose recorded build failed
     (the league has no finished game yet, so nothing depends on it).
     """
-    builds = output / BUILDS_DIR
     results: list[BuildResult] = []
     playing: list[LeagueBot] = []
     done: dict[Path, tuple[str, BuildResult, Path]] = {}  # submission folder -> (first bot, its result, its copy)
@@ -92,12 +91,7 @@ async def build_submissions(
             results.append(BuildResult(bot.name, result.ok, f"{bot.name}: same folder as {first}, so the same build "
                                        f"({outcome}; see {first})", result.reused))  # fmt: skip
         else:
-            builds.mkdir(parents=True, exist_ok=True)
-            log_dir.mkdir(parents=True, exist_ok=True)
-            copy = builds / bot.name
-            result = _recorded(bot, submission, copy, output, retry_failed)
-            if result is None:
-                result = await _copy_and_build(bot, submission, copy, output, log_dir, league.build_timeout_s)
+            result, copy = await build_submission(bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed)
             done[submission.folder] = (bot.name, result, copy)
             results.append(result)
         if results[-1].ok:
@@ -119,6 +113,27 @@ async def build_submissions(
     return dataclasses.replace(league, bots=tuple(playing)), results
 
 
+async def build_submission(
+    bot: LeagueBot, output: Path, log_dir: Path, timeout_s: float, *, retry_failed: bool = True,
+    rebuild_changed: bool = False,
+) -> tuple[BuildResult, Path]:
+    """Copy and build one bot's submission in ``OUTPUT/builds/BOT``, or reuse the build recorded there;
+    return the result and the copy (the bot runs from it: :func:`run_from`).
+
+    ``rebuild_changed``: build again when the submission's folder changed
+    since it was copied (``referee check-bot``), where a league goes on
+    playing the copy it built.
+    """
+    builds = output / BUILDS_DIR
+    builds.mkdir(parents=True, exist_ok=True)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    copy = builds / bot.name
+    result = _recorded(bot, bot.submission, copy, output, retry_failed, rebuild_changed)
+    if result is None:
+        result = await _copy_and_build(bot, bot.submission, copy, output, log_dir, timeout_s)
+    return result, copy
+
+
 def run_from(bot: LeagueBot, folder: Path) -> LeagueBot:
     """The bot, started from ``folder`` (its built copy) instead of its submission's folder."""
     command, _ = resolve_command(bot.submission.run, folder, bot.spec.env)
@@ -138,7 +153,7 @@ def folder_digest(folder: Path, leave_out: Path | None = None) -> str:
 
 
 def _recorded(
-    bot: LeagueBot, submission: Submission, copy: Path, output: Path, retry_failed: bool
+    bot: LeagueBot, submission: Submission, copy: Path, output: Path, retry_failed: bool, rebuild_changed: bool
 ) -> BuildResult | None:
     """The result an earlier run recorded for this submission, if it can stand; None to build it now."""
     record_path = copy.with_name(copy.name + ".json")
@@ -167,6 +182,8 @@ def _recorded(
         changed = folder_digest(submission.folder, output) != record.get("digest")
     except OSError:
         changed = True
+    if changed and rebuild_changed:
+        return None
     if changed:
         note = (
             f"{bot.name}: {submission.folder} has changed since this league copied it on {when}; "

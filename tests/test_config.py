@@ -1026,7 +1026,10 @@ def test_manifest_label_is_relative_when_the_league_was_named_relatively(tmp_pat
 def test_manifest_missing_run(tmp_path):
     submission(tmp_path / "sub", "name: sub\nversion: '1'\n")
     path = league_file(tmp_path, "", TWO_BOTS + "  - path: sub\n")
-    assert load_error(path) == f"{tmp_path / 'sub' / 'bot.yaml'}:1: run: missing; bot.yaml needs name, version, run"
+    assert load_error(path) == (
+        f"{tmp_path / 'sub' / 'bot.yaml'}:1: run: missing; bot.yaml needs name, version, run (run: the command that "
+        "starts the bot, in its folder: a string split as a shell would, or a list of strings)"
+    )
 
 
 def test_manifest_run_program_on_path_is_checked_at_load(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from collections import Counter
@@ -413,13 +414,19 @@ def test_check_bot_fails_a_bad_bot_and_says_why(
     for phrase in words:
         assert phrase in checked.stdout
     assert "Traceback" not in checked.stdout + checked.stderr
-    assert list(bots.socket_root.iterdir()) == []  # no temporary folder is left
+    assert "skipped" not in checked.stdout  # a bot that failed to start or handshake is not said to skip a game
+    # The logs are kept, in the folder named, and every file a problem points to is there.
+    kept = kept_logs(checked)
+    named = re.findall(rf"({re.escape(str(kept))}/[^\s)]+)", checked.stdout)
+    assert all(Path(path).exists() for path in named), named
+    shutil.rmtree(kept)
+    assert list(bots.socket_root.iterdir()) == []  # no other temporary folder is left
 
 
 def test_check_bot_keeps_the_logs_when_asked(bots: Bots, tmp_path: Path) -> None:
     checked = check_bot(bots, bots.command("crash.py", "--at", "3"), *QUICK, "--logs", str(tmp_path / "logs"))
     assert checked.returncode == 1
-    assert f"bot output is kept in {tmp_path / 'logs'}" in checked.stdout
+    assert f"the game logs and the bot's output are kept in {tmp_path / 'logs'}" in checked.stdout
     assert (tmp_path / "logs" / "check-stop_the_bus-3-1.jsonl").exists()
     assert f"process exit code 3 (its output is in {tmp_path / 'logs'}" in checked.stdout
 
@@ -430,3 +437,11 @@ def test_check_bot_reports_slow_handling_of_a_games_start_apart_from_slow_decisi
                         "--games", "3")  # fmt: skip
     assert checked.returncode == 1, checked.stdout
     assert "slow handling of the messages between decisions" in checked.stdout
+    shutil.rmtree(kept_logs(checked))
+
+
+def kept_logs(checked: subprocess.CompletedProcess) -> Path:
+    """The folder where check-bot says it kept the logs (it exists)."""
+    (kept,) = re.findall(r"^the game logs and the bot's output are kept in (\S+)$", checked.stdout, re.MULTILINE)
+    assert Path(kept).is_dir(), kept
+    return Path(kept)

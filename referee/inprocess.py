@@ -1,0 +1,85 @@
+"""Players inside the referee: a seat of a game played by a Python function, through the Python bot kit's code.
+
+An :class:`InProcessBot` takes a seat in a :class:`referee.match.Match` as a
+bot process does, without a process or a stream: it is handed the very
+bytes a bot's stream carries (each ``DecisionRequest``, ``GameStart``,
+``FaultNotice`` and ``GameEnd``) and reads them with the kit's
+:class:`referee.botkit.BotServicer`, so its ``decide`` function sees what a
+Python bot in that seat sees (the engine's observation, with the current
+hand's events), and its hooks are called as a bot's are. ``check-bot`` plays
+its default opponents so (:func:`sample_opponents`: the sample bots, which
+ship with the referee), and ``referee play --human`` a person
+(:mod:`referee.human`). An in-process player is on no clock and never
+faults, except as a bot on a stream would: a ``decide`` that raises is a
+malformed reply.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Callable
+from functools import cache
+
+from referee.botkit import BotServicer
+from referee.games import GAMES, Action, Observation
+from referee.resources import sample_bot_path
+from referee.session import decision_action
+from referee.v2 import bot_pb2 as pb
+
+SAMPLE_BOTS = ("heuristic", "random")
+
+
+@cache
+def sample_decide(name: str) -> Callable[[Observation], object]:
+    """The ``decide`` function of a sample bot shipped with the referee (``random`` or ``heuristic``)."""
+    path = sample_bot_path(f"{name}_bot.py")
+    spec = importlib.util.spec_from_file_location(f"referee_sample_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.decide
+
+
+class InProcessBot:
+    """A seat played inside the referee by ``decide`` (and the kit's hooks), as a Python kit bot would play it."""
+
+    def __init__(self, name: str, decide: Callable[[Observation], object], **hooks) -> None:
+        self.name = name
+        self.servicer = BotServicer(decide, name, "1.0", tuple(GAMES), **hooks)
+        self.last_wall_ms = self.last_charged_ms = 0.0
+        self.connected = self.usable = True
+
+    def game_start(self, message: pb.GameStart) -> None:
+        self.servicer.start_game(message)
+
+    def fault_notice(self, message: pb.FaultNotice) -> None:
+        self.servicer.take_fault(message)
+
+    def game_end(self, body: bytes) -> None:
+        """Take the GameEnd whose bytes are ``body``."""
+        self.servicer.end_game(pb.GameEnd.FromString(body))
+
+    async def decide(
+        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
+        while_waiting: Callable[[], None] | None = None,
+    ) -> Action:  # fmt: skip
+        if while_waiting is not None:
+            while_waiting()
+        started = time.perf_counter()
+        decision = (await self.answer(pb.DecisionRequest.FromString(request))).decision
+        self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
+        return decision_action(decision, self.name)  # as a bot on a stream: an error is a malformed fault
+
+    async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
+        """The kit's reply to ``request`` (a player that waits for a person answers in a thread)."""
+        return self.servicer.answer(request)
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
+
+
+def sample_opponents(count: int) -> list[InProcessBot]:
+    """``count`` sample opponents, heuristic and random in turn."""
+    return [
+        InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)
+    ]

@@ -168,7 +168,7 @@ async def check_bot(
     described = bot.folder if isinstance(bot, Submission) else bot.describe()
     try:
         report.say(f"checking {described}")
-        candidate = await _built(bot, report) if isinstance(bot, Submission) else bot
+        candidate = await build_bot(bot, report) if isinstance(bot, Submission) else bot
         if candidate is not None:
             await _check(candidate, settings, log_dir, report)
     finally:
@@ -183,7 +183,7 @@ async def check_bot(
     return status
 
 
-async def _built(submission: Submission, report: Report) -> BotSpec | None:
+async def build_bot(submission: Submission, report: Report) -> BotSpec | None:
     """The bot of a submission folder, built as a league builds it; None (and the problem reported) if it cannot be."""
     from referee.config import LeagueBot, load_submission
     from referee.submissions import build_submission, run_from

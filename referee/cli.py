@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the result")
     play.add_argument("--verbose", action="store_true",
                       help="print every move as it is played, with the cards (as `referee show` does)")
+    play.add_argument("--human", type=int, metavar="SEAT",
+                      help="play this seat yourself, at the terminal (the --bot commands take the other seats, in "
+                           "order): each turn shows your seat's view and its legal actions, by number")
     _add_timing_options(play)
     _add_sandbox_options(play)
 
@@ -183,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--build-cache", type=Path, metavar="DIR",
                        help="where the builds of submission folders are kept (default $XDG_CACHE_HOME/referee/"
                             "check-bot, or ~/.cache/referee/check-bot)")
-    check.add_argument("bot_command", nargs=argparse.REMAINDER, metavar="DIR | -- CMD ...",
+    check.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD ...",
                        help="a submission folder (holding bot.yaml), or the bot's command line after --; `python` "
                             "is the referee's own")
     _add_timing_options(check)
@@ -213,6 +216,28 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
     replay.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
     replay.add_argument("-o", "--out", type=Path, metavar="FILE", help="the page to write (default: GAME_ID.html here)")
+
+    replay_to = commands.add_parser(
+        "replay-to", help="replay a recorded game to a bot from one seat, and say where its answers differ",
+        description="Sends the bot, started in its sandbox, exactly what the seat received in the recorded game "
+                    "(handshake, game start, each decision request with its events, fault notices, game end) and "
+                    "compares each answer with the recorded one, with the fault it would be charged; the game goes "
+                    "on as recorded. Exit status 0 when every answer is as recorded, 1 otherwise.",
+    )  # fmt: skip
+    replay_to.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
+    replay_to.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
+    replay_to.add_argument("--seat", type=int, required=True, metavar="N", help="the seat replayed to the bot")
+    replay_to.add_argument("--all", action="store_true", help="print every decision, not only those that differ")
+    replay_to.add_argument("--json", action="store_true", help="print the report as JSON (the progress goes to stderr)")
+    replay_to.add_argument("--logs", type=Path, metavar="DIR",
+                           help="keep the bot's output here (default: kept only when an answer differs)")
+    replay_to.add_argument("--build-cache", type=Path, metavar="DIR", help="as for check-bot")
+    replay_to.add_argument("--startup-timeout-ms", type=int, default=Timing.startup_timeout_ms, metavar="MS",
+                           help=f"time to start and answer the handshake (default {Timing.startup_timeout_ms})")
+    replay_to.add_argument("--tcp", action="store_true", help="the bot listens on TCP 127.0.0.1 (with the host's network)")
+    replay_to.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD ...",
+                           help="a submission folder (holding bot.yaml), or the bot's command line after --")
+    _add_sandbox_options(replay_to)
 
     serve = commands.add_parser(
         "serve", help="serve a league's output directory on this machine; open pages update as games finish",
@@ -308,7 +333,7 @@ TRACEBACK_VARIABLE = "REFEREE_TRACEBACK"  # set to 1: show the traceback of an u
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)  # a usage error exits here with status 2
+    args = _parse(list(sys.argv[1:] if argv is None else argv))  # a usage error exits here with status 2
     args.argv = list(sys.argv[1:] if argv is None else argv)  # to run again in a private network (--backend ray)
     name = f"referee {args.command}"
     try:
@@ -337,6 +362,24 @@ def main(argv: list[str] | None = None) -> int:
                      "where; please report it)")  # fmt: skip
 
 
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The command line, read; a bot's command line after ``--`` (check-bot, replay-to) is taken as written,
+    and a submission folder may come before or after the options."""
+    parser = build_parser()
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = parser.parse_known_args(argv[:cut])
+    if not hasattr(args, "bot_command"):
+        return parser.parse_args(argv) if extra or cut < len(argv) else args
+    unknown = [word for word in extra if word.startswith("-")]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    folder = [*args.bot_command, *extra]
+    if cut < len(argv) and folder:
+        parser.error(f"give a submission folder or a command after --, not both ({' '.join(folder)})")
+    args.bot_command = ["--", *argv[cut + 1 :]] if cut < len(argv) else folder
+    return args
+
+
 def _command(args: argparse.Namespace) -> int:
     from referee.league import run_interruptibly
 
@@ -344,6 +387,8 @@ def _command(args: argparse.Namespace) -> int:
         return run_interruptibly(_play(args))
     if args.command == "check-bot":
         return run_interruptibly(_check_bot(args))
+    if args.command == "replay-to":
+        return run_interruptibly(_replay_to(args))
     if args.command == "verify":
         return _verify(args)
     if args.command == "seed":
@@ -383,10 +428,16 @@ def _quiet_stdout() -> None:
 
 async def _play(args: argparse.Namespace) -> int:
     game = GAMES[args.game]
-    if not game.min_players <= len(args.bot) <= game.max_players:
-        print(f"referee play: {args.game} needs {game.min_players} to {game.max_players} bots, got {len(args.bot)}",
-              file=sys.stderr)  # fmt: skip
+    human = args.human is not None
+    seats = len(args.bot) + human
+    if not game.min_players <= seats <= game.max_players:
+        print(f"referee play: {args.game} needs {game.min_players} to {game.max_players} "
+              f"{'players' if human else 'bots'}, got {seats}", file=sys.stderr)  # fmt: skip
         return 2
+    if human and args.verbose:
+        raise UsageError("--verbose shows every seat's cards, which --human keeps from you; leave one out")
+    if human and not 0 <= args.human < seats:
+        raise UsageError(f"--human {args.human}: the game has seats 0 to {seats - 1} (one --bot for each other seat)")
     names = args.name or []
     if names and len(names) != len(args.bot):
         print(f"referee play: {len(names)} --name for {len(args.bot)} --bot; give one name per bot, in order",
@@ -409,20 +460,27 @@ async def _play(args: argparse.Namespace) -> int:
         from referee.transcript import LivePrinter
 
         observer = LivePrinter(lambda line: print(line, flush=True))
+    policy = FaultPolicy(PolicyMode(args.policy), args.max_faults)
     try:
-        result = await play_game(
-            args.game, specs, seed=args.seed, game_id=f"play-{args.seed}", timing=timing,
-            turn_limit=args.turn_limit, policy=FaultPolicy(PolicyMode(args.policy), args.max_faults),
-            log_path=args.log, bot_log_dir=bot_logs, observer=observer,
-        )  # fmt: skip
-        if not args.quiet and not args.verbose:
+        if human:
+            from referee.human import play_as_human
+
+            result = await play_as_human(args.game, args.human, specs, seed=args.seed, timing=timing,
+                                         turn_limit=args.turn_limit, policy=policy, log_path=args.log,
+                                         bot_log_dir=bot_logs)  # fmt: skip
+        else:
+            result = await play_game(
+                args.game, specs, seed=args.seed, game_id=f"play-{args.seed}", timing=timing,
+                turn_limit=args.turn_limit, policy=policy, log_path=args.log, bot_log_dir=bot_logs, observer=observer,
+            )  # fmt: skip
+        if not args.quiet and not args.verbose and not human:
             for hand in result.hand_results:
                 print(_with_names(hand.describe(), result.players))
         print(_result_text(result))
-        failed = [seat for seat in range(len(specs)) if result.faults[seat]]
+        failed = [seat for seat in range(seats) if result.faults[seat]]
         for seat in failed:
-            log_path = bot_logs / f"seat{seat}-{specs[seat].name}.log"
-            print(f"seat {seat} ({specs[seat].name}) failed: "
+            log_path = bot_logs / f"seat{seat}-{result.players[seat]}.log"
+            print(f"seat {seat} ({result.players[seat]}) failed: "
                   + "; ".join(f"{count} {kind}" for kind, count in sorted(result.faults[seat].items()))
                   + log_tail(log_path), file=sys.stderr)  # fmt: skip
         if failed and not kept:
@@ -462,13 +520,8 @@ def _result_text(result: MatchResult) -> str:
 
 
 async def _check_bot(args: argparse.Namespace) -> int:
-    from referee.checkbot import SELF, CheckSettings, Submission, check_bot, default_cache
+    from referee.checkbot import SELF, CheckSettings, check_bot
 
-    given = args.bot_command
-    command = given[1:] if given[:1] == ["--"] else given
-    if not command:
-        raise UsageError("give a submission folder (referee check-bot my-bot/) or the bot's command after -- "
-                         "(referee check-bot -- python my_bot.py)")  # fmt: skip
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
     if args.max_faults < 1:
@@ -476,15 +529,7 @@ async def _check_bot(args: argparse.Namespace) -> int:
     for seats in args.seats or ():
         if not any(game.min_players <= seats <= game.max_players for game in GAMES.values()):
             raise UsageError(f"--seats {seats} fits no game (2 to 10 seats)")
-    refusal = _sandbox_refusal("check-bot", "--no-sandbox" if args.no_sandbox else None)
-    if refusal:
-        print(refusal, file=sys.stderr)
-        return 1
-    folder = given[:1] != ["--"] and len(command) == 1 and os.path.isdir(command[0])
-    if folder:
-        bot = Submission(command[0], _sandbox_settings(args, shared=True), args.build_cache or default_cache())
-    else:
-        bot = _spec(command, 0, args, "candidate")
+    bot = _candidate(args, "check-bot")
     opponents = tuple(SELF if text == SELF else _spec(text, index, args, BotSpec.from_command(text).name)
                       for index, text in enumerate(args.opponent or ()))  # fmt: skip
     settings = CheckSettings(
@@ -493,6 +538,42 @@ async def _check_bot(args: argparse.Namespace) -> int:
         seats=tuple(args.seats or ()), opponents=opponents,
     )  # fmt: skip
     return await check_bot(bot, settings, args.logs, args.json)
+
+
+async def _replay_to(args: argparse.Namespace) -> int:
+    import json
+
+    from referee.checkbot import Report, Submission, build_bot
+    from referee.replay_to import replay_to
+
+    out = sys.stderr if args.json else sys.stdout
+    bot = _candidate(args, "replay-to")
+    if isinstance(bot, Submission):
+        bot = await build_bot(bot, Report(out))
+        if bot is None:
+            return 1
+    report = await replay_to(_game_log_path(args.game, args.output), args.seat, bot, out=out, every=args.all,
+                             startup_timeout_ms=args.startup_timeout_ms, log_dir=args.logs)  # fmt: skip
+    if args.json:
+        print(json.dumps(report.json(bot.describe()), indent=2))
+    return 1 if report.problem or report.differences else 0
+
+
+def _candidate(args: argparse.Namespace, command_name: str):
+    """The bot a command checks: a submission folder (to build: a checkbot.Submission) or a command's BotSpec."""
+    from referee.checkbot import Submission, default_cache
+
+    given = args.bot_command
+    command = given[1:] if given[:1] == ["--"] else given
+    if not command:
+        raise UsageError(f"give a submission folder (referee {command_name} ... my-bot/) or the bot's command after -- "
+                         f"(referee {command_name} ... -- python my_bot.py)")  # fmt: skip
+    refusal = _sandbox_refusal(command_name, "--no-sandbox" if args.no_sandbox else None)
+    if refusal:
+        raise RefereeError(refusal.removeprefix(f"referee {command_name}: "))
+    if given[:1] != ["--"] and len(command) == 1 and os.path.isdir(command[0]):
+        return Submission(command[0], _sandbox_settings(args, shared=True), args.build_cache or default_cache())
+    return _spec(command, 0, args, "candidate")
 
 
 # ----- leagues ---------------------------------------------------------------------

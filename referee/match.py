@@ -349,12 +349,15 @@ def _bot_name(bot: BotSession | BotFault) -> str:
 
 
 async def start_bots(
-    specs: Sequence[BotSpec], setup: GameSetup, log_dir: Path | None = None
+    specs: Sequence[BotSpec], setup: GameSetup, log_dir: Path | None = None, seats: Sequence[int] | None = None
 ) -> list[BotSession | BotFault]:
-    """Start every bot at once; a bot that fails is returned as its :class:`BotFault`."""
+    """Start every bot at once; a bot that fails is returned as its :class:`BotFault`.
+
+    Each bot's output goes to ``log_dir/seatN-NAME.log``, N its seat: ``seats[index]``, or its index.
+    """
 
     async def start(index: int, spec: BotSpec) -> BotSession | BotFault:
-        log_path = log_dir / f"seat{index}-{spec.name}.log" if log_dir else None
+        log_path = log_dir / f"seat{seats[index] if seats else index}-{spec.name}.log" if log_dir else None
         bot = BotSession(spec, log_path)
         try:
             await bot.start(setup)

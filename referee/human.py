@@ -1,0 +1,305 @@
+"""``referee play --human SEAT``: a person plays one seat at the terminal; bots play the others.
+
+The person's seat is an :class:`referee.inprocess.InProcessBot`: it is handed
+the bytes a bot in that seat is sent, read by the Python kit as a Python bot
+reads them, so the person sees what a bot in the seat sees and no more: the
+observation :meth:`referee.games.Game.observation` makes (the one function
+that says what a seat may see; the other seats' cards stay hidden) and the
+public events. At each of the person's turns the screen is drawn afresh (on a
+terminal, the old one is cleared): what happened since the last turn, the
+seats' lives, the table as the seat sees it, the seat's hand, and the legal
+actions, numbered; the person answers with a number (or the action's text,
+``discard QS``). The seat is on no clock. At the game's end the screen shows
+the last events and the placements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from referee.bots import BotSpec
+from referee.cards import Card, format_cards
+from referee.errors import MalformedActionError, RefereeError
+from referee.faults import FaultPolicy
+from referee.games import BastardBragObservation, Observation, StopTheBusObservation
+from referee.games.base import Action, ActionKind, Phase
+from referee.hands import hand_rank
+from referee.inprocess import InProcessBot
+from referee.match import Match, MatchResult, start_bots, stop_bots
+from referee.protocol import card_from_pb
+from referee.session import GameSetup, Timing
+from referee.v2 import bot_pb2 as pb
+
+CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear the screen
+RULE = "-" * 64
+MOST_EVENTS = 24  # lines of "since your last turn" shown; the earliest beyond this are summed up
+GAME_NAMES = {"stop_the_bus": "Stop the Bus", "bastard_brag": "Bastard Brag"}
+
+
+class LeftTheGame(RefereeError):
+    """The person at the terminal left the game (``q``, or the end of input)."""
+
+
+class HumanSeat(InProcessBot):
+    """A seat played by a person at the terminal: each turn, the seat's view and its legal actions, by number."""
+
+    def __init__(self, name: str, ask: Callable[[str], str] = input, out: TextIO = sys.stdout,
+                 clear: bool | None = None) -> None:  # fmt: skip
+        super().__init__(name, self._choose, on_game_start=self._started, on_event=self._seen,
+                         on_game_end=self._ended)  # fmt: skip
+        self._ask = ask
+        self._out = out
+        self._clear = out.isatty() if clear is None else clear
+        self._players: list[str] = []
+        self._seat = 0
+        self._since: list[str] = []  # what happened since the person's last turn, in words
+        self._number = 0  # the decision being asked
+        self._left = False  # the person left the game (q, or the end of input)
+
+    async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
+        """The kit's reply, in a thread of its own: the person takes their time, the referee goes on meanwhile."""
+        self._number = request.decision_number
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future = loop.create_future()
+
+        def run() -> None:
+            try:
+                reply = self.servicer.answer(request)
+            except BaseException as error:  # noqa: BLE001 - handed to the game's loop, which raises it
+                loop.call_soon_threadsafe(_settle, answered, None, error)
+            else:
+                loop.call_soon_threadsafe(_settle, answered, reply, None)
+
+        # A daemon thread: one blocked in input() must not hold up the referee's exit (Ctrl-C).
+        threading.Thread(target=run, name="human-seat", daemon=True).start()
+        reply = await answered
+        if self._left:
+            raise LeftTheGame("you left the game")
+        return reply
+
+    # ----- the kit's hooks: what the seat is told -------------------------------------------------
+
+    def _started(self, start: pb.GameStart) -> None:
+        self._players = list(start.players)
+        self._seat = start.seat
+        self._since = [f"{GAME_NAMES[_game_name(start.game)]}, {start.num_players} players: "
+                       + ", ".join(self._name(seat) for seat in range(start.num_players))]  # fmt: skip
+
+    def _seen(self, event: pb.Event) -> None:
+        self._since.extend(describe_event(event, self._name))
+
+    def _ended(self, end: pb.GameEnd) -> None:
+        places = ", ".join(f"{place}. {self._name(seat)}" for place, seat in enumerate(end.placements, start=1))
+        void = " (void: it does not count)" if end.is_void else ""
+        self._draw([
+            f"Game over after {end.hands_played} hand{'s' * (end.hands_played != 1)}{void}", RULE,
+            "Since your last turn", *self._events(), RULE, f"Placings: {places}",
+        ])  # fmt: skip
+
+    # ----- a turn ---------------------------------------------------------------------------------
+
+    def _choose(self, view: Observation) -> Action:
+        legal = view.legal_actions
+        labels = [action_label(act, view) for act in legal]
+        lines = [
+            f"{GAME_NAMES[view.game]} - hand {view.hand_number} - decision {self._number} - you are seat {view.seat}",
+            RULE, "Since your last turn", *self._events(), RULE, *self._table(view), RULE,
+            *(f"  {index:>2}  {label}" for index, label in enumerate(labels, start=1)),
+        ]  # fmt: skip
+        self._since = []
+        self._draw(lines)
+        prompt = f"Your move (1-{len(legal)}, or q to leave): "
+        while True:
+            try:
+                text = self._ask(prompt).strip()
+            except EOFError:
+                text = "q"
+            chosen = _chosen(text, legal)
+            if chosen is LEAVE:
+                self._left = True  # answer() ends the game
+                return legal[0]
+            if chosen is not None:
+                return chosen
+            prompt = f"Type a number from 1 to {len(legal)} (or an action such as {legal[-1]}), or q to leave: "
+
+    def _table(self, view: Observation) -> list[str]:
+        width = max(len(self._name(seat)) for seat in range(view.num_players))
+        lines = []
+        for seat in range(view.num_players):
+            state = "out of the game" if not view.in_game[seat] else "in the hand" if view.in_hand[seat] else "sitting out"
+            lives = f"{view.lives[seat]} li{'ves' if view.lives[seat] != 1 else 'fe'}"
+            extra = (", floating" if view.floating[seat] else "") + (", dealer" if seat == view.dealer else "")
+            extra += ", stopped the bus" if seat == view.ender and view.game == "stop_the_bus" else ""
+            extra += ", knocked" if seat == view.ender and view.game == "bastard_brag" else ""
+            marker = "  <- you" if seat == view.seat else ""
+            lines.append(f"  {self._name(seat):<{width}}  {lives}, {state}{extra}{marker}")
+        if isinstance(view, StopTheBusObservation):
+            top = f"{view.discard_top} on top" if view.discard_top else "empty"
+            lines.append(f"Discard pile: {top} ({_cards(view.discard_count)}) - stock: {_cards(view.stock_count)}")
+            if view.drawn_card is not None:
+                held = [card for card in view.hand if card != view.drawn_card]
+                source = "took from the discard pile" if view.took_discard else "drew"
+                lines.append(f"Your hand: {format_cards(held)}, and {view.drawn_card} you {source}")
+                return lines
+        elif isinstance(view, BastardBragObservation):
+            slots = [str(card) if card is not None else "??" for card in view.centre]
+            lines.append(f"Centre: {slots[0]} {slots[1]} face down, {slots[2]} face up")
+        lines.append(f"Your hand: {format_cards(view.hand)}   {hand_rank(view.hand)}" if len(view.hand) == 3
+                     else f"Your hand: {format_cards(view.hand)}")  # fmt: skip
+        if view.phase is Phase.FINAL:
+            lines.append("Final turns: the hand ends when every other seat has had one")
+        return lines
+
+    def _events(self) -> list[str]:
+        events = self._since or ["(nothing)"]
+        if len(events) > MOST_EVENTS:
+            events = [f"({len(events) - MOST_EVENTS + 1} earlier lines not shown)", *events[-MOST_EVENTS + 1 :]]
+        return [f"  {line}" for line in events]
+
+    def _draw(self, lines: Sequence[str]) -> None:
+        self._out.write((CLEAR if self._clear else "\n") + "\n".join(lines) + "\n")
+        self._out.flush()
+
+    def _name(self, seat: int) -> str:
+        if seat == self._seat:
+            return f"seat {seat} (you)"
+        return f"seat {seat} {self._players[seat] if seat < len(self._players) else '?'}"
+
+
+LEAVE = object()
+
+
+def _chosen(text: str, legal: Sequence[Action]) -> Action | object | None:
+    """The action a person typed: its number, or its text form; LEAVE for q; None for anything else."""
+    if text.lower() in ("q", "quit", "exit"):
+        return LEAVE
+    if text.isdigit() and 1 <= int(text) <= len(legal):
+        return legal[int(text) - 1]
+    try:
+        typed = Action.parse(text)
+    except MalformedActionError:
+        return None
+    return typed if typed in legal else None
+
+
+def _settle(future: asyncio.Future, result, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def _game_name(game: int) -> str:
+    return {pb.GAME_STOP_THE_BUS: "stop_the_bus", pb.GAME_BASTARD_BRAG: "bastard_brag"}[game]
+
+
+# ----- words ------------------------------------------------------------------------------------------
+
+
+def action_label(act: Action, view: Observation) -> str:
+    """A legal action in words, as the seat sees the table: ``take 7H from the discard pile``."""
+    kind = act.kind
+    if kind is ActionKind.DRAW:
+        return "draw from the stock"
+    if kind is ActionKind.TAKE:
+        return f"take {view.discard_top} from the discard pile"
+    if kind is ActionKind.DISCARD:
+        kept = [card for card in view.hand if card != act.card]
+        return f"discard {act.card}, keep {format_cards(kept)}   {hand_rank(kept)}"
+    if kind is ActionKind.STOP:
+        return "stop the bus"
+    if kind is ActionKind.PASS:
+        return "pass"
+    if kind is ActionKind.KNOCK:
+        return "knock"
+    centre = view.centre
+    if kind is ActionKind.EXCHANGE:
+        taken = centre[act.slot]
+        kept = [card for card in view.hand if card != act.card] + ([taken] if taken is not None else [])
+        rank = f"   {hand_rank(kept)}" if len(kept) == 3 else ""
+        if act.slot == 2:
+            return f"give {act.card} for {taken}, face up{rank}"
+        what = f"{taken} (face down, slot {act.slot})" if taken is not None else f"the face-down card in slot {act.slot}"
+        return f"give {act.card} for {what}{rank}"
+    # exchange-all: the hand for the centre, the given card laid face up
+    return f"swap your hand for the centre, laying {act.card} face up"
+
+
+def describe_event(event: pb.Event, name: Callable[[int], str]) -> list[str]:
+    """A public event in words (a showdown takes a line per hand shown)."""
+    kind = event.kind
+    seat = name(event.seat) if event.HasField("seat") else ""
+    card = str(card_from_pb(event.card)) if event.HasField("card") else ""
+    if kind == pb.EVENT_KIND_DEAL:
+        return [f"hand {event.hand_number}: {seat} deals; {card} is turned up"]
+    if kind == pb.EVENT_KIND_DRAW:
+        return [f"{seat} draws from the stock"]
+    if kind == pb.EVENT_KIND_TAKE:
+        return [f"{seat} takes {card} from the discard pile"]
+    if kind == pb.EVENT_KIND_DISCARD:
+        return [f"{seat} discards {card}"]
+    if kind == pb.EVENT_KIND_EXCHANGE:
+        if event.slot == 2:
+            return [f"{seat} gives {card} for {card_from_pb(event.taken)}, face up"]
+        return [f"{seat} exchanges a card for the face-down card in slot {event.slot}"]
+    if kind == pb.EVENT_KIND_EXCHANGE_ALL:
+        return [f"{seat} swaps the hand for the centre, laying {card} face up"]
+    if kind == pb.EVENT_KIND_RECYCLE:
+        return [f"the stock is empty: {event.count} discards are shuffled into a new stock"]
+    if kind == pb.EVENT_KIND_SHOWDOWN:
+        return _showdown(event, name)
+    words = {
+        pb.EVENT_KIND_STOP: f"{seat} stops the bus", pb.EVENT_KIND_PASS: f"{seat} passes",
+        pb.EVENT_KIND_KNOCK: f"{seat} knocks", pb.EVENT_KIND_STOCK_EXHAUSTED: "the stock is out: showdown",
+        pb.EVENT_KIND_TURN_LIMIT: f"the turn limit ({event.count}) is reached: showdown",
+        pb.EVENT_KIND_ELIMINATED: f"{seat} is out of the game", pb.EVENT_KIND_FORFEIT: f"{seat} forfeits (a fault)",
+        pb.EVENT_KIND_GAME_OVER: f"{seat} wins the game",
+    }  # fmt: skip
+    return [words.get(kind, pb.EventKind.Name(kind))]
+
+
+def _showdown(event: pb.Event, name: Callable[[int], str]) -> list[str]:
+    showdown = event.showdown
+    width = max((len(name(hand.seat)) for hand in showdown.hands), default=0)
+    lines = [f"showdown of hand {event.hand_number}:"]
+    for hand in showdown.hands:
+        cards: list[Card] = [card_from_pb(card) for card in hand.cards]
+        lines.append(f"  {name(hand.seat):<{width}}  {format_cards(cards)}  {hand.rank_name}")
+    after = {state.seat: state for state in showdown.seats}
+    loser = after.get(event.seat)
+    if loser is not None:
+        if loser.lives == 0 and not loser.floating:
+            lines.append(f"  {name(event.seat)} loses its last life")
+        else:
+            left = f"{loser.lives} li{'fe' if loser.lives == 1 else 'ves'} left" + (", now floating" if loser.floating else "")
+            lines.append(f"  {name(event.seat)} loses a life ({left})")
+    return lines
+
+
+def _cards(count: int) -> str:
+    return f"{count} card{'' if count == 1 else 's'}"
+
+
+async def play_as_human(
+    game: str, seat: int, specs: Sequence[BotSpec], *, seed: int, timing: Timing, turn_limit: int,
+    policy: FaultPolicy, log_path: Path | None, bot_log_dir: Path | None, seat_name: str = "you",
+) -> MatchResult:  # fmt: skip
+    """Start the bots (``specs``: the other seats, in order), play one game with a person in ``seat``, stop the bots."""
+    seats = [index for index in range(len(specs) + 1) if index != seat]
+    bots: list = []
+    try:
+        bots = await start_bots(specs, GameSetup(game, len(specs) + 1, timing, turn_limit), bot_log_dir, seats)
+        players = [*bots[:seat], HumanSeat(seat_name), *bots[seat:]]
+        match = Match(game, players, seed=seed, game_id=f"play-{seed}", timing=timing, turn_limit=turn_limit,
+                      policy=policy, log_path=log_path, players=[*(spec.name for spec in specs[:seat]), seat_name,
+                                                                 *(spec.name for spec in specs[seat:])])  # fmt: skip
+        return await match.play()
+    finally:
+        await stop_bots(bots)

@@ -172,7 +172,7 @@ async def check_bot(
         if candidate is not None:
             await _check(candidate, settings, log_dir, report)
     finally:
-        kept = given or bool(report.problems)
+        kept = given or (bool(report.problems) and any(log_dir.iterdir()))  # an empty folder tells nothing
         if kept:
             report.say(f"the game logs and the bot's output are kept in {log_dir}")
         else:
@@ -408,13 +408,11 @@ class _Table:
         own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]
         for kind in sorted({record["kind"] for record in own}):
             of_kind = [record for record in own if record["kind"] == kind]
-            whose = {"" if record["seat"] == seat else f" (as opponent {record['bot']}, seat {record['seat']})"
-                     for record in of_kind}  # fmt: skip
-            details = "; ".join(record["detail"] + ("" if record["seat"] == seat else f" ({record['bot']})")
+            details = "; ".join(record["detail"] + ("" if record["seat"] == seat else
+                                                    f" (as opponent {record['bot']}, seat {record['seat']})")
                                 for record in of_kind)  # fmt: skip
             self.report.problem(
-                f"{game_label}: {len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}"
-                f"{''.join(sorted(whose)) if len(whose) == 1 else ''}: {details}",
+                f"{game_label}: {len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}: {details}",
                 *(Check("fault", FAIL, record["detail"], **{**where, "seat": record["seat"]}, decision=record["n"],
                         facts={"kind": kind, "bot": record["bot"]}) for record in of_kind),
             )  # fmt: skip

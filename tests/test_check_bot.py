@@ -1,0 +1,110 @@
+"""`referee check-bot DIR` and its options, with real bot processes: a submission folder built as a league
+builds it, its bot.yaml's problems named by file, line and key, the JSON report, the fault policy and the
+opponents. (A bad bot failing check-bot -- CMD is tests/test_faults.py's; the bot kits', tests/test_*_bot.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from referee.gamelog import read_log
+from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
+
+QUICK = ["--game", "stop_the_bus", "--seats", "3", "--games", "1"]
+
+
+def check_bot(bots: Bots, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "referee.cli", "check-bot", *arguments], capture_output=True, text=True,
+                          timeout=300, env=bots.subprocess_env())  # fmt: skip
+
+
+def submission(folder: Path, manifest: str) -> Path:
+    """A copy of the Python sample bots' folder with its own bot.yaml."""
+    shutil.copytree(SAMPLE_BOTS, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.yaml").write_text(manifest)
+    return folder
+
+
+def report_of(checked: subprocess.CompletedProcess) -> dict:
+    """The --json report; the logs it kept (they exist) are removed, as the test's folder must be left empty."""
+    report = json.loads(checked.stdout)
+    if report["logs"] is not None:
+        assert Path(report["logs"]).is_dir()
+        shutil.rmtree(report["logs"])
+    return report
+
+
+def test_a_folder_whose_bot_yaml_has_no_run_fails_in_one_line_naming_the_file_and_the_key(bots: Bots, tmp_path) -> None:
+    folder = submission(tmp_path / "mine", "name: mine\nversion: '1'\nbuild: make\n")
+    checked = check_bot(bots, "--build-cache", str(tmp_path / "cache"), str(folder))
+    assert checked.returncode == 1
+    (line,) = checked.stderr.strip().splitlines()
+    assert line.startswith(f"{folder}/bot.yaml:1: run: missing; bot.yaml needs name, version, run (run: the command")
+    report = report_of(check_bot(bots, "--json", "--build-cache", str(tmp_path / "cache"), str(folder)))
+    assert report["passed"] is False
+    assert report["checks"] == [{"check": "manifest", "verdict": "fail", "detail": line}]
+    assert not (tmp_path / "cache").exists()  # nothing was built
+
+
+def test_a_submission_is_built_in_a_copy_reused_while_unchanged_and_built_again_once_changed(bots, tmp_path) -> None:
+    folder = submission(tmp_path / "mine", "name: mine\nversion: '1'\nbuild: echo built >> built.txt\n"
+                                            "run: [python, heuristic_bot.py]\n")  # fmt: skip
+    cache = ["--build-cache", str(tmp_path / "cache")]
+    first = check_bot(bots, *QUICK, *cache, "--json", str(folder))
+    assert first.returncode == 0, first.stderr
+    report = report_of(first)
+    assert report["passed"] is True
+    assert [(check["check"], check["verdict"]) for check in report["checks"]] == [
+        ("manifest", "pass"), ("build", "pass"), ("handshake", "pass"), ("game", "pass")]
+    (build,) = [check for check in report["checks"] if check["check"] == "build"]
+    copy = Path(build["copy"])
+    assert build["reused"] is False and (copy / "built.txt").read_text() == "built\n"
+    assert not (folder / "built.txt").exists(), "the build ran in the submission's own folder"
+    assert "handshake ok: heuristic 1.0" in first.stderr
+    again = check_bot(bots, *QUICK, *cache, str(folder))
+    assert again.returncode == 0 and "reused" in again.stdout and (copy / "built.txt").read_text() == "built\n"
+    (folder / "notes.txt").write_text("a change")
+    changed = check_bot(bots, *QUICK, *cache, str(folder))
+    assert changed.returncode == 0 and "build ok: mine: built in" in changed.stdout
+    assert (copy / "notes.txt").exists() and (copy / "built.txt").read_text() == "built\n"  # a fresh copy
+
+
+def test_the_json_report_names_each_fault_with_its_game_and_decision_under_the_policy_asked(bots, tmp_path) -> None:
+    illegal = [PYTHON, str(BAD_BOTS / "bad_reply.py"), "--mode", "illegal", "--at", "2,4", "--marker", bots.marker]
+    logs = tmp_path / "logs"
+    checked = check_bot(bots, *QUICK, "--fault-policy", "default_action", "--json", "--logs", str(logs), "--", *illegal)
+    assert checked.returncode == 1
+    report = json.loads(checked.stdout)
+    assert report["passed"] is False and report["logs"] == str(logs)
+    (game,) = [check for check in report["checks"] if check["check"] == "game"]
+    assert game["verdict"] == "fail" and game["game"] == "stop_the_bus" and game["seats"] == 3
+    faults = [check for check in report["checks"] if check["check"] == "fault"]
+    recorded = [record for record in read_log(Path(game["log"])) if record["type"] == "fault"]
+    assert [(check["decision"], check["kind"], check["detail"]) for check in faults] == [
+        (record["n"], "illegal", record["detail"]) for record in recorded]
+    assert len(faults) == 2 and all(check["game_id"] == game["game_id"] for check in faults)
+    assert not [check for check in report["checks"] if check["check"] == "forfeit"]  # the default action was played
+    assert "2 illegal faults" in checked.stderr
+
+
+def test_the_opponents_given_take_the_other_seats_and_a_copy_of_the_bot_faults_as_the_bot(bots, tmp_path) -> None:
+    random_bot = [PYTHON, str(SAMPLE_BOTS / "random_bot.py"), "--marker", bots.marker]
+    logs = tmp_path / "logs"
+    checked = check_bot(bots, *QUICK, "--logs", str(logs), "--opponent", "self", "--opponent",
+                        " ".join(random_bot), "--", *random_bot)  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    (log,) = logs.glob("check-*.jsonl")
+    # Each opponent is named by its command's last word (here the test's marker) and its seat among the opponents.
+    assert sorted(read_log(log)[0]["players"]) == ["candidate", f"{bots.marker}-2", "self-1"]
+    crashing = [PYTHON, str(BAD_BOTS / "crash.py"), "--at", "3", "--marker", bots.marker]
+    checked = check_bot(bots, *QUICK, "--json", "--opponent", "self", "--", *crashing)
+    assert checked.returncode == 1
+    report = report_of(checked)
+    crashes = [check for check in report["checks"] if check["check"] == "fault"]
+    crashed = {check["bot"] for check in crashes}
+    # Every process crashes on its third decision; two crashes end a game of three.
+    assert all(check["kind"] == "crash" for check in crashes) and "candidate" in crashed and crashed & {"self-1", "self-2"}
+    assert "as opponent self-" in checked.stderr

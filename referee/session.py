@@ -212,18 +212,8 @@ class BotSession:
         )
 
     async def _handshake(self, setup: GameSetup) -> None:
-        timing = setup.timing
-        request = pb.Handshake(
-            protocol_versions=[PROTOCOL_VERSION],
-            referee_version=__version__,
-            game=GAME_TO_PB[setup.game],
-            num_players=setup.num_players,
-            time_limits=pb.TimeLimits(
-                move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
-            ),
-            turn_limit=setup.turn_limit,
-        )
-        timeout = timing.startup_timeout_ms / 1000
+        request = handshake_message(setup)
+        timeout = setup.timing.startup_timeout_ms / 1000
         self._handshake_waiter = self._loop.create_future()
         try:
             await asyncio.wait_for(self._write(_HANDSHAKE_FIELD, request.SerializeToString()), timeout)
@@ -587,6 +577,21 @@ class BotSession:
                 self._lag = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
+
+
+def handshake_message(setup: GameSetup) -> pb.Handshake:
+    """The Handshake a bot is sent first: the protocol versions, this referee's version, the game, the limits."""
+    timing = setup.timing
+    return pb.Handshake(
+        protocol_versions=[PROTOCOL_VERSION],
+        referee_version=__version__,
+        game=GAME_TO_PB[setup.game],
+        num_players=setup.num_players,
+        time_limits=pb.TimeLimits(
+            move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
+        ),
+        turn_limit=setup.turn_limit,
+    )
 
 
 def decision_action(decision: pb.Decision, bot: str) -> Action:

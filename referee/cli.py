@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--build-cache", type=Path, metavar="DIR",
                        help="where the builds of submission folders are kept (default $XDG_CACHE_HOME/referee/"
                             "check-bot, or ~/.cache/referee/check-bot)")
-    check.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD ...",
+    check.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD",
                        help="a submission folder (holding bot.yaml), or the bot's command line after --; `python` "
                             "is the referee's own")
     _add_timing_options(check)
@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_to.add_argument("--startup-timeout-ms", type=int, default=Timing.startup_timeout_ms, metavar="MS",
                            help=f"time to start and answer the handshake (default {Timing.startup_timeout_ms})")
     replay_to.add_argument("--tcp", action="store_true", help="the bot listens on TCP 127.0.0.1 (with the host's network)")
-    replay_to.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD ...",
+    replay_to.add_argument("bot_command", nargs="*", metavar="DIR | -- CMD",
                            help="a submission folder (holding bot.yaml), or the bot's command line after --")
     _add_sandbox_options(replay_to)
 
@@ -541,22 +541,11 @@ async def _check_bot(args: argparse.Namespace) -> int:
 
 
 async def _replay_to(args: argparse.Namespace) -> int:
-    import json
+    from referee.replay_to import replay_command
 
-    from referee.checkbot import Report, Submission, build_bot
-    from referee.replay_to import replay_to
-
-    out = sys.stderr if args.json else sys.stdout
-    bot = _candidate(args, "replay-to")
-    if isinstance(bot, Submission):
-        bot = await build_bot(bot, Report(out))
-        if bot is None:
-            return 1
-    report = await replay_to(_game_log_path(args.game, args.output), args.seat, bot, out=out, every=args.all,
-                             startup_timeout_ms=args.startup_timeout_ms, log_dir=args.logs)  # fmt: skip
-    if args.json:
-        print(json.dumps(report.json(bot.describe()), indent=2))
-    return 1 if report.problem or report.differences else 0
+    return await replay_command(_game_log_path(args.game, args.output), args.seat, _candidate(args, "replay-to"),
+                                as_json=args.json, every=args.all, startup_timeout_ms=args.startup_timeout_ms,
+                                log_dir=args.logs)  # fmt: skip
 
 
 def _candidate(args: argparse.Namespace, command_name: str):

@@ -407,3 +407,17 @@ def read_log(path: Path) -> list[dict]:
     """The records of a game log."""
     with open(path, encoding="utf-8") as lines:
         return [json.loads(line) for line in lines if line.strip()]
+
+
+class GameLogError(RefereeError):
+    """A file that cannot be read as a game log."""
+
+
+def read_game_log(path: Path) -> list[dict]:
+    """The records of the game log ``path``; raise :class:`GameLogError` naming the file if it cannot be read."""
+    try:
+        return read_log(path)
+    except OSError as error:
+        raise GameLogError(f"{path}: cannot read the game log: {error.strerror or error}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise GameLogError(f"{path}: not a game log (JSON lines): {error}") from None

@@ -21,6 +21,7 @@ names this referee's version.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
@@ -30,9 +31,10 @@ from pathlib import Path
 
 from referee.bots import BotSpec, log_tail
 from referee.cards import parse_cards
+from referee.checkbot import Report, Submission, build_bot
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode
-from referee.gamelog import action_text, read_log, verify_log
+from referee.gamelog import action_text, read_game_log, verify_log
 from referee.games import Game
 from referee.games.base import Action
 from referee.match import Match, illegal_action_fault
@@ -280,6 +282,24 @@ async def replay_to(
     return report
 
 
+async def replay_command(
+    log_path: Path, seat: int, bot: BotSpec | Submission, *, as_json: bool = False, every: bool = False,
+    startup_timeout_ms: int = Timing.startup_timeout_ms, log_dir: Path | None = None,
+) -> int:  # fmt: skip
+    """``referee replay-to``: build the bot if it is a submission folder, replay the game to it, print the
+    report (as JSON, ``as_json``: the progress goes to stderr); return the exit status (0: no answer differs)."""
+    out = sys.stderr if as_json else sys.stdout
+    if isinstance(bot, Submission):
+        bot = await build_bot(bot, Report(out))
+        if bot is None:
+            return 1
+    report = await replay_to(log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out,
+                             every=every)  # fmt: skip
+    if as_json:
+        print(json.dumps(report.json(bot.describe()), indent=2))
+    return 1 if report.problem or report.differences else 0
+
+
 async def _play(start, records, decisions, start_faults, seat, session, report: ReplayReport) -> None:
     """Play the recorded game again through Match, the replayed seat's messages to ``session``."""
     players = list(start["players"])
@@ -307,12 +327,7 @@ async def _play(start, records, decisions, start_faults, seat, session, report: 
 
 
 def _records(log_path: Path) -> list[dict]:
-    try:
-        records = read_log(log_path)
-    except OSError as error:
-        raise ReplayError(f"{log_path}: cannot read the game log: {error.strerror or error}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ReplayError(f"{log_path}: not a game log (JSON lines): {error}") from None
+    records = read_game_log(log_path)
     if not records or records[0].get("type") != "game_start":
         raise ReplayError(f"{log_path}: not a game log: it does not start with a game_start record")
     problems = verify_log(log_path)

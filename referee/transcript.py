@@ -24,7 +24,7 @@ from referee.cards import Card, format_cards, parse_cards
 from referee.errors import DecksExhaustedError, RefereeError
 from referee.games import BastardBragObservation, Game, Observation, StopTheBusObservation
 from referee.games.base import Action, ActionKind
-from referee.gamelog import new_game, read_log
+from referee.gamelog import GameLogError, new_game, read_game_log
 
 HIDDEN = "??"  # a card a seat cannot see
 PILE_SHOWN = 4  # discard pile cards listed in the referee's view, top first
@@ -441,11 +441,9 @@ def tell(records: Iterable[dict]) -> tuple[dict, list[Step]]:
 def read_game(path: Path) -> tuple[dict, list[Step]]:
     """Read and tell a game log file; raise :class:`TranscriptError` naming the file when it cannot be told."""
     try:
-        records = read_log(path)
-    except OSError as error:
-        raise TranscriptError(f"{path}: cannot read the game log: {error.strerror or error}") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise TranscriptError(f"{path}: not a game log (JSON lines): {error}") from None
+        records = read_game_log(path)
+    except GameLogError as error:
+        raise TranscriptError(str(error)) from None
     try:
         return tell(records)
     except TranscriptError as error:

@@ -145,7 +145,9 @@ def test_a_bot_that_dies_at_start_leaves_its_last_words_in_its_log(bots: Bots, t
 
 START_FAULTS = [
     pytest.param("exit_at_start.py", (), "startup", "exited with exit code 2 before listening", id="exits-at-start"),
-    pytest.param("no_listen.py", (), "startup", "did not listen on unix:", id="never-listens"),
+    # The address the bot was given, in its sandbox: not the referee's path to the socket on the host.
+    pytest.param("no_listen.py", (), "startup", "did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS)",
+                 id="never-listens"),
     pytest.param("handshake.py", ("--protocol-version", "7"), "handshake",
                  "speaks protocol versions 7; this referee speaks version 2", id="wrong-protocol-version"),
     pytest.param("v1_bot.py", (), "handshake",
@@ -403,6 +405,8 @@ def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leave
         pytest.param("bad_reply.py", ("--mode", "stale", "--at", "1"), QUICK, ["stale fault", "but decision"],
                      id="stale"),
         pytest.param("slow.py", ("--at", "1", "--sleep-ms", "600"), QUICK, ["slow decision"], id="slow"),
+        pytest.param("slow.py", ("--at", "1", "--forever"), [*QUICK, "--games", "1", "--time-bank-ms", "0"],
+                     ["1 timeout fault", "forfeited the game: timeout"], id="hangs"),
     ],
 )  # fmt: skip
 def test_check_bot_fails_a_bad_bot_and_says_why(
@@ -415,6 +419,8 @@ def test_check_bot_fails_a_bad_bot_and_says_why(
         assert phrase in checked.stdout
     assert "Traceback" not in checked.stdout + checked.stderr
     assert "skipped" not in checked.stdout  # a bot that failed to start or handshake is not said to skip a game
+    if "timeout fault" in checked.stdout:
+        assert "slow decision" not in checked.stdout  # a timeout is a fault, not also a slow decision
     # The logs are kept, in the folder named, and every file a problem points to is there.
     kept = kept_logs(checked)
     named = re.findall(rf"({re.escape(str(kept))}/[^\s)]+)", checked.stdout)

@@ -160,7 +160,7 @@ class BotProcess:
 
         inside = self._choose_address()
         limits = sandbox.rlimit_arguments(spec.limits, self.enforced_by, sandboxed=spec.sandbox)
-        passed: list[int] = []  # descriptors for bubblewrap: the system call filter, and where it reports
+        passed: list[int] = []  # for bubblewrap: its system call filter, its options, where it reports
         report = None
         try:
             if bwrap is not None:
@@ -174,12 +174,14 @@ class BotProcess:
                     if user is not None:
                         for folder in spec.shared:
                             sandbox.share_folder(folder)
-                    passed.append(sandbox.filter_fd())
+                    passed.append(sandbox.data_fd(sandbox.filter_program()))
+                    passed.append(sandbox.data_fd())
                 except (OSError, sandbox.FilterUnavailable) as error:
                     raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
                 report, reporting = os.pipe()
                 passed.append(reporting)
-                inner = [*sandbox.sandbox_argv(plan, bwrap, seccomp_fd=passed[0], info_fd=reporting), *spec.command]
+                wrap = sandbox.sandbox_argv(plan, bwrap, seccomp_fd=passed[0], info_fd=reporting)
+                inner = [*sandbox.options_through(wrap, passed[1]), *spec.command]
                 env = sandbox.sandbox_environment({**spec.env, ADDRESS_VARIABLE: inside})
                 cwd = None
             else:

@@ -19,7 +19,16 @@ This module says, in words, how this machine contains and limits bots (:func:`ma
 
 from __future__ import annotations
 
-from referee.sandbox.bubblewrap import BWRAP_VARIABLE, INSTALL_COMMAND, Bubblewrap, bubblewrap, sandbox_argv, setpriv
+from referee.sandbox.bubblewrap import (
+    BWRAP_VARIABLE,
+    INSTALL_COMMAND,
+    Bubblewrap,
+    bubblewrap,
+    data_fd,
+    options_through,
+    sandbox_argv,
+    setpriv,
+)
 from referee.sandbox.cgroups import (
     CGROUP_WAIT_SECONDS,
     BotCgroup,
@@ -41,8 +50,8 @@ from referee.sandbox.limits import (
     limit_text,
     rlimit_arguments,
 )
-from referee.sandbox.masks import naming_a_hidden_path
-from referee.sandbox.seccomp import FilterUnavailable, filter_fd
+from referee.sandbox.masks import Owner, hidden_from_each, naming_a_hidden_path
+from referee.sandbox.seccomp import FilterUnavailable, filter_program
 from referee.sandbox.sockets import ADDRESS_INSIDE, SOCKET_NAME, make_socket_dir, sandbox_address
 from referee.sandbox.users import FIRST_BOT_ID, SHARED_GROUP, bot_user, runs_as_root, share_folder
 from referee.sandbox.view import (
@@ -62,10 +71,10 @@ __all__ = [
     "ADDRESS_INSIDE", "BWRAP_VARIABLE", "CGROUP_WAIT_SECONDS", "DEFAULT_LIMITS", "FIRST_BOT_ID", "INSTALL_COMMAND",
     "LAUNCHER_FAILED", "LIMIT_KEYS", "MIB", "NOT_ENFORCED", "RLIMIT", "SCRATCH_INSIDE", "SCRATCH_VARIABLE",
     "SHARED_GROUP", "SOCKET_DIR_INSIDE", "SOCKET_NAME", "WRITABLE_PLACES", "BotCgroup", "Bubblewrap", "CgroupSupport",
-    "FilterUnavailable", "ResourceLimits", "SandboxError", "SandboxPlan", "_token_of", "bot_user", "bubblewrap",
-    "cgroup_support", "clock_description", "command_folders", "enforcement", "filter_fd", "launch_argv",
+    "FilterUnavailable", "Owner", "ResourceLimits", "SandboxError", "SandboxPlan", "_token_of", "bot_user", "bubblewrap",
+    "cgroup_support", "clock_description", "command_folders", "data_fd", "enforcement", "filter_program", "hidden_from_each", "launch_argv",
     "limit_text", "machine_summary", "make_cgroup", "make_socket_dir", "named_paths", "naming_a_hidden_path",
-    "own_paths", "plan_sandbox", "referee_token", "remove_leftovers", "remove_tree", "rlimit_arguments",
+    "options_through", "own_paths", "plan_sandbox", "referee_token", "remove_leftovers", "remove_tree", "rlimit_arguments",
     "runs_as_root", "sandbox_address", "sandbox_argv", "sandbox_environment", "setpriv", "share_folder",
     "start_watcher", "unsandboxed_argv",
 ]  # fmt: skip

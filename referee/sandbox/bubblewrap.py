@@ -160,6 +160,27 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
     return argv
 
 
+def options_through(argv: list[str], fd: int) -> list[str]:
+    """The same command with bubblewrap's options written to ``fd`` and read from there (``--args``): the bot can
+    read its sandbox's first process's command line, which then names none of the paths the sandbox hides."""
+    end = argv.index("--")
+    os.write(fd, b"".join(os.fsencode(option) + b"\0" for option in argv[1:end]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [argv[0], "--args", str(fd), *argv[end:]]
+
+
+def data_fd(data: bytes = b"") -> int:
+    """A new file in memory holding ``data``, at its start, for one bubblewrap to read (the caller closes it)."""
+    fd = os.memfd_create("referee-sandbox", 0)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 @functools.cache
 def _system_links() -> tuple[str, ...]:
     options = []

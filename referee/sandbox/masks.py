@@ -23,6 +23,7 @@ import functools
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from referee.sandbox.view import within
 
@@ -106,6 +107,28 @@ def _binds(read_only: Sequence[str], read_write: Sequence[str]) -> tuple[list[tu
     # A path reached through a symlink gets the link, unless a bound folder already shows it.
     links = [(real, path) for real, path in dict.fromkeys(links) if not any(within(path, other) for other in bound)]
     return list(chosen.items()), links
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A bot and what is its own, for hiding it from the others: (path, what it is) each, and where it runs."""
+
+    name: str
+    cwd: str
+    paths: tuple[tuple[str, str], ...]
+
+
+def hidden_from_each(owners: Sequence[Owner], competition: Sequence[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """What each bot must not see, by name: ``competition`` ((path, what it is): the output, the league file) and
+    every other bot's own paths, but those that are its own too and those that hold where it runs (a bot's cwd
+    is often the league's folder, which holds every bot's files: what is hidden there is hidden path by path)."""
+    hidden = {}
+    for owner in owners:
+        mine = {path for path, _ in owner.paths}
+        others = [(path, f"{other.name}'s {what}") for other in owners if other.name != owner.name
+                  for path, what in other.paths if path not in mine and not within(owner.cwd, path)]  # fmt: skip
+        hidden[owner.name] = list(dict.fromkeys([*competition, *others]))
+    return hidden
 
 
 def naming_a_hidden_path(

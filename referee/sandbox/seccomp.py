@@ -35,7 +35,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
-import os
 import tempfile
 
 # fcntl commands (asm-generic/fcntl.h): locks, open-file-description locks, leases, directory notices.
@@ -93,15 +92,3 @@ def filter_program() -> bytes:
         rules.export_bpf(compiled)
         compiled.seek(0)
         return compiled.read()
-
-
-def filter_fd() -> int:
-    """A new file descriptor holding the filter, at its start, for one bubblewrap to read (the caller closes it)."""
-    fd = os.memfd_create("referee-seccomp", 0)
-    try:
-        os.write(fd, filter_program())
-        os.lseek(fd, 0, os.SEEK_SET)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd

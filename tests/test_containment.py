@@ -1,0 +1,175 @@
+"""Containment against a hostile bot, in the layout organisers use: what docs/security.md's threat list promises.
+
+Each test plays real bots (tests/bad_bots/) under the real sandbox: a
+snooping bot in the default layout (the league file with bots/ and subs/
+beside it, results in the league's folder) reads nothing of the
+competition, as a command or as a submission, and cannot write a kernel
+setting; two colluding bots carry no bit through locks or change notices;
+bots planting huge trees in their writable places leave this league and the
+next intact; a referee killed while a bot is starting takes the start along.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee import sandbox
+from referee.bots import BotSpec
+from referee.config import load_league
+from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, run_league
+from referee.session import Timing
+from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
+
+BWRAP = sandbox.bubblewrap()
+pytestmark = pytest.mark.skipif(BWRAP.problem is not None, reason=f"no sandbox here: {BWRAP.problem}")
+ROOMY = Timing(move_time_ms=10_000, time_bank_ms=0, grace_ms=500, startup_timeout_ms=10_000)
+AS_ROOT = os.geteuid() == 0
+
+
+def reports(log_dir: Path, prefix: str, pattern: str) -> list[dict]:
+    """The ``PREFIX {json}`` lines that bots wrote to the logs ``pattern`` matches, in order."""
+    found = []
+    for log in sorted(log_dir.glob(pattern)):
+        found += [json.loads(line.split(" ", 1)[1]) for line in log.read_text().splitlines() if line.startswith(prefix)]
+    return found
+
+
+# ----- the default layout: nothing of the competition is visible ---------------------------------------------
+
+
+def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str]]]:
+    """A league folder as organisers make it: league.yaml, bots/ (two command bots' scripts), subs/ (two
+    submissions), no output key (so results/NAME is in the league's folder). Return it and the snoop's probes."""
+    folder = tmp_path / "league"
+    (folder / "bots").mkdir(parents=True)
+    for script in ("snoop.py", "_common.py"):
+        shutil.copy(BAD_BOTS / script, folder / "bots" / script)
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", folder / "bots" / "random_bot.py")
+    for name, scripts in (("snooper", ("snoop.py", "_common.py")), ("other", ())):
+        sub = folder / "subs" / name
+        sub.mkdir(parents=True)
+        for script in scripts:
+            shutil.copy(BAD_BOTS / script, sub / script)
+        shutil.copy(SAMPLE_BOTS / "random_bot.py", sub / "random_bot.py")
+        (sub / "strategy.txt").write_text(f"{name}'s secret: always draw from the stock\n")
+        run = ["python", "snoop.py", "--probes", "probes.json"] if scripts else ["python", "random_bot.py"]
+        (sub / "bot.yaml").write_text(f"name: {name}\nversion: '1'\nrun: {json.dumps(run + ['--marker', bots.marker])}\n")
+    output = folder / "results" / "layout"
+    probes = {
+        "list": [str(folder), str(folder / "results"), str(output), str(output / GAME_LOG_DIR), str(folder / "subs"),
+                 str(folder / "subs" / "other"), str(folder / "bots")],
+        "read": [str(folder / "league.yaml"), str(output / RESULTS_FILE), str(output / "league.json"),
+                 str(folder / "subs" / "other" / "strategy.txt"), str(folder / "subs" / "other" / "random_bot.py"),
+                 str(folder / "bots" / "random_bot.py"), str(output / "builds" / "other" / "strategy.txt")],
+        "read-glob": [str(output / GAME_LOG_DIR / "*"), str(output / BOT_LOG_DIR / "*"), str(output / "builds" / "other" / "*")],
+        "sysctl": ["/proc/sys/vm/swappiness", "/proc/sys/kernel/hostname"],
+        "open-write": ["/proc/sys/kernel/core_pattern", "/proc/sysrq-trigger"],
+    }  # fmt: skip
+    for where in (folder / "bots", folder / "subs" / "snooper"):
+        (where / "probes.json").write_text(json.dumps(probes))
+    env = f"{{REFEREE_TEST_MARKER: {bots.marker}}}"
+    snoop = ["python", "bots/snoop.py", "--probes", "bots/probes.json", "--in-game", "2", "--marker", bots.marker]
+    (folder / "league.yaml").write_text(
+        "name: layout\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 4\nconcurrency: 1\n"
+        f"move_time_ms: {ROOMY.move_time_ms}\nstartup_timeout_ms: {ROOMY.startup_timeout_ms}\nbots:\n"
+        f"  - name: snoop\n    command: {json.dumps(snoop)}\n    env: {env}\n"
+        f"  - name: random\n    command: python bots/random_bot.py --marker {bots.marker}\n    env: {env}\n"
+        f"  - path: subs/snooper\n    env: {env}\n  - path: subs/other\n    env: {env}\n"
+    )
+    # The submission snoops in its second game too (its run command is its author's: it names nothing here).
+    manifest = folder / "subs" / "snooper" / "bot.yaml"
+    manifest.write_text(manifest.read_text().replace('"probes.json"', '"probes.json", "--in-game", "2"'))
+    return folder, probes
+
+
+def test_in_the_default_layout_a_snooping_bot_reads_nothing_of_the_competition(bots: Bots, tmp_path: Path) -> None:
+    folder, probes = default_layout(tmp_path, bots)
+    league = load_league(folder / "league.yaml")
+    summary = asyncio.run(run_league(league))
+    assert summary.played == 4 and summary.disabled == {}
+    output = folder / "results" / "layout"
+    assert len(list((output / GAME_LOG_DIR).glob("*.jsonl"))) == 4  # there were game logs to read
+    (command,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snoop-*.log")
+    (submission,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snooper-*.log")
+    for report in (command, submission):
+        assert report["games_started"] == 2  # a game was over, its log and result written, when it looked
+        outcome = {(probe["probe"], probe["target"]): probe for probe in report["probes"]}
+        # No seed, no result, no game log, no other bot's files, no kernel setting: nothing read or written.
+        for kind in ("read", "read-glob", "sysctl", "open-write"):
+            for target in probes[kind]:
+                assert not outcome[(kind, target)]["reached"], outcome[(kind, target)]
+        # Of the listings: only the bot's own files, and the bare way to them.
+        listed = {target: probe["detail"] for (kind, target), probe in outcome.items() if kind == "list"}
+        for target in probes["list"][1:6]:
+            assert not outcome[("list", target)]["reached"] or target in (str(folder / "results"), str(output)), listed
+        # No other bot's process, command line or environment in its /proc: its sandbox's init and its own.
+        assert all("random_bot" not in line and "snooper" not in line for line in report["command_lines"].values())
+        assert report["capabilities"] == "0000000000000000"
+    command_listing = {probe["target"]: probe["detail"] for probe in command["probes"] if probe["probe"] == "list"}
+    assert command_listing[str(folder)] == "1 entries: ['bots']"  # its cwd shows what its command needs, no more
+    assert "random_bot.py" in command_listing[str(folder / "bots")]  # a name, masked by an empty file
+    submission_listing = {probe["target"]: probe["detail"] for probe in submission["probes"] if probe["probe"] == "list"}
+    assert submission_listing[str(output)] == "1 entries: ['builds']"  # only the way to its own copy
+    if AS_ROOT:  # each runs as a user of its own, none of the machine's
+        uids = {command["uid"], submission["uid"]}
+        assert len(uids) == 2 and min(uids) >= sandbox.FIRST_BOT_ID
+        assert command["gid"] == command["uid"] and command["groups"] in ([], [command["gid"]])
+
+
+def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_and_why(
+    bots: Bots, tmp_path: Path
+) -> None:
+    folder, _ = default_layout(tmp_path, bots)
+    league_file = folder / "league.yaml"
+    text = league_file.read_text()
+    for argument, why in [("league.yaml", "the league file"), ("results/layout/games.jsonl", "the league's output"),
+                          ("--seed-from=results/layout/league.json", "the league's output"),
+                          ("subs/other/strategy.txt", "other's submission folder")]:  # fmt: skip
+        league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
+        for command in (["validate"], ["run", "--no-progress"]):
+            done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
+                                  env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+            lines = done.stderr.strip().splitlines()
+            assert done.returncode == 1 and len(lines) == 1, done.stderr
+            assert f'bots[1].command: "{argument}" (bot random) names {why}' in lines[0], lines[0]
+    assert not (folder / "results").exists()
+
+
+# ----- no covert channel ---------------------------------------------------------------------------------------
+
+
+MESSAGE = "10110010"
+
+
+def colluders(bots: Bots, sandboxed: bool) -> list[BotSpec]:
+    specs = [bots.bad("collude.py", "--role", role, "--message", MESSAGE, name=name)
+             for role, name in (("send", "sender"), ("receive", "receiver"))]  # fmt: skip
+    return specs if sandboxed else [dataclasses.replace(spec, sandbox=False, network="host") for spec in specs]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+def test_two_colluding_bots_decode_nothing_through_locks_or_change_notices(
+    bots: Bots, tmp_path: Path, sandboxed: bool
+) -> None:
+    result = play("stop_the_bus", colluders(bots, sandboxed), seed=4, timing=ROOMY, bot_log_dir=tmp_path)
+    assert result.faults == [Counter(), Counter()]
+    sent = reports(tmp_path, "COLLUDE ", "seat0-sender.log")[-1]
+    received = reports(tmp_path, "COLLUDE ", "seat1-receiver.log")[-1]
+    assert sent["bits"] == MESSAGE
+    for channel in ("flock", "fcntl", "inotify"):
+        heard = received["heard"][channel]
+        if sandboxed:  # every attempt refused: no bit at all, only the refusals' reasons
+            assert set(heard) <= {"No locks available", "Operation not permitted"} and heard, (channel, heard)
+        else:  # without the sandbox the channel carries the message: the bots and the test are not vacuous
+            assert "1" in heard and "0" in heard, (channel, heard)

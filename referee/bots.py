@@ -250,8 +250,7 @@ class BotProcess:
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(report, "rb", buffering=0)
         )
         try:
-            text = await asyncio.wait_for(reader.read(), SANDBOX_REPORT_SECONDS)
-            return int(json.loads(text)["child-pid"])
+            return await asyncio.wait_for(_child_pid(reader), SANDBOX_REPORT_SECONDS)
         except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
             pass
         finally:
@@ -425,6 +424,16 @@ class BotProcess:
         while not cgroup.remove() and loop.time() < deadline:
             await asyncio.sleep(0.005)  # an emptied cgroup may stay busy a moment
         self.cgroup = None  # what is left (if anything) goes when the referee exits, or at the next start
+
+
+async def _child_pid(reader: asyncio.StreamReader) -> int:
+    """The ``child-pid`` of bubblewrap's report (one JSON object), as soon as the object is whole."""
+    text = b""
+    while chunk := await reader.read(4096):
+        text += chunk
+        with contextlib.suppress(ValueError):
+            return int(json.loads(text)["child-pid"])
+    return int(json.loads(text)["child-pid"])
 
 
 async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, counter: BotProcess) -> None:

@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -28,7 +29,9 @@ from referee import sandbox
 from referee.bots import BotSpec
 from referee.config import load_league
 from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, run_league
-from referee.session import Timing
+from referee.faults import BotFault, FaultKind
+from referee.sandbox import ResourceLimits
+from referee.session import BotSession, GameSetup, Timing
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
 
 BWRAP = sandbox.bubblewrap()
@@ -137,7 +140,8 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
                           ("--seed-from=results/layout/league.json", "the league's output"),
                           ("subs/other/strategy.txt", "other's submission folder")]:  # fmt: skip
         league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
-        for command in (["validate"], ["run", "--no-progress"]):
+        # validate refuses each; run refuses the same way (the same loading), shown once.
+        for command in (["validate"], ["run", "--no-progress"])[: 2 if argument == "league.yaml" else 1]:
             done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
                                   env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
             lines = done.stderr.strip().splitlines()
@@ -173,3 +177,165 @@ def test_two_colluding_bots_decode_nothing_through_locks_or_change_notices(
             assert set(heard) <= {"No locks available", "Operation not permitted"} and heard, (channel, heard)
         else:  # without the sandbox the channel carries the message: the bots and the test are not vacuous
             assert "1" in heard and "0" in heard, (channel, heard)
+
+
+# ----- writes bounded and harmless ------------------------------------------------------------------------------
+
+
+def fault_free(output: Path) -> bool:
+    records = [json.loads(line) for line in (output / RESULTS_FILE).read_text().splitlines()]
+    return bool(records) and all(not any(faults) for record in records for faults in record["faults"])
+
+
+def planting_league(folder: Path, bots: Bots, name: str, planters: list[tuple[str, list[str]]], extra: str = "") -> Path:
+    folder.mkdir(parents=True)
+    entries = "".join(f"  - name: {bot}\n    command: {json.dumps(bots.command('plant.py', *args))}\n"
+                      for bot, args in planters)  # fmt: skip
+    entries += f"  - name: random\n    command: {json.dumps(bots.command(SAMPLE_BOTS / 'random_bot.py'))}\n"
+    (folder / "league.yaml").write_text(
+        f"name: {name}\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 2\nconcurrency: 1\n"
+        f"move_time_ms: 30000\nstartup_timeout_ms: 10000\n{extra}bots:\n{entries}"
+    )
+    return folder / "league.yaml"
+
+
+@pytest.fixture
+def memory_folder(tmp_path: Path) -> Path:
+    """A folder in memory (/dev/shm) where the machine has one: planting a bot's hundred thousand files on this
+    machine's disk would make the test slow, not the referee."""
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        return tmp_path
+    folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/dev/shm"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_intact(
+    bots: Bots, tmp_path: Path, memory_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In its sandbox: 3,000 nested folders, 200,000 files, link loops and locked folders, in its socket folder
+    # and /tmp; every game is played, and nothing of it is on the host to clean.
+    planter = ["--nested", "3000", "--files", "200000", "--odd"]
+    league_file = planting_league(tmp_path / "first", bots, "planted", [("plant", [*planter, "--in-tmp"])])
+    summary = asyncio.run(run_league(load_league(league_file)))
+    assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
+    assert fault_free(tmp_path / "first" / "results" / "planted")
+    planted = reports(tmp_path / "first" / "results" / "planted" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert {report["folder"] for report in planted} == {"/run/referee", "/tmp"}
+    assert all((report["nested"], report["files"], report["odd"], report["stopped"]) == (3000, 200000, True, None)
+               for report in planted)  # fmt: skip
+    assert list(bots.socket_root.iterdir()) == []  # nothing on the host's disk
+    # The next league on the same TMPDIR (kept in memory here), without the sandbox: the planter's socket folder
+    # is a host folder, which its stop removes off the event loop; the league plays, and nothing is left.
+    monkeypatch.setattr(tempfile, "tempdir", str(memory_folder))
+    league_file = planting_league(tmp_path / "next", bots, "next", [("plant", planter)], "sandbox: none\n")
+    summary = asyncio.run(run_league(load_league(league_file)))
+    assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
+    assert fault_free(tmp_path / "next" / "results" / "next")
+    (report,) = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert report["folder"].startswith(str(memory_folder)) and report["files"] == 200000
+    assert list(memory_folder.iterdir()) == [] and list(bots.socket_root.iterdir()) == []
+
+
+def test_removing_what_a_bot_left_never_fails_however_deep_or_odd(memory_folder: Path) -> None:
+    # A killed referee's leftover folder, as a bot filled it: past the kernel's path length, link loops,
+    # folders without permissions; the next referee's clean-up removes it all and never raises.
+    left = memory_folder / "referee-0-1-2-x"
+    left.mkdir()
+    code = "import sys, plant; print(plant.plant(sys.argv[1], 3000, 2000, True))"
+    done = subprocess.run([PYTHON, "-c", code, str(left)], cwd=BAD_BOTS, capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    assert "'stopped': None" in done.stdout, done.stdout
+    assert sandbox.remove_tree(left) and not left.exists()
+    assert sandbox.remove_tree(memory_folder / "not-there")  # nothing to remove: done, no error
+
+
+# ----- startup faults name what held the bot back ----------------------------------------------------------------
+
+# Never listens: starts processes until the limit refuses them, and goes on trying.
+FORK_BOMB = """
+import os, time
+while True:
+    try:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+    except OSError:
+        time.sleep(0.01)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "limits", "words"),
+    [
+        pytest.param([PYTHON, "-c", FORK_BOMB], ResourceLimits(processes=16),
+                     ["did not listen on unix:/run/referee/bot.sock (in its sandbox) within 3 s: process limit of 16 "
+                      "reached ("], id="fork-bomb"),
+        pytest.param(["hog.py", "--resource", "memory", "--at-start"], ResourceLimits(memory_mb=64),
+                     ["before listening", "memory limit of 64 MB exceeded"], id="memory-hog"),
+        pytest.param(["not_grpc.py"], ResourceLimits(),
+                     ["listens on unix:/run/referee/bot.sock (in its sandbox) but does not speak gRPC's HTTP/2"],
+                     id="listens-but-speaks-no-grpc"),
+    ],
+)  # fmt: skip
+def test_a_startup_fault_names_the_limit_that_held_the_bot_back_or_that_it_speaks_no_grpc(
+    bots: Bots, command: list[str], limits: ResourceLimits, words: list[str]
+) -> None:
+    command = bots.command(*command) if command[0].endswith(".py") else [*command, bots.marker]
+    spec = dataclasses.replace(bots.spec(command, "starter"), limits=limits)
+    setup = GameSetup("stop_the_bus", 2, Timing(move_time_ms=1000, startup_timeout_ms=3000))
+
+    async def start() -> BotFault:
+        session = BotSession(spec)
+        try:
+            await session.start(setup)
+        except BotFault as fault:
+            return fault
+        finally:
+            await session.stop()
+        raise AssertionError("the bot started")
+
+    fault = asyncio.run(start())
+    assert fault.kind is FaultKind.STARTUP
+    for phrase in words:
+        assert phrase in fault.detail, fault.detail
+
+
+# ----- a start dies with the referee ------------------------------------------------------------------------------
+
+# Stands in for bubblewrap: for a bot's sandbox, it first starts a child that nothing ties to the referee (as
+# bubblewrap's own child is until it ties itself; it carries the bot's command, and so the test's marker),
+# takes its time, then runs the real bubblewrap.
+SLOW_BWRAP = """#!/bin/sh
+if [ "$1" = --args ]; then
+    sh -c "sleep 30" unarmed-child "$@" &
+    sleep 1
+fi
+exec {bwrap} "$@"
+"""
+
+
+def test_a_referee_killed_while_a_bot_starts_takes_the_whole_start_along(bots: Bots, tmp_path: Path) -> None:
+    fake = tmp_path / "slow-bwrap"
+    fake.write_text(SLOW_BWRAP.format(bwrap=BWRAP.path))
+    fake.chmod(0o755)
+    random_bot = f"python {SAMPLE_BOTS / 'random_bot.py'} --marker {bots.marker}"
+    referee = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--quiet", "--bot", random_bot,
+         "--bot", random_bot], env={**bots.subprocess_env(), sandbox.BWRAP_VARIABLE: str(fake)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not any("unarmed-child" in line for line in bots.processes()):
+            assert referee.poll() is None and time.monotonic() < deadline, "no bot began to start"
+            time.sleep(0.02)
+        referee.kill()
+        referee.wait()
+        bots.leaves_socket_dirs = True  # the killed `referee play`'s own folder of bot logs, which only it removes
+        # The launcher dies by its parent-death signal, what it started by the watcher of the bots' cgroups.
+        assert bots.leftovers(wait=5.0) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()

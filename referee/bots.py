@@ -38,6 +38,7 @@ from pathlib import Path
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
+from referee.printable import printable
 from referee.sandbox import DEFAULT_LIMITS, SOCKET_DIR_INSIDE, SOCKET_NAME, ResourceLimits
 
 __all__ = ["ADDRESS_VARIABLE", "BotProcess", "BotSpec", "ResourceLimits"]
@@ -513,6 +514,6 @@ def log_tail(path: Path | None, lines: int = LOG_TAIL_LINES, show_path: bool = T
         return ""
     if not text:
         return "\n      (the bot wrote no output)"
-    tail = [line[:300] for line in text.splitlines()[-lines:]]
+    tail = [printable(line[:300]) for line in text.splitlines()[-lines:]]  # the bot's own text: no escapes pass
     where = f" (all of it in {path})" if show_path else " (--logs DIR keeps all of it)"
     return f"\n      its last output{where}:\n" + "\n".join(f"        {line}" for line in tail)

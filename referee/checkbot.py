@@ -32,6 +32,7 @@ from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES, Action, Observation
 from referee.match import Match
+from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.resources import sample_bot_path
 from referee.session import BotSession, GameSetup, Timing, decision_action
@@ -170,7 +171,7 @@ async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path
     response = bot.handshake_response
     if response is not None and PROTOCOL_VERSION in response.protocol_versions:
         by = f" by {response.author}" if response.author else ""
-        report.say(f"handshake ok: {response.name or '(no name)'} {response.version}{by}")
+        report.say(printable(f"handshake ok: {response.name or '(no name)'} {response.version}{by}"))
         games = {GAME_FROM_PB[game] for game in response.games if game in GAME_FROM_PB}
         if not games:
             report.problems.append("the handshake lists no game the referee runs (GAME_STOP_THE_BUS, GAME_BASTARD_BRAG)")

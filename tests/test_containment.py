@@ -28,7 +28,8 @@ import pytest
 from referee import sandbox
 from referee.bots import BotSpec
 from referee.config import load_league
-from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, run_league
+from referee.errors import LeagueError
+from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
 from referee.faults import BotFault, FaultKind
 from referee.sandbox import ResourceLimits
 from referee.session import BotSession, GameSetup, Timing
@@ -140,13 +141,16 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
                           ("--seed-from=results/layout/league.json", "the league's output"),
                           ("subs/other/strategy.txt", "other's submission folder")]:  # fmt: skip
         league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
-        # validate refuses each; run refuses the same way (the same loading), shown once.
-        for command in (["validate"], ["run", "--no-progress"])[: 2 if argument == "league.yaml" else 1]:
-            done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
-                                  env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
-            lines = done.stderr.strip().splitlines()
-            assert done.returncode == 1 and len(lines) == 1, done.stderr
-            assert f'bots[1].command: "{argument}" (bot random) names {why}' in lines[0], lines[0]
+        with pytest.raises(LeagueError) as refused:
+            load_league(league_file)
+        assert f'bots[1].command: "{argument}" (bot random) names {why}' in str(refused.value)
+    # As validate and run say it: one line, and nothing run.
+    for command in (["validate"], ["run", "--no-progress"]):
+        done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
+                              env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1 and str(league_file) in lines[0], done.stderr
+        assert 'bots[1].command: "subs/other/strategy.txt" (bot random) names other\'s submission folder' in lines[0]
     assert not (folder / "results").exists()
 
 
@@ -339,3 +343,42 @@ def test_a_referee_killed_while_a_bot_starts_takes_the_whole_start_along(bots: B
         if referee.poll() is None:
             referee.kill()
             referee.wait()
+
+
+# ----- what reaches the organiser's terminal -------------------------------------------------------------------
+
+# A bot whose name and output try the organiser's terminal: the window's title, the clipboard (OSC 52), a
+# cleared screen and a line overwritten with a fake verdict; then it crashes on its first decision.
+ESCAPING_BOT = r"""
+import os, sys
+from referee.botkit import run_bot
+sys.stderr.write("\x1b]0;owned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\rleague ok\u202e\n")
+sys.stderr.flush()
+run_bot(lambda observation: os._exit(3), name="\x1b[31mred\x1b[0m\r")
+"""
+
+
+def test_what_a_bot_says_reaches_the_organisers_terminal_printable(bots: Bots) -> None:
+    done = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "check-bot", "--game", "stop_the_bus", "--seats", "2", "--games", "1", "--",
+         PYTHON, "-c", ESCAPING_BOT, bots.marker], env=bots.subprocess_env(), capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    shown = done.stdout + done.stderr
+    assert done.returncode == 1, shown
+    assert "handshake ok: \\x1b[31mred\\x1b[0m\\x0d" in shown  # its name, as escapes
+    # Its output, as escapes (a carriage return ends a line there, so the fake verdict shows on a line of its own).
+    assert "\\x1b]0;owned\\x07\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\x1b[H\n        league ok\\u202e\n" in shown
+    assert "\x1b" not in shown and "\r" not in shown and "\u202e" not in shown and "\x07" not in shown
+
+
+def test_a_run_removes_the_temporary_files_an_interrupted_run_left_in_its_output(tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    stale = [output / ".league.json.k2x8_q0z.tmp", output / "games" / ".leaderboard.md.abcdefgh.tmp"]
+    kept = [output / "league.json", output / "builds" / "bot" / ".cache.abcdefgh.tmp", output / ".notes.tmp"]
+    for path in stale + kept:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    with output_folder(output):  # as every run holds its output
+        pass
+    assert [path for path in stale if path.exists()] == [] and all(path.exists() for path in kept)

@@ -573,10 +573,12 @@ def _hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path
     Masked: the league's output and file, and each other bot's own paths
     (:func:`referee.sandbox.hidden_from_each`). A command's own files are
     what it names (:func:`referee.sandbox.command_folders`), and its cwd
-    only when the league file gives one (the default is the league's folder).
+    only when the league file gives one (the default is the league's folder);
+    a file it names in another bot's folder is shown alone.
     """
     competition = [(str(output), "the league's output"), (str(league_file.resolve()), "the league file")]
-    owners = [sandbox.Owner(bot.name, bot.spec.cwd or "", tuple(_own_paths(bot))) for bot in bots if bot.spec.command]
+    owners = [sandbox.Owner(bot.name, bot.spec.cwd or "", tuple(_own_paths(bot)), _private_paths(bot))
+              for bot in bots if bot.spec.command]  # fmt: skip
     hidden = sandbox.hidden_from_each(owners, competition)
     hidden_bots = []
     for index, bot in enumerate(bots):
@@ -589,7 +591,8 @@ def _hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path
             named = sandbox.named_paths(spec.command, spec.cwd)
             if "cwd" in bot.written:
                 named.append((bot.written["cwd"], spec.cwd))
-            conflict = sandbox.naming_a_hidden_path(named, hidden[bot.name])
+            others = [path for path, _ in hidden[bot.name][len(competition) :]]
+            conflict = sandbox.naming_a_hidden_path(named, hidden[bot.name], files_shared_from=others)
             if conflict is not None:
                 written, path, what = conflict
                 key = "cwd" if "cwd" in bot.written and written == bot.written["cwd"] else "command"
@@ -597,7 +600,7 @@ def _hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path
                     f"{bot.declared_at}: bots[{index}].{key}: {json.dumps(written)} (bot {bot.name}) names {what}, "
                     f"{path}, which no bot may see; give the bot what it needs in a folder of its own"
                 )
-            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, bind_cwd="cwd" in bot.written))
+            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, "cwd" in bot.written, others))
         spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
         hidden_bots.append(dataclasses.replace(bot, spec=spec))
     return hidden_bots
@@ -612,6 +615,12 @@ def _own_paths(bot: LeagueBot) -> list[tuple[str, str]]:
     else:
         own = [(spec.cwd, "folder (its cwd)"), *((path, "own files") for path in sandbox.own_paths(spec.command, spec.cwd))]
     return [*own, *((folder, "shared folder") for folder in spec.shared)]
+
+
+def _private_paths(bot: LeagueBot) -> tuple[str, ...]:
+    """A bot's own paths that no other bot may share: its submission folder, its shared folders."""
+    submission = (str(bot.submission.folder),) if bot.submission is not None else ()
+    return (*submission, *bot.spec.shared)
 
 
 def league_without_sandbox(league: League) -> League:

@@ -139,7 +139,7 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
     text = league_file.read_text()
     for argument, why in [("league.yaml", "the league file"), ("results/layout/games.jsonl", "the league's output"),
                           ("--seed-from=results/layout/league.json", "the league's output"),
-                          ("subs/other/strategy.txt", "other's submission folder")]:  # fmt: skip
+                          ("subs/other", "other's submission folder")]:  # fmt: skip
         league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
         with pytest.raises(LeagueError) as refused:
             load_league(league_file)
@@ -150,8 +150,13 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
                               env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 1 and len(lines) == 1 and str(league_file) in lines[0], done.stderr
-        assert 'bots[1].command: "subs/other/strategy.txt" (bot random) names other\'s submission folder' in lines[0]
+        assert 'bots[1].command: "subs/other" (bot random) names other\'s submission folder' in lines[0]
     assert not (folder / "results").exists()
+    # A file of another bot's folder, named, is shared: shown alone, the rest of that folder still masked.
+    secret = folder / "subs" / "other" / "strategy.txt"
+    league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {secret}"))
+    shown = load_league(league_file).bot("random").spec.folders
+    assert str(secret) in shown and str(secret.parent) not in shown
 
 
 # ----- no covert channel ---------------------------------------------------------------------------------------

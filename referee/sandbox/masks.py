@@ -116,30 +116,39 @@ class Owner:
     name: str
     cwd: str
     paths: tuple[tuple[str, str], ...]
+    private: tuple[str, ...] = ()  # of its paths, those never shared: its submission folder, its shared folders
 
 
 def hidden_from_each(owners: Sequence[Owner], competition: Sequence[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
     """What each bot must not see, by name: ``competition`` ((path, what it is): the output, the league file) and
-    every other bot's own paths, but those that are its own too and those that hold where it runs (a bot's cwd
-    is often the league's folder, which holds every bot's files: what is hidden there is hidden path by path)."""
+    every other bot's own paths; but for those private to it, not those that are its own too (two commands
+    naming one file) nor those that hold where it runs (a bot's cwd is often the league's folder, which holds
+    every bot's files: what is hidden there is hidden path by path)."""
     hidden = {}
     for owner in owners:
         mine = {path for path, _ in owner.paths}
         others = [(path, f"{other.name}'s {what}") for other in owners if other.name != owner.name
-                  for path, what in other.paths if path not in mine and not within(owner.cwd, path)]  # fmt: skip
+                  for path, what in other.paths
+                  if path in other.private or (path not in mine and not within(owner.cwd, path))]  # fmt: skip
         hidden[owner.name] = list(dict.fromkeys([*competition, *others]))
     return hidden
 
 
 def naming_a_hidden_path(
-    named: Sequence[tuple[str, str]], hidden: Sequence[tuple[str, str]]
+    named: Sequence[tuple[str, str]], hidden: Sequence[tuple[str, str]], files_shared_from: Sequence[str] = ()
 ) -> tuple[str, str, str] | None:
     """The first of ``named`` ((as written, absolute path)) that is or lies inside one of ``hidden`` ((path, what
-    it is)), as (as written, hidden path, what it is); None if none does."""
+    it is)), as (as written, hidden path, what it is); None if none does.
+
+    A file inside one of ``files_shared_from`` (other bots' folders) does not count: naming it shares that file
+    alone (the league's own tournaments run one sample bot from the folder of another).
+    """
     for written, path in named:
         real = os.path.realpath(path)
         for hidden_path, what in hidden:
             if within(path, hidden_path) or within(real, os.path.realpath(hidden_path)):
+                if hidden_path in files_shared_from and os.path.isfile(real):
+                    continue
                 return written, hidden_path, what
     return None
 

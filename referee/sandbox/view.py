@@ -102,13 +102,13 @@ def plan_sandbox(
     )
 
 
-def command_folders(command: Sequence[str], cwd: str, bind_cwd: bool) -> list[str]:
+def command_folders(command: Sequence[str], cwd: str, bind_cwd: bool, hidden: Sequence[str] = ()) -> list[str]:
     """What a command written by the organiser needs of its files, read-only.
 
     ``cwd`` when ``bind_cwd``; each folder it names; the folder of each file
     it names (the installation of its program, when given by path: the
     folder above ``bin/``, or its own), or the file alone when that folder
-    is ``cwd`` and ``cwd`` is not shown.
+    is ``cwd`` and ``cwd`` is not shown, or lies in one of ``hidden``.
     """
     cwd = os.path.abspath(cwd)
     needed = [cwd] if bind_cwd else []
@@ -117,9 +117,10 @@ def command_folders(command: Sequence[str], cwd: str, bind_cwd: bool) -> list[st
             mode = os.stat(path).st_mode
         except (OSError, ValueError):
             continue
+        folder = os.path.dirname(path)
         if stat.S_ISDIR(mode):
             needed.append(path)
-        elif os.path.dirname(path) == cwd and not bind_cwd:
+        elif (folder == cwd and not bind_cwd) or any(within(folder, place) for place in hidden):
             needed.append(path)
         elif index == 0 and "/" in command[0]:
             needed += _runtime_folders(path)

@@ -32,6 +32,7 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,6 +172,12 @@ class BotProcess:
                     spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, hidden=self._hidden_paths(),
                     network_host=spec.network == "host", limits=spec.limits, search_path=spec.env.get("PATH"), user=user,
                 )  # fmt: skip
+                closed = sandbox.closed_to_others(plan.read_only) if user is not None else None
+                if closed is not None:
+                    raise BotFault(FaultKind.STARTUP, (
+                        f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
+                        f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
+                        f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"), spec.name)
                 try:
                     if user is not None:
                         for folder in spec.shared:

@@ -600,7 +600,8 @@ def _hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path
                     f"{bot.declared_at}: bots[{index}].{key}: {json.dumps(written)} (bot {bot.name}) names {what}, "
                     f"{path}, which no bot may see; give the bot what it needs in a folder of its own"
                 )
-            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, "cwd" in bot.written, others))
+            given_cwd = "cwd" in bot.written
+            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, given_cwd, bare_cwd=not given_cwd, hidden=others))
         spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
         hidden_bots.append(dataclasses.replace(bot, spec=spec))
     return hidden_bots

@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -274,6 +273,22 @@ while True:
 """
 
 
+def start_fault(spec: BotSpec, timing: Timing) -> BotFault:
+    """The fault with which a bot fails to start (the test fails if it starts)."""
+
+    async def start() -> BotFault:
+        session = BotSession(spec)
+        try:
+            await session.start(GameSetup("stop_the_bus", 2, timing))
+        except BotFault as fault:
+            return fault
+        finally:
+            await session.stop()
+        raise AssertionError("the bot started")
+
+    return asyncio.run(start())
+
+
 @pytest.mark.parametrize(
     ("command", "limits", "words"),
     [
@@ -292,19 +307,7 @@ def test_a_startup_fault_names_the_limit_that_held_the_bot_back_or_that_it_speak
 ) -> None:
     command = bots.command(*command) if command[0].endswith(".py") else [*command, bots.marker]
     spec = dataclasses.replace(bots.spec(command, "starter"), limits=limits)
-    setup = GameSetup("stop_the_bus", 2, Timing(move_time_ms=1000, startup_timeout_ms=3000))
-
-    async def start() -> BotFault:
-        session = BotSession(spec)
-        try:
-            await session.start(setup)
-        except BotFault as fault:
-            return fault
-        finally:
-            await session.stop()
-        raise AssertionError("the bot started")
-
-    fault = asyncio.run(start())
+    fault = start_fault(spec, Timing(move_time_ms=1000, startup_timeout_ms=3000))
     assert fault.kind is FaultKind.STARTUP
     for phrase in words:
         assert phrase in fault.detail, fault.detail
@@ -387,3 +390,13 @@ def test_a_run_removes_the_temporary_files_an_interrupted_run_left_in_its_output
     with output_folder(output):  # as every run holds its output
         pass
     assert [path for path in stale if path.exists()] == [] and all(path.exists() for path in kept)
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="only a referee run as root gives each bot a user of its own")
+def test_a_bot_whose_files_its_own_user_cannot_read_is_told_so_before_it_starts(bots: Bots, tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", closed / "random_bot.py")
+    spec = bots.spec([PYTHON, str(closed / "random_bot.py"), bots.marker], "closed")
+    fault = start_fault(spec, ROOMY)
+    assert fault.kind is FaultKind.STARTUP and f"which cannot read {closed} (mode 700)" in fault.detail, fault.detail

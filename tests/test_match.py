@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import re
-import stat
 import subprocess
 from collections import Counter
 from pathlib import Path

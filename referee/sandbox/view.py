@@ -102,13 +102,16 @@ def plan_sandbox(
     )
 
 
-def command_folders(command: Sequence[str], cwd: str, bind_cwd: bool, hidden: Sequence[str] = ()) -> list[str]:
+def command_folders(
+    command: Sequence[str], cwd: str, bind_cwd: bool, *, bare_cwd: bool = False, hidden: Sequence[str] = ()
+) -> list[str]:
     """What a command written by the organiser needs of its files, read-only.
 
     ``cwd`` when ``bind_cwd``; each folder it names; the folder of each file
     it names (the installation of its program, when given by path: the
     folder above ``bin/``, or its own), or the file alone when that folder
-    is ``cwd`` and ``cwd`` is not shown, or lies in one of ``hidden``.
+    is ``cwd`` and ``bare_cwd`` (a league's own folder, shown bare), or lies
+    in one of ``hidden``.
     """
     cwd = os.path.abspath(cwd)
     needed = [cwd] if bind_cwd else []
@@ -120,7 +123,7 @@ def command_folders(command: Sequence[str], cwd: str, bind_cwd: bool, hidden: Se
         folder = os.path.dirname(path)
         if stat.S_ISDIR(mode):
             needed.append(path)
-        elif (folder == cwd and not bind_cwd) or any(within(folder, place) for place in hidden):
+        elif (folder == cwd and bare_cwd) or any(within(folder, place) for place in hidden):
             needed.append(path)
         elif index == 0 and "/" in command[0]:
             needed += _runtime_folders(path)
@@ -160,6 +163,20 @@ def own_paths(command: Sequence[str], cwd: str) -> list[str]:
         if os.path.exists(real) and _is_bindable(real) and not _is_referee_python(real):
             paths.append(path)
     return paths
+
+
+def closed_to_others(paths: Iterable[str]) -> str | None:
+    """The first of ``paths`` that a user of no group of its own could not read (a folder it could not list
+    and enter, a file it could not read), or None: what a bot running as its own user cannot use."""
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue
+        needed = stat.S_IROTH | stat.S_IXOTH if stat.S_ISDIR(mode) else stat.S_IROTH
+        if mode & needed != needed:
+            return path
+    return None
 
 
 def sandbox_environment(extra: Mapping[str, str]) -> dict[str, str]:

@@ -54,15 +54,17 @@ system-deps:
 	fi
 
 
-# bubblewrap (bwrap), the sandbox every bot runs in: installed here where make runs as root with apt-get
-# (as in CI); elsewhere the command to run is printed.
+# bubblewrap (bwrap), the sandbox every bot runs in, and libseccomp, which compiles its system call filter:
+# installed here where make runs as root with apt-get (as in CI); elsewhere the command to run is printed.
 bubblewrap:
-	@if ! command -v bwrap >/dev/null 2>&1; then \
+	@missing=; command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
+	ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing="$$missing libseccomp2"; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing bubblewrap, the sandbox every bot runs in"; \
-			apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap; }; \
+			echo "installing $$missing, the sandbox every bot runs in"; \
+			apt-get install -y -qq $$missing >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $$missing; }; \
 		else \
-			echo "bubblewrap, the sandbox every bot runs in, is missing; install it with: sudo apt-get install bubblewrap"; \
+			echo "the sandbox every bot runs in needs$$missing (not installed); install it with: sudo apt-get install$$missing"; \
 			exit 1; \
 		fi; \
 	fi

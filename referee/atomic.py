@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+# What replace_file (and the other writers that replace a file the same way) leave when interrupted: mkstemp's
+# ".NAME." + 8 random characters + ".tmp".
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp\Z")
 
 
 def replace_file(path: Path, content: str | bytes, mode: int = 0o644) -> None:
@@ -32,3 +39,19 @@ def replace_file(path: Path, content: str | bytes, mode: int = 0o644) -> None:
 def replace_json(path: Path, data: Any) -> None:
     """Replace ``path`` with ``data`` as indented JSON, in one step."""
     replace_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def remove_stale_temporaries(folder: Path, leave: Iterable[str] = ()) -> list[Path]:
+    """Remove the temporary files an interrupted replacement left in ``folder`` and its sub-folders (but those
+    named in ``leave``); return them. Only for a folder no other writer uses meanwhile (a league's, held)."""
+    removed = []
+    left_alone = set(leave)
+    folders = [folder, *(path for path in folder.iterdir() if path.is_dir() and path.name not in left_alone)]
+    for place in folders:
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(place):
+                if _TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                        removed.append(Path(entry.path))
+    return removed

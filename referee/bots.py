@@ -7,34 +7,40 @@ is contained and limited (bubblewrap, cgroups, rlimits) is
 
 A bot is a command line (started here) or the address of a bot server
 already running (outside any sandbox). The referee chooses where a started
-bot listens: a Unix socket in a private folder by default (bound into the
-sandbox at ``/run/referee``), or TCP on 127.0.0.1 (which needs the host's
-network), and passes the address in ``REFEREE_BOT_ADDRESS``.
+bot listens: a Unix socket by default (in the sandbox's own socket folder,
+``/run/referee``, which the referee reaches through the sandbox's root; or,
+without the sandbox, in a private host folder), or TCP on 127.0.0.1 (which
+needs the host's network), and passes the address in ``REFEREE_BOT_ADDRESS``.
 
-No bot, nor anything it starts, outlives its stop or the referee: in the
-sandbox the bot is a PID namespace tied to the referee (``--die-with-parent``),
-and each bot's cgroup, where the machine has one, is killed whole
-(``cgroup.kill``) when it stops. Without the sandbox the bot runs in a
-process group of its own, killed with it, under ``setpriv --pdeathsig``.
-None of this needs ``preexec_fn``, which is unsafe with grpcio.
+No bot, nor anything it starts, outlives its stop or the referee: its
+launcher is tied to the referee by a parent-death signal, checked before
+anything runs (``referee.sandbox.launcher``); in the sandbox the bot is a
+PID namespace tied to the referee (``--die-with-parent``), and each bot's
+cgroup, where the machine has one, is killed whole (``cgroup.kill``) when it
+stops, and by the referee's watcher when the referee ends. Without the
+sandbox the bot runs in a process group of its own, killed with it. None of
+this needs ``preexec_fn``, which is unsafe with grpcio.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shlex
 import shutil
 import signal
 import socket
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
-from referee.sandbox import DEFAULT_LIMITS, SOCKET_DIR_INSIDE, ResourceLimits
+from referee.printable import printable
+from referee.sandbox import DEFAULT_LIMITS, SOCKET_NAME, ResourceLimits
 
 __all__ = ["ADDRESS_VARIABLE", "BotProcess", "BotSpec", "ResourceLimits"]
 
@@ -42,7 +48,8 @@ ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 DEFAULT_LOG_CAP_BYTES = DEFAULT_LIMITS.output_bytes
 STOP_GRACE_SECONDS = 1.0
 NETWORKS = ("none", "host")
-SOCKET_NAME = "bot.sock"
+# How long bubblewrap may take to report its sandbox's first process (it does so before setting anything up).
+SANDBOX_REPORT_SECONDS = 10.0
 # The CPU time watcher wakes at least this far apart (the soonest the limit could be reached, otherwise).
 CPU_WATCH_MIN_SECONDS = 0.02
 
@@ -111,7 +118,7 @@ class BotProcess:
         self.containment: str | None = None  # SANDBOXED or PROCESS_GROUP, once started
         self.cgroup: sandbox.BotCgroup | None = None
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
-        self._private_dir: str | None = None
+        self._private_dir: str | None = None  # an unsandboxed bot's socket folder, on the host
         self._log_task: asyncio.Task | None = None
         self._watch_task: asyncio.Task | None = None
         self._limit_hit: str | None = None  # what the referee stopped the bot for
@@ -156,27 +163,62 @@ class BotProcess:
 
         inside = self._choose_address()
         limits = sandbox.rlimit_arguments(spec.limits, self.enforced_by, sandboxed=spec.sandbox)
-        if bwrap is not None:
-            self.containment = SANDBOXED
-            plan = sandbox.plan_sandbox(
-                spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared,
-                hidden=self._hidden_paths(), socket_dir=self._private_dir, network_host=spec.network == "host",
-                limits=spec.limits, search_path=spec.env.get("PATH"),
-            )  # fmt: skip
-            inner = [*plan.argv(bwrap), "--", *spec.command]
-            env = sandbox.sandbox_environment({**spec.env, ADDRESS_VARIABLE: inside})
-            cwd = None
-        else:
-            self.containment = PROCESS_GROUP
-            inner = sandbox.unsandboxed_argv(spec.command)
-            env = {**os.environ, **spec.env, ADDRESS_VARIABLE: inside}
-            env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
-            cwd = spec.cwd
-        argv = sandbox.launch_argv(self.cgroup.procs_files if self.cgroup else [], limits, inner)
+        passed: list[int] = []  # for bubblewrap: its system call filter, its options, where it reports
+        report = None
+        try:
+            if bwrap is not None:
+                self.containment = SANDBOXED
+                user = sandbox.bot_user(spec.name)
+                plan = sandbox.plan_sandbox(
+                    spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, hidden=self._hidden_paths(),
+                    network_host=spec.network == "host", limits=spec.limits, search_path=spec.env.get("PATH"), user=user,
+                )  # fmt: skip
+                closed = sandbox.closed_to_others(plan.read_only) if user is not None else None
+                if closed is not None:
+                    raise BotFault(FaultKind.STARTUP, (
+                        f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
+                        f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
+                        f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"), spec.name)
+                try:
+                    if user is not None:
+                        for folder in spec.shared:
+                            sandbox.share_folder(folder)
+                    passed.append(sandbox.data_fd(sandbox.filter_program()))
+                    passed.append(sandbox.data_fd())
+                except (OSError, sandbox.FilterUnavailable) as error:
+                    raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
+                report, reporting = os.pipe()
+                passed.append(reporting)
+                wrap = sandbox.sandbox_argv(plan, bwrap, seccomp_fd=passed[0], info_fd=reporting)
+                inner = [*sandbox.options_through(wrap, passed[1]), *spec.command]
+                env = sandbox.sandbox_environment({**spec.env, ADDRESS_VARIABLE: inside})
+                cwd = None
+            else:
+                self.containment = PROCESS_GROUP
+                inner = sandbox.unsandboxed_argv(spec.command)
+                env = {**os.environ, **spec.env, ADDRESS_VARIABLE: inside}
+                env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
+                cwd = spec.cwd
+            argv = sandbox.launch_argv(self.cgroup.procs_files if self.cgroup else [], limits, inner)
+            await self._spawn(argv, cwd, env, passed)
+        except BaseException:
+            if report is not None:
+                os.close(report)
+            raise
+        finally:
+            for fd in passed:
+                os.close(fd)
+        if report is not None:
+            child = await self._sandbox_pid(report)
+            if spec.transport == "unix":
+                self.address = sandbox.sandbox_address(child)
+
+    async def _spawn(self, argv: list[str], cwd: str | None, env: dict[str, str], passed: list[int]) -> None:
+        spec = self.spec
         log = open(self.log_path, "wb", buffering=0) if self.log_path else None  # noqa: SIM115 - closed by the log task
         creating = asyncio.ensure_future(asyncio.create_subprocess_exec(
             *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True, pass_fds=passed,
         ))  # fmt: skip
         try:
             # Shielded: interrupted halfway (Ctrl-C), asyncio would leave a process it no longer tracks;
@@ -198,23 +240,58 @@ class BotProcess:
             self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
     def _choose_address(self) -> str:
-        """Choose where the bot listens; set :attr:`address` (the referee's side) and return the bot's side."""
+        """Choose where the bot listens; set :attr:`address` (the referee's side, for a sandboxed bot's socket once
+        its sandbox is made) and return the bot's side."""
         if self.spec.transport == "tcp":
             self.address = self.bot_address = f"127.0.0.1:{_free_port()}"
             return self.address
+        if self.spec.sandbox:
+            # The socket lives in the sandbox's own /run/referee; the referee reaches it once the sandbox is made.
+            self.bot_address = sandbox.ADDRESS_INSIDE
+            return self.bot_address
         self._private_dir = sandbox.make_socket_dir()
-        self.address = f"unix:{self._private_dir}/{SOCKET_NAME}"
-        # In its sandbox the bot sees the private folder at SOCKET_DIR_INSIDE, not at its path on the host.
-        self.bot_address = f"unix:{SOCKET_DIR_INSIDE}/{SOCKET_NAME}" if self.spec.sandbox else self.address
-        return self.bot_address
+        self.address = self.bot_address = f"unix:{self._private_dir}/{SOCKET_NAME}"
+        return self.address
+
+    async def _sandbox_pid(self, report: int) -> int:
+        """The pid of the sandbox's first process, as bubblewrap reports it on ``report`` (which this closes)."""
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(report, "rb", buffering=0)
+        )
+        try:
+            return await asyncio.wait_for(_child_pid(reader), SANDBOX_REPORT_SECONDS)
+        except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
+            pass
+        finally:
+            transport.close()
+        await self.wait_exit(STOP_GRACE_SECONDS)
+        raise BotFault(FaultKind.STARTUP, f"its sandbox did not start: {self.exit_detail()}{self.log_hint()}",
+                       self.spec.name)  # fmt: skip
+
+    def accepts_connections(self) -> bool:
+        """Whether something accepts connections at the bot's address, whatever it speaks there."""
+        address = self.address
+        try:
+            if address is None:
+                return False
+            if address.startswith("unix:"):
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                    probe.settimeout(1.0)
+                    probe.connect(address.removeprefix("unix:"))
+            else:
+                host, port = address.rsplit(":", 1)
+                socket.create_connection((host, int(port)), timeout=1.0).close()
+        except (OSError, ValueError):
+            return False
+        return True
 
     def _hidden_paths(self) -> list[str]:
-        """What the sandbox masks: the spec's hidden paths, the folder of the bots' logs, the folder of the sockets."""
+        """What the sandbox masks: the spec's hidden paths and the folder of the bots' logs."""
         hidden = list(self.spec.hidden)
         if self.log_path is not None:
             hidden.append(str(Path(self.log_path).resolve().parent))
-        if self._private_dir is not None:
-            hidden.append(os.path.dirname(self._private_dir))
         return hidden
 
     async def _watch_cpu_time(self, limit_seconds: int) -> None:
@@ -332,7 +409,8 @@ class BotProcess:
         if self.cgroup is not None:
             await self._remove_cgroup()
         if self._private_dir is not None:
-            shutil.rmtree(self._private_dir, ignore_errors=True)
+            # Whatever the bot left there (it may be huge, deep or odd) goes off the event loop, without raising.
+            await asyncio.to_thread(sandbox.remove_tree, self._private_dir)
             self._private_dir = None
 
     async def _remove_cgroup(self) -> None:
@@ -350,6 +428,16 @@ class BotProcess:
         while not cgroup.remove() and loop.time() < deadline:
             await asyncio.sleep(0.005)  # an emptied cgroup may stay busy a moment
         self.cgroup = None  # what is left (if anything) goes when the referee exits, or at the next start
+
+
+async def _child_pid(reader: asyncio.StreamReader) -> int:
+    """The ``child-pid`` of bubblewrap's report (one JSON object), as soon as the object is whole."""
+    text = b""
+    while chunk := await reader.read(4096):
+        text += chunk
+        with contextlib.suppress(ValueError):
+            return int(json.loads(text)["child-pid"])
+    return int(json.loads(text)["child-pid"])
 
 
 async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, counter: BotProcess) -> None:
@@ -429,6 +517,6 @@ def log_tail(path: Path | None, lines: int = LOG_TAIL_LINES, show_path: bool = T
         return ""
     if not text:
         return "\n      (the bot wrote no output)"
-    tail = [line[:300] for line in text.splitlines()[-lines:]]
+    tail = [printable(line[:300]) for line in text.splitlines()[-lines:]]  # the bot's own text: no escapes pass
     where = f" (all of it in {path})" if show_path else " (--logs DIR keeps all of it)"
     return f"\n      its last output{where}:\n" + "\n".join(f"        {line}" for line in tail)

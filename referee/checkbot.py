@@ -50,6 +50,7 @@ from referee.gamelog import read_log
 from referee.games import GAMES
 from referee.inprocess import sample_opponents
 from referee.match import Match, stop_bots
+from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.sandbox import DEFAULT_LIMITS
 from referee.session import BotSession, GameSetup, Timing
@@ -252,7 +253,7 @@ async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path
     response = bot.handshake_response
     if response is not None and PROTOCOL_VERSION in response.protocol_versions:
         by = f" by {response.author}" if response.author else ""
-        report.say(f"handshake ok: {response.name or '(no name)'} {response.version}{by}")
+        report.say(printable(f"handshake ok: {response.name or '(no name)'} {response.version}{by}"))
         games = {GAME_FROM_PB[game] for game in response.games if game in GAME_FROM_PB}
         facts = {"name": response.name, "version": response.version, "author": response.author, "games": sorted(games)}
         if not games:

@@ -47,6 +47,7 @@ from referee.bots import BotSpec
 from referee.errors import LeagueError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
+from referee import sandbox
 from referee.sandbox import DEFAULT_LIMITS, LIMIT_KEYS, ResourceLimits
 from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled, Sprt
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, HYPOTHESIS_KEYS, MAX_ELO
@@ -281,7 +282,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
             )
         declared[bot.name] = (key, entry.start_mark.line + 1)
         bots.append(bot)
-    bots = _hide_from_each_other(bots, output)
+    bots = _hide_from_each_other(bots, output, source)
     if len(bots) < table_size:
         raise checker.error(
             bots_node,
@@ -571,25 +572,61 @@ def _network(
     return network
 
 
-def _hide_from_each_other(bots: list[LeagueBot], output: Path) -> list[LeagueBot]:
-    """Give each started bot the paths its sandbox must mask: the league's output and every other bot's folders."""
-    folders = {bot.name: _own_paths(bot.spec) for bot in bots}
+def _hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path) -> list[LeagueBot]:
+    """Give each started bot what its sandbox shows and must mask; refuse a command that names what it must not see.
+
+    Masked: the league's output and file, and each other bot's own paths
+    (:func:`referee.sandbox.hidden_from_each`). A command's own files are
+    what it names (:func:`referee.sandbox.command_folders`), and its cwd
+    only when the league file gives one (the default is the league's folder);
+    a file it names in another bot's folder is shown alone.
+    """
+    competition = [(str(output), "the league's output"), (str(league_file.resolve()), "the league file")]
+    owners = [sandbox.Owner(bot.name, bot.spec.cwd or "", tuple(_own_paths(bot)), _private_paths(bot))
+              for bot in bots if bot.spec.command]  # fmt: skip
+    hidden = sandbox.hidden_from_each(owners, competition)
     hidden_bots = []
-    for bot in bots:
-        if not bot.spec.command:
+    for index, bot in enumerate(bots):
+        spec = bot.spec
+        if not spec.command:
             hidden_bots.append(bot)
             continue
-        others = [path for name, paths in folders.items() if name != bot.name for path in paths]
-        hidden = tuple(dict.fromkeys([str(output), *others]))
-        hidden_bots.append(dataclasses.replace(bot, spec=dataclasses.replace(bot.spec, hidden=hidden)))
+        folders = spec.folders
+        if bot.submission is None:
+            named = sandbox.named_paths(spec.command, spec.cwd)
+            if "cwd" in bot.written:
+                named.append((bot.written["cwd"], spec.cwd))
+            others = [path for path, _ in hidden[bot.name][len(competition) :]]
+            conflict = sandbox.naming_a_hidden_path(named, hidden[bot.name], files_shared_from=others)
+            if conflict is not None:
+                written, path, what = conflict
+                key = "cwd" if "cwd" in bot.written and written == bot.written["cwd"] else "command"
+                raise LeagueError(
+                    f"{bot.declared_at}: bots[{index}].{key}: {json.dumps(written)} (bot {bot.name}) names {what}, "
+                    f"{path}, which no bot may see; give the bot what it needs in a folder of its own"
+                )
+            given_cwd = "cwd" in bot.written
+            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, given_cwd, bare_cwd=not given_cwd, hidden=others))
+        spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
+        hidden_bots.append(dataclasses.replace(bot, spec=spec))
     return hidden_bots
 
 
-def _own_paths(spec: BotSpec) -> list[str]:
-    """A bot's folders as the sandbox shows them to it: its submission folder, or its cwd; and what it shares."""
-    if not spec.command:
-        return []
-    return [*(spec.folders if spec.folders is not None else [spec.cwd] if spec.cwd else []), *spec.shared]
+def _own_paths(bot: LeagueBot) -> list[tuple[str, str]]:
+    """A started bot's own paths, which the others must not see: its submission folder, or its cwd and what its
+    command names; and its shared folders."""
+    spec = bot.spec
+    if bot.submission is not None:
+        own = [(str(bot.submission.folder), "submission folder")]
+    else:
+        own = [(spec.cwd, "folder (its cwd)"), *((path, "own files") for path in sandbox.own_paths(spec.command, spec.cwd))]
+    return [*own, *((folder, "shared folder") for folder in spec.shared)]
+
+
+def _private_paths(bot: LeagueBot) -> tuple[str, ...]:
+    """A bot's own paths that no other bot may share: its submission folder, its shared folders."""
+    submission = (str(bot.submission.folder),) if bot.submission is not None else ()
+    return (*submission, *bot.spec.shared)
 
 
 def league_without_sandbox(league: League) -> League:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from referee.errors import RefereeError
 from referee.games.base import DRAW, PASS, Action, ActionKind, Game, Phase, action
 from referee.games.bastard_brag import FACE_UP_SLOT
+from referee.printable import printable
 
 
 class FaultKind(enum.Enum):
@@ -27,10 +28,14 @@ class FaultKind(enum.Enum):
 
 
 class BotFault(RefereeError):
-    """A bot failed: ``kind`` says how, the message says what happened in plain words."""
+    """A bot failed: ``kind`` says how, the message says what happened in plain words.
+
+    The detail may quote the bot (its error text, its server's status): it is made printable here, once.
+    """
 
     def __init__(self, kind: FaultKind, detail: str, bot: str = "") -> None:
         self.kind = kind
+        detail = printable(detail)
         self.detail = detail
         self.bot = bot
         super().__init__(f"{bot + ': ' if bot else ''}{kind.value}: {detail}")

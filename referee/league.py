@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from referee import __version__
-from referee.atomic import replace_json
+from referee.atomic import remove_stale_temporaries, replace_json
 from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 from referee.backends.local import LocalBackend, auto_concurrency
 from referee.bots import log_tail
@@ -70,7 +70,7 @@ from referee.publish import console_table, write_leaderboards
 from referee.publish.live import LiveSite
 from referee.schedule import ScheduledGame, schedule
 from referee.standings import Standings, compute_standings
-from referee.submissions import BuildResult, build_submissions
+from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
 
 RESULTS_FILE = "games.jsonl"
 LEAGUE_FILE = "league.json"
@@ -242,6 +242,7 @@ def output_folder(output: Path) -> Iterator[None]:
                 f"{output}: another referee is running a league in this folder; wait for it to end, "
                 "or give this run another --output"
             ) from None
+        remove_stale_temporaries(output, leave=(BUILDS_DIR,))  # what an interrupted run left half-written
         yield
     finally:
         os.close(handle)  # and with it the lock

@@ -26,6 +26,7 @@ from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
+from referee.printable import printable
 from referee.protocol import GAME_TO_PB, RequestEncoder, action_to_pb
 from referee.seeding import derive_seed
 from referee.session import BotSession, GameSetup, Timing
@@ -341,7 +342,8 @@ def _self_description(bot: BotSession | BotFault) -> dict | None:
     response = getattr(bot, "handshake_response", None)
     if response is None:
         return None
-    return {"name": response.name, "version": response.version, "author": response.author}
+    return {"name": printable(response.name), "version": printable(response.version),
+            "author": printable(response.author)}  # fmt: skip
 
 
 def _bot_name(bot: BotSession | BotFault) -> str:

@@ -203,13 +203,23 @@ class BotSession:
             return
         # The address the bot was given, as it sees it (in its sandbox, not the host's path to the socket).
         address = f"{self.process.bot_address} (its {ADDRESS_VARIABLE})"
+        hint = self.process.log_hint()
         if exited is not None and exited in done:
             ended = "was" if self.process.killed_by_signal() else "exited with"
             detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
-            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + self.process.log_hint(), self.name)
-        raise BotFault(
-            FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + self.process.log_hint(), self.name
-        )
+            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + hint, self.name)
+        hits = self.process.limits_hit()
+        if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
+            raise BotFault(
+                FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint, self.name
+            )
+        if self.process.accepts_connections():
+            raise BotFault(
+                FaultKind.STARTUP, f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
+                f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
+                self.name,
+            )  # fmt: skip
+        raise BotFault(FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.name)
 
     async def _handshake(self, setup: GameSetup) -> None:
         request = handshake_message(setup)

@@ -46,6 +46,7 @@ from referee import __version__
 from referee.atomic import replace_json
 from referee.config import League, LeagueBot, Submission, resolve_command
 from referee.errors import LeagueError
+from referee.printable import printable
 
 BUILDS_DIR = "builds"
 BUILD_LOG_TAIL_LINES = 10
@@ -295,7 +296,7 @@ def _manifest(submission: Submission) -> dict:
 
 def _log_tail(log_path: Path) -> str:
     lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[2:]  # past the header
-    tail = [line for line in lines if line.strip()][-BUILD_LOG_TAIL_LINES:]
+    tail = [printable(line) for line in lines if line.strip()][-BUILD_LOG_TAIL_LINES:]
     return ", ending:\n" + "\n".join("    " + line for line in tail) if tail else " (no output)"
 
 

@@ -6,13 +6,13 @@ import asyncio
 import json
 import os
 import re
-import stat
 import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from referee.sandbox import DEFAULT_LIMITS
 from referee.session import BotSession, GameSetup, Timing
 from referee.cards import DECK
 from referee.games import game_class
@@ -154,27 +154,29 @@ def test_bots_can_listen_on_tcp(bots: Bots, tmp_path: Path) -> None:
     assert list(bots.socket_root.iterdir()) == []  # no private directory for a TCP bot
 
 
-def test_the_private_socket_directory_is_only_for_the_referees_user(bots: Bots, tmp_path: Path) -> None:
+def test_a_sandboxed_bots_socket_folder_is_a_small_file_system_of_its_sandbox_and_goes_with_it(
+    bots: Bots, tmp_path: Path
+) -> None:
     recording = tmp_path / "recorder.jsonl"
 
-    async def inspect_running_bot() -> tuple[str, int, int, list[str]]:
+    async def inspect_running_bot() -> tuple[str, list[str], int, list[str]]:
         bot = BotSession(bots.bad("recorder.py", "--record", str(recording), name="recorder"))
         await bot.start(GameSetup("stop_the_bus", 2, ROOMY))
         try:
             directory = Path(bot.process.address.removeprefix("unix:")).parent
-            info = directory.stat()
-            return str(directory), stat.S_IMODE(info.st_mode), info.st_uid, sorted(os.listdir(directory))
+            size = os.statvfs(directory)
+            return str(directory), sorted(os.listdir(directory)), size.f_blocks * size.f_frsize, os.listdir(bots.socket_root)
         finally:
             await bot.stop()
 
-    directory, mode, owner, contents = asyncio.run(inspect_running_bot())
-    assert mode == 0o700 and owner == os.getuid()
-    assert contents == ["bot.sock"]
-    assert Path(directory).parent == bots.socket_root
-    assert not Path(directory).exists()  # stop() removed it
+    directory, contents, size, on_the_host = asyncio.run(inspect_running_bot())
+    # The referee reaches it through the sandbox's root; nothing of it is on the host's disk.
+    assert re.fullmatch(r"/proc/\d+/root/run/referee", directory) and contents == ["bot.sock"]
+    assert size == DEFAULT_LIMITS.output_bytes and on_the_host == []
+    assert not Path(directory).exists()  # gone with the sandbox
     start, _ = read_recording(recording)
-    assert start["address"] == "unix:/run/referee/bot.sock"  # the same folder, bound into the bot's sandbox
-    assert start["dir_mode"] == "700"  # as the bot saw it while running
+    assert start["address"] == "unix:/run/referee/bot.sock"
+    assert start["dir_mode"] == "1777"  # none but the bot's own processes are in its sandbox
 
 
 # ----- what a bot is told ------------------------------------------------------------------------

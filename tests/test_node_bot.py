@@ -63,6 +63,7 @@ def stream(node_bot: Path, tmp_path: Path) -> Iterator[StreamClient]:
 def write_bot(directory: Path, kit: Path, body: str) -> Path:
     """A small bot program on the kit (a real program, for the behaviours the sample bot never shows)."""
     script = directory / "bot.js"
+    directory.chmod(0o755)  # pytest makes it 0700; a bot run by a root referee is a user of its own, who must read it
     script.write_text(f"'use strict';\nconst kit = require({json.dumps(str(kit))});\n{body}\n")
     return script
 

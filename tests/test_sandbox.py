@@ -382,9 +382,8 @@ def test_a_referee_killed_by_sigkill_takes_its_bots_along_and_the_next_referee_c
         if referee.poll() is None:
             referee.kill()
             referee.wait()
-    # A process killed by SIGKILL removes nothing: its cgroups and socket folders stay, empty.
+    # A process killed by SIGKILL removes nothing: its cgroups stay, empty (its bots' sockets were in their sandboxes).
     assert folder.exists() and (folder / "cgroup.procs").read_text() == ""
-    assert [path.name for path in bots.socket_root.iterdir() if path.name.startswith("referee-")]
     # The next referee to start removes them.
     done = subprocess.run(
         [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", "3", "--quiet",

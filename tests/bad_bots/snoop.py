@@ -1,7 +1,8 @@
 """Plays legally, but on its first decision tries to reach what a bot must not, and reports what it reached.
 
-    snoop.py --list DIR --read FILE --write FILE --unix SOCKET --unix-glob PATTERN
-             --tcp HOST:PORT --signal PID --fill DIR ...     (each repeatable)
+    snoop.py --list DIR --read FILE --read-glob PATTERN --write FILE --unix SOCKET --unix-glob PATTERN
+             --tcp HOST:PORT --signal PID --fill DIR --sysctl FILE --open-write FILE ...   (each repeatable)
+    snoop.py --probes FILE          # the same options from a JSON file: {"read": [...], "list": [...], ...}
 
 Each probe tries one thing: list a folder (reached: it shows entries), read
 a file (reached: it has content), write a file (reached: written; it is
@@ -50,6 +51,31 @@ def read_file(path: str) -> tuple[bool, str]:
     return bool(data), f"{len(data)} bytes"
 
 
+def read_matching(pattern: str) -> tuple[bool, str]:
+    paths = sorted(glob.glob(pattern))
+    sizes = []
+    for path in paths:
+        try:
+            sizes.append(read_file(path)[0])
+        except OSError:
+            sizes.append(False)
+    return any(sizes), f"{len(paths)} matched, {sum(sizes)} with content"
+
+
+def write_setting(path: str) -> tuple[bool, str]:
+    with open(path, encoding="utf-8") as setting:
+        value = setting.read()
+    with open(path, "w", encoding="utf-8") as setting:
+        setting.write(value)
+    return True, f"wrote {value.strip()!r} back"
+
+
+def open_for_writing(path: str) -> tuple[bool, str]:
+    with open(path, "ab"):
+        pass
+    return True, "opened for writing"
+
+
 def write_file(path: str) -> tuple[bool, str]:
     with open(path, "w", encoding="utf-8") as file:
         file.write("written by a bot\n")
@@ -96,10 +122,21 @@ def own_view() -> dict:
     with open("/proc/self/status", encoding="utf-8") as status:
         capabilities = [line.split()[1] for line in status if line.startswith("CapEff:")]
     scratch = os.environ.get("REFEREE_BOT_SCRATCH", "")
+    processes = sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit())
+    command_lines = {}
+    for pid in processes:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                command_lines[pid] = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError as error:
+            command_lines[pid] = f"{type(error).__name__}"
     return {
-        "processes": sorted(int(entry) for entry in os.listdir("/proc") if entry.isdigit()),
+        "processes": processes,
+        "command_lines": command_lines,
         "pid": os.getpid(),
         "uid": os.getuid(),
+        "gid": os.getgid(),
+        "groups": os.getgroups(),
         "capabilities": capabilities[0] if capabilities else "",
         "scratch": sorted(os.listdir(scratch)) if scratch and os.path.isdir(scratch) else None,
         "cwd": os.getcwd(),
@@ -113,25 +150,36 @@ def snoop(args) -> dict:
     probes = []
     probes += [attempt("list", path, list_folder) for path in args.list]
     probes += [attempt("read", path, read_file) for path in args.read]
+    probes += [attempt("read-glob", pattern, read_matching) for pattern in args.read_glob]
+    probes += [attempt("sysctl", path, write_setting) for path in args.sysctl]
+    probes += [attempt("open-write", path, open_for_writing) for path in args.open_write]
     probes += [attempt("write", path, write_file) for path in args.write]
     sockets = [*args.unix, *(found for pattern in args.unix_glob for found in glob.glob(pattern))]
     probes += [attempt("unix", path, connect_unix) for path in sockets]
     probes += [attempt("tcp", target, connect_tcp) for target in args.tcp]
     probes += [attempt("signal", pid, signal_process) for pid in args.signal]
     probes += [attempt("fill", folder, fill) for folder in args.fill]
-    return {"probes": probes, **view}
+    return {"probes": probes, "games_started": args.games_started, **view}
 
 
 class SnoopingServicer(_common.LegalServicer):
     def misbehave(self, request):
+        self.args.games_started = self.games_started
         print("SNOOP " + json.dumps(snoop(self.args)), flush=True)
         return _common.legal_reply(request)
 
 
 if __name__ == "__main__":
     options = _common.parser(__doc__)
-    for option in ("--list", "--read", "--write", "--unix", "--unix-glob", "--tcp", "--signal", "--fill"):
+    probe_options = ("--list", "--read", "--read-glob", "--write", "--unix", "--unix-glob", "--tcp", "--signal",
+                     "--fill", "--sysctl", "--open-write")
+    for option in probe_options:
         options.add_argument(option, action="append", default=[])
+    options.add_argument("--probes", help="a JSON file of probes: option name (without --) -> list of targets")
     arguments = _common.parse(options)
+    if arguments.probes:
+        with open(arguments.probes, encoding="utf-8") as given:
+            for option, targets in json.load(given).items():
+                getattr(arguments, option.replace("-", "_")).extend(targets)
     sys.stdout.reconfigure(line_buffering=True)
     _common.run(SnoopingServicer(arguments, "snoop"))

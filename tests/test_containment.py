@@ -1,0 +1,402 @@
+"""Containment against a hostile bot, in the layout organisers use: what docs/security.md's threat list promises.
+
+Each test plays real bots (tests/bad_bots/) under the real sandbox: a
+snooping bot in the default layout (the league file with bots/ and subs/
+beside it, results in the league's folder) reads nothing of the
+competition, as a command or as a submission, and cannot write a kernel
+setting; two colluding bots carry no bit through locks or change notices;
+bots planting huge trees in their writable places leave this league and the
+next intact; a referee killed while a bot is starting takes the start along.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee import sandbox
+from referee.bots import BotSpec
+from referee.config import load_league
+from referee.errors import LeagueError
+from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
+from referee.faults import BotFault, FaultKind
+from referee.sandbox import ResourceLimits
+from referee.session import BotSession, GameSetup, Timing
+from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
+
+BWRAP = sandbox.bubblewrap()
+pytestmark = pytest.mark.skipif(BWRAP.problem is not None, reason=f"no sandbox here: {BWRAP.problem}")
+ROOMY = Timing(move_time_ms=10_000, time_bank_ms=0, grace_ms=500, startup_timeout_ms=10_000)
+AS_ROOT = os.geteuid() == 0
+
+
+def reports(log_dir: Path, prefix: str, pattern: str) -> list[dict]:
+    """The ``PREFIX {json}`` lines that bots wrote to the logs ``pattern`` matches, in order."""
+    found = []
+    for log in sorted(log_dir.glob(pattern)):
+        found += [json.loads(line.split(" ", 1)[1]) for line in log.read_text().splitlines() if line.startswith(prefix)]
+    return found
+
+
+# ----- the default layout: nothing of the competition is visible ---------------------------------------------
+
+
+def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str]]]:
+    """A league folder as organisers make it: league.yaml, bots/ (two command bots' scripts), subs/ (two
+    submissions), no output key (so results/NAME is in the league's folder). Return it and the snoop's probes."""
+    folder = tmp_path / "league"
+    (folder / "bots").mkdir(parents=True)
+    for script in ("snoop.py", "_common.py"):
+        shutil.copy(BAD_BOTS / script, folder / "bots" / script)
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", folder / "bots" / "random_bot.py")
+    for name, scripts in (("snooper", ("snoop.py", "_common.py")), ("other", ())):
+        sub = folder / "subs" / name
+        sub.mkdir(parents=True)
+        for script in scripts:
+            shutil.copy(BAD_BOTS / script, sub / script)
+        shutil.copy(SAMPLE_BOTS / "random_bot.py", sub / "random_bot.py")
+        (sub / "strategy.txt").write_text(f"{name}'s secret: always draw from the stock\n")
+        run = ["python", "snoop.py", "--probes", "probes.json"] if scripts else ["python", "random_bot.py"]
+        (sub / "bot.yaml").write_text(f"name: {name}\nversion: '1'\nrun: {json.dumps(run + ['--marker', bots.marker])}\n")
+    output = folder / "results" / "layout"
+    probes = {
+        "list": [str(folder), str(folder / "results"), str(output), str(output / GAME_LOG_DIR), str(folder / "subs"),
+                 str(folder / "subs" / "other"), str(folder / "bots")],
+        "read": [str(folder / "league.yaml"), str(output / RESULTS_FILE), str(output / "league.json"),
+                 str(folder / "subs" / "other" / "strategy.txt"), str(folder / "subs" / "other" / "random_bot.py"),
+                 str(folder / "bots" / "random_bot.py"), str(output / "builds" / "other" / "strategy.txt")],
+        "read-glob": [str(output / GAME_LOG_DIR / "*"), str(output / BOT_LOG_DIR / "*"), str(output / "builds" / "other" / "*")],
+        "sysctl": ["/proc/sys/vm/swappiness", "/proc/sys/kernel/hostname"],
+        "open-write": ["/proc/sys/kernel/core_pattern", "/proc/sysrq-trigger"],
+    }  # fmt: skip
+    for where in (folder / "bots", folder / "subs" / "snooper"):
+        (where / "probes.json").write_text(json.dumps(probes))
+    env = f"{{REFEREE_TEST_MARKER: {bots.marker}}}"
+    snoop = ["python", "bots/snoop.py", "--probes", "bots/probes.json", "--in-game", "2", "--marker", bots.marker]
+    (folder / "league.yaml").write_text(
+        "name: layout\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 4\nconcurrency: 1\n"
+        f"move_time_ms: {ROOMY.move_time_ms}\nstartup_timeout_ms: {ROOMY.startup_timeout_ms}\nbots:\n"
+        f"  - name: snoop\n    command: {json.dumps(snoop)}\n    env: {env}\n"
+        f"  - name: random\n    command: python bots/random_bot.py --marker {bots.marker}\n    env: {env}\n"
+        f"  - path: subs/snooper\n    env: {env}\n  - path: subs/other\n    env: {env}\n"
+    )
+    # The submission snoops in its second game too (its run command is its author's: it names nothing here).
+    manifest = folder / "subs" / "snooper" / "bot.yaml"
+    manifest.write_text(manifest.read_text().replace('"probes.json"', '"probes.json", "--in-game", "2"'))
+    return folder, probes
+
+
+def test_in_the_default_layout_a_snooping_bot_reads_nothing_of_the_competition(bots: Bots, tmp_path: Path) -> None:
+    folder, probes = default_layout(tmp_path, bots)
+    league = load_league(folder / "league.yaml")
+    summary = asyncio.run(run_league(league))
+    assert summary.played == 4 and summary.disabled == {}
+    output = folder / "results" / "layout"
+    assert len(list((output / GAME_LOG_DIR).glob("*.jsonl"))) == 4  # there were game logs to read
+    (command,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snoop-*.log")
+    (submission,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snooper-*.log")
+    for report in (command, submission):
+        assert report["games_started"] == 2  # a game was over, its log and result written, when it looked
+        outcome = {(probe["probe"], probe["target"]): probe for probe in report["probes"]}
+        # No seed, no result, no game log, no other bot's files, no kernel setting: nothing read or written.
+        for kind in ("read", "read-glob", "sysctl", "open-write"):
+            for target in probes[kind]:
+                assert not outcome[(kind, target)]["reached"], outcome[(kind, target)]
+        # Of the listings: only the bot's own files, and the bare way to them.
+        listed = {target: probe["detail"] for (kind, target), probe in outcome.items() if kind == "list"}
+        for target in probes["list"][1:6]:
+            assert not outcome[("list", target)]["reached"] or target in (str(folder / "results"), str(output)), listed
+        # No other bot's process, command line or environment in its /proc: its sandbox's init and its own.
+        assert all("random_bot" not in line and "snooper" not in line for line in report["command_lines"].values())
+        assert report["capabilities"] == "0000000000000000"
+    command_listing = {probe["target"]: probe["detail"] for probe in command["probes"] if probe["probe"] == "list"}
+    assert command_listing[str(folder)] == "1 entries: ['bots']"  # its cwd shows what its command needs, no more
+    assert "random_bot.py" in command_listing[str(folder / "bots")]  # a name, masked by an empty file
+    submission_listing = {probe["target"]: probe["detail"] for probe in submission["probes"] if probe["probe"] == "list"}
+    assert submission_listing[str(output)] == "1 entries: ['builds']"  # only the way to its own copy
+    if AS_ROOT:  # each runs as a user of its own, none of the machine's
+        uids = {command["uid"], submission["uid"]}
+        assert len(uids) == 2 and min(uids) >= sandbox.FIRST_BOT_ID
+        assert command["gid"] == command["uid"] and command["groups"] in ([], [command["gid"]])
+
+
+def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_and_why(
+    bots: Bots, tmp_path: Path
+) -> None:
+    folder, _ = default_layout(tmp_path, bots)
+    league_file = folder / "league.yaml"
+    text = league_file.read_text()
+    for argument, why in [("league.yaml", "the league file"), ("results/layout/games.jsonl", "the league's output"),
+                          ("--seed-from=results/layout/league.json", "the league's output"),
+                          ("subs/other", "other's submission folder")]:  # fmt: skip
+        league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
+        with pytest.raises(LeagueError) as refused:
+            load_league(league_file)
+        assert f'bots[1].command: "{argument}" (bot random) names {why}' in str(refused.value)
+    # As validate and run say it: one line, and nothing run.
+    for command in (["validate"], ["run", "--no-progress"]):
+        done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
+                              env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 1 and len(lines) == 1 and str(league_file) in lines[0], done.stderr
+        assert 'bots[1].command: "subs/other" (bot random) names other\'s submission folder' in lines[0]
+    assert not (folder / "results").exists()
+    # A file of another bot's folder, named, is shared: shown alone, the rest of that folder still masked.
+    secret = folder / "subs" / "other" / "strategy.txt"
+    league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {secret}"))
+    shown = load_league(league_file).bot("random").spec.folders
+    assert str(secret) in shown and str(secret.parent) not in shown
+
+
+# ----- no covert channel ---------------------------------------------------------------------------------------
+
+
+MESSAGE = "10110010"
+
+
+def colluders(bots: Bots, sandboxed: bool) -> list[BotSpec]:
+    specs = [bots.bad("collude.py", "--role", role, "--message", MESSAGE, name=name)
+             for role, name in (("send", "sender"), ("receive", "receiver"))]  # fmt: skip
+    return specs if sandboxed else [dataclasses.replace(spec, sandbox=False, network="host") for spec in specs]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+def test_two_colluding_bots_decode_nothing_through_locks_or_change_notices(
+    bots: Bots, tmp_path: Path, sandboxed: bool
+) -> None:
+    result = play("stop_the_bus", colluders(bots, sandboxed), seed=4, timing=ROOMY, bot_log_dir=tmp_path)
+    assert result.faults == [Counter(), Counter()]
+    sent = reports(tmp_path, "COLLUDE ", "seat0-sender.log")[-1]
+    received = reports(tmp_path, "COLLUDE ", "seat1-receiver.log")[-1]
+    assert sent["bits"] == MESSAGE
+    for channel in ("flock", "fcntl", "inotify"):
+        heard = received["heard"][channel]
+        if sandboxed:  # every attempt refused: no bit at all, only the refusals' reasons
+            assert set(heard) <= {"No locks available", "Operation not permitted"} and heard, (channel, heard)
+        else:  # without the sandbox the channel carries the message: the bots and the test are not vacuous
+            assert "1" in heard and "0" in heard, (channel, heard)
+
+
+# ----- writes bounded and harmless ------------------------------------------------------------------------------
+
+
+def fault_free(output: Path) -> bool:
+    records = [json.loads(line) for line in (output / RESULTS_FILE).read_text().splitlines()]
+    return bool(records) and all(not any(faults) for record in records for faults in record["faults"])
+
+
+def planting_league(folder: Path, bots: Bots, name: str, planters: list[tuple[str, list[str]]], extra: str = "") -> Path:
+    folder.mkdir(parents=True)
+    entries = "".join(f"  - name: {bot}\n    command: {json.dumps(bots.command('plant.py', *args))}\n"
+                      for bot, args in planters)  # fmt: skip
+    entries += f"  - name: random\n    command: {json.dumps(bots.command(SAMPLE_BOTS / 'random_bot.py'))}\n"
+    (folder / "league.yaml").write_text(
+        f"name: {name}\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 2\nconcurrency: 1\n"
+        f"move_time_ms: 30000\nstartup_timeout_ms: 10000\n{extra}bots:\n{entries}"
+    )
+    return folder / "league.yaml"
+
+
+@pytest.fixture
+def memory_folder(tmp_path: Path) -> Path:
+    """A folder in memory (/dev/shm) where the machine has one: planting a bot's hundred thousand files on this
+    machine's disk would make the test slow, not the referee."""
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        return tmp_path
+    folder = Path(tempfile.mkdtemp(prefix="rt-", dir="/dev/shm"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_intact(
+    bots: Bots, tmp_path: Path, memory_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In its sandbox: 3,000 nested folders, 200,000 files, link loops and locked folders, in its socket folder
+    # and /tmp; every game is played, and nothing of it is on the host to clean.
+    planter = ["--nested", "3000", "--files", "200000", "--odd"]
+    league_file = planting_league(tmp_path / "first", bots, "planted", [("plant", [*planter, "--in-tmp"])])
+    summary = asyncio.run(run_league(load_league(league_file)))
+    assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
+    assert fault_free(tmp_path / "first" / "results" / "planted")
+    planted = reports(tmp_path / "first" / "results" / "planted" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert {report["folder"] for report in planted} == {"/run/referee", "/tmp"}
+    assert all((report["nested"], report["files"], report["odd"], report["stopped"]) == (3000, 200000, True, None)
+               for report in planted)  # fmt: skip
+    assert list(bots.socket_root.iterdir()) == []  # nothing on the host's disk
+    # The next league on the same TMPDIR (kept in memory here), without the sandbox: the planter's socket folder
+    # is a host folder, which its stop removes off the event loop; the league plays, and nothing is left.
+    monkeypatch.setattr(tempfile, "tempdir", str(memory_folder))
+    league_file = planting_league(tmp_path / "next", bots, "next", [("plant", planter)], "sandbox: none\n")
+    summary = asyncio.run(run_league(load_league(league_file)))
+    assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
+    assert fault_free(tmp_path / "next" / "results" / "next")
+    (report,) = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert report["folder"].startswith(str(memory_folder)) and report["files"] == 200000
+    assert list(memory_folder.iterdir()) == [] and list(bots.socket_root.iterdir()) == []
+
+
+def test_removing_what_a_bot_left_never_fails_however_deep_or_odd(memory_folder: Path) -> None:
+    # A killed referee's leftover folder, as a bot filled it: past the kernel's path length, link loops,
+    # folders without permissions; the next referee's clean-up removes it all and never raises.
+    left = memory_folder / "referee-0-1-2-x"
+    left.mkdir()
+    code = "import sys, plant; print(plant.plant(sys.argv[1], 3000, 2000, True))"
+    done = subprocess.run([PYTHON, "-c", code, str(left)], cwd=BAD_BOTS, capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    assert "'stopped': None" in done.stdout, done.stdout
+    assert sandbox.remove_tree(left) and not left.exists()
+    assert sandbox.remove_tree(memory_folder / "not-there")  # nothing to remove: done, no error
+
+
+# ----- startup faults name what held the bot back ----------------------------------------------------------------
+
+# Never listens: starts processes until the limit refuses them, and goes on trying.
+FORK_BOMB = """
+import os, time
+while True:
+    try:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+    except OSError:
+        time.sleep(0.01)
+"""
+
+
+def start_fault(spec: BotSpec, timing: Timing) -> BotFault:
+    """The fault with which a bot fails to start (the test fails if it starts)."""
+
+    async def start() -> BotFault:
+        session = BotSession(spec)
+        try:
+            await session.start(GameSetup("stop_the_bus", 2, timing))
+        except BotFault as fault:
+            return fault
+        finally:
+            await session.stop()
+        raise AssertionError("the bot started")
+
+    return asyncio.run(start())
+
+
+@pytest.mark.parametrize(
+    ("command", "limits", "words"),
+    [
+        pytest.param([PYTHON, "-c", FORK_BOMB], ResourceLimits(processes=16),
+                     ["did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) within 3 s: process limit of 16 "
+                      "reached ("], id="fork-bomb"),
+        pytest.param(["hog.py", "--resource", "memory", "--at-start"], ResourceLimits(memory_mb=64),
+                     ["before listening", "memory limit of 64 MB exceeded"], id="memory-hog"),
+        pytest.param(["not_grpc.py"], ResourceLimits(),
+                     ["listens on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) but does not speak gRPC's HTTP/2"],
+                     id="listens-but-speaks-no-grpc"),
+    ],
+)  # fmt: skip
+def test_a_startup_fault_names_the_limit_that_held_the_bot_back_or_that_it_speaks_no_grpc(
+    bots: Bots, command: list[str], limits: ResourceLimits, words: list[str]
+) -> None:
+    command = bots.command(*command) if command[0].endswith(".py") else [*command, bots.marker]
+    spec = dataclasses.replace(bots.spec(command, "starter"), limits=limits)
+    fault = start_fault(spec, Timing(move_time_ms=1000, startup_timeout_ms=3000))
+    assert fault.kind is FaultKind.STARTUP
+    for phrase in words:
+        assert phrase in fault.detail, fault.detail
+
+
+# ----- a start dies with the referee ------------------------------------------------------------------------------
+
+# Stands in for bubblewrap: for a bot's sandbox, it first starts a child that nothing ties to the referee (as
+# bubblewrap's own child is until it ties itself; it carries the bot's command, and so the test's marker),
+# takes its time, then runs the real bubblewrap.
+SLOW_BWRAP = """#!/bin/sh
+if [ "$1" = --args ]; then
+    sh -c "sleep 30" unarmed-child "$@" &
+    sleep 1
+fi
+exec {bwrap} "$@"
+"""
+
+
+def test_a_referee_killed_while_a_bot_starts_takes_the_whole_start_along(bots: Bots, tmp_path: Path) -> None:
+    fake = tmp_path / "slow-bwrap"
+    fake.write_text(SLOW_BWRAP.format(bwrap=BWRAP.path))
+    fake.chmod(0o755)
+    random_bot = f"python {SAMPLE_BOTS / 'random_bot.py'} --marker {bots.marker}"
+    referee = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--quiet", "--bot", random_bot,
+         "--bot", random_bot], env={**bots.subprocess_env(), sandbox.BWRAP_VARIABLE: str(fake)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not any("unarmed-child" in line for line in bots.processes()):
+            assert referee.poll() is None and time.monotonic() < deadline, "no bot began to start"
+            time.sleep(0.02)
+        referee.kill()
+        referee.wait()
+        bots.leaves_socket_dirs = True  # the killed `referee play`'s own folder of bot logs, which only it removes
+        # The launcher dies by its parent-death signal, what it started by the watcher of the bots' cgroups.
+        assert bots.leftovers(wait=5.0) == []
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+
+
+# ----- what reaches the organiser's terminal -------------------------------------------------------------------
+
+# A bot whose name and output try the organiser's terminal: the window's title, the clipboard (OSC 52), a
+# cleared screen and a line overwritten with a fake verdict; then it crashes on its first decision.
+ESCAPING_BOT = r"""
+import os, sys
+from referee.botkit import run_bot
+sys.stderr.write("\x1b]0;owned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\rleague ok\u202e\n")
+sys.stderr.flush()
+run_bot(lambda observation: os._exit(3), name="\x1b[31mred\x1b[0m\r")
+"""
+
+
+def test_what_a_bot_says_reaches_the_organisers_terminal_printable(bots: Bots) -> None:
+    done = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "check-bot", "--game", "stop_the_bus", "--seats", "2", "--games", "1", "--",
+         PYTHON, "-c", ESCAPING_BOT, bots.marker], env=bots.subprocess_env(), capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    shown = done.stdout + done.stderr
+    assert done.returncode == 1, shown
+    assert "handshake ok: \\x1b[31mred\\x1b[0m\\x0d" in shown  # its name, as escapes
+    # Its output, as escapes (a carriage return ends a line there, so the fake verdict shows on a line of its own).
+    assert "\\x1b]0;owned\\x07\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\x1b[H\n        league ok\\u202e\n" in shown
+    assert "\x1b" not in shown and "\r" not in shown and "\u202e" not in shown and "\x07" not in shown
+
+
+def test_a_run_removes_the_temporary_files_an_interrupted_run_left_in_its_output(tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    stale = [output / ".league.json.k2x8_q0z.tmp", output / "games" / ".leaderboard.md.abcdefgh.tmp"]
+    kept = [output / "league.json", output / "builds" / "bot" / ".cache.abcdefgh.tmp", output / ".notes.tmp"]
+    for path in stale + kept:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    with output_folder(output):  # as every run holds its output
+        pass
+    assert [path for path in stale if path.exists()] == [] and all(path.exists() for path in kept)
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="only a referee run as root gives each bot a user of its own")
+def test_a_bot_whose_files_its_own_user_cannot_read_is_told_so_before_it_starts(bots: Bots, tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", closed / "random_bot.py")
+    spec = bots.spec([PYTHON, str(closed / "random_bot.py"), bots.marker], "closed")
+    fault = start_fault(spec, ROOMY)
+    assert fault.kind is FaultKind.STARTUP and f"which cannot read {closed} (mode 700)" in fault.detail, fault.detail

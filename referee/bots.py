@@ -173,7 +173,11 @@ class BotProcess:
                     spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, hidden=self._hidden_paths(),
                     network_host=spec.network == "host", limits=spec.limits, search_path=spec.env.get("PATH"), user=user,
                 )  # fmt: skip
-                closed = sandbox.closed_to_others(plan.read_only) if user is not None else None
+                # Shared folders are opened to the bots' group below; everything else must be readable by any user.
+                shared = set(spec.shared)
+                closed = None
+                if user is not None:
+                    closed = sandbox.closed_to_others(path for path in plan.read_only if path not in shared)
                 if closed is not None:
                     raise BotFault(FaultKind.STARTUP, (
                         f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "

@@ -273,11 +273,12 @@ async def replay_to(
         say(_summary(report))
     finally:
         await session.stop()
-        kept = given or report.problem is not None or bool(report.differences)
-        if kept:
+        # A bot that could not even be launched wrote no output: there is nothing to point to.
+        wanted = given or report.problem is not None or bool(report.differences)
+        if wanted and session.log_path.exists():
             report.logs = session.log_path
             say(f"the bot's output is kept in {session.log_path}")
-        else:
+        elif not given:
             shutil.rmtree(log_dir, ignore_errors=True)
     return report
 

@@ -366,9 +366,10 @@ run_bot(lambda observation: os._exit(3), name="\x1b[31mred\x1b[0m\r")
 """
 
 
-def test_what_a_bot_says_reaches_the_organisers_terminal_printable(bots: Bots) -> None:
+def test_what_a_bot_says_reaches_the_organisers_terminal_printable(bots: Bots, tmp_path: Path) -> None:
     done = subprocess.run(
-        [PYTHON, "-m", "referee.cli", "check-bot", "--game", "stop_the_bus", "--seats", "2", "--games", "1", "--",
+        [PYTHON, "-m", "referee.cli", "check-bot", "--game", "stop_the_bus", "--seats", "2", "--games", "1",
+         "--logs", str(tmp_path / "logs"), "--",
          PYTHON, "-c", ESCAPING_BOT, bots.marker], env=bots.subprocess_env(), capture_output=True, text=True,
         timeout=120, check=False,
     )  # fmt: skip

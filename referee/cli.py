@@ -267,8 +267,13 @@ def build_parser() -> argparse.ArgumentParser:
     schedule.add_argument("league", type=Path, help="the league file")
     schedule.add_argument(
         "--json", action="store_true",
-        help="one JSON object per game, a line each: index, game_id, round, table, rotation, seed, seats "
-        "(and candidate, in a gauntlet)",
+        help="one JSON object per game, a line each: index, game_id, round, table, rotation, seats "
+        "(and candidate, in a gauntlet), and with --seeds the seed (a string of digits)",
+    )  # fmt: skip
+    schedule.add_argument(
+        "--seeds", action="store_true",
+        help="also print every game's seed: each one gives away that game's every deal, so keep it to yourself "
+             "until the league is over (published pairings leave them out)",
     )  # fmt: skip
 
     leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
@@ -476,21 +481,28 @@ async def _check_bot(args: argparse.Namespace) -> int:
 
 def _league_command(args: argparse.Namespace) -> int:
     from referee.config import league_without_sandbox, load_league
-    from referee.league import run_command, standings_from_directory
+    from referee.league import run_command
     from referee.publish import console_table, write_leaderboards
 
     if args.command == "leaderboard":
         from referee.duel import duel_report
-        from referee.league import RESULTS_FILE, read_records
+        from referee.publish.live import rebuild_replays
+        from referee.results import RESULTS_FILE, read_games
+        from referee.standings import folder_standings
 
-        standings, title = standings_from_directory(args.directory)
-        print(f"{title}: {standings.games} games")
+        standings, recorded = folder_standings(args.directory)
+        print(f"{recorded.name}: {standings.games} game{'s' if standings.games != 1 else ''}")
         print(console_table(standings))
-        duel = duel_report(args.directory, read_records(args.directory / RESULTS_FILE))
+        games = list(read_games(args.directory / RESULTS_FILE, latencies=False))
+        duel = duel_report(recorded, games)
         if duel is not None:
             print("\n".join(duel.lines()))
         if args.write:
-            write_leaderboards(standings, args.directory, title)
+            rebuilt = rebuild_replays(args.directory, [game.game_id for game in games])
+            write_leaderboards(standings, args.directory, recorded.name)
+            print(f"leaderboards written to {args.directory}"
+                  + (f"; {len(rebuilt)} missing or damaged replay page{'s' if len(rebuilt) != 1 else ''} "
+                     "written again from the game logs" if rebuilt else ""))  # fmt: skip
         return 0
     backend = _backend(args) if args.command == "run" else None
     league = load_league(args.league)
@@ -618,17 +630,17 @@ def _schedule(args: argparse.Namespace, league) -> int:
 
     games = schedule(league)
     write = sys.stdout.write
-    for line in json_lines(games) if args.json else table_lines(games):
+    for line in json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
         write(line + "\n")
     sys.stdout.flush()
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from referee.league import standings_from_directory
     from referee.publish import comparison_text
+    from referee.standings import folder_standings
 
-    standings, _ = standings_from_directory(args.directory)
+    standings, _ = folder_standings(args.directory)
     print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
     return 0
 

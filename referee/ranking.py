@@ -1,0 +1,232 @@
+"""The published ranking: one Plackett-Luce fit of every finish order, and rank ranges from a bootstrap over deals.
+
+Pure computation (numpy), no I/O, no clock; the bootstrap's random draws
+come from the seed it is given, so the same games give the same figures to
+the last digit, in whatever order they arrive. docs/statistics.md explains
+each figure; bench/calibration.py measures how often the ranges hold the
+true ranks.
+
+- **Strength.** Under Plackett-Luce a game's finish order is drawn by
+  picking the winner with probability proportional to each bot's strength
+  ``w``, then second place from the rest, and so on. The fit is the
+  maximum of the likelihood of every counted game's finish order, times a
+  weak prior: each bot is given one virtual win and one virtual loss
+  against a bot of the field's (geometric) mean strength, so that a bot
+  that won every game still has a finite strength. It is computed with
+  Hunter's MM algorithm (2004), each step recentred on the field's mean,
+  and reported as Elo relative to that mean, ``400 log10(w / mean)``: the
+  chance that A finishes above B is ``1 / (1 + 10^((B - A) / 400))`` at any
+  table. Nothing depends on the order the games are given in, unlike a
+  rating updated game by game.
+- **Rank ranges.** Deals (the games of one seed: a table's rotations, and
+  in a gauntlet every candidate's table on the same field and cards) are
+  resampled with replacement, ``resamples`` times, and the fit repeated on
+  each resample. Bot B is *established above* bot A when B's strength is
+  above A's in at least 97.5% of resamples. A bot's range is then ``[1 +
+  bots established above it, n - bots established below it]`` among the
+  ``n`` bots it is ranked with: bots whose order the games do not
+  establish share ranks. ``rank`` is the competition ranking by strength
+  (ties share the best place: 1, 2, 2, 4).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.stats import CONFIDENCE
+
+RESAMPLES = 200  # bootstrap resamples of the deals
+PRIOR_GAMES = 1.0  # virtual wins (and as many losses) of each bot against the field's mean
+ELO_PER_NEPER = 400.0 / math.log(10.0)
+STRENGTH_DIGITS = 2  # Elo; strengths equal at this rounding are tied
+FIT_TOLERANCE = 1e-11  # the largest change of any log strength at which the fit stops
+RESAMPLE_TOLERANCE = 1e-6
+MAX_STEPS = 100_000
+_CHUNK_CELLS = 2_000_000  # games x seats x resamples fitted at once: bounds the memory a chunk takes
+
+
+@dataclass(frozen=True)
+class RankedBot:
+    """One bot's place: its fitted strength with a 95% interval, its rank and the 95% range of its rank."""
+
+    bot: str
+    strength: float | None  # Elo relative to the field's mean; None for a bot without a counted game
+    strength_low: float | None
+    strength_high: float | None
+    rank: int  # competition ranking among the bots it is ranked with
+    rank_range: tuple[int, int]  # best and worst rank the games allow (95%)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every bot's place, by bot name; ``groups`` are the sets of bots ranked among themselves."""
+
+    bots: dict[str, RankedBot]
+    resamples: int
+    level: float
+
+
+def rank_bots(
+    games: Sequence[tuple[Hashable, Sequence[str]]],
+    bots: Sequence[str],
+    *,
+    seed: int,
+    groups: Sequence[Sequence[str]] | None = None,
+    resamples: int = RESAMPLES,
+    level: float = CONFIDENCE,
+) -> Ranking:
+    """Fit the strengths of ``bots`` from ``games`` and rank them, within each of ``groups`` (default: all together).
+
+    ``games`` are ``(deal, bots in finish order)`` in a fixed order (the
+    schedule's): ``deal`` says which games share their cards and so are
+    resampled together. ``seed`` (an unsigned 64-bit number) seeds the
+    bootstrap.
+    """
+    names = sorted(bots)
+    played = sorted({name for _, order in games for name in order})
+    unknown = [name for name in played if name not in set(names)]
+    if unknown:
+        raise ValueError(f"games name bots that are not ranked: {', '.join(unknown)}")
+    groups = [list(names)] if groups is None else [sorted(group) for group in groups]
+    position = {name: number for number, name in enumerate(played)}
+    finish = _finish_array(games, position)
+    deal_numbers: dict[Hashable, int] = {}
+    deal_of_game = np.array([deal_numbers.setdefault(deal, len(deal_numbers)) for deal, _ in games], dtype=np.int64)
+    strengths = np.zeros(len(played))
+    replicates = np.zeros((0, len(played)))
+    if played:
+        strengths = fit(finish, len(played), np.ones((1, len(games))), FIT_TOLERANCE)[0]
+        if resamples:
+            generator = np.random.Generator(np.random.PCG64(seed))
+            draws = generator.integers(0, len(deal_numbers), size=(resamples, len(deal_numbers)))
+            counts = np.stack([np.bincount(draw, minlength=len(deal_numbers)) for draw in draws]).astype(float)
+            replicates = fit(finish, len(played), counts[:, deal_of_game], RESAMPLE_TOLERANCE, start=strengths)
+    tail = (1.0 - level) / 2.0
+    ranked: dict[str, RankedBot] = {}
+    for group in groups:
+        ranked.update(_rank_group(group, position, strengths, replicates, tail))
+    return Ranking(ranked, resamples, level)
+
+
+def _finish_array(games: Sequence[tuple[Hashable, Sequence[str]]], position: dict[str, int]) -> np.ndarray:
+    """Each game's bots (their positions) in finish order, padded with ``len(position)`` (a bot of strength 0)."""
+    width = max((len(order) for _, order in games), default=0)
+    finish = np.full((len(games), width), len(position), dtype=np.int64)
+    for number, (_, order) in enumerate(games):
+        finish[number, : len(order)] = [position[name] for name in order]
+    return finish
+
+
+def fit(
+    finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, start: np.ndarray | None = None
+) -> np.ndarray:
+    """Log strengths (natural, mean 0) maximising the weighted Plackett-Luce likelihood with the prior; one row per weighting.
+
+    ``finish`` is games x places (bot numbers, padded with ``bots``);
+    ``weights`` is resamples x games: how often each game counts in each
+    resample. Games with the same finish order are fitted as one, weighted
+    by their count (in a small field most games repeat an order), in an
+    order of their own, so the order games are given in cannot change a
+    digit. Resamples are fitted in chunks, each by MM steps until no log
+    strength moves by more than ``tolerance``.
+    """
+    orders, which = np.unique(finish, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    width = orders.shape[1]
+    chunk = max(1, _CHUNK_CELLS // max(1, len(orders) * width))
+    rows = []
+    for first in range(0, len(weights), chunk):
+        part = weights[first : first + chunk]
+        merged = np.bincount(
+            (which[None, :] + len(orders) * np.arange(len(part))[:, None]).ravel(), weights=part.ravel(),
+            minlength=len(part) * len(orders),
+        ).reshape(len(part), len(orders))  # fmt: skip
+        initial = np.zeros((len(part), bots)) if start is None else np.broadcast_to(start, (len(part), bots)).copy()
+        rows.append(_mm(orders, bots, merged, tolerance, initial))
+    return np.concatenate(rows)
+
+
+def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, theta: np.ndarray) -> np.ndarray:
+    """Hunter's MM for Plackett-Luce, resamples side by side: ``w <- wins / sum over stages of 1 / (strength left)``."""
+    resamples = len(weights)
+    games, width = finish.shape
+    places = np.ascontiguousarray(finish.T)  # places x games: each place's column contiguous
+    sizes = (finish < bots).sum(axis=1)
+    # Stage j of a game picks place j from the bots not yet placed; a game of n has stages 0..n-2.
+    counted = np.arange(width)[:, None] < (sizes - 1)[None, :]
+    columns = bots + 1  # the padding's column last
+    offsets = (np.arange(resamples) * columns)[:, None, None]
+    flat = (places[None] + offsets).ravel()
+    chosen = np.where(counted, places, bots)
+    wins = np.bincount(
+        (chosen[None] + offsets).ravel(), weights=np.broadcast_to(weights[:, None, :], (resamples, width, games)).ravel(),
+        minlength=resamples * columns,
+    ).reshape(resamples, columns)[:, :bots] + PRIOR_GAMES  # fmt: skip
+    stage_weights = counted[None] * weights[:, None, :]  # resamples x places x games
+    strengths = np.exp(theta)
+    padded = np.zeros((resamples, columns))
+    for _ in range(MAX_STEPS):
+        padded[:, :bots] = strengths
+        seated = padded[:, places]  # resamples x places x games
+        left = np.cumsum(seated[:, ::-1], axis=1)[:, ::-1]  # the strength of the bots not yet placed
+        inverse = np.divide(stage_weights, left, out=np.zeros_like(left), where=stage_weights > 0)
+        exposure = np.cumsum(inverse, axis=1)
+        denominators = np.bincount(flat, weights=exposure.ravel(), minlength=resamples * columns)
+        denominators = denominators.reshape(resamples, columns)[:, :bots]
+        # The prior: PRIOR_GAMES won and lost against a bot of the field's mean strength (1, after recentring).
+        denominators += 2.0 * PRIOR_GAMES / (strengths + 1.0)
+        updated = np.log(wins / denominators)
+        updated -= updated.mean(axis=1, keepdims=True)
+        change = np.max(np.abs(updated - theta)) if updated.size else 0.0
+        theta = updated
+        strengths = np.exp(theta)
+        if change <= tolerance:
+            break
+    return theta
+
+
+def _rank_group(
+    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, tail: float
+) -> dict[str, RankedBot]:
+    """Rank and range of each bot of ``group`` among the group."""
+    fitted = [name for name in group if name in position]
+    columns = [position[name] for name in fitted]
+    elo = {name: float(strengths[position[name]] * ELO_PER_NEPER) for name in fitted}
+    ordered = sorted(fitted, key=lambda name: (-round(elo[name], STRENGTH_DIGITS), name))
+    rank: dict[str, int] = {}
+    for place, name in enumerate(ordered, start=1):
+        previous = ordered[place - 2] if place > 1 else None
+        tied = previous is not None and round(elo[previous], STRENGTH_DIGITS) == round(elo[name], STRENGTH_DIGITS)
+        rank[name] = rank[previous] if tied else place
+    above = np.zeros(len(fitted), dtype=np.int64)  # bots established above each bot
+    below = np.zeros(len(fitted), dtype=np.int64)
+    low = high = None
+    if len(replicates) and fitted:
+        sample = replicates[:, columns]
+        needed = math.ceil((1.0 - tail) * len(replicates) - 1e-9)
+        for number in range(len(fitted)):
+            higher = (sample > sample[:, number : number + 1]).sum(axis=0)  # resamples where each other is above
+            lower = (sample < sample[:, number : number + 1]).sum(axis=0)
+            above[number] = int((higher >= needed).sum())
+            below[number] = int((lower >= needed).sum())
+        centred = sample * ELO_PER_NEPER
+        low = np.quantile(centred, tail, axis=0, method="inverted_cdf")
+        high = np.quantile(centred, 1.0 - tail, axis=0, method="inverted_cdf")
+    ranked = {}
+    for number, name in enumerate(fitted):
+        best, worst = 1 + int(above[number]), len(group) - int(below[number])
+        ranked[name] = RankedBot(
+            bot=name, strength=elo[name],
+            strength_low=float(low[number]) if low is not None else None,
+            strength_high=float(high[number]) if high is not None else None,
+            rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
+        )  # fmt: skip
+    unplaced = len(fitted) + 1
+    for name in group:
+        if name not in position:
+            ranked[name] = RankedBot(name, None, None, None, unplaced, (1, len(group)))
+    return ranked

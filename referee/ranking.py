@@ -221,8 +221,9 @@ def _rank_group(
         best, worst = 1 + int(above[number]), len(group) - int(below[number])
         ranked[name] = RankedBot(
             bot=name, strength=elo[name],
-            strength_low=float(low[number]) if low is not None else None,
-            strength_high=float(high[number]) if high is not None else None,
+            # The interval holds the estimate (resamples stop at a looser tolerance than the fit).
+            strength_low=min(float(low[number]), elo[name]) if low is not None else None,
+            strength_high=max(float(high[number]), elo[name]) if high is not None else None,
             rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
         )  # fmt: skip
     unplaced = len(fitted) + 1

@@ -182,7 +182,7 @@ def test_cli_validate_schedule_run_and_leaderboard(tmp_path: Path, bots: Bots, c
     output = tmp_path / "cli-out"
     assert referee_main(["run", str(league_path), "--output", str(output), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "6 games played" in printed and "rating" in printed
+    assert "6 games played" in printed and "strength" in printed
     assert referee_main(["leaderboard", str(output)]) == 0
     printed = capsys.readouterr().out
     assert "6 games" in printed and all(name in printed for name in ("alpha", "bravo", "charlie"))

@@ -18,15 +18,19 @@ true ranks.
   chance that A finishes above B is ``1 / (1 + 10^((B - A) / 400))`` at any
   table. Nothing depends on the order the games are given in, unlike a
   rating updated game by game.
-- **Rank ranges.** Deals (the games of one seed: a table's rotations, and
-  in a gauntlet every candidate's table on the same field and cards) are
-  resampled with replacement, ``resamples`` times, and the fit repeated on
-  each resample. Bot B is *established above* bot A when B's strength is
-  above A's in at least 97.5% of resamples. A bot's range is then ``[1 +
-  bots established above it, n - bots established below it]`` among the
-  ``n`` bots it is ranked with: bots whose order the games do not
-  establish share ranks. ``rank`` is the competition ranking by strength
-  (ties share the best place: 1, 2, 2, 4).
+- **Intervals and rank ranges.** Deals (the games of one seed: a table's
+  rotations, and in a gauntlet every candidate's table on the same field
+  and cards) are resampled with replacement, ``resamples`` times, and the
+  fit repeated on each resample; the spread of a figure over the
+  resamples is its standard error. An interval is the estimate plus or
+  minus Student's t for deals - 1 degrees of freedom times that error (as
+  :mod:`referee.stats` counts deals), so that a handful of deals cannot
+  claim certainty. Bot B is *established above* bot A when B's strength
+  minus A's exceeds t times the error of that difference. A bot's range is
+  ``[1 + bots established above it, n - bots established below it]``
+  among the ``n`` bots it is ranked with: bots whose order the games do
+  not establish share ranks. ``rank`` is the competition ranking by
+  strength (ties share the best place: 1, 2, 2, 4).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.stats import CONFIDENCE
+from referee.stats import CONFIDENCE, interval_multiplier
 
 RESAMPLES = 200  # bootstrap resamples of the deals
 PRIOR_GAMES = 1.0  # virtual wins (and as many losses) of each bot against the field's mean
@@ -81,10 +85,10 @@ def rank_bots(
 ) -> Ranking:
     """Fit the strengths of ``bots`` from ``games`` and rank them, within each of ``groups`` (default: all together).
 
-    ``games`` are ``(deal, bots in finish order)`` in a fixed order (the
-    schedule's): ``deal`` says which games share their cards and so are
-    resampled together. ``seed`` (an unsigned 64-bit number) seeds the
-    bootstrap.
+    ``games`` are ``(deal, bots in finish order)``: ``deal`` (any sortable
+    key) says which games share their cards and so are resampled together.
+    ``seed`` (an unsigned 64-bit number) seeds the bootstrap. Neither the
+    order of the games nor of the deals changes a digit.
     """
     names = sorted(bots)
     played = sorted({name for _, order in games for name in order})
@@ -94,8 +98,9 @@ def rank_bots(
     groups = [list(names)] if groups is None else [sorted(group) for group in groups]
     position = {name: number for number, name in enumerate(played)}
     finish = _finish_array(games, position)
-    deal_numbers: dict[Hashable, int] = {}
-    deal_of_game = np.array([deal_numbers.setdefault(deal, len(deal_numbers)) for deal, _ in games], dtype=np.int64)
+    # Deals numbered in the order of their keys, not of the games: renumbering the games changes no draw.
+    deal_numbers = {deal: number for number, deal in enumerate(sorted({deal for deal, _ in games}))}
+    deal_of_game = np.array([deal_numbers[deal] for deal, _ in games], dtype=np.int64)
     strengths = np.zeros(len(played))
     replicates = np.zeros((0, len(played)))
     if played:
@@ -105,10 +110,10 @@ def rank_bots(
             draws = generator.integers(0, len(deal_numbers), size=(resamples, len(deal_numbers)))
             counts = np.stack([np.bincount(draw, minlength=len(deal_numbers)) for draw in draws]).astype(float)
             replicates = fit(finish, len(played), counts[:, deal_of_game], RESAMPLE_TOLERANCE, start=strengths)
-    tail = (1.0 - level) / 2.0
+    multiplier = interval_multiplier(level, len(deal_numbers) - 1) if len(deal_numbers) > 1 else math.inf
     ranked: dict[str, RankedBot] = {}
     for group in groups:
-        ranked.update(_rank_group(group, position, strengths, replicates, tail))
+        ranked.update(_rank_group(group, position, strengths, replicates, multiplier))
     return Ranking(ranked, resamples, level)
 
 
@@ -190,9 +195,9 @@ def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, th
 
 
 def _rank_group(
-    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, tail: float
+    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, multiplier: float
 ) -> dict[str, RankedBot]:
-    """Rank and range of each bot of ``group`` among the group."""
+    """Rank, strength interval and rank range of each bot of ``group`` among the group."""
     fitted = [name for name in group if name in position]
     columns = [position[name] for name in fitted]
     elo = {name: float(strengths[position[name]] * ELO_PER_NEPER) for name in fitted}
@@ -204,26 +209,26 @@ def _rank_group(
         rank[name] = rank[previous] if tied else place
     above = np.zeros(len(fitted), dtype=np.int64)  # bots established above each bot
     below = np.zeros(len(fitted), dtype=np.int64)
-    low = high = None
-    if len(replicates) and fitted:
-        sample = replicates[:, columns]
-        needed = math.ceil((1.0 - tail) * len(replicates) - 1e-9)
+    errors = np.full(len(fitted), math.inf)
+    if len(replicates) > 1 and fitted and math.isfinite(multiplier):
+        sample = replicates[:, columns] * ELO_PER_NEPER
+        estimates = np.array([elo[name] for name in fitted])
+        errors = sample.std(axis=0, ddof=1)
+        least = 10.0**-STRENGTH_DIGITS  # strengths closer than the shown digits are tied, whatever the error
         for number in range(len(fitted)):
-            higher = (sample > sample[:, number : number + 1]).sum(axis=0)  # resamples where each other is above
-            lower = (sample < sample[:, number : number + 1]).sum(axis=0)
-            above[number] = int((higher >= needed).sum())
-            below[number] = int((lower >= needed).sum())
-        centred = sample * ELO_PER_NEPER
-        low = np.quantile(centred, tail, axis=0, method="inverted_cdf")
-        high = np.quantile(centred, 1.0 - tail, axis=0, method="inverted_cdf")
+            gap = estimates - estimates[number]  # each other bot's strength minus this one's
+            error = (sample - sample[:, number : number + 1]).std(axis=0, ddof=1)
+            established = np.abs(gap) > np.maximum(multiplier * error, least)
+            above[number] = int((established & (gap > 0)).sum())
+            below[number] = int((established & (gap < 0)).sum())
     ranked = {}
     for number, name in enumerate(fitted):
         best, worst = 1 + int(above[number]), len(group) - int(below[number])
+        half = multiplier * float(errors[number])
         ranked[name] = RankedBot(
             bot=name, strength=elo[name],
-            # The interval holds the estimate (resamples stop at a looser tolerance than the fit).
-            strength_low=min(float(low[number]), elo[name]) if low is not None else None,
-            strength_high=max(float(high[number]), elo[name]) if high is not None else None,
+            strength_low=elo[name] - half if math.isfinite(half) else None,
+            strength_high=elo[name] + half if math.isfinite(half) else None,
             rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
         )  # fmt: skip
     unplaced = len(fitted) + 1

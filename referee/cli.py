@@ -117,8 +117,11 @@ def _concurrency(text: str) -> int | None:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of games or auto") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    from referee.config import MAX_CONCURRENCY
+
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CONCURRENCY} games at once (as in a league file), "
+                                         f"or auto; got {value}")  # fmt: skip
     return value
 
 
@@ -607,7 +610,7 @@ def _backend(args: argparse.Namespace):
 
 def _validate(args: argparse.Namespace, league) -> int:
     """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big."""
-    from referee.config import MANY_GAMES, unchecked_runs
+    from referee.config import MANY_GAMES, unchecked_runs, unstartable_limits
     from referee.schedule import schedule
 
     games = schedule(league)
@@ -619,7 +622,7 @@ def _validate(args: argparse.Namespace, league) -> int:
         print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
               "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
               "format: {type: sampled, games_per_bot: N})", file=sys.stderr)  # fmt: skip
-    for note in (*league.warnings, *unchecked_runs(league)):
+    for note in (*league.warnings, *unchecked_runs(league), *unstartable_limits(league)):
         print(note, file=sys.stderr)
     return 0
 

@@ -271,7 +271,7 @@ async def run_league(
         games = schedule(playing)
         results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
         try:
-            write_league(output, league, playing)
+            write_league(output, league, playing, scheduled=len(games))
             already = len(results.finished)
             players = backend(playing, output, concurrency)
             if announce is not None:
@@ -453,15 +453,59 @@ def run_command(
           f"{summary.concurrency} at once); leaderboards written to {output}")  # fmt: skip
     if report is not None:
         report()
-    failed = sorted({*summary.disabled, *summary.left_out})
-    for name in failed:
-        reason = summary.disabled.get(name) or f"left out of the league: {summary.left_out[name]}"
+    problems = run_problems(summary)
+    # A bot left out by its build was told of, with the build's message, before the first game.
+    for name in sorted({*summary.disabled, *problems.never_played} - set(summary.left_out)):
+        reason = problems.never_played.get(name) or summary.disabled[name]
         print(f"{name}: {reason}" + log_tail(summary.failed_logs.get(name)), file=sys.stderr)
-    if failed:
-        print(f"{len(failed)} bot{'s' if len(failed) > 1 else ''} did not play every game: "
-              + ", ".join(failed), file=sys.stderr)  # fmt: skip
+    if problems.no_game_counted:
+        print(f"no game counted: {problems.no_game_counted}", file=sys.stderr)
+    if problems.summary:
+        print(f"referee run: {problems.summary}", file=sys.stderr)
         return 1
     return 0
+
+
+@dataclass(frozen=True)
+class RunProblems:
+    """What makes a run's results less than asked for: bots that never played, or no game that counts."""
+
+    never_played: dict[str, str]  # bot -> why: it made no decision in any of its games
+    incomplete: list[str]  # bots left out (a failed build) or disabled (the restart limit), or that never played
+    no_game_counted: str | None  # why no finished game counts, or None
+
+    @property
+    def summary(self) -> str:
+        """One line naming every problem, or empty when the run has none."""
+        parts = []
+        if self.incomplete:
+            parts.append(f"{len(self.incomplete)} bot{'s' if len(self.incomplete) > 1 else ''} did not play every "
+                         "game: " + ", ".join(self.incomplete))  # fmt: skip
+        if self.no_game_counted:
+            parts.append("no game counted")
+        return "; ".join(parts)
+
+
+def run_problems(summary: RunSummary) -> RunProblems:
+    """The problems of a finished run, from its summary and standings."""
+    from referee.publish import faults_text
+
+    standings = summary.standings
+    never = {}
+    for row in standings.rows:
+        if row.decisions == 0 and (row.games or any(row.faults.values())):
+            what = faults_text(row) or "no fault recorded"
+            why = summary.disabled.get(row.bot, "")
+            never[row.bot] = (f"never played: it made no decision in any of its games ({what})"
+                              + (f"; {why}" if why else ""))  # fmt: skip
+    finished = standings.games + len(standings.void_games)
+    no_game = None
+    if finished and not standings.games:
+        reasons = sorted({reason.split(";")[0] for _, reason in standings.void_games})
+        no_game = (f"all {finished} finished game{'s are' if finished > 1 else ' is'} void ({'; '.join(reasons[:3])}), "
+                   "so nothing ranks the bots")  # fmt: skip
+    incomplete = sorted({*summary.disabled, *summary.left_out, *never})
+    return RunProblems(never, incomplete, no_game)
 
 
 def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:

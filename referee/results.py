@@ -475,6 +475,7 @@ class LeagueRecord:
     referee_version: str | None = None
     source: str | None = None
     started: str | None = None
+    scheduled: int | None = None  # the games of the league's schedule, when its last run began
 
     @property
     def rules(self) -> Mapping[str, Any]:
@@ -536,12 +537,12 @@ def read_league(output: Path) -> LeagueRecord | None:
         name=data["name"], bots=tuple(bots) if bots is not None else None,
         game=data.get("game") if isinstance(data.get("game"), str) else None, settings=settings, identity=identity,
         record_version=data.get("record_version"), referee_version=data.get("referee_version"),
-        source=data.get("source"), started=data.get("started"),
+        source=data.get("source"), started=data.get("started"), scheduled=_optional_whole(data.get("scheduled")),
     )  # fmt: skip
 
 
-def write_league(output: Path, league: League, playing: League) -> None:
-    """Write ``league.json``: the league file as the results depend on it, and the bots that play."""
+def write_league(output: Path, league: League, playing: League, scheduled: int | None = None) -> None:
+    """Write ``league.json``: the league file as the results depend on it, the bots that play, the games scheduled."""
     from referee.config import league_fingerprint, league_identity
 
     previous = read_league(output)
@@ -565,4 +566,5 @@ def write_league(output: Path, league: League, playing: League) -> None:
         "started": (previous.started if previous else None) or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "referee_version": __version__,
         "settings": settings,  # what the league's page shows of its settings
+        **({"scheduled": scheduled} if scheduled is not None else {}),  # once all are played, pages show the seed
     })  # fmt: skip

@@ -259,6 +259,7 @@ def test_a_league_with_a_skipped_build_resumes_without_building_again(tmp_path: 
     output = tmp_path / "out"
     status, error = run_cli(["run", str(league_path), "--output", str(output), "--no-progress"])
     assert status == 1 and "broken: left out of the league" in error and "Traceback" not in error
+    assert error.count("left out of the league") == 1, "the build's failure is told once"
     # Killed after two games, say: the resume plays the rest, with the failure as recorded.
     lines = (output / RESULTS_FILE).read_text().splitlines(keepends=True)
     (output / RESULTS_FILE).write_text("".join(lines[:2]))

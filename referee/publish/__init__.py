@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,6 +73,19 @@ _HEAD_TO_HEAD_NOTE = (
 )
 
 
+# A path of the machine that wrote a file: what follows a slash that starts a word, up to a space or punctuation.
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])/(?:[^\s/:;,'\"()\[\]]+/)*([^\s/:;,'\"()\[\]]+)")
+
+
+def public_text(text: str, directory: Path | None) -> str:
+    """``text`` with no path of the organiser's machine: paths inside ``directory`` relative to it, others by their last part."""
+    if directory is not None:
+        for root in {str(directory), str(Path(directory).resolve())}:
+            text = text.replace(root.rstrip("/") + "/", "")
+    return ABSOLUTE_PATH.sub(lambda match: "\u2026/" + match.group(1), text)
+
+
+
 CONSOLE_WIDTH = 100
 
 # The console's columns (the files hold every column): the main figures, then every fault kind
@@ -99,7 +113,7 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     if any(any(row.faults.values()) or row.forfeits for row in standings.rows):
         columns.append(("faults", False))
         for cells, row in zip(table, standings.rows, strict=True):
-            cells.append(_faults_text(row))
+            cells.append(faults_text(row))
         cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS))
     headers = [header for header, _ in columns]
     widths = _fit(table, headers, width, cuttable)
@@ -117,7 +131,7 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     return "\n".join(lines)
 
 
-def _faults_text(row: BotStanding) -> str:
+def faults_text(row: BotStanding) -> str:
     """``timeout 3, crash 1; 2 forfeits``: the kinds that happened, then the games forfeited."""
     text = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults[kind])
     if row.forfeits:
@@ -160,12 +174,15 @@ def write_leaderboards(
     directory.mkdir(parents=True, exist_ok=True)
     league = read_league(directory) if (directory / "league.json").exists() else None
     records = list(read_games(directory / RESULTS_FILE, latencies=False))  # the standings hold the times
+    if scheduled is None and league is not None:
+        scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
     duel = duel_report(league, records)  # a duel's verdict, from league.json's format
-    page = page_data(directory, leaderboard_data(standings, title, duel), records, live=live, scheduled=scheduled)
+    board = leaderboard_data(standings, title, duel, directory)
+    page = page_data(directory, board, records, live=live, scheduled=scheduled)
     contents = {
         "leaderboard.md": markdown_leaderboard(standings, title, duel),
         "leaderboard.csv": csv_leaderboard(standings),
-        "leaderboard.json": json_leaderboard(standings, title, duel),
+        "leaderboard.json": _json_text(board),
         "leaderboard.html": render(page),
     }
     written = []
@@ -176,12 +193,19 @@ def write_leaderboards(
     return written
 
 
-def leaderboard_data(standings: Standings, title: str, duel: DuelState | None = None) -> dict:
-    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``."""
+def leaderboard_data(
+    standings: Standings, title: str, duel: DuelState | None = None, directory: Path | None = None
+) -> dict:
+    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
+
+    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
+    """
     data = {
         "title": title,
         "games": standings.games,
-        "void_games": [{"game_id": game_id, "reason": reason} for game_id, reason in standings.void_games],
+        "void_games": [
+            {"game_id": game_id, "reason": public_text(reason, directory)} for game_id, reason in standings.void_games
+        ],
         "confidence_level": CONFIDENCE,
         "ranking": {"model": "plackett-luce", "resamples": standings.resamples, "unit": "deal"},
         "candidates": list(standings.candidates),
@@ -277,7 +301,11 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
 
 def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
     """The leaderboard as deterministic JSON: rows in rank order, every object's keys sorted."""
-    return json.dumps(leaderboard_data(standings, title, duel), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return _json_text(leaderboard_data(standings, title, duel))
+
+
+def _json_text(data: dict) -> str:
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
 def csv_leaderboard(standings: Standings) -> str:

@@ -28,6 +28,7 @@ from openskill.models import PlackettLuce
 from referee import __version__
 from referee.errors import OutputError
 from referee.gamelog import read_log
+from referee.publish import ABSOLUTE_PATH, public_text
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment
 
@@ -38,7 +39,6 @@ EXCERPTS_SHOWN = 12  # of those, how many show the bot's output around the fault
 EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of a bot's output shown around a fault
 HISTORY_POINTS = 60  # points of the rating chart
 DETAIL_CHARS = 300
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])/(?:[^\s/:;,'\"()\[\]]+/)*([^\s/:;,'\"()\[\]]+)")
 _NUMBER = re.compile(r"\d+")
 
 
@@ -72,7 +72,7 @@ def page_data(
             "live": live,
         },
         "board": board,
-        "games": [_game_row(record, replays) for record in records],
+        "games": [_game_row(record, replays, directory) for record in records],
         **(_faults(directory, records) if directory is not None else {"faults": {}, "causes": {}}),
         "history": rating_history(records, [row["bot"] for row in board["rows"]]),
     }
@@ -105,7 +105,7 @@ def _public_settings(settings: Mapping, finished: bool) -> dict:
     return shown
 
 
-def _game_row(record: GameRecord, replays: Path | None) -> list:
+def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list:
     """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
     faults = record.faults or ()
     replay = replays is not None and (replays / f"{record.game_id}.html").exists()
@@ -117,22 +117,14 @@ def _game_row(record: GameRecord, replays: Path | None) -> list:
         record.hands_played,
         record.decisions,
         [sum(seat.values()) for seat in faults] if any(faults) else 0,
-        record.void,
+        public_text(record.void, directory) if record.void else None,
         1 if replay else 0,
     ]
 
 
-def public_text(text: str, directory: Path | None) -> str:
-    """``text`` with no path of the organiser's machine: paths inside ``directory`` relative to it, others by their last part."""
-    if directory is not None:
-        for root in {str(directory), str(Path(directory).resolve())}:
-            text = text.replace(root.rstrip("/") + "/", "")
-    return _ABSOLUTE_PATH.sub(lambda match: "\u2026/" + match.group(1), text)
-
-
 def _cause(detail: str) -> str:
     """What faults of one cause share: the detail with its paths and numbers left out."""
-    return _NUMBER.sub("N", _ABSOLUTE_PATH.sub("\u2026", detail))
+    return _NUMBER.sub("N", ABSOLUTE_PATH.sub("\u2026", detail))
 
 
 def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:

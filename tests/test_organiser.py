@@ -105,7 +105,8 @@ def test_a_damaged_line_before_finished_games_is_refused_and_left_alone(tmp_path
     damaged = b"".join(lines[:2]) + b'{"index": 2, "game_id": "r1-t\n' + b"".join(lines[3:])
     (output / RESULTS_FILE).write_bytes(damaged)
     error = one_line_failure(run_cli(["run", str(league_path), "--output", str(output), "--no-progress"]))
-    assert error.startswith(f"referee run: {output / RESULTS_FILE}:3: not a JSON game record")
+    assert error.startswith(f"referee run: {output / RESULTS_FILE}:3: not a JSON game record: "
+                            '"{"index": 2, "game_id": "r1-t"; ')  # the line as text, not a bytes repr
     assert "repair or remove line 3" in error
     assert (output / RESULTS_FILE).read_bytes() == damaged
     with pytest.raises(OutputError, match=":3: not a JSON game record"):

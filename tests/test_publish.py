@@ -131,6 +131,7 @@ def test_every_file_is_written_and_parses_with_every_bot(tmp_path, standings):
 
     markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Spring league\n")
+    assert "`referee compare`" in markdown and "\\`" not in markdown, "the notes are Markdown: code shows as code"
     for bot in ["alpha", "1e3", "idle"]:
         assert f"| {bot} " in markdown
 

@@ -33,6 +33,7 @@ STRENGTH_DIGITS = 1  # Elo
 FRACTION_DIGITS = 4  # win rate, average placement, scores, likelihoods
 ELO_DIGITS = 1
 MS_DIGITS = 3
+HEAD_TO_HEAD_SHOWN = 12  # bots in the Markdown head-to-head (the page shows as many, or one bot's row and column)
 
 # (header, right-aligned, cell text) for the console, Markdown and HTML tables.
 _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
@@ -359,7 +360,10 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
                  f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}")
     else:
         table = rows_table(standings.rows)
-    bots = [row.bot for row in standings.rows]
+    every_bot = [row.bot for row in standings.rows]
+    bots = every_bot[:HEAD_TO_HEAD_SHOWN]  # a bigger matrix is no table a person reads
+    cut = (f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold "
+           "every pair." if len(bots) < len(every_bot) else "")
     head_to_head = tabulate(
         [[_markdown_text(bot), *(_pair_text(standings, bot, other) for other in bots)] for bot in bots],
         headers=["", *(_markdown_text(bot) for bot in bots)],
@@ -371,7 +375,7 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
         f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{RANKING_NOTE}\n\n"
-        f"## Head to head\n\n{_HEAD_TO_HEAD_NOTE}\n\n{head_to_head}\n"
+        f"## Head to head\n\n{_HEAD_TO_HEAD_NOTE}\n\n{head_to_head}{cut}\n"
     )
 
 

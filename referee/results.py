@@ -120,9 +120,6 @@ class GameRecord:
         """The bots from first place to last."""
         return [self.seats[seat] for seat in self.finish_order]
 
-    def with_index(self, index: int) -> GameRecord:
-        return GameRecord(**{**self.__dict__, "index": index})
-
     def without_latencies(self) -> GameRecord:
         return GameRecord(**{**self.__dict__, "latency_ms": None})
 

@@ -188,6 +188,7 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     rows.first.locator("td a").first.click()
     ready(page)
     assert page.text_content("h1").startswith(game_id)
+    assert f"seed {games[game_id].seed} " in page.text_content("#meta"), "the game's 64-bit seed digit for digit"
     page.click("#back")
     ready(page)
     assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"

@@ -104,12 +104,20 @@ def rank_bots(
     strengths = np.zeros(len(played))
     replicates = np.zeros((0, len(played)))
     if played:
-        strengths = fit(finish, len(played), np.ones((1, len(games))), FIT_TOLERANCE)[0]
+        # Games with the same finish order are fitted as one, weighted by their count (in a small field most
+        # games repeat an order), in an order of their own: the order games come in cannot change a digit.
+        orders, which = np.unique(finish, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        once = np.bincount(which, minlength=len(orders)).astype(float)[None, :]
+        strengths = fit(orders, len(played), once, FIT_TOLERANCE)[0]
         if resamples:
             generator = np.random.Generator(np.random.PCG64(seed))
-            draws = generator.integers(0, len(deal_numbers), size=(resamples, len(deal_numbers)))
-            counts = np.stack([np.bincount(draw, minlength=len(deal_numbers)) for draw in draws]).astype(float)
-            replicates = fit(finish, len(played), counts[:, deal_of_game], RESAMPLE_TOLERANCE, start=strengths)
+            weights = np.empty((resamples, len(orders)))
+            for resample in range(resamples):  # one at a time: memory of one resample's draws, not of all
+                draw = generator.integers(0, len(deal_numbers), size=len(deal_numbers))
+                times = np.bincount(draw, minlength=len(deal_numbers)).astype(float)
+                weights[resample] = np.bincount(which, weights=times[deal_of_game], minlength=len(orders))
+            replicates = fit(orders, len(played), weights, RESAMPLE_TOLERANCE, start=strengths)
     multiplier = interval_multiplier(level, len(deal_numbers) - 1) if len(deal_numbers) > 1 else math.inf
     ranked: dict[str, RankedBot] = {}
     for group in groups:
@@ -127,31 +135,23 @@ def _finish_array(games: Sequence[tuple[Hashable, Sequence[str]]], position: dic
 
 
 def fit(
-    finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, start: np.ndarray | None = None
+    orders: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, start: np.ndarray | None = None
 ) -> np.ndarray:
     """Log strengths (natural, mean 0) maximising the weighted Plackett-Luce likelihood with the prior; one row per weighting.
 
-    ``finish`` is games x places (bot numbers, padded with ``bots``);
-    ``weights`` is resamples x games: how often each game counts in each
-    resample. Games with the same finish order are fitted as one, weighted
-    by their count (in a small field most games repeat an order), in an
-    order of their own, so the order games are given in cannot change a
-    digit. Resamples are fitted in chunks, each by MM steps until no log
-    strength moves by more than ``tolerance``.
+    ``orders`` is finish orders x places (bot numbers, padded with
+    ``bots``); ``weights`` is resamples x orders: how often each order
+    counts in each resample. Resamples are fitted in chunks (bounding the
+    memory one takes), each by MM steps until no log strength moves by more
+    than ``tolerance``.
     """
-    orders, which = np.unique(finish, axis=0, return_inverse=True)
-    which = which.reshape(-1)
     width = orders.shape[1]
     chunk = max(1, _CHUNK_CELLS // max(1, len(orders) * width))
     rows = []
     for first in range(0, len(weights), chunk):
         part = weights[first : first + chunk]
-        merged = np.bincount(
-            (which[None, :] + len(orders) * np.arange(len(part))[:, None]).ravel(), weights=part.ravel(),
-            minlength=len(part) * len(orders),
-        ).reshape(len(part), len(orders))  # fmt: skip
         initial = np.zeros((len(part), bots)) if start is None else np.broadcast_to(start, (len(part), bots)).copy()
-        rows.append(_mm(orders, bots, merged, tolerance, initial))
+        rows.append(_mm(orders, bots, part, tolerance, initial))
     return np.concatenate(rows)
 
 

@@ -182,7 +182,8 @@ class GameRecord:
         if latency is not None:
             if (
                 not isinstance(latency, list) or len(latency) != size
-                or not all(isinstance(times, list) and all(_number(ms) for ms in times) for times in latency)
+                # Each time is checked only when kept: a reader that leaves them out pays nothing for them.
+                or not all(isinstance(times, list) and (not latencies or all(map(_number, times))) for times in latency)
             ):  # fmt: skip
                 raise RecordError(
                     f"{where}: timing.latency_ms is {latency!r:.80}; expected one list of times per seat ({size})"

@@ -49,7 +49,7 @@
     { key: "strength", label: "strength", value: strengthOf, draw: drawStrength, key_column: true,
       title: "Plackett-Luce strength, Elo relative to the field's mean, with its 95% interval" },
     { key: "games", label: "games", value: (r) => r.games, key_column: true },
-    { key: "mean_score", label: "score/game", value: (r) => r.mean_score, show: fixed(3), key_column: true,
+    { key: "mean_score", label: "score per game", value: (r) => r.mean_score, show: fixed(3), key_column: true,
       title: "per game (n - place) / (n - 1): first 1, last 0" },
     { key: "wins", label: "wins", value: (r) => r.wins },
     { key: "win_rate", label: "win %", value: (r) => r.win_rate, show: percent },

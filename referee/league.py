@@ -456,7 +456,7 @@ def run_command(
     problems = run_problems(summary)
     # A bot left out by its build was told of, with the build's message, before the first game.
     for name in sorted({*summary.disabled, *problems.never_played} - set(summary.left_out)):
-        reason = problems.never_played.get(name) or summary.disabled[name]
+        reason = summary.disabled.get(name) or problems.never_played[name]
         print(f"{name}: {reason}" + log_tail(summary.failed_logs.get(name)), file=sys.stderr)
     if problems.no_game_counted:
         print(f"no game counted: {problems.no_game_counted}", file=sys.stderr)

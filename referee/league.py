@@ -1,7 +1,8 @@
 """The league runner: ``referee run league.yaml``.
 
 Plays every scheduled game (``referee.schedule``), ``concurrency`` at once,
-and writes to the league's output folder:
+and writes to the league's output folder (``league.json`` and
+``games.jsonl`` through :mod:`referee.results`, their one reader and writer):
 
 - ``league.json``: the league's name, the bots playing, and the league file
   as the results depend on it (:func:`referee.config.league_identity`);
@@ -17,7 +18,9 @@ and writes to the league's output folder:
 - ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
   every few seconds while the league runs (``referee.publish.live``), at
   the end of a run, and when a run is interrupted or stopped by an error.
-- ``replays/<game_id>.html``: each game's replay page, written as it ends.
+- ``replays/<game_id>.html``: each game's replay page, written as it ends;
+  a run writes again any that a finished game lacks (lost to a kill -9, a
+  full disk, or by hand).
 
 Resume: running again on the same folder keeps every finished game (a last
 line cut short by a crash or a full disk is dropped) and plays the others.

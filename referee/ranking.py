@@ -31,6 +31,10 @@ true ranks.
   among the ``n`` bots it is ranked with: bots whose order the games do
   not establish share ranks. ``rank`` is the competition ranking by
   strength (ties share the best place: 1, 2, 2, 4).
+- **Unbounded ends.** A bot that finished first in every game it played
+  could be any stronger than the fit says (the likelihood rises without
+  end; only the prior stops it), and one last in every game any weaker:
+  that end of its interval is infinite.
 """
 
 from __future__ import annotations
@@ -119,9 +123,15 @@ def rank_bots(
                 weights[resample] = np.bincount(which, weights=times[deal_of_game], minlength=len(orders))
             replicates = fit(orders, len(played), weights, RESAMPLE_TOLERANCE, start=strengths)
     multiplier = interval_multiplier(level, len(deal_numbers) - 1) if len(deal_numbers) > 1 else math.inf
+    sizes = (finish < len(played)).sum(axis=1)
+    seated = np.bincount(finish[finish < len(played)], minlength=len(played))
+    first = np.bincount(finish[:, 0], minlength=len(played) + 1)[: len(played)] if len(finish) else seated * 0
+    last = np.bincount(finish[np.arange(len(finish)), sizes - 1], minlength=len(played)) if len(finish) else seated * 0
+    unbounded = {name: (bool(last[number] == seated[number]), bool(first[number] == seated[number]))
+                 for name, number in position.items()}  # fmt: skip
     ranked: dict[str, RankedBot] = {}
     for group in groups:
-        ranked.update(_rank_group(group, position, strengths, replicates, multiplier))
+        ranked.update(_rank_group(group, position, strengths, replicates, multiplier, unbounded))
     return Ranking(ranked, resamples, level)
 
 
@@ -195,7 +205,8 @@ def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, th
 
 
 def _rank_group(
-    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, multiplier: float
+    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, multiplier: float,
+    unbounded: dict[str, tuple[bool, bool]],
 ) -> dict[str, RankedBot]:
     """Rank, strength interval and rank range of each bot of ``group`` among the group."""
     fitted = [name for name in group if name in position]
@@ -225,10 +236,11 @@ def _rank_group(
     for number, name in enumerate(fitted):
         best, worst = 1 + int(above[number]), len(group) - int(below[number])
         half = multiplier * float(errors[number])
+        no_floor, no_ceiling = unbounded[name]
         ranked[name] = RankedBot(
             bot=name, strength=elo[name],
-            strength_low=elo[name] - half if math.isfinite(half) else None,
-            strength_high=elo[name] + half if math.isfinite(half) else None,
+            strength_low=(-math.inf if no_floor else elo[name] - half) if math.isfinite(half) else None,
+            strength_high=(math.inf if no_ceiling else elo[name] + half) if math.isfinite(half) else None,
             rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
         )  # fmt: skip
     unplaced = len(fitted) + 1

@@ -218,10 +218,11 @@ def leaderboard_data(
                 "rank_range": list(row.rank_range),
                 "bot": row.bot,
                 "candidate": row.candidate,
+                # An end the games cannot bound (a bot first, or last, in every game) is null.
                 "strength": None if row.strength is None else {
                     "estimate": _round(row.strength, STRENGTH_DIGITS),
-                    "low": _round(row.strength_low, STRENGTH_DIGITS),
-                    "high": _round(row.strength_high, STRENGTH_DIGITS),
+                    "low": _round_finite_or_none(row.strength_low, STRENGTH_DIGITS),
+                    "high": _round_finite_or_none(row.strength_high, STRENGTH_DIGITS),
                 },
                 "games": row.games,
                 "wins": row.wins,
@@ -322,7 +323,7 @@ def csv_leaderboard(standings: Standings) -> str:
                 row.bot,
                 int(row.candidate),
                 _csv_cell(_round(row.strength, STRENGTH_DIGITS)),
-                _csv_cell(_round(row.strength_low, STRENGTH_DIGITS)),
+                _csv_cell(_round(row.strength_low, STRENGTH_DIGITS)),  # -inf and inf as written by Python
                 _csv_cell(_round(row.strength_high, STRENGTH_DIGITS)),
                 row.games,
                 row.wins,
@@ -405,7 +406,7 @@ def _pair_text(standings: Standings, bot: str, other: str) -> str:
 def _strength_interval(row: BotStanding) -> str:
     if row.strength_low is None or row.strength_high is None:
         return "-"
-    return f"[{row.strength_low:+.0f}, {row.strength_high:+.0f}]"
+    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[1]
 
 
 def _optional(value: float | None, form: str) -> str:
@@ -416,6 +417,10 @@ def _round(value: float | None, digits: int) -> float | None:
     if value is None:
         return None
     return round(value, digits) or 0.0  # no "-0.0"
+
+
+def _round_finite_or_none(value: float | None, digits: int) -> float | None:
+    return None if value is None else _round_finite(value, digits)
 
 
 def _round_finite(value: float, digits: int) -> float | None:

@@ -131,13 +131,15 @@
     }
     const s = row.strength;
     cell.append(el("span", "figure", signed(s.estimate)));
-    if (s.low === null || s.high === null) return;
-    cell.append(el("span", "range", " [" + signed(s.low) + ", " + signed(s.high) + "]"));
+    // A null end is one the games cannot bound: a bot first (or last) in every game it played.
+    const low = s.low === null ? scale[0] : s.low, high = s.high === null ? scale[1] : s.high;
+    cell.append(el("span", "range", " [" + (s.low === null ? "\u2212\u221e" : signed(s.low)) + ", " +
+      (s.high === null ? "+\u221e" : signed(s.high)) + "]"));
     const bar = el("span", "interval");
     const at = (v) => (100 * (v - scale[0])) / (scale[1] - scale[0] || 1) + "%";
     const span = el("span");
-    span.style.left = at(s.low);
-    span.style.width = "calc(" + at(s.high) + " - " + at(s.low) + ")";
+    span.style.left = at(low);
+    span.style.width = "calc(" + at(high) + " - " + at(low) + ")";
     const mark = el("i");
     mark.style.left = at(s.estimate);
     bar.append(span, mark);
@@ -166,7 +168,8 @@
 
   function drawStandings() {
     const rows = data.board.rows.slice();
-    const ends = rows.flatMap((r) => (r.strength && r.strength.low !== null ? [r.strength.low, r.strength.high] : []));
+    const ends = rows.flatMap((r) => (r.strength ? [r.strength.low, r.strength.estimate, r.strength.high] : []))
+      .filter((v) => v !== null);
     scale = ends.length ? [Math.min(...ends), Math.max(...ends)] : [0, 1];
     const columns = COLUMNS.filter((c) => !c.more || ui.more);
     const column = columns.find((c) => c.key === ui.sort) || columns[0];

@@ -246,7 +246,9 @@ def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Pa
     result = subprocess.run([sys.executable, "-m", "referee.cli", "run", str(league_path), "--output", str(output),
                              "--no-progress"], env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "ghost: never played: it made no decision in any of its games (startup" in result.stderr
+    # Why, in its own line: nothing answered at the address (the restart limit, 0, was reached at once).
+    assert f"ghost: not started: the restart limit (0) was reached; last failure: did not listen on 127.0.0.1:{port}" \
+        in result.stderr
     assert result.stderr.rstrip().splitlines()[-1] == "referee run: 1 bot did not play every game: ghost"
     # Pages show the games' faults, but no path of this machine.
     page = (output / "leaderboard.html").read_text()

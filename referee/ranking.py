@@ -166,31 +166,41 @@ def fit(
 
 
 def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, theta: np.ndarray) -> np.ndarray:
-    """Hunter's MM for Plackett-Luce, resamples side by side: ``w <- wins / sum over stages of 1 / (strength left)``."""
+    """Hunter's MM for Plackett-Luce, resamples side by side: ``w <- wins / sum over stages of 1 / (strength left)``.
+
+    Worked a place at a time (a table has at most ten), each over every
+    resample and game at once: the strength not yet placed is summed from
+    the last place up, each bot's exposure (the sum of ``1 / strength
+    left`` over the stages it was still in) from the first place down.
+    """
     resamples = len(weights)
     games, width = finish.shape
-    places = np.ascontiguousarray(finish.T)  # places x games: each place's column contiguous
+    places = np.ascontiguousarray(finish.T)  # places x games
     sizes = (finish < bots).sum(axis=1)
-    # Stage j of a game picks place j from the bots not yet placed; a game of n has stages 0..n-2.
-    counted = np.arange(width)[:, None] < (sizes - 1)[None, :]
     columns = bots + 1  # the padding's column last
-    offsets = (np.arange(resamples) * columns)[:, None, None]
-    flat = (places[None] + offsets).ravel()
-    chosen = np.where(counted, places, bots)
-    wins = np.bincount(
-        (chosen[None] + offsets).ravel(), weights=np.broadcast_to(weights[:, None, :], (resamples, width, games)).ravel(),
-        minlength=resamples * columns,
-    ).reshape(resamples, columns)[:, :bots] + PRIOR_GAMES  # fmt: skip
-    stage_weights = counted[None] * weights[:, None, :]  # resamples x places x games
+    offsets = (np.arange(resamples) * columns)[:, None]
+    flat = [(places[place][None, :] + offsets).ravel() for place in range(width)]
+    # Stage j of a game picks place j from the bots not yet placed; a game of n has stages 0..n-2.
+    stage_weights = [weights * (place < sizes - 1)[None, :] for place in range(width)]
+    wins = np.full((resamples, columns), PRIOR_GAMES)
+    for place in range(width):
+        wins += np.bincount(flat[place], weights=stage_weights[place].ravel(), minlength=resamples * columns).reshape(
+            resamples, columns)  # fmt: skip
+    wins = wins[:, :bots]
     strengths = np.exp(theta)
     padded = np.zeros((resamples, columns))
+    inverse = [np.empty((resamples, games)) for _ in range(width)]
     for _ in range(MAX_STEPS):
         padded[:, :bots] = strengths
-        seated = padded[:, places]  # resamples x places x games
-        left = np.cumsum(seated[:, ::-1], axis=1)[:, ::-1]  # the strength of the bots not yet placed
-        inverse = np.divide(stage_weights, left, out=np.zeros_like(left), where=stage_weights > 0)
-        exposure = np.cumsum(inverse, axis=1)
-        denominators = np.bincount(flat, weights=exposure.ravel(), minlength=resamples * columns)
+        left = np.zeros((resamples, games))
+        for place in range(width - 1, -1, -1):  # the strength of the bots not yet placed, last place first
+            left += padded[:, places[place]]
+            np.divide(stage_weights[place], np.maximum(left, 1e-300), out=inverse[place])
+        denominators = np.zeros(resamples * columns)
+        exposure = np.zeros((resamples, games))
+        for place in range(width):
+            exposure += inverse[place]
+            denominators += np.bincount(flat[place], weights=exposure.ravel(), minlength=resamples * columns)
         denominators = denominators.reshape(resamples, columns)[:, :bots]
         # The prior: PRIOR_GAMES won and lost against a bot of the field's mean strength (1, after recentring).
         denominators += 2.0 * PRIOR_GAMES / (strengths + 1.0)

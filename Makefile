@@ -87,17 +87,19 @@ browser-deps:
 test: $(STAMP) system-deps node-deps bubblewrap browser-deps
 	$(BIN)/python -m pytest
 
-# The screenshots in docs/ (shown in the README): the demo league's page and one of its replays.
-screenshots: $(STAMP) browser-deps
-	$(BIN)/python docs/screenshots.py
-
 # The demo league: the sample bots, the Node.js one where Node.js is present. Starts afresh each time.
+# It plays no C++ or Go bot, so it needs none of their toolchains (system-deps).
 ifneq ($(shell command -v node 2>/dev/null),)
 DEMO_LEAGUE := tournaments/demo.yaml
 else
 DEMO_LEAGUE := tournaments/demo_python.yaml
 endif
-demo: $(STAMP) system-deps node-deps bubblewrap
+
+# The screenshots in docs/ (shown in the README): the pages of the demo league `make demo` plays.
+screenshots: $(STAMP) node-deps bubblewrap browser-deps
+	$(BIN)/python docs/screenshots.py $(DEMO_LEAGUE)
+
+demo: $(STAMP) node-deps bubblewrap
 	rm -rf results/demo
 	$(BIN)/referee run $(DEMO_LEAGUE)
 

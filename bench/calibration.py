@@ -14,9 +14,12 @@ exact true value. Three studies, each printed as a table:
 2. The pairwise intervals of ``referee compare`` and the JSON leaderboard:
    how often they hold the true share above, Elo and mean score difference,
    over many simulated leagues (stated: 95%).
-3. The rating intervals (openskill's mu -/+ 1.96 sigma): how often they
-   hold the planted strength, measured from the field's mean (the only
-   sense a rating has) and, for contrast, as an absolute level.
+3. The published ranking (``referee.ranking``): how often each bot's rank
+   range holds its true rank (by planted strength), how wide the ranges
+   are, how often a bot is placed exactly (a range of one, the right
+   one), and, without luck, how often the strength interval holds the
+   planted Elo from the field's mean. Stated: 95% or more.
+4. The time the ranking takes on a big league.
 
 Run from the repository root with the project installed (the virtual environment of `make test`):
 
@@ -28,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import random
 import statistics
 import sys
@@ -38,8 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from openskill.models import PlackettLuce  # noqa: E402
-
+from referee.ranking import RESAMPLES  # noqa: E402
 from referee.standings import compute_standings  # noqa: E402
 from referee.stats import SequentialTest, Verdict, elo_from_score  # noqa: E402
 from tests.simulated_bots import (  # noqa: E402
@@ -123,7 +124,7 @@ def pairwise_study(leagues: int) -> None:
             rng = random.Random(league)
             strengths = strengths_from_elo({f"bot{number}": rng.gauss(0, 100) for number in range(bots)})
             records = league_records(rng, strengths, seats, rounds, LUCK)
-            standings = compute_standings(records)
+            standings = compute_standings(records, resamples=0)  # the comparisons need no rank ranges
             differences: dict[tuple[str, str], list[float]] = {}
             for record in records:
                 for bot, other in itertools.combinations(record["seats"], 2):
@@ -146,28 +147,54 @@ def pairwise_study(leagues: int) -> None:
     print()
 
 
-def rating_study(leagues: int) -> None:
-    beta = PlackettLuce().beta
-    print(f"3. Rating intervals (mu -/+ 1.96 sigma), strengths from openskill's prior and model, "
-          f"{leagues} leagues per line")  # fmt: skip
-    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'games':>5}  {'relative to the field':>21}  {'absolute':>8}")
-    for bots, seats, rounds in [(6, 3, 1), (6, 3, 5), (8, 4, 2), (5, 2, 10), (7, 6, 3)]:
-        relative = absolute = trials = games = 0
+def ranking_study(leagues: int) -> None:
+    """How often the published rank ranges and strength intervals hold the truth, and how wide they are."""
+    print(f"3. Rank ranges and strength intervals (95%), planted Elo ~ N(0, 120), {leagues} leagues per line")
+    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'luck':>4}  {'games':>5}  {'rank range':>10}  "
+          f"{'mean width':>10}  {'ranked right':>12}  {'strength':>8}  {'s per fit':>9}")  # fmt: skip
+    for bots, seats, rounds, luck in [(6, 3, 1, 0.3), (6, 3, 5, 0.3), (8, 4, 2, 0.3), (5, 2, 10, 0.3),
+                                      (12, 3, 2, 0.3), (6, 3, 5, 0.0), (8, 2, 4, 0.0)]:  # fmt: skip
+        covered = width = trials = exact = strength_hits = 0
+        games = 0
+        seconds = 0.0
         for league in range(leagues):
             rng = random.Random(league)
-            planted = {f"bot{number}": rng.gauss(25, 25 / 3) for number in range(bots)}
-            strengths = {bot: math.exp(value / (beta * math.sqrt(seats))) for bot, value in planted.items()}
-            records = league_records(rng, strengths, seats, rounds, luck=0.0)
-            rows = compute_standings(records).rows
-            planted_mean = statistics.fmean(planted.values())
-            rated_mean = statistics.fmean(row.mu for row in rows)
+            planted = {f"bot{number:02d}": rng.gauss(0, 120) for number in range(bots)}
+            records = league_records(rng, strengths_from_elo(planted), seats, rounds, luck)
+            started = time.perf_counter()
+            rows = compute_standings(records, league_seed=league).rows
+            seconds += time.perf_counter() - started
+            truth = {bot: place for place, bot in enumerate(sorted(planted, key=planted.get, reverse=True), 1)}
+            mean = statistics.fmean(planted.values())
             for row in rows:
-                relative += row.mu_low - rated_mean <= planted[row.bot] - planted_mean <= row.mu_high - rated_mean
-                absolute += row.mu_low <= planted[row.bot] <= row.mu_high
+                best, worst = row.rank_range
+                covered += best <= truth[row.bot] <= worst
+                width += worst - best + 1
+                exact += best == worst == truth[row.bot]
+                strength_hits += row.strength_low <= planted[row.bot] - mean <= row.strength_high
                 trials += 1
             games = len(records)
-        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {games:>5}  {relative / trials:>21.3f}  {absolute / trials:>8.3f}")
+        # With luck the fitted strengths shrink towards the mean (the luck evens results out), so only the
+        # ranks are comparable with the planted truth; without it the strengths are too.
+        strength = f"{strength_hits / trials:>8.3f}" if luck == 0 else f"{'-':>8}"
+        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {luck:>4.1f}  {games:>5}  {covered / trials:>10.3f}  "
+              f"{width / trials:>10.2f}  {exact / trials:>12.3f}  {strength}  {seconds / leagues:>9.3f}")  # fmt: skip
     print()
+
+
+def fit_time(games: int, bots: int, seats: int) -> None:
+    """The time of the whole ranking (one fit and the bootstrap) on a big league of random finish orders."""
+    rng = random.Random(1)
+    names = [f"bot-{number:03d}" for number in range(bots)]
+    records = []
+    for index in range(games):
+        table = rng.sample(names, seats)
+        records.append({"index": index, "game_id": f"g{index}", "seed": str(index // seats), "seats": table,
+                        "finish_order": rng.sample(range(seats), seats)})  # fmt: skip
+    started = time.perf_counter()
+    compute_standings(records)
+    print(f"4. The ranking of {games:,} games of {bots} bots at tables of {seats}: "
+          f"{time.perf_counter() - started:.1f} s (fit and {RESAMPLES} resamples)")
 
 
 def main() -> None:
@@ -177,7 +204,8 @@ def main() -> None:
     started = time.perf_counter()
     sequential_study(runs=200 if args.quick else 1000)
     pairwise_study(leagues=40 if args.quick else 200)
-    rating_study(leagues=40 if args.quick else 200)
+    ranking_study(leagues=40 if args.quick else 200)
+    fit_time(5_000 if args.quick else 20_000, 40, 4)
     print(f"{time.perf_counter() - started:.0f} s")
 
 

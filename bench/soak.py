@@ -218,7 +218,7 @@ def check_faults(output: Path, bots: Sequence[SoakBot]) -> tuple[Counter, list[s
     per_bot: dict[str, Counter] = {bot.name: Counter() for bot in bots}
     for record in sorted(read_records(output / RESULTS_FILE), key=lambda record: record["index"]):
         game_id, seats = record["game_id"], record["seats"]
-        expected, expected_forfeits = expected_outcome(seats, record["seed"], by_name)
+        expected, expected_forfeits = expected_outcome(seats, int(record["seed"]), by_name)
         if record["faults"] != expected:
             problems.append(f"{game_id} {seats}: faults {record['faults']}, scripted {expected}")
         if record["forfeits"] != expected_forfeits:
@@ -263,7 +263,7 @@ def compare_good_games(output: Path, reference: Path, good: Sequence[str]) -> tu
         if twin is None:
             problems.append(f"{record['game_id']} {record['seats']}: no such game in the league of good bots alone")
             continue
-        if record["seed"] != twin["seed"] or record["seed"] != table_seed(SEED, record["round"], record["seats"]):
+        if record["seed"] != twin["seed"] or int(record["seed"]) != table_seed(SEED, record["round"], record["seats"]):
             problems.append(f"{record['game_id']}: seed {record['seed']}, alone {twin['seed']}")
         for item in ("finish_order", "hands_played", "decisions", "faults", "forfeits"):
             if record[item] != twin[item]:

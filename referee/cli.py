@@ -117,8 +117,11 @@ def _concurrency(text: str) -> int | None:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of games or auto") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    from referee.config import MAX_CONCURRENCY
+
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_CONCURRENCY} games at once (as in a league file), "
+                                         f"or auto; got {value}")  # fmt: skip
     return value
 
 
@@ -309,8 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
     schedule.add_argument("league", type=Path, help="the league file")
     schedule.add_argument(
         "--json", action="store_true",
-        help="one JSON object per game, a line each: index, game_id, round, table, rotation, seed, seats "
-        "(and candidate, in a gauntlet)",
+        help="one JSON object per game, a line each: index, game_id, round, table, rotation, seats "
+        "(and candidate, in a gauntlet), and with --seeds the seed (a string of digits)",
+    )  # fmt: skip
+    schedule.add_argument(
+        "--seeds", action="store_true",
+        help="also print every game's seed: each one gives away that game's every deal, so keep it to yourself "
+             "until the league is over (published pairings leave them out)",
     )  # fmt: skip
 
     leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
@@ -570,21 +578,28 @@ def _candidate(args: argparse.Namespace, command_name: str):
 
 def _league_command(args: argparse.Namespace) -> int:
     from referee.config import league_without_sandbox, load_league
-    from referee.league import run_command, standings_from_directory
+    from referee.league import run_command
     from referee.publish import console_table, write_leaderboards
 
     if args.command == "leaderboard":
         from referee.duel import duel_report
-        from referee.league import RESULTS_FILE, read_records
+        from referee.publish.live import rebuild_replays
+        from referee.results import RESULTS_FILE, read_games
+        from referee.standings import folder_standings
 
-        standings, title = standings_from_directory(args.directory)
-        print(f"{title}: {standings.games} games")
+        standings, recorded = folder_standings(args.directory)
+        print(f"{recorded.name}: {standings.games} game{'s' if standings.games != 1 else ''}")
         print(console_table(standings))
-        duel = duel_report(args.directory, read_records(args.directory / RESULTS_FILE))
+        games = list(read_games(args.directory / RESULTS_FILE, latencies=False))
+        duel = duel_report(recorded, games)
         if duel is not None:
             print("\n".join(duel.lines()))
         if args.write:
-            write_leaderboards(standings, args.directory, title)
+            rebuilt = rebuild_replays(args.directory, [game.game_id for game in games])
+            write_leaderboards(standings, args.directory, recorded.name)
+            print(f"leaderboards written to {args.directory}"
+                  + (f"; {len(rebuilt)} missing or damaged replay page{'s' if len(rebuilt) != 1 else ''} "
+                     "written again from the game logs" if rebuilt else ""))  # fmt: skip
         return 0
     backend = _backend(args) if args.command == "run" else None
     league = load_league(args.league)
@@ -689,7 +704,7 @@ def _backend(args: argparse.Namespace):
 
 def _validate(args: argparse.Namespace, league) -> int:
     """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big."""
-    from referee.config import MANY_GAMES, unchecked_runs
+    from referee.config import MANY_GAMES, unchecked_runs, unstartable_limits
     from referee.schedule import schedule
 
     games = schedule(league)
@@ -701,7 +716,7 @@ def _validate(args: argparse.Namespace, league) -> int:
         print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
               "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
               "format: {type: sampled, games_per_bot: N})", file=sys.stderr)  # fmt: skip
-    for note in (*league.warnings, *unchecked_runs(league)):
+    for note in (*league.warnings, *unchecked_runs(league), *unstartable_limits(league)):
         print(note, file=sys.stderr)
     return 0
 
@@ -712,17 +727,17 @@ def _schedule(args: argparse.Namespace, league) -> int:
 
     games = schedule(league)
     write = sys.stdout.write
-    for line in json_lines(games) if args.json else table_lines(games):
+    for line in json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
         write(line + "\n")
     sys.stdout.flush()
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from referee.league import standings_from_directory
     from referee.publish import comparison_text
+    from referee.standings import folder_standings
 
-    standings, _ = standings_from_directory(args.directory)
+    standings, _ = folder_standings(args.directory)
     print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
     return 0
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
+import ipaddress
 import json
 import os
 import re
@@ -63,7 +64,7 @@ NETWORKS = ("host", "none")  # none: each bot in its sandbox has no network at a
 SANDBOXES = ("bubblewrap", "none")  # none: bots run without a sandbox (for bots the organiser trusts)
 BUILD_FAILURE_ACTIONS = ("skip", "stop")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-NAME_RULE = 'letters, digits, ".", "_" and "-", starting with a letter or digit'
+NAME_RULE = 'ASCII letters (a-z, A-Z), digits, ".", "_" and "-", starting with a letter or digit'
 BUILD_LOG_TAIL_LINES = 10
 SHOWN_LENGTH = 60  # a longer value is shown by its start and length in messages
 INTERPRETERS = re.compile(r"(python[0-9.]*|node|nodejs|ruby|perl|php|lua|bash|sh|dash|zsh)\Z")
@@ -225,7 +226,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         raise checker.error(
             table_node,
             "table_size",
-            f"{table_size} players is outside the range of {game}; "
+            f"{table_size} player{'s' if table_size != 1 else ''} is outside the range of {game}; "
             f"allowed: {game_class.min_players} to {game_class.max_players}",
         )
     rounds = checker.optional_integer(keys, "rounds", 1, minimum=1, maximum=MAX_GAMES)
@@ -683,7 +684,7 @@ def _bot(
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
 
     if source == "address":
-        address = written["address"] = checker.text(keys["address"], f"{key}.address")
+        address = written["address"] = checker.address(keys["address"], f"{key}.address")
         spec = BotSpec(name=name, address=address, transport=transport)
         return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
 
@@ -825,6 +826,60 @@ def _resolve(folder: Path, text: str) -> Path:
     return Path(os.path.normpath(folder / os.path.expanduser(text)))
 
 
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
+
+
+def address_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a bot server's address (what gRPC connects to), or None when it can."""
+    if text.startswith("unix:"):
+        return None if len(text) > len("unix:") and "\0" not in text else "unix: needs the socket's path after it"
+    host, colon, port = text.rpartition(":")
+    if not colon or not host:
+        return "no port: it needs HOST:PORT"
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        return f"port {port!r} is not a number from 1 to 65535"
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return f"{host} is not an IPv6 address"
+        return None
+    try:
+        ipaddress.IPv4Address(host)
+        return None
+    except ValueError:
+        pass
+    if not _HOST_NAME.match(host) or host.replace(".", "").isdigit():
+        return f"{host!r} is not a host name or an IP address"
+    return None
+
+
+def unstartable_limits(league: League) -> list[str]:
+    """Warnings for ``referee validate``: limits under which no bot the referee starts can get going."""
+    # Measured with the sample Python bot: it starts at memory_mb 20, processes 12 (a gRPC server's threads
+    # count) and open_files 16, and is killed at 16, 8 and 8.
+    floors = (
+        ("memory_mb", 20, "an interpreter and its gRPC server"),
+        ("processes", 12, "a gRPC server's threads count as processes"),
+        ("open_files", 16, "an interpreter and its gRPC server"),
+    )
+    warnings = []
+    for bot in league.bots:
+        if not bot.spec.command and bot.submission is None:
+            continue
+        for key, floor, why in floors:
+            value = getattr(bot.spec.limits, key, None) if getattr(bot.spec, "limits", None) else None
+            if value is not None and value < floor:
+                warnings.append(f"{league.source}: warning: bot {bot.name}: limits.{key} is {value}; the sample Python "
+                                f"bot needs {floor} to start ({why}): a bot held below what it needs fails to start "
+                                "in every game")  # fmt: skip
+    if league.timing.startup_timeout_ms < 200:
+        warnings.append(f"{league.source}: warning: startup_timeout_ms is {league.timing.startup_timeout_ms}, below "
+                        "200: no bot process starts, listens and answers its handshake that fast, so every game "
+                        "would be forfeited")  # fmt: skip
+    return warnings
+
+
 def unchecked_runs(league: League) -> list[str]:
     """Notes for ``referee validate``: run commands naming files that only the submission's build can make.
 
@@ -938,6 +993,15 @@ class _Checker:
         if not node.value:
             raise self.error(node, key, "is empty; write a value")
         return node.value
+
+    def address(self, node: yaml.Node, key: str) -> str:
+        """A running bot's address: ``HOST:PORT`` (a name, an IPv4 address or ``[IPv6]``) or ``unix:/PATH``."""
+        text = self.text(node, key)
+        problem = address_problem(text)
+        if problem:
+            raise self.error(node, key, f"{_shown(node)} is not an address ({problem}); give HOST:PORT of a bot "
+                                        "server already running (e.g. 127.0.0.1:50051), or unix:/PATH of its socket")
+        return text
 
     def name(self, node: yaml.Node, key: str) -> str:
         name = self.text(node, key)

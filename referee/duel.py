@@ -29,14 +29,14 @@ log-likelihood ratio still between the bounds.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee.errors import LeagueError
+from referee.results import RESULTS_FILE, GameRecord, LeagueRecord, games_after
 from referee.schedule.sprt import Sprt
 from referee.stats import Measure, Verdict, deal_outcome, describe_hypothesis
 
@@ -58,26 +58,27 @@ class DuelState:
         self.deals = 0  # deals counted: each of deals 1..this one is complete and in the test
         self.decided_at: int | None = None  # the deal whose outcome crossed a bound
         self.records = 0  # game records seen, counted or not
-        self._pending: dict[int, list[Mapping]] = {}
+        self._pending: dict[int, list[GameRecord]] = {}
 
     @classmethod
-    def of(cls, sprt: Sprt, table_size: int, records: Iterable[Mapping]) -> DuelState:
+    def of(cls, sprt: Sprt, table_size: int, records: Iterable[GameRecord]) -> DuelState:
         state = cls(sprt, table_size)
         for record in records:
             state.add(record)
         return state
 
-    def add(self, record: Mapping) -> None:
+    def add(self, record: GameRecord) -> None:
         """Take one game's record; count its deal, and any deals after it, once they are complete and due."""
+        record = GameRecord.of(record, latencies=False)
         self.records += 1
-        if self.decided_at is not None:
+        if self.decided_at is not None or record.table is None:
             return
-        self._pending.setdefault(record["table"], []).append(record)
+        self._pending.setdefault(record.table, []).append(record)
         while len(self._pending.get(self.deals + 1, ())) == self.table_size:
             games = self._pending.pop(self.deals + 1)
             self.deals += 1
             first, second = self.sprt.candidates
-            counted = [(game["seats"], _finish_order(game)) for game in games if not game.get("void")]
+            counted = [(game.seats, game.finish_order) for game in games if not game.void]
             outcome = deal_outcome(counted, first, second)
             if outcome is not None:  # None: every game of the deal was void
                 self.test.add(outcome)
@@ -193,10 +194,6 @@ class DuelState:
         }
 
 
-def _finish_order(record: Mapping) -> list[int]:
-    return record["finish_order"] if "finish_order" in record else record["placements"]  # older files
-
-
 def _amount(measure: Measure, value: float) -> str:
     return f"{value:g} Elo" if measure is Measure.ELO else f"a mean score difference of {value:g}"
 
@@ -214,21 +211,9 @@ class DuelWatch:
 
     def update(self) -> None:
         """Feed the state every whole line added to the results file since the last call."""
-        try:
-            with open(self.results, "rb") as lines:
-                lines.seek(self._offset)
-                data = lines.read()
-        except FileNotFoundError:
-            return
-        end = data.rfind(b"\n") + 1  # a line still being written waits for the next call
-        for line in data[:end].splitlines():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # not a record (the runner has already refused a damaged file)
-            if isinstance(record, dict) and "table" in record:
-                self.state.add(record)
-        self._offset += end
+        games, self._offset = games_after(self.results, self._offset)
+        for game in games:
+            self.state.add(game)
 
     def __call__(self) -> bool:
         self.update()
@@ -279,18 +264,17 @@ class DuelProgress:
 # ----- output folders and the command ---------------------------------------------------------
 
 
-def duel_report(directory: Path, records: Iterable[Mapping]) -> DuelState | None:
-    """The duel of an output folder, from its ``league.json`` and ``records``; None when it holds no duel."""
+def duel_report(league: LeagueRecord | None, records: Iterable[GameRecord]) -> DuelState | None:
+    """The duel of a league (its ``league.json`` record) from its game ``records``; None when it is no duel."""
+    if league is None or league.format.get("type") != Sprt.type or league.table_size is None:
+        return None
     try:
-        recorded = json.loads((directory / "league.json").read_text(encoding="utf-8"))
-        rules = recorded["league"]["rules"]
-        sprt = Sprt.from_written(rules["format"])
-        table_size = int(rules["table_size"])
-    except (OSError, ValueError, KeyError, TypeError):
+        sprt = Sprt.from_written(dict(league.format))
+    except (ValueError, KeyError, TypeError):
         return None
     if sprt is None:
         return None
-    return DuelState.of(sprt, table_size, records)
+    return DuelState.of(sprt, league.table_size, records)
 
 
 def duel_league(league: League, sprt: Sprt) -> League:
@@ -316,7 +300,7 @@ def run_duel(
     league: League, output: Path | None, concurrency: int | None, show_progress: bool, backend=None
 ) -> int:  # fmt: skip
     """Run an sprt league from the command line until its test decides; print the standings and the verdict."""
-    from referee.league import RESULTS_FILE, run_command
+    from referee.league import run_command
 
     sprt = league.format
     assert isinstance(sprt, Sprt)

@@ -3,7 +3,8 @@
 The log is JSON lines, one object per line, each with a ``type``:
 
 - ``game_start``: ``log_version``, ``game_id``, ``game``, ``num_players``,
-  ``seed``, ``first_dealer``, ``turn_limit``, ``players`` (names by seat),
+  ``seed`` (a string of digits, exact in any JSON reader; a number in logs
+  of version 2), ``first_dealer``, ``turn_limit``, ``players`` (names by seat),
   ``timing`` (``move_time_ms``, ``time_bank_ms``, ``grace_ms``), ``policy``
   (``mode``, ``max_faults``), ``decks`` (the fixed decks given, or null),
   ``referee_version``;
@@ -51,7 +52,7 @@ from referee.errors import RefereeError
 from referee.games import Game, HandResult, game_class
 from referee.games.base import Action
 
-LOG_VERSION = 2
+LOG_VERSION = 3  # 3: the seed is a string
 
 
 # Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
@@ -292,7 +293,7 @@ def game_start_record(
         "game_id": game_id,
         "game": game.name,
         "num_players": game.num_players,
-        "seed": game.seed,
+        "seed": str(game.seed),
         "first_dealer": game.dealer,
         "turn_limit": game.turn_limit,
         "players": list(players),
@@ -383,7 +384,7 @@ def new_game(start: dict, decks=None) -> Game:
     if decks is None and start.get("decks"):
         decks = [parse_cards(deck) for deck in start["decks"]]
     return game_class(start["game"])(
-        start["num_players"], start["seed"], first_dealer=start["first_dealer"], decks=decks,
+        start["num_players"], int(start["seed"]), first_dealer=start["first_dealer"], decks=decks,
         turn_limit=start["turn_limit"],
     )  # fmt: skip
 
@@ -404,9 +405,12 @@ def _error_text(error: Exception) -> str:
 
 
 def read_log(path: Path) -> list[dict]:
-    """The records of a game log."""
+    """The records of a game log, the seed of its ``game_start`` as a number (the file holds it as a string)."""
     with open(path, encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
+        records = [json.loads(line) for line in lines if line.strip()]
+    if records and records[0].get("type") == "game_start" and isinstance(records[0].get("seed"), str):
+        records[0]["seed"] = int(records[0]["seed"])
+    return records
 
 
 class GameLogError(RefereeError):

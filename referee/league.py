@@ -1,7 +1,8 @@
 """The league runner: ``referee run league.yaml``.
 
 Plays every scheduled game (``referee.schedule``), ``concurrency`` at once,
-and writes to the league's output folder:
+and writes to the league's output folder (``league.json`` and
+``games.jsonl`` through :mod:`referee.results`, their one reader and writer):
 
 - ``league.json``: the league's name, the bots playing, and the league file
   as the results depend on it (:func:`referee.config.league_identity`);
@@ -17,7 +18,9 @@ and writes to the league's output folder:
 - ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
   every few seconds while the league runs (``referee.publish.live``), at
   the end of a run, and when a run is interrupted or stopped by an error.
-- ``replays/<game_id>.html``: each game's replay page, written as it ends.
+- ``replays/<game_id>.html``: each game's replay page, written as it ends;
+  a run writes again any that a finished game lacks (lost to a kill -9, a
+  full disk, or by hand).
 
 Resume: running again on the same folder keeps every finished game (a last
 line cut short by a crash or a full disk is dropped) and plays the others.
@@ -51,177 +54,36 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
-from referee import __version__
-from referee.atomic import remove_stale_temporaries, replace_json
+from referee.atomic import remove_stale_temporaries
 from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 from referee.backends.local import LocalBackend, auto_concurrency
 from referee.bots import log_tail
-from referee.config import League, league_fingerprint, league_identity
+from referee.config import League, league_identity
 from referee.errors import OutputError, RefereeError
 from referee.publish import console_table, write_leaderboards
 from referee.publish.live import LiveSite
 from referee.schedule import ScheduledGame, schedule
-from referee.standings import Standings, compute_standings
+from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read_records: for tools that import them here
+    LEAGUE_FILE,
+    LEAGUE_RECORD_VERSION,
+    RESULTS_FILE,
+    ResultsFile,
+    count_games,
+    read_games,
+    read_league,
+    read_records,
+    write_league,
+)
+from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
 
-RESULTS_FILE = "games.jsonl"
-LEAGUE_FILE = "league.json"
-LEAGUE_RECORD_VERSION = 2
-
 T = TypeVar("T")
-
-
-# ----- the results file ------------------------------------------------------------
-
-
-class ResultsFile:
-    """``games.jsonl``: find the games that finished, then append one line per game, flushed to disk.
-
-    Opening it checks every line against ``games`` (the schedule): a line is
-    matched by its ``game_id``, must seat the same bots, and gets the
-    game's ``index`` in this schedule (the file is rewritten, in one step,
-    when a league has grown and places moved). A last line cut short by a
-    crash or a full disk is dropped; a damaged line before others is an
-    :class:`OutputError`, as is a game that is not in the schedule.
-    """
-
-    def __init__(self, path: Path, games: Sequence[ScheduledGame]) -> None:
-        self.path = path
-        self.finished: set[str] = set()  # game ids
-        by_id = {game.game_id: game for game in games}
-        first_line: dict[str, int] = {}
-        moved = False
-        good_bytes = 0
-        for line_number, end, record in scan_results(path):
-            game_id = record["game_id"]
-            game = by_id.get(game_id)
-            where = f"{path}:{line_number}"
-            if game is None:
-                raise OutputError(
-                    f"{where}: game {game_id} is not in this league's schedule ({len(games)} games); "
-                    "these results are of another league, or of this one with other bots playing: "
-                    "give this league another --output"
-                )
-            if list(game.seats) != record.get("seats"):
-                raise OutputError(
-                    f"{where}: game {game_id} seats {record.get('seats')}, but this league seats {list(game.seats)} "
-                    "there; these results were made with other bots playing: give this league another --output"
-                )
-            if game_id in first_line:
-                raise OutputError(
-                    f"{where}: game {game_id} is recorded twice (first on line {first_line[game_id]}); "
-                    "remove one of the two lines, then run again"
-                )
-            first_line[game_id] = line_number
-            moved = moved or record["index"] != game.index
-            self.finished.add(game_id)
-            good_bytes = end
-        if moved:
-            self._renumber(by_id)
-        elif path.exists() and good_bytes != path.stat().st_size:
-            with open(path, "r+b") as existing:  # drop the last line, cut short
-                existing.truncate(good_bytes)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        self._size = os.fstat(self._fd).st_size
-
-    def _renumber(self, by_id: Mapping[str, ScheduledGame]) -> None:
-        """Give every line its game's index in the schedule (a grown league moved them), in one step."""
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                for _, _, record in scan_results(self.path):
-                    record["index"] = by_id[record["game_id"]].index
-                    out.write(_line(record))
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-
-    def append(self, record: dict) -> None:
-        """Append the line and flush it to disk; on failure (a full disk), leave the file as it was and raise."""
-        data = _line(record)
-        try:
-            written = 0
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            os.fsync(self._fd)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, self._size)  # no half line for a reader, nor before the next one
-            raise
-        self._size += len(data)
-        self.finished.add(record["game_id"])
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
-def _line(record: Mapping) -> bytes:
-    return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
-
-
-def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
-    """Yield ``(line number, end offset, record)`` for each game of a ``games.jsonl`` file.
-
-    A last line that is not a whole record (cut short by a crash or a full
-    disk) is left out. A line that is not a game record, followed by lines,
-    was damaged after it was written: an :class:`OutputError` names it.
-    """
-    if not path.exists():
-        return
-    damaged: tuple[int, str] | None = None
-    offset = 0
-    with open(path, "rb") as lines:
-        for line_number, line in enumerate(lines, start=1):
-            offset += len(line)
-            if damaged is not None:
-                if not line.strip(b"\0\n\r\t "):
-                    continue  # a tail of zeros, as a power cut leaves: still the end of the file
-                number, problem = damaged
-                raise OutputError(
-                    f"{path}:{number}: {problem}; the lines after it hold finished games, so the file was damaged "
-                    f"after it was written: repair or remove line {number}, then run again"
-                )
-            record = _game_record(line)
-            if isinstance(record, str):
-                damaged = (line_number, record)
-                continue
-            yield line_number, offset, record
-
-
-def _game_record(line: bytes) -> dict | str:
-    """A line of ``games.jsonl`` read as a game record, or why it is not a whole one."""
-    if not line.endswith(b"\n"):
-        return "the line is cut short"
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return f"not a JSON game record: {line[:60]!r}"
-    if not isinstance(record, dict) or not isinstance(record.get("game_id"), str):
-        return f"not a game record (a JSON object with a game_id): {line[:60]!r}"
-    index = record.get("index")
-    if not isinstance(index, int) or isinstance(index, bool):
-        return f"game record without its index: {line[:60]!r}"
-    return record
-
-
-def read_records(path: Path) -> Iterator[dict]:
-    """Yield the complete records of a ``games.jsonl`` file (see :func:`scan_results`)."""
-    for _, _, record in scan_results(path):
-        yield record
 
 
 # ----- the output folder and what changed in the league --------------------------------
@@ -246,24 +108,6 @@ def output_folder(output: Path) -> Iterator[None]:
         yield
     finally:
         os.close(handle)  # and with it the lock
-
-
-def read_league_record(output: Path) -> dict | None:
-    """The ``league.json`` of an output folder, or None if there is none; an :class:`OutputError` if unreadable."""
-    path = output / LEAGUE_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as error:
-        raise OutputError(f"{path}: cannot be read: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        record = json.loads(text)
-    except ValueError as error:
-        raise OutputError(f"{path}: is not valid JSON ({error}); it is not a league's record") from None
-    if not isinstance(record, dict) or not isinstance(record.get("name"), str):
-        raise OutputError(f"{path}: is not a league's record (a JSON object with its name)")
-    return record
 
 
 @dataclass(frozen=True)
@@ -337,47 +181,30 @@ def claim_output(league: League, output: Path) -> LeagueChanges:
 
     Raises :class:`OutputError` naming every change a finished league may not take.
     """
-    recorded = read_league_record(output)
+    recorded = read_league(output)
     if recorded is None:
-        if next(read_records(output / RESULTS_FILE), None) is not None:
+        if count_games(output / RESULTS_FILE):
             raise OutputError(
                 f"{output}: holds {RESULTS_FILE} but no {LEAGUE_FILE}; it is not this league's output, "
                 "so it is left alone: give this league another --output"
             )
         return LeagueChanges()
-    identity = recorded.get("league")
-    if not isinstance(identity, dict) or recorded.get("record_version") != LEAGUE_RECORD_VERSION:
+    identity = recorded.identity
+    if identity is None or recorded.record_version != LEAGUE_RECORD_VERSION:
         raise OutputError(
             f"{output / LEAGUE_FILE}: was written by another version of the referee "
-            f"({recorded.get('referee_version', 'unknown')}), which kept no copy of its league file to compare "
+            f"({recorded.referee_version or 'unknown'}), which kept no copy of its league file to compare "
             f"with {league.source}: give this league another --output"
         )
     changes = league_changes(identity, league_identity(league))
     if changes.refused:
         raise OutputError(
-            f"{output}: holds results of league {recorded['name']!r} (from {recorded.get('source')}), and "
+            f"{output}: holds results of league {recorded.name!r} (from {recorded.source}), and "
             f"{league.source} differs from it in what decides them: " + "; ".join(changes.refused)
             + ". A league may only gain rounds, or bots added at the end of its list: undo the change, "
             "or give this league another --output."
         )
     return changes
-
-
-def record_league(league: League, playing: League, output: Path) -> None:
-    """Write ``league.json``: the league file as the results depend on it, and the bots that play."""
-    previous = read_league_record(output) or {}
-    replace_json(output / LEAGUE_FILE, {
-        "record_version": LEAGUE_RECORD_VERSION,
-        "name": league.name,
-        "source": str(league.source),
-        "game": league.game,
-        "bots": list(playing.bot_names),  # the standings' rows: bots whose build failed are left out
-        "fingerprint": league_fingerprint(league),
-        "league": league_identity(league),
-        "started": previous.get("started") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "referee_version": __version__,
-        "settings": _settings(league),  # what the league's page shows of its settings
-    })  # fmt: skip
 
 
 # ----- running a league ------------------------------------------------------------
@@ -438,7 +265,7 @@ async def run_league(
     backend = backend or LocalBackend
     with output_folder(output):
         growth = claim_output(league, output)
-        has_results = next(read_records(output / RESULTS_FILE), None) is not None
+        has_results = count_games(output / RESULTS_FILE) > 0
         playing, builds = await build_submissions(
             league, output, output / BOT_LOG_DIR, retry_failed=not has_results
         )
@@ -448,7 +275,7 @@ async def run_league(
         games = schedule(playing)
         results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
         try:
-            record_league(league, playing, output)
+            write_league(output, league, playing, scheduled=len(games))
             already = len(results.finished)
             players = backend(playing, output, concurrency)
             if announce is not None:
@@ -459,10 +286,10 @@ async def run_league(
             results.close()
             # Interrupted, or stopped by an error: the standings of the games finished so far.
             with contextlib.suppress(Exception):
-                publish_standings(playing.name, playing.bot_names, output, len(games))
+                publish_standings(output, len(games))
             raise
         results.close()
-        standings = publish_standings(playing.name, playing.bot_names, output, len(games))
+        standings = publish_standings(output, len(games))
     left_out = {build.bot: build.message for build in builds if not build.ok}
     return RunSummary(
         played, already, len(games), standings, time.perf_counter() - started, dict(players.restarts.disabled),
@@ -494,10 +321,12 @@ async def _play_games(
 ) -> int:
     """Have the backend play the games not yet in ``results``, recording each as it ends; return how many."""
     played = 0
-    site = LiveSite(output, league.bot_names, league.name, len(games))
+    site = LiveSite(output, len(games))
     report_every = max(1, -(-len(games) // 4))  # standings so far about four times a run
     if progress is not None:
         progress(len(results.finished), len(games), None)
+    # Replay pages lost since (a kill -9, a full disk, removed by hand) are written again by the page helper.
+    site.rebuild(sorted(results.finished))
 
     def finished(done: FinishedGame) -> None:
         nonlocal played
@@ -507,7 +336,7 @@ async def _play_games(
         if progress is not None:
             count = len(results.finished)
             show = count % report_every == 0 and count < len(games)
-            progress(count, len(games), _standings(league, output) if show else None)
+            progress(count, len(games), folder_standings(output)[0] if show else None)
 
     todo = (game for game in games if game.game_id not in results.finished)
     try:
@@ -521,39 +350,17 @@ def _never() -> bool:
     return False
 
 
-def publish_standings(title: str, bots: Sequence[str], output: Path, scheduled: int | None = None) -> Standings:
+def publish_standings(output: Path, scheduled: int | None = None) -> Standings:
     """Compute the standings of every finished game in ``output`` and write its leaderboards."""
-    standings = compute_standings(read_records(output / RESULTS_FILE), bots=bots)
-    write_leaderboards(standings, output, title, scheduled=scheduled)
+    standings, league = folder_standings(output)
+    write_leaderboards(standings, output, league.name, scheduled=scheduled)
     return standings
-
-
-def _settings(league: League) -> dict:
-    """What the league's page shows of its settings (league.json keeps them)."""
-    timing = league.timing
-    return {
-        "seed": league.seed, "table_size": league.table_size, "rounds": league.rounds, "turn_limit": league.turn_limit,
-        "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
-        "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
-    }  # fmt: skip
-
-
-def _standings(league: League, output: Path) -> Standings:
-    return compute_standings(read_records(output / RESULTS_FILE), bots=league.bot_names)
 
 
 def standings_from_directory(directory: Path) -> tuple[Standings, str]:
     """Standings and title from a results folder (for ``referee leaderboard``)."""
-    if not directory.is_dir():
-        what = "it is a file" if directory.exists() else "no such folder"
-        raise OutputError(f"{directory}: no {LEAGUE_FILE} here ({what}); give the output folder of a league run")
-    recorded = read_league_record(directory)
-    if recorded is None:
-        raise OutputError(f"{directory}: no {LEAGUE_FILE} here; give the output folder of a league run")
-    bots = recorded.get("bots")
-    if not isinstance(bots, list) or not all(isinstance(name, str) for name in bots):
-        bots = None
-    return compute_standings(read_records(directory / RESULTS_FILE), bots=bots), recorded["name"]
+    standings, league = folder_standings(directory)
+    return standings, league.name
 
 
 # ----- the command ------------------------------------------------------------------
@@ -636,7 +443,7 @@ def run_command(
         return status
     except OSError as error:
         display.close()
-        finished = sum(1 for _ in read_records(output / RESULTS_FILE)) if output.is_dir() else 0
+        finished = count_games(output / RESULTS_FILE) if output.is_dir() else 0
         what = describe_os_error(error) if error.filename else f"cannot write in {output}: {describe_os_error(error)}"
         raise OutputError(f"{what}; the {finished} games finished so far are kept: "
                           f"{_remedy(error)}run the same command again to resume") from None  # fmt: skip
@@ -650,15 +457,59 @@ def run_command(
           f"{summary.concurrency} at once); leaderboards written to {output}")  # fmt: skip
     if report is not None:
         report()
-    failed = sorted({*summary.disabled, *summary.left_out})
-    for name in failed:
-        reason = summary.disabled.get(name) or f"left out of the league: {summary.left_out[name]}"
+    problems = run_problems(summary)
+    # A bot left out by its build was told of, with the build's message, before the first game.
+    for name in sorted({*summary.disabled, *problems.never_played} - set(summary.left_out)):
+        reason = summary.disabled.get(name) or problems.never_played[name]
         print(f"{name}: {reason}" + log_tail(summary.failed_logs.get(name)), file=sys.stderr)
-    if failed:
-        print(f"{len(failed)} bot{'s' if len(failed) > 1 else ''} did not play every game: "
-              + ", ".join(failed), file=sys.stderr)  # fmt: skip
+    if problems.no_game_counted:
+        print(f"no game counted: {problems.no_game_counted}", file=sys.stderr)
+    if problems.summary:
+        print(f"referee run: {problems.summary}", file=sys.stderr)
         return 1
     return 0
+
+
+@dataclass(frozen=True)
+class RunProblems:
+    """What makes a run's results less than asked for: bots that never played, or no game that counts."""
+
+    never_played: dict[str, str]  # bot -> why: it made no decision in any of its games
+    incomplete: list[str]  # bots left out (a failed build) or disabled (the restart limit), or that never played
+    no_game_counted: str | None  # why no finished game counts, or None
+
+    @property
+    def summary(self) -> str:
+        """One line naming every problem, or empty when the run has none."""
+        parts = []
+        if self.incomplete:
+            parts.append(f"{len(self.incomplete)} bot{'s' if len(self.incomplete) > 1 else ''} did not play every "
+                         "game: " + ", ".join(self.incomplete))  # fmt: skip
+        if self.no_game_counted:
+            parts.append("no game counted")
+        return "; ".join(parts)
+
+
+def run_problems(summary: RunSummary) -> RunProblems:
+    """The problems of a finished run, from its summary and standings."""
+    from referee.publish import faults_text
+
+    standings = summary.standings
+    never = {}
+    for row in standings.rows:
+        if row.decisions == 0 and (row.games or any(row.faults.values())):
+            what = faults_text(row) or "no fault recorded"
+            why = summary.disabled.get(row.bot, "")
+            never[row.bot] = (f"never played: it made no decision in any of its games ({what})"
+                              + (f"; {why}" if why else ""))  # fmt: skip
+    finished = standings.games + len(standings.void_games)
+    no_game = None
+    if finished and not standings.games:
+        reasons = sorted({reason.split(";")[0] for _, reason in standings.void_games})
+        no_game = (f"all {finished} finished game{'s are' if finished > 1 else ' is'} void ({'; '.join(reasons[:3])}), "
+                   "so nothing ranks the bots")  # fmt: skip
+    incomplete = sorted({*summary.disabled, *summary.left_out, *never})
+    return RunProblems(never, incomplete, no_game)
 
 
 def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
@@ -686,11 +537,11 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
 
 def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: int) -> int:
     """After Ctrl-C or SIGTERM: the standings so far, and how to go on. Returns the exit status."""
-    finished = sum(1 for _ in read_records(output / RESULTS_FILE)) if output.is_dir() else 0
+    finished = count_games(output / RESULTS_FILE) if output.is_dir() else 0
     total = f" of {plan.total}" if plan is not None else ""
     if plan is not None and (output / "leaderboard.json").exists():
         with contextlib.suppress(RefereeError, OSError):
-            print(console_table(compute_standings(read_records(output / RESULTS_FILE), bots=plan.league.bot_names)))
+            print(console_table(folder_standings(output)[0]))
         where = f"; the standings so far are in {output}/leaderboard.*"
     else:
         where = ""

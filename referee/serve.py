@@ -5,7 +5,10 @@ Built on Starlette (the site: the directory's files, read-only) and uvicorn
 serves ``/events``, a stream of server-sent events: one event each time the
 league's page (``leaderboard.html``, rewritten by the league runner as games
 finish) changes, which the page answers by fetching itself again and
-redrawing, keeping the reader's sorting and filters. Both are optional
+redrawing, keeping the reader's sorting and filters. Before the league has
+written its page (a folder served before ``referee run`` starts, or an
+empty one), ``/leaderboard.html`` is a small page that says so and turns
+into the league's page as soon as it is written. Both are optional
 dependencies: ``pip install 'brag-referee[serve]'``.
 """
 
@@ -22,6 +25,23 @@ PAGE = "leaderboard.html"
 DEFAULT_PORT = 8000
 POLL_SECONDS = 0.5  # how often the page's file is looked at
 KEEPALIVE_SECONDS = 15.0  # a comment line now and then keeps proxies and browsers from closing the stream
+WAITING_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>waiting for the league</title>
+<style>body { font: 16px/1.5 system-ui, sans-serif; margin: 2em; color: #1d232a; } p { color: #66707a; }</style>
+</head><body data-waiting="1">
+<h1>Waiting for the league</h1>
+<p>No game has finished in this folder yet. This page turns into the league's page as soon as the referee
+writes it (<code>referee run</code> with this folder as its output).</p>
+<script>
+// The server says when leaderboard.html changes; a plain poll covers a stream that cannot open.
+const reload = () => location.reload();
+if (window.EventSource) { const events = new EventSource("events"); events.onmessage = reload; }
+setInterval(() => fetch(location.pathname, { method: "HEAD", cache: "no-store" })
+  .then((response) => { if (response.headers.get("x-referee-page") === "league") reload(); }).catch(() => {}), 3000);
+</script>
+</body></html>
+"""
 
 
 class ServeError(RefereeError):
@@ -55,6 +75,7 @@ def _version(path: Path) -> tuple[int, int] | None:
 def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
     """The web application serving ``directory`` with its ``/events`` stream."""
     _, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles = _libraries()
+    from starlette.responses import FileResponse, HTMLResponse
     directory = Path(directory).resolve()
     if not directory.is_dir():
         raise ServeError(f"{directory}: no such directory; give a league's output directory (its `output:`)")
@@ -84,10 +105,17 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
     async def home(request):
         return RedirectResponse(PAGE)
 
+    async def league_page(request):
+        headers = {"Cache-Control": "no-store"}
+        if page.is_file():
+            return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
+        return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
+
     return Starlette(
         routes=[
             Route("/events", events),
             Route("/", home),
+            Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
             Mount("/", app=StaticFiles(directory=directory, html=True)),
         ]
     )

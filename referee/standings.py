@@ -1,17 +1,18 @@
-"""League standings from finished games: results, faults, decision times, ratings and head-to-head.
+"""League standings from finished games: the ranking, results, faults, decision times and head-to-head.
 
-The input is the runner's ``games.jsonl`` records, one per finished game.
-Records may arrive in any order (parallel workers append them as they
-finish), so every figure is computed from the records sorted by their
-``"index"``, the game's place in the schedule: the same records in any order
-give identical standings.
+The input is the league's game records (:class:`referee.results.GameRecord`,
+or their ``games.jsonl`` objects), one per finished game. Records may
+arrive in any order (parallel workers append them as they finish), so every
+figure is computed from the records sorted by their ``index``, the game's
+place in the schedule: the same records in any order give identical
+standings, to the last digit.
 
-Ratings come from openskill's Plackett-Luce model (default prior mu 25,
-sigma 25/3), one update per game in index order, each bot its own team,
-ranked by its placement. Bots are ranked by the conservative estimate
-``mu - 3 * sigma``, ties broken by mean score, then by name. Each rating
-comes with its interval, and each pair of bots with a comparison over the
-deals they shared (``referee.stats``; docs/statistics.md).
+The ranking is one Plackett-Luce fit of every counted game's finish order,
+with rank ranges from a bootstrap over deals (:mod:`referee.ranking`). In a
+gauntlet or a duel the candidates are ranked among themselves, the field
+apart. Each pair of bots comes with a comparison over the deals they shared
+(``referee.stats``; docs/statistics.md); two candidates of a gauntlet, who
+never sit at one table, are compared on the same deals in the same seats.
 """
 
 from __future__ import annotations
@@ -19,16 +20,19 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
-from openskill.models import PlackettLuce
+from pathlib import Path
 
-from referee.errors import RefereeError
-from referee.faults import FaultKind
-from referee.stats import Comparison, PairTally, StatisticsError, deal_outcomes, placement_score, rating_interval
+from referee.errors import OutputError, RefereeError
+from referee.ranking import RESAMPLES, rank_bots
+from referee.results import LEAGUE_FILE, RESULTS_FILE, FAULT_KINDS, GameRecord, LeagueRecord, RecordError, read_games, read_league
+from referee.seeding import SeedStream
+from referee.stats import Comparison, DealOutcome, PairTally, StatisticsError, deal_outcomes, placement_score
 
-FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
+__all__ = ["FAULT_KINDS", "BotStanding", "LatencyHistogram", "RecordError", "Standings", "UnknownBotError",
+           "compute_standings", "folder_standings"]  # fmt: skip
 
 LATENCY_MIN_MS = 0.01
 LATENCY_MAX_MS = 100_000.0
@@ -38,10 +42,6 @@ LATENCY_BIN_RATIO = 1.01
 LATENCY_RELATIVE_ERROR = 0.005
 _LATENCY_BIN_COUNT = math.ceil(math.log(LATENCY_MAX_MS / LATENCY_MIN_MS) / math.log(LATENCY_BIN_RATIO))
 _LOG_BIN_RATIO = math.log(LATENCY_BIN_RATIO)
-
-
-class RecordError(RefereeError, ValueError):
-    """A game record is not in the ``games.jsonl`` format, or does not fit the league."""
 
 
 class UnknownBotError(RefereeError, ValueError):
@@ -103,13 +103,12 @@ def _bin_of(latency_ms: float) -> int:
 class BotStanding:
     """One bot's line on the leaderboard. Figures that need a game (or a decision) are None without one."""
 
-    rank: int  # 1 is top
+    rank: int  # competition ranking (1 is top) among the bots it is ranked with
+    rank_range: tuple[int, int]  # the best and worst rank the games allow, at stats.CONFIDENCE
     bot: str
-    mu: float
-    sigma: float
-    mu_low: float  # mu_low..mu_high: the interval of mu at stats.CONFIDENCE (mu -/+ 1.96 sigma)
-    mu_high: float
-    conservative: float  # mu - 3 * sigma: the rating the ranking uses
+    strength: float | None  # Plackett-Luce strength, Elo relative to the field's mean
+    strength_low: float | None  # strength_low..strength_high: its interval at stats.CONFIDENCE
+    strength_high: float | None
     games: int
     wins: int  # games finished first
     win_rate: float | None
@@ -121,16 +120,25 @@ class BotStanding:
     decisions: int  # decision times counted
     median_ms: float | None
     p99_ms: float | None
+    candidate: bool = False  # a gauntlet's or duel's candidate: ranked among the candidates
+
+    @property
+    def rank_text(self) -> str:
+        """The rank as a page shows it: ``2``, or ``1–3`` when the games leave its place open that far."""
+        best, worst = self.rank_range
+        return str(best) if best == worst else f"{best}\u2013{worst}"
 
 
 @dataclass(frozen=True)
 class Standings:
-    """The league table: rows in rank order, and each bot compared with each other (``[bot][opponent]``)."""
+    """The league table: rows in rank order (candidates first), and each bot compared with each other."""
 
     rows: list[BotStanding]
-    head_to_head: dict[str, dict[str, Comparison]]
+    head_to_head: dict[str, dict[str, Comparison]]  # [bot][opponent]
     games: int  # game records counted (void games excepted)
     void_games: list[tuple[str, str]] = field(default_factory=list)  # (game_id, why): they count for nobody
+    candidates: tuple[str, ...] = ()  # a gauntlet's or duel's candidates, ranked apart from the field
+    resamples: int = RESAMPLES  # of the bootstrap behind the rank ranges
 
     def comparison(self, bot: str, other: str) -> Comparison:
         """``bot`` against ``other`` over the deals they shared."""
@@ -144,20 +152,6 @@ class Standings:
         return self.head_to_head[bot][other]
 
 
-@dataclass(frozen=True)
-class _GameSummary:
-    """What standings need from one record, without the per-decision times."""
-
-    index: int
-    game_id: str
-    deal: tuple  # the games of one deal share their luck: ("seed", seed), or ("game", index) without a seed
-    seats: tuple[str, ...]
-    placements: tuple[int, ...]
-    faults: tuple[Mapping[str, int], ...]
-    forfeit_seats: frozenset[int]
-    void_reason: str | None = None  # set for a game that counts for nobody
-
-
 @dataclass
 class _Tally:
     games: int = 0
@@ -169,33 +163,48 @@ class _Tally:
     latency: LatencyHistogram = field(default_factory=LatencyHistogram)
 
 
-def compute_standings(records: Iterable[Mapping], bots: Sequence[str] | None = None) -> Standings:
-    """Compute the standings from ``games.jsonl`` records, in any order.
+def bootstrap_seed(league_seed: int | None) -> int:
+    """The seed of the rank ranges' bootstrap: drawn from the league's seed, so anyone can recompute them."""
+    return SeedStream.derive(league_seed if league_seed is not None else 0, "standings", "bootstrap").next_u64()
+
+
+def compute_standings(
+    records: Iterable[Mapping | GameRecord],
+    bots: Sequence[str] | None = None,
+    *,
+    candidates: Sequence[str] = (),
+    league_seed: int | None = None,
+    resamples: int = RESAMPLES,
+) -> Standings:
+    """Compute the standings from game records, in any order.
 
     ``bots`` is the league's bot list, so that a bot without a finished game
     still gets a row; a record naming another bot is an error. Without it,
-    the bots are those the records name.
+    the bots are those the records name. ``candidates`` (a duel's; a
+    gauntlet's are also read from its records) are ranked among themselves,
+    apart from the field. ``league_seed`` seeds the bootstrap of the rank
+    ranges (:func:`bootstrap_seed`).
     """
     league_bots = _check_bots(bots) if bots is not None else None
     tallies: dict[str, _Tally] = {name: _Tally() for name in league_bots or ()}
-    summaries: list[_GameSummary] = []
-    for record in records:
-        summary = _summarise(record)
-        for seat, name in enumerate(summary.seats):
+    games: list[GameRecord] = []
+    for data in records:
+        game = GameRecord.of(data, latencies=True)
+        for seat, name in enumerate(game.seats):
             if league_bots is not None and name not in league_bots:
                 raise RecordError(
-                    f"{_where(record)}: seats[{seat}] is {name!r}, which is not one of the league's bots "
-                    f"{sorted(league_bots)}"
+                    f"game record index {game.index} (game_id {game.game_id!r}): seats[{seat}] is {name!r}, which "
+                    f"is not one of the league's bots {sorted(league_bots)}"
                 )
             tallies.setdefault(name, _Tally())
-        # Times are folded into bounded histograms now, so only the small summaries are kept.
-        for name, latencies in zip(summary.seats, _latencies(record, len(summary.seats)), strict=True):
+        # Times are folded into bounded histograms now, so only the records without them are kept.
+        for name, latencies in zip(game.seats, game.latency_ms or [() for _ in game.seats], strict=True):
             for latency_ms in latencies:
                 tallies[name].latency.add(latency_ms)
-        summaries.append(summary)
+        games.append(game.without_latencies() if game.latency_ms is not None else game)
 
-    summaries.sort(key=lambda summary: summary.index)
-    for earlier, later in itertools.pairwise(summaries):
+    games.sort(key=lambda game: game.index)
+    for earlier, later in itertools.pairwise(games):
         if earlier.index == later.index:
             raise RecordError(
                 f"two game records have index {later.index} (game_ids {earlier.game_id!r} and "
@@ -203,51 +212,72 @@ def compute_standings(records: Iterable[Mapping], bots: Sequence[str] | None = N
             )
 
     names = sorted(tallies)
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in names}
-
-    void_games = [(summary.game_id, summary.void_reason) for summary in summaries if summary.void_reason]
-    for summary in summaries:
-        if summary.void_reason:
-            # A void game rates nobody and counts no game; its faults still show who failed.
-            for seat, name in enumerate(summary.seats):
-                for kind, count in summary.faults[seat].items():
-                    tallies[name].faults[kind] += count
-            continue
-        table_size = len(summary.seats)
-        place_of_seat = {seat: place for place, seat in enumerate(summary.placements, start=1)}
-        for seat, name in enumerate(summary.seats):
+    chosen = {*candidates, *(game.candidate for game in games if game.candidate)}
+    candidate_names = tuple(name for name in names if name in chosen)
+    void_games = [(game.game_id, game.void) for game in games if game.void]
+    counted = [game for game in games if not game.void]
+    for game in games:
+        # A void game ranks nobody and counts no game; its faults still show who failed.
+        places = game.places()
+        for seat, name in enumerate(game.seats):
             tally = tallies[name]
-            place = place_of_seat[seat]
+            for kind, count in (game.faults[seat] if game.faults else {}).items():
+                tally.faults[kind] += count
+            if game.void:
+                continue
+            place = places[seat]
             tally.games += 1
             tally.wins += int(place == 1)
             tally.placement_total += place
-            tally.score += placement_score(place, table_size)
-            tally.forfeits += int(seat in summary.forfeit_seats)
-            for kind, count in summary.faults[seat].items():
-                tally.faults[kind] += count
-        teams = [[ratings[name]] for name in summary.seats]
-        ranks = [place_of_seat[seat] for seat in range(table_size)]
-        for name, (rated,) in zip(summary.seats, model.rate(teams, ranks=ranks), strict=True):
-            ratings[name] = rated
+            tally.score += placement_score(place, len(game.seats))
+            tally.forfeits += int(seat in game.forfeits)
 
-    rows = [_row(name, tallies[name], ratings[name].mu, ratings[name].sigma) for name in names]
-    rows.sort(key=lambda row: (-row.conservative, -(row.mean_score if row.mean_score is not None else -1.0), row.bot))
-    ranked = [replace(row, rank=rank) for rank, row in enumerate(rows, start=1)]
-    counted = [summary for summary in summaries if not summary.void_reason]
+    field_names = [name for name in names if name not in candidate_names]
+    ranking = rank_bots(
+        [(game.deal, game.bots_in_finish_order()) for game in counted], names, seed=bootstrap_seed(league_seed),
+        groups=[list(candidate_names), field_names] if candidate_names else None, resamples=resamples,
+    )  # fmt: skip
+    rows = [_row(name, tallies[name], ranking.bots[name], name in candidate_names) for name in names]
+    rows.sort(key=lambda row: (not row.candidate, row.rank, row.bot))
     return Standings(
-        rows=ranked, head_to_head=_head_to_head(counted, ranked), games=len(counted), void_games=void_games
+        rows=rows, head_to_head=_head_to_head(counted, rows, candidate_names), games=len(counted),
+        void_games=void_games, candidates=candidate_names, resamples=resamples,
+    )  # fmt: skip
+
+
+def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
+    """The standings of a league's output folder (its ``league.json`` and ``games.jsonl``), and its league record."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        what = "it is a file" if directory.exists() else "no such folder"
+        raise OutputError(f"{directory}: no {LEAGUE_FILE} here ({what}); give the output folder of a league run")
+    league = read_league(directory)
+    if league is None:
+        raise OutputError(f"{directory}: no {LEAGUE_FILE} here; give the output folder of a league run")
+    standings = compute_standings(
+        read_games(directory / RESULTS_FILE), bots=league.bots, candidates=league.candidates, league_seed=league.seed
     )
+    return standings, league
 
 
-def _head_to_head(summaries: list[_GameSummary], ranked: list[BotStanding]) -> dict[str, dict[str, Comparison]]:
-    """Every ordered pair of bots compared over the deals they shared, deals in order of their first game."""
-    deals: dict[tuple, list[_GameSummary]] = {}
-    for summary in summaries:
-        deals.setdefault(summary.deal, []).append(summary)
+def _head_to_head(
+    games: list[GameRecord], rows: list[BotStanding], candidates: Sequence[str]
+) -> dict[str, dict[str, Comparison]]:
+    """Every ordered pair of bots compared over the deals they shared, deals in order of their first game.
+
+    Candidates that never share a table (a gauntlet's) are compared on
+    paired games instead: on the same deal, in the same seat, against the
+    same bots in the same seats (:func:`_paired_outcomes`).
+    """
+    deals: dict[tuple, list[GameRecord]] = {}
+    for game in games:
+        deals.setdefault(game.deal, []).append(game)
     pairs: dict[tuple[str, str], PairTally] = {}
-    for games in deals.values():
-        outcomes = deal_outcomes((game.seats, game.placements) for game in games)
+    for deal_games in deals.values():
+        outcomes = deal_outcomes((game.seats, game.finish_order) for game in deal_games)
+        if len(candidates) > 1:
+            for pair, outcome in _paired_outcomes(deal_games, candidates).items():
+                outcomes.setdefault(pair, outcome)
         for pair in sorted(outcomes):
             pairs.setdefault(pair, PairTally()).add(outcomes[pair])
     unpaired = PairTally().comparison()
@@ -259,8 +289,35 @@ def _head_to_head(summaries: list[_GameSummary], ranked: list[BotStanding]) -> d
         return compared.get((other, bot), unpaired).swapped()
 
     return {
-        row.bot: {other.bot: comparison(row.bot, other.bot) for other in ranked if other is not row} for row in ranked
+        row.bot: {other.bot: comparison(row.bot, other.bot) for other in rows if other is not row} for row in rows
     }
+
+
+def _paired_outcomes(games: list[GameRecord], candidates: Sequence[str]) -> dict[tuple[str, str], DealOutcome]:
+    """Candidates of one deal compared game against game: the same seat, the same opponents in the same seats.
+
+    Keyed ``(bot, other)``, ``bot`` first by name; a pair that sat at one
+    table is left to :func:`referee.stats.deal_outcomes`.
+    """
+    chosen = set(candidates)
+    tables: dict[tuple, dict[str, tuple[int, int]]] = {}  # (seat, the other seats) -> candidate -> (place, size)
+    for game in games:
+        here = [seat for seat, name in enumerate(game.seats) if name in chosen]
+        if len(here) != 1:
+            continue
+        seat = here[0]
+        others = tuple(name if position != seat else None for position, name in enumerate(game.seats))
+        tables.setdefault((seat, others), {})[game.seats[seat]] = (game.places()[seat], len(game.seats))
+    totals: dict[tuple[str, str], list] = {}
+    for results in tables.values():
+        for bot, other in itertools.combinations(sorted(results), 2):
+            (place, size), (other_place, _) = results[bot], results[other]
+            total = totals.setdefault((bot, other), [0, 0, 0, 0.0])
+            total[0] += 1
+            total[1] += int(place < other_place)
+            total[2] += int(place == other_place)
+            total[3] += (other_place - place) / (size - 1)
+    return {pair: DealOutcome(games, above, difference, ties) for pair, (games, above, ties, difference) in totals.items()}
 
 
 def _check_bots(bots: Sequence[str]) -> set[str]:
@@ -276,17 +333,15 @@ def _check_bots(bots: Sequence[str]) -> set[str]:
     return seen
 
 
-def _row(name: str, tally: _Tally, mu: float, sigma: float) -> BotStanding:
+def _row(name: str, tally: _Tally, ranked, candidate: bool) -> BotStanding:
     games = tally.games
-    interval = rating_interval(mu, sigma)
     return BotStanding(
-        rank=0,
+        rank=ranked.rank,
+        rank_range=ranked.rank_range,
         bot=name,
-        mu=mu,
-        sigma=sigma,
-        mu_low=interval.low,
-        mu_high=interval.high,
-        conservative=mu - 3 * sigma,
+        strength=ranked.strength,
+        strength_low=ranked.strength_low,
+        strength_high=ranked.strength_high,
         games=games,
         wins=tally.wins,
         win_rate=tally.wins / games if games else None,
@@ -298,84 +353,5 @@ def _row(name: str, tally: _Tally, mu: float, sigma: float) -> BotStanding:
         decisions=tally.latency.count,
         median_ms=tally.latency.quantile(0.5),
         p99_ms=tally.latency.quantile(0.99),
+        candidate=candidate,
     )
-
-
-def _where(record: Mapping) -> str:
-    return f"game record index {record.get('index')!r} (game_id {record.get('game_id')!r})"
-
-
-def _summarise(record: Mapping) -> _GameSummary:
-    """Check one record's shape and keep what the standings need."""
-    if not isinstance(record, Mapping):
-        raise RecordError(f"a game record must be a JSON object, not {type(record).__name__}: {record!r:.80}")
-    where = _where(record)
-    index = record.get("index")
-    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-        raise RecordError(f"{where}: index must be a whole number 0 or more, the game's place in the schedule")
-    seats = record.get("seats")
-    if not isinstance(seats, list) or len(seats) < 2 or not all(isinstance(name, str) for name in seats):
-        raise RecordError(f"{where}: seats is {seats!r}; expected a list of two or more bot names")
-    if len(set(seats)) != len(seats):
-        raise RecordError(f"{where}: seats {seats!r} name a bot twice; a bot plays one seat per game")
-    table_size = len(seats)
-    # Seats in finishing order; files written before it had its name hold it as "placements".
-    order_key = "finish_order" if "finish_order" in record else "placements"
-    placements = record.get(order_key)
-    if not isinstance(placements, list) or sorted(placements) != list(range(table_size)):
-        raise RecordError(
-            f"{where}: {order_key} is {placements!r}; expected every seat 0..{table_size - 1} once, first place first"
-        )
-    faults = record.get("faults", [{}] * table_size)
-    if not isinstance(faults, list) or len(faults) != table_size:
-        raise RecordError(f"{where}: faults is {faults!r}; expected one object per seat ({table_size})")
-    for seat, seat_faults in enumerate(faults):
-        if not isinstance(seat_faults, Mapping):
-            raise RecordError(f"{where}: faults[{seat}] is {seat_faults!r}; expected an object of kind -> count")
-        for kind, count in seat_faults.items():
-            if kind not in FAULT_KINDS:
-                raise RecordError(f"{where}: faults[{seat}] has kind {kind!r}; the kinds are {', '.join(FAULT_KINDS)}")
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise RecordError(f"{where}: faults[{seat}][{kind!r}] is {count!r}; expected a count 0 or more")
-    seed = record.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise RecordError(f"{where}: seed is {seed!r}; expected a whole number, the seed of the game's deal")
-    forfeits = record.get("forfeits", {})
-    if not isinstance(forfeits, Mapping):
-        raise RecordError(f"{where}: forfeits is {forfeits!r}; expected an object of seat -> reason")
-    forfeit_seats = set()
-    for key in forfeits:
-        seat = int(key) if isinstance(key, str) and key.isdecimal() else None
-        if seat is None or seat >= table_size:
-            raise RecordError(f"{where}: forfeits has seat {key!r}; expected a seat number '0'..'{table_size - 1}'")
-        forfeit_seats.add(seat)
-    void = record.get("void")
-    if void is not None and not isinstance(void, str):
-        raise RecordError(f"{where}: void is {void!r}; expected the reason the game does not count, or no field")
-    return _GameSummary(
-        void_reason=void or None,
-        index=index,
-        game_id=str(record.get("game_id", "")),
-        deal=("game", index) if seed is None else ("seed", seed),
-        seats=tuple(seats),
-        placements=tuple(placements),
-        faults=tuple(faults),
-        forfeit_seats=frozenset(forfeit_seats),
-    )
-
-
-def _latencies(record: Mapping, table_size: int) -> list[list[float]]:
-    timing = record.get("timing", {})
-    latency_ms = timing.get("latency_ms") if isinstance(timing, Mapping) else None
-    if latency_ms is None:
-        return [[] for _ in range(table_size)]
-    if not isinstance(latency_ms, list) or len(latency_ms) != table_size:
-        raise RecordError(
-            f"{_where(record)}: timing.latency_ms is {latency_ms!r:.80}; expected one list of times per seat ({table_size})"
-        )
-    for seat, times in enumerate(latency_ms):
-        if not isinstance(times, list) or not all(
-            isinstance(time, int | float) and not isinstance(time, bool) for time in times
-        ):
-            raise RecordError(f"{_where(record)}: timing.latency_ms[{seat}] must be a list of milliseconds")
-    return latency_ms

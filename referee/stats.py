@@ -174,17 +174,23 @@ class DealOutcome:
     ``games`` counts them, ``above`` counts those where A finished above B,
     and ``score_difference`` is the sum over them of ``score(A) - score(B)``
     (each game's term lies in -1..1). B's view is :meth:`swapped`.
+
+    Two bots compared on *paired* games instead (a gauntlet's candidates,
+    each in the same seat of the same deal against the same field, never at
+    one table) may take the same place: ``ties`` counts those, and a tie
+    counts half a game above.
     """
 
     games: int
     above: int
     score_difference: float
+    ties: int = 0
 
     def __post_init__(self) -> None:
-        if self.games < 1 or not 0 <= self.above <= self.games:
+        if self.games < 1 or not 0 <= self.above <= self.games - self.ties or self.ties < 0:
             raise StatisticsError(
-                f"a deal outcome of {self.games} games with {self.above} above: expected 1 or more games "
-                "and 0..games above"
+                f"a deal outcome of {self.games} games with {self.above} above and {self.ties} tied: expected 1 or "
+                "more games and 0..games above (with the ties)"
             )
         if not -self.games <= self.score_difference <= self.games:
             raise StatisticsError(
@@ -195,11 +201,16 @@ class DealOutcome:
     @property
     def below(self) -> int:
         """Games of the deal where A finished below B."""
-        return self.games - self.above
+        return self.games - self.above - self.ties
+
+    @property
+    def points(self) -> float:
+        """Games above, a tie counting half."""
+        return self.above + self.ties / 2
 
     def swapped(self) -> DealOutcome:
         """The same deal seen from B's side."""
-        return DealOutcome(self.games, self.games - self.above, -self.score_difference)
+        return DealOutcome(self.games, self.below, -self.score_difference, self.ties)
 
 
 def deal_outcomes(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[tuple[str, str], DealOutcome]:
@@ -258,7 +269,9 @@ class Comparison:
     (its ends are infinite when the data cannot bound it); ``los`` the
     likelihood of superiority, the probability that A's true above rate is
     over one half. Intervals and ``los`` treat deals as the independent
-    samples. Every figure is None when the bots shared no game.
+    samples. Every figure is None when the bots shared no game. ``ties``
+    counts paired games (see :class:`DealOutcome`) where the two took the
+    same place; each counts half above.
     """
 
     games: int
@@ -268,11 +281,12 @@ class Comparison:
     score_difference: Interval | None
     elo: Interval | None
     los: float | None
+    ties: int = 0
 
     @property
     def below(self) -> int:
         """Shared games where A finished below B."""
-        return self.games - self.above
+        return self.games - self.above - self.ties
 
     def swapped(self) -> Comparison:
         """The same comparison from B's side."""
@@ -287,6 +301,7 @@ class Comparison:
             score_difference=-self.score_difference,
             elo=-self.elo,
             los=1.0 - self.los,
+            ties=self.ties,
         )
 
 
@@ -301,6 +316,7 @@ class PairTally:
         self.deals = 0
         self.games = 0
         self.above = 0
+        self.ties = 0
         self._games_squared = 0
         self._above_squared = 0
         self._above_games = 0
@@ -313,9 +329,10 @@ class PairTally:
         self.deals += 1
         self.games += outcome.games
         self.above += outcome.above
+        self.ties += outcome.ties
         self._games_squared += outcome.games**2
-        self._above_squared += outcome.above**2
-        self._above_games += outcome.above * outcome.games
+        self._above_squared += outcome.points**2
+        self._above_games += outcome.points * outcome.games
         self._difference_total += outcome.score_difference
         self._difference_squared += outcome.score_difference**2
         self._difference_games += outcome.score_difference * outcome.games
@@ -325,7 +342,7 @@ class PairTally:
         if self.deals == 0:
             return Comparison(0, 0, 0, None, None, None, None)
         above_rate, above_error = self._ratio(
-            self.above, self._above_squared, self._above_games, low=0.0, high=1.0
+            self.above + self.ties / 2, self._above_squared, self._above_games, low=0.0, high=1.0
         )
         difference, difference_error = self._ratio(
             self._difference_total, self._difference_squared, self._difference_games, low=-1.0, high=1.0
@@ -342,6 +359,7 @@ class PairTally:
             score_difference=_interval(difference, difference_error, self.deals, level, -1.0, 1.0),
             elo=elo,
             los=_likelihood_of_superiority(above_rate - 0.5, above_error, self.deals),
+            ties=self.ties,
         )
 
     def _ratio(self, total: float, squared: float, cross: float, low: float, high: float) -> tuple[float, float]:
@@ -550,7 +568,7 @@ class SequentialTest:
 
     def _value_of(self, outcome: DealOutcome) -> float:
         if self.measure is Measure.ELO:
-            return outcome.above / outcome.games
+            return outcome.points / outcome.games
         return (1.0 + outcome.score_difference / outcome.games) / 2.0
 
 

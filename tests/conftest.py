@@ -144,8 +144,10 @@ def play(game: str, specs: list[BotSpec], *, seed: int = 1, timing: Timing = FAS
 
 
 def read_log(path: Path) -> list[dict]:
-    """The records of a JSON-lines game log."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The records of a JSON-lines game log, as the referee reads them (the seed, a string in the file, a number)."""
+    from referee.gamelog import read_log as read_game_log
+
+    return read_game_log(path)
 
 
 def read_recording(path: Path) -> tuple[dict, list[tuple[float, pb.DecisionRequest]]]:

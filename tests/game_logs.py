@@ -66,7 +66,9 @@ def records(name: str) -> list[dict]:
     return read_log(logged_game(name))
 
 
-def write_league(path: Path, marker: str = "", *, thinker_ms: int | None = None, rounds: int = 1) -> Path:
+def write_league(
+    path: Path, marker: str = "", *, thinker_ms: int | None = None, rounds: int = 1, seed: int = 21
+) -> Path:
     """A league file in ``path``: three random bots and one that plays an illegal move in each game, tables of 3.
 
     With ``thinker_ms``, three bots that take that long over every decision instead, at tables of 2 (for a
@@ -81,7 +83,7 @@ def write_league(path: Path, marker: str = "", *, thinker_ms: int | None = None,
         entries = [(name, [PYTHON, str(BAD_BOTS / "thinker.py"), "--cpu-ms", "0", "--sleep-ms", str(thinker_ms)])
                    for name in ("alpha", "bravo", "charlie")]  # fmt: skip
         table_size = 2
-    lines = ["name: viewer-league", "game: stop_the_bus", "seed: 21", f"table_size: {table_size}",
+    lines = ["name: viewer-league", "game: stop_the_bus", f"seed: {seed}", f"table_size: {table_size}",
              f"rounds: {rounds}", "move_time_ms: 1000", "time_bank_ms: 2000", "concurrency: 1",
              "fault_policy: {mode: default_action, max_faults: 3}", "output: results", "bots:"]  # fmt: skip
     for name, command in entries:

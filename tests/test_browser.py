@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from referee.gamelog import read_log
-from referee.publish import html_leaderboard
-from referee.standings import compute_standings
+from referee.publish import html_leaderboard, write_leaderboards
+from referee.results import read_games
+from referee.standings import compute_standings, folder_standings
 
 from .conftest import PYTHON
 from .game_logs import logged_game, write_league
@@ -63,11 +64,14 @@ def page(browser):
     assert not errors, f"the page reported errors: {errors}"
 
 
+SEED = 6069488482021880639  # more digits than a JavaScript number holds: 6069488482021881000 if read as one
+
+
 @pytest.fixture(scope="module")
 def league(tmp_path_factory) -> Path:
-    """A finished league of real bots (one of which faults), with its pages."""
+    """A finished league of real bots (one of which faults), on a 64-bit seed, with its pages."""
     folder = tmp_path_factory.mktemp("league")
-    league_file = write_league(folder / "league.yaml")
+    league_file = write_league(folder / "league.yaml", seed=SEED)
     subprocess.run([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(folder / "out"),
                     "--no-progress"], check=True, capture_output=True, timeout=300)  # fmt: skip
     return folder / "out"
@@ -87,6 +91,11 @@ def column(page, key: str) -> list[str]:
     return page.eval_on_selector_all(f"#standings tbody td[data-key='{key}']", "cells => cells.map(c => c.textContent)")
 
 
+def rank_text(row: dict) -> str:
+    best, worst = row["rank_range"]
+    return str(best) if best == worst else f"{best}\u2013{worst}"
+
+
 # ----- the league's page ---------------------------------------------------------------
 
 
@@ -95,11 +104,13 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     ready(page)
     board = json.loads((league / "leaderboard.json").read_text())
     assert [row[1] for row in standings(page)] == [row["bot"] for row in board["rows"]]
+    # Each rank as its range: bots whose order the games do not establish share one ("1–3").
+    assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
     assert page.text_content("h1") == "viewer-league"
     settings = page.text_content("#settings")
-    for fact in ("stop the bus", "tables of 3", "12 of 12 games", "move 1000 ms", "default action", "seed 21",
-                 "referee "):  # fmt: skip
+    for fact in ("stop the bus", "tables of 3", "12 of 12 games", "move 1000 ms", "default action", "referee "):
         assert fact in settings
+    assert page.text_content("#seed code") == str(SEED), "the seed digit for digit"
     page.click("#standings th[data-key='win_rate']")
     rates = [float(text.rstrip("%")) for text in column(page, "win_rate")]
     assert rates == sorted(rates, reverse=True)
@@ -121,7 +132,12 @@ def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, 
     ready(page)
     assert page.locator("#standings tr[data-bot='alpha'] button.fault").count() == 0, "no fault: no button"
     page.click("#standings tr[data-bot='faulty'] button.fault[data-kind='illegal']")
-    entries = page.locator("#faults li")
+    # First the causes, each once with how many faults it caused; then each fault, behind a click when many.
+    causes = page.locator("#faults ul.causes li")
+    assert causes.count() >= 1 and "\u00d7" in causes.first.text_content()
+    if not page.eval_on_selector("#faults > details", "details => details.open"):
+        page.click("#faults > details > summary")
+    entries = page.locator("#faults > details > ul > li")
     assert entries.count() >= 1
     first = entries.first
     assert "logs/faulty-" in first.locator("a").nth(1).get_attribute("href")
@@ -136,10 +152,35 @@ def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, 
     assert page.text_content("#caption").startswith(f"fault (decision {fault['n']}): seat {fault['seat']} faulty")
 
 
-def test_the_games_list_filters_by_bot_and_opens_a_replay(page, league: Path) -> None:
+def test_the_seed_on_the_page_matches_the_commitment_published_while_the_league_ran(page, league: Path, tmp_path) -> None:
+    # While a league runs its page shows the seed's commitment; once every game is played, the seed.
+    running = tmp_path / "running"
+    shutil.copytree(league, running, ignore=shutil.ignore_patterns("logs", "builds", "replays"))
+    standings_so_far, recorded = folder_standings(running)
+    write_leaderboards(standings_so_far, running, recorded.name, live=True, scheduled=100)
+    page.goto((running / "leaderboard.html").as_uri())
+    ready(page)
+    commitment = page.text_content("#seed code")
+    assert str(SEED) not in page.content()
+    page.goto((league / "leaderboard.html").as_uri())
+    ready(page)
+    shown = page.text_content("#seed code")
+    checked = subprocess.run([PYTHON, "-m", "referee.cli", "seed", "--check", shown], capture_output=True, text=True,
+                             check=True).stdout  # fmt: skip
+    assert checked.split() == ["commitment:", commitment]
+
+
+def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_replay(page, league: Path) -> None:
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     assert page.locator("#games tbody tr").count() == 12
+    shown = page.eval_on_selector_all(
+        "#games tbody tr", "rows => rows.map(r => [r.dataset.game, r.querySelector('td.players').textContent])"
+    )
+    games = {game.game_id: game for game in read_games(league / "games.jsonl")}
+    for game_id, players in shown:
+        order = games[game_id].bots_in_finish_order()
+        assert players == ", ".join(f"{place}. {bot}" for place, bot in enumerate(order, start=1)), game_id
     page.select_option("#bot-filter", "alpha")
     rows = page.locator("#games tbody tr")
     assert rows.count() == 9  # alpha sits at 3 of the 4 tables, each in 3 rotations
@@ -147,6 +188,7 @@ def test_the_games_list_filters_by_bot_and_opens_a_replay(page, league: Path) ->
     rows.first.locator("td a").first.click()
     ready(page)
     assert page.text_content("h1").startswith(game_id)
+    assert f"seed {games[game_id].seed} " in page.text_content("#meta"), "the game's 64-bit seed digit for digit"
     page.click("#back")
     ready(page)
     assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"
@@ -224,6 +266,7 @@ def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(pag
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -> None:
+    # What a person reads first is on screen at either width: rank ranges, names, strengths, games, score.
     context = browser.new_context(viewport={"width": width, "height": 800})
     page = context.new_page()
     try:
@@ -238,11 +281,21 @@ def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, control
         card = page.locator("#table .card").first.bounding_box()
         assert card["width"] >= 30, "cards stay readable"
+        page.goto((league / "leaderboard.html").as_uri())
+        ready(page)
+        board = json.loads((league / "leaderboard.json").read_text())
+        for key in ("rank", "bot", "strength", "games", "mean_score"):
+            for cell in page.locator(f"#standings tbody td[data-key='{key}']").all():
+                box = cell.bounding_box()
+                assert box and 0 <= box["x"] and box["x"] + box["width"] <= width, f"{key} is off screen at {width} px"
+        assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
+        assert page.locator("#standings tbody td[data-key='strength']").first.text_content().startswith(
+            ("+", "-", "0"))
         if width == 1280:
-            page.goto((league / "leaderboard.html").as_uri())
-            ready(page)
             table = page.locator("#standings").bounding_box()
             assert table["x"] + table["width"] <= width, "the default standings fit 1280 px"
+        label = page.locator("#chart svg text").first.bounding_box()
+        assert label["height"] >= 11, f"the chart's labels are {label['height']:.1f} px high at {width} px"
     finally:
         context.close()
 
@@ -266,6 +319,43 @@ def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) 
     assert opened_ms < 1000
 
 
+def test_a_big_field_shows_what_can_be_read(browser, tmp_path: Path) -> None:
+    # 40 bots: the head-to-head is cut to the top 12, or one bot's row and column; the chart to 8 lines at first.
+    bots = [f"bot-{number:02d}" for number in range(40)]
+    chooser = __import__("random").Random(3)
+    records = []
+    for table in range(150):
+        members = chooser.sample(bots, 4)
+        order = sorted(range(4), key=lambda seat: chooser.random() - bots.index(members[seat]) / 40)
+        records.append({"index": table, "game_id": f"r1-t{table:03d}-s0", "seed": str(table), "seats": members,
+                        "finish_order": order})  # fmt: skip
+    (tmp_path / "games.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    (tmp_path / "league.json").write_text(json.dumps({"name": "big", "bots": bots}))
+    standings_now, _ = folder_standings(tmp_path)
+    write_leaderboards(standings_now, tmp_path, "big")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto((tmp_path / "leaderboard.html").as_uri())
+        ready(page)
+        top = [row.bot for row in standings_now.rows[:12]]
+        assert page.eval_on_selector_all("#pairs thead th", "cells => cells.map(c => c.textContent)")[1:] == top
+        assert page.locator("#pairs tbody tr").count() == 12
+        chosen = standings_now.rows[20].bot
+        page.select_option("#pairs-bot", chosen)
+        rows = page.eval_on_selector_all("#pairs tbody th", "cells => cells.map(c => c.textContent)")
+        assert rows == [row.bot for row in standings_now.rows if row.bot != chosen]
+        assert page.locator("#pairs tbody td").count() == 2 * 39
+        assert page.locator("#chart polyline").count() == 8
+        page.click(f"#chart .legend button[data-bot='{chosen}']")
+        assert page.locator(f"#chart polyline[data-bot='{chosen}']").count() == 1
+        assert page.locator("#chart polyline").count() == 9
+        page.click(f"#chart .legend button[data-bot='{top[0]}']")
+        assert page.locator(f"#chart polyline[data-bot='{top[0]}']").count() == 0
+    finally:
+        context.close()
+
+
 # ----- live pages --------------------------------------------------------------------------
 
 
@@ -283,16 +373,11 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
     league_file = write_league(tmp_path / "league.yaml", thinker_ms=25, rounds=2)
     output = tmp_path / "out"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    runner = subprocess.Popen([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(output),
-                               "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # fmt: skip
-    server = None
+    runner = server = None
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
-        page_file = output / "leaderboard.html"
-        deadline = time.monotonic() + 60
-        while not page_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert page_file.exists(), "the runner writes the page once a game has finished"
+        # Served before the league has written anything: a page that waits, then becomes the league's.
+        output.mkdir()
         port = free_port()
         server = subprocess.Popen([PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
@@ -303,12 +388,20 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.1)
+        served = context.new_page()
+        served.goto(f"http://127.0.0.1:{port}/")
+        assert served.get_attribute("body", "data-waiting") == "1"
+        runner = subprocess.Popen([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(output),
+                                   "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # fmt: skip
+        page_file = output / "leaderboard.html"
+        deadline = time.monotonic() + 60
+        while not page_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert page_file.exists(), "the runner writes the page once a game has finished"
+        ready(served)
         from_file = context.new_page()
         from_file.goto(page_file.as_uri())
         ready(from_file)
-        served = context.new_page()
-        served.goto(f"http://127.0.0.1:{port}/")
-        ready(served)
         assert from_file.is_visible("#live"), "a running league's page says it is live"
         first_file, first_served = games_shown(from_file), games_shown(served)
         assert first_file < 12 and first_served < 12

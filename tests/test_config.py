@@ -341,8 +341,8 @@ def test_missing_bot_name(tmp_path):
     """
     path = league_file(tmp_path, "", bots)
     assert load_error(path) == (
-        f'{path}:6: bots[0].name: missing; every bot needs a unique name (letters, digits, ".", "_" and "-", '
-        "starting with a letter or digit)"
+        f'{path}:6: bots[0].name: missing; every bot needs a unique name (ASCII letters (a-z, A-Z), digits, ".", '
+        '"_" and "-", starting with a letter or digit)'
     )
 
 
@@ -371,7 +371,8 @@ def test_a_name_that_yaml_reads_as_a_number_must_be_quoted(tmp_path):
 def test_table_size_outside_the_games_range(tmp_path, game, table_size, allowed):
     path = league_file(tmp_path, "", header=f"name: l\ngame: {game}\nseed: 1\ntable_size: {table_size}\n")
     assert load_error(path) == (
-        f"{path}:4: table_size: {table_size} players is outside the range of {game}; allowed: {allowed}"
+        f"{path}:4: table_size: {table_size} player{'s' if table_size != 1 else ''} is outside the range of {game}; "
+        f"allowed: {allowed}"
     )
 
 
@@ -1153,3 +1154,56 @@ def test_an_address_bot_cannot_have_a_network_setting(tmp_path):
     path = league_file(tmp_path, "", bots)
     error = load_error(path)
     assert f"{path}:{line_of(path, 'network: none')}: bots[1].network: applies only to a bot the referee starts" in error
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("nowhere", "no port: it needs HOST:PORT"),
+        ("127.0.0.1:0", "port '0' is not a number from 1 to 65535"),
+        ("127.0.0.1:http", "port 'http' is not a number from 1 to 65535"),
+        ("bad host:5000", "'bad host' is not a host name or an IP address"),
+        ("[::zz]:5000", "[::zz] is not an IPv6 address"),
+        ("unix:", "unix: needs the socket's path after it"),
+    ],
+)
+def test_an_address_that_is_not_one_is_refused(tmp_path, address, why):
+    bots = f"bots:\n  - name: alice\n    address: '{address}'\n  - name: bob\n    command: python b.py\n"
+    path = league_file(tmp_path, "", bots)
+    assert load_error(path) == (
+        f"{path}:7: bots[0].address: \"{address}\" is not an address ({why}); give HOST:PORT of a bot server already "
+        "running (e.g. 127.0.0.1:50051), or unix:/PATH of its socket"
+    )
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:50051", "bots.example:443", "[::1]:7000", "unix:/run/bot.sock"])
+def test_addresses_of_every_form_are_taken(tmp_path, address):
+    bots = f"bots:\n  - name: alice\n    address: '{address}'\n  - name: bob\n    command: python b.py\n"
+    assert load_league(league_file(tmp_path, "", bots)).bot("alice").spec.address == address
+
+
+def test_validate_warns_of_limits_under_which_no_bot_starts(tmp_path, capsys):
+    from referee.cli import main
+
+    path = league_file(tmp_path, "limits: {processes: 4, memory_mb: 8}\nstartup_timeout_ms: 50\n")
+    assert main(["validate", str(path)]) == 0
+    warnings = capsys.readouterr().err
+    assert "bot alice: limits.processes is 4; the sample Python bot needs 12 to start" in warnings
+    assert "bot bob: limits.memory_mb is 8; the sample Python bot needs 20 to start" in warnings
+    assert "startup_timeout_ms is 50, below 200" in warnings
+
+
+def test_concurrency_on_the_command_line_is_capped_as_in_a_league_file(tmp_path, capsys):
+    from referee.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(league_file(tmp_path, "")), "--concurrency", "99999"])
+    assert exit_info.value.code == 2
+    assert "--concurrency: must be from 1 to 1024 games at once" in capsys.readouterr().err
+
+
+def test_a_name_outside_ascii_is_refused_saying_so(tmp_path):
+    bots = "bots:\n  - name: Zoë\n    command: python a.py\n  - name: bob\n    command: python b.py\n"
+    assert "use ASCII letters (a-z, A-Z), digits" in load_error(league_file(tmp_path, "", bots))
+
+

@@ -26,6 +26,7 @@ import pytest
 from referee.cli import main as referee_main
 from referee.config import LeagueError, load_league
 from referee.duel import DuelState, duel_report, run_duel
+from referee.results import read_league
 from referee.errors import OutputError
 from referee.league import RESULTS_FILE, read_records, run_league
 from referee.schedule import Sprt, SprtSchedule, schedule
@@ -140,7 +141,8 @@ def simulated_duels(runs: int, elos: dict[str, float], table_size: int, luck: fl
         while not state.decided:
             deal += 1
             for rotation, (seats, order) in enumerate(play_deal(rng, strengths, games.deal_bots(deal), luck)):
-                state.add({"table": deal, "rotation": rotation, "seats": seats, "finish_order": order})
+                state.add({"index": state.records, "game_id": f"d{deal}-s{rotation}", "table": deal, "rotation": rotation,
+                           "seats": seats, "finish_order": order})
         states.append(state)
     return states
 
@@ -169,7 +171,8 @@ def test_the_claim_says_no_more_than_the_test_shows():
             for rotation in range(2):
                 seats = ["new", "old"] if rotation == 0 else ["old", "new"]
                 order = [0, 1] if (seats[0] == "new") == above else [1, 0]
-                state.add({"table": deal, "rotation": rotation, "seats": seats, "finish_order": order})
+                state.add({"index": state.records, "game_id": f"d{deal}-s{rotation}", "table": deal, "rotation": rotation,
+                           "seats": seats, "finish_order": order})
         return state.claim()
 
     assert decided(0, 50, above=True) == "new is stronger than old"
@@ -288,7 +291,7 @@ DUEL = ["heuristic", "random", "--elo0", "0", "--elo1", "200", "--max-games", "6
 def counted_ids(output: Path) -> tuple[int, list[str]]:
     """The deal that decided a duel's output, and the game ids of the deals up to it, in schedule order."""
     records = sorted(read_records(output / RESULTS_FILE), key=lambda record: record["index"])
-    state = duel_report(output, records)
+    state = duel_report(read_league(output), records)
     assert state is not None and state.decided
     return state.decided_at, [record["game_id"] for record in records if record["table"] <= state.decided_at]
 

@@ -452,7 +452,9 @@ class Audit:
 
 
 def read_log(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    from referee.gamelog import read_log as read_game_log
+
+    return read_game_log(path)
 
 
 def spy_decisions(log: list[dict]) -> Iterator[tuple[int, Truth]]:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -143,12 +144,17 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_results_and_leaves_no_bot
     referee.send_signal(signal.SIGKILL)
     referee.wait()
     assert not bots.leftovers(), "bots outlived a referee killed with SIGKILL"
+    # The page helper outlives it briefly and ends quietly when it finds its runner gone.
+    assert b"Traceback" not in referee.stderr.read()
 
     finished_before = len(list(read_records(output / RESULTS_FILE)))
     assert 2 <= finished_before < total
+    lost = sorted((output / "replays").iterdir())[0]  # a page the kill, or a full disk, lost
+    lost.unlink()
     resumed = run(league_path, output)
     assert resumed.already_finished == finished_before
     assert resumed.played == total - finished_before
+    assert lost.is_file(), "the resume writes the lost replay page again"
     assert without_timing(output) == without_timing(reference)
     assert leaderboard_without_times(output) == leaderboard_without_times(reference)
 
@@ -182,7 +188,7 @@ def test_cli_validate_schedule_run_and_leaderboard(tmp_path: Path, bots: Bots, c
     output = tmp_path / "cli-out"
     assert referee_main(["run", str(league_path), "--output", str(output), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "6 games played" in printed and "rating" in printed
+    assert "6 games played" in printed and "strength" in printed
     assert referee_main(["leaderboard", str(output)]) == 0
     printed = capsys.readouterr().out
     assert "6 games" in printed and all(name in printed for name in ("alpha", "bravo", "charlie"))
@@ -228,3 +234,31 @@ def test_output_from_another_league_is_refused(tmp_path: Path, bots: Bots) -> No
     with pytest.raises(OutputError, match="not this league's output"):
         run(league_path, stray)
     assert os.listdir(stray) == [RESULTS_FILE]
+
+
+def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Path, bots: Bots) -> None:
+    league_path = write_league(tmp_path / "league.yaml", bots, extra="max_restarts: 0")  # one try: 5 s to connect
+    with socket.socket() as probe:  # a port on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    league_path.write_text(league_path.read_text() + f"  - name: ghost\n    address: 127.0.0.1:{port}\n")
+    output = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "referee.cli", "run", str(league_path), "--output", str(output),
+                             "--no-progress"], env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    # Why, in its own line: nothing answered at the address (the restart limit, 0, was reached at once).
+    assert f"ghost: not started: the restart limit (0) was reached; last failure: did not listen on 127.0.0.1:{port}" \
+        in result.stderr
+    assert result.stderr.rstrip().splitlines()[-1] == "referee run: 1 bot did not play every game: ghost"
+    # Pages show the games' faults, but no path of this machine.
+    page = (output / "leaderboard.html").read_text()
+    assert str(tmp_path) not in page and str(output) not in page
+    # Its replay pages come back from the game logs with `referee leaderboard --write`.
+    for page_file in (output / "replays").iterdir():
+        page_file.unlink()
+    (output / "leaderboard.md").unlink()
+    rewritten = subprocess.run([sys.executable, "-m", "referee.cli", "leaderboard", str(output), "--write"],
+                               capture_output=True, text=True, check=True).stdout  # fmt: skip
+    games = len(list(read_records(output / RESULTS_FILE)))
+    assert f"{games} missing or damaged replay pages written again" in rewritten
+    assert len(list((output / "replays").iterdir())) == games and (output / "leaderboard.md").is_file()

@@ -52,6 +52,7 @@ def test_sample_bots_play_a_full_game_and_its_log_replays_exactly(
     assert result.faults == [Counter()] * players and result.forfeits == {}
     start, end = log[0], log[-1]
     assert (start["type"], start["game"], start["num_players"], start["seed"]) == ("game_start", game, players, 11)
+    assert json.loads(log_path.read_text().splitlines()[0])["seed"] == "11", "the file holds it as a string"
     assert start["players"] == result.players == [f"random-{seat}" for seat in range(players)]
     assert (end["type"], end["placements"], end["hands_played"]) == ("game_end", result.placements, result.hands_played)
     decisions = [record for record in log if record["type"] == "decision"]

@@ -105,7 +105,8 @@ def test_a_damaged_line_before_finished_games_is_refused_and_left_alone(tmp_path
     damaged = b"".join(lines[:2]) + b'{"index": 2, "game_id": "r1-t\n' + b"".join(lines[3:])
     (output / RESULTS_FILE).write_bytes(damaged)
     error = one_line_failure(run_cli(["run", str(league_path), "--output", str(output), "--no-progress"]))
-    assert error.startswith(f"referee run: {output / RESULTS_FILE}:3: not a JSON game record")
+    assert error.startswith(f"referee run: {output / RESULTS_FILE}:3: not a JSON game record: "
+                            '"{"index": 2, "game_id": "r1-t"; ')  # the line as text, not a bytes repr
     assert "repair or remove line 3" in error
     assert (output / RESULTS_FILE).read_bytes() == damaged
     with pytest.raises(OutputError, match=":3: not a JSON game record"):
@@ -259,6 +260,7 @@ def test_a_league_with_a_skipped_build_resumes_without_building_again(tmp_path: 
     output = tmp_path / "out"
     status, error = run_cli(["run", str(league_path), "--output", str(output), "--no-progress"])
     assert status == 1 and "broken: left out of the league" in error and "Traceback" not in error
+    assert error.count("left out of the league") == 1, "the build's failure is told once"
     # Killed after two games, say: the resume plays the rest, with the failure as recorded.
     lines = (output / RESULTS_FILE).read_text().splitlines(keepends=True)
     (output / RESULTS_FILE).write_text("".join(lines[:2]))

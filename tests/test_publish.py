@@ -23,7 +23,7 @@ HOSTILE_NAME = '<script>alert("x")</script> & |co|'
 BOTS = ["alpha", HOSTILE_NAME, "1e3", "dan's bot"]
 FILES = ["leaderboard.csv", "leaderboard.html", "leaderboard.json", "leaderboard.md"]
 HEADERS = [
-    "rank", "bot", "rating", "mu ± 95%", "games", "wins", "win rate", "avg place", "score", "mean score",
+    "rank", "bot", "strength", "95%", "games", "wins", "win rate", "avg place", "score", "mean score",
     "timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake", "forfeits", "median ms", "p99 ms",
 ]  # fmt: skip
 VOID_ELEMENTS = {"meta", "br", "hr", "img", "input", "link"}
@@ -116,7 +116,9 @@ def test_every_file_is_written_and_parses_with_every_bot(tmp_path, standings):
     with open(tmp_path / "out" / "leaderboard.csv", newline="", encoding="utf-8") as handle:
         csv_rows = list(csv.DictReader(handle))
     assert {row["bot"] for row in csv_rows} == every_bot
-    assert [int(row["rank"]) for row in csv_rows] == list(range(1, len(every_bot) + 1))
+    ranks = [int(row["rank"]) for row in csv_rows]
+    assert ranks == sorted(ranks) and ranks[0] == 1
+    assert all(int(row["rank_best"]) <= int(row["rank"]) <= int(row["rank_worst"]) for row in csv_rows)
 
     data = json.loads((tmp_path / "out" / "leaderboard.json").read_text(encoding="utf-8"))
     assert [row["bot"] for row in data["rows"]] == [row.bot for row in standings.rows]
@@ -129,6 +131,7 @@ def test_every_file_is_written_and_parses_with_every_bot(tmp_path, standings):
 
     markdown = (tmp_path / "out" / "leaderboard.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Spring league\n")
+    assert "`referee compare`" in markdown and "\\`" not in markdown, "the notes are Markdown: code shows as code"
     for bot in ["alpha", "1e3", "idle"]:
         assert f"| {bot} " in markdown
 
@@ -141,12 +144,15 @@ def test_csv_and_json_figures_agree_with_the_standings(tmp_path, standings):
     for row, json_row in zip(standings.rows, data["rows"], strict=True):
         assert json_row["games"] == row.games == int(csv_rows[row.bot]["games"])
         assert json_row["wins"] == row.wins == int(csv_rows[row.bot]["wins"])
-        assert json_row["rating"]["mu"] == pytest.approx(row.mu, abs=1e-3)
-        assert float(csv_rows[row.bot]["rating"]) == pytest.approx(row.conservative, abs=1e-3)
-        interval = (json_row["rating"]["low"], json_row["rating"]["high"])
-        assert interval == pytest.approx((row.mu_low, row.mu_high), abs=1e-3)
-        assert float(csv_rows[row.bot]["mu_low"]) == pytest.approx(row.mu_low, abs=1e-3)
-        assert float(csv_rows[row.bot]["mu_high"]) == pytest.approx(row.mu_high, abs=1e-3)
+        assert json_row["rank"] == row.rank == int(csv_rows[row.bot]["rank"])
+        assert json_row["rank_range"] == list(row.rank_range)
+        assert (int(csv_rows[row.bot]["rank_best"]), int(csv_rows[row.bot]["rank_worst"])) == row.rank_range
+        if row.strength is None:
+            assert json_row["strength"] is None and csv_rows[row.bot]["strength"] == ""
+        else:
+            strength = (json_row["strength"]["estimate"], json_row["strength"]["low"], json_row["strength"]["high"])
+            assert strength == pytest.approx((row.strength, row.strength_low, row.strength_high), abs=0.05)
+            assert float(csv_rows[row.bot]["strength"]) == pytest.approx(row.strength, abs=0.05)
         assert json_row["faults"] == row.faults
         assert int(csv_rows[row.bot]["faults_timeout"]) == row.faults["timeout"]
         for other, pair in standings.head_to_head[row.bot].items():
@@ -246,7 +252,7 @@ def test_console_table_has_the_main_columns_and_every_bot(standings):
     table = console_table(standings)
     header_line = table.splitlines()[0]
     # The files hold every column; the console the main ones, with the fault kinds folded into one.
-    for header in ["rank", "bot", "rating", "mu ± 95%", "games", "mean score", "median ms", "faults"]:
+    for header in ["rank", "bot", "strength", "95%", "games", "mean score", "median ms", "faults"]:
         assert header in header_line, f"column {header!r} missing from {header_line!r}"
     wide = console_table(standings, width=200)  # at 100 columns, the longest name is cut
     for bot in [*BOTS, "idle"]:
@@ -319,7 +325,7 @@ def test_the_page_shows_the_seeds_commitment_until_every_game_is_played(tmp_path
     write_leaderboards(standings, tmp_path, "l", scheduled=scheduled)
     settings = page_data_of((tmp_path / "leaderboard.html").read_text(encoding="utf-8"))["league"]["settings"]
     if shows_seed:
-        assert settings["seed"] == seed and "seed_commitment" not in settings
+        assert settings["seed"] == str(seed) and "seed_commitment" not in settings, "a string: exact in JavaScript"
     else:
         assert "seed" not in settings and settings["seed_commitment"] == seed_commitment(seed)
         assert str(seed) not in (tmp_path / "leaderboard.html").read_text(encoding="utf-8")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from openskill.models import PlackettLuce
 
 from referee.cli import main as referee_main
 from referee.config import load_league
@@ -125,14 +126,19 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         assert sum(frame["k"] == "decision" for frame in frames) == record["decisions"]
     data = league_data_of((output / "leaderboard.html").read_text(encoding="utf-8"))
     assert data["league"]["name"] == "viewer-league" and not data["league"]["live"]
-    assert data["league"]["settings"]["seed"] == 21 and data["league"]["settings"]["table_size"] == 3
+    assert data["league"]["settings"]["seed"] == "21" and data["league"]["settings"]["table_size"] == 3
     assert data["league"]["scheduled"] == 12 and data["league"]["games"] == 12
     assert {row[1] for row in data["games"]} == {record["game_id"] for record in results}
     assert all(row[8] == 1 for row in data["games"]), "every game links its replay"
     # The chart ends at the leaderboard's ratings.
     board = json.loads((output / "leaderboard.json").read_text())
     for row in board["rows"]:
-        assert data["history"]["mu"][row["bot"]][-1] == pytest.approx(row["rating"]["mu"], abs=0.01)
+        assert len(data["history"]["mu"][row["bot"]]) == len(data["history"]["games"])
+    assert data["history"]["games"][-1] == board["games"]
+    # Each game's row holds its seats and its finish order as games.jsonl has them.
+    by_id = {record["game_id"]: record for record in results}
+    for row in data["games"]:
+        assert (row[2], row[3]) == (by_id[row[1]]["seats"], by_id[row[1]]["finish_order"])
     # Each fault is listed with its game, decision and the line of the bot's output it happened at.
     faults = data["faults"]["faulty"]
     assert len(faults) == sum(record["faults"][record["seats"].index("faulty")].get("illegal", 0)
@@ -145,17 +151,25 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         assert json.loads(log)["n"] == fault["n"]
 
 
-def test_the_rating_history_ends_at_the_standings_and_skips_void_games() -> None:
+def test_the_rating_history_is_openskills_in_schedule_order_and_skips_void_games() -> None:
     names = ["a", "b", "c"]
     games = [{"index": i, "game_id": f"g{i}", "seats": [names[i % 3], names[(i + 1) % 3]], "placements": [i % 2, 1 - i % 2]}
              for i in range(40)]  # fmt: skip
     games[7]["void"] = "only one bot got to make a decision"
-    standings = compute_standings(games, bots=names)
     history = rating_history(list(reversed(games)), names, points=10)
     assert history["games"][0] == 0 and history["games"][-1] == 39 and len(history["games"]) == 11
-    for row in standings.rows:
-        assert history["mu"][row.bot][-1] == pytest.approx(row.mu, abs=0.005)
-        assert history["sigma"][row.bot][-1] == pytest.approx(row.sigma, abs=0.005)
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    for game in games:
+        if "void" in game:
+            continue
+        seats = game["seats"]
+        ranks = [game["placements"].index(seat) + 1 for seat in range(2)]
+        for name, (rating,) in zip(seats, model.rate([[ratings[name]] for name in seats], ranks=ranks), strict=True):
+            ratings[name] = rating
+    for name in names:
+        assert history["mu"][name][-1] == pytest.approx(ratings[name].mu, abs=0.005)
+        assert history["sigma"][name][-1] == pytest.approx(ratings[name].sigma, abs=0.005)
 
 
 def test_the_page_of_standings_alone_renders() -> None:
@@ -175,9 +189,10 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
             results.write(json.dumps({"index": index, "game_id": game_id, "seats": log[0]["players"],
                                       "placements": log[-1]["placements"]}) + "\n")  # fmt: skip
     (tmp_path / "games" / "broken.jsonl").write_text("not json\n")
+    (tmp_path / "league.json").write_text(json.dumps({"name": "live test", "bots": log[0]["players"]}))
 
     async def scenario() -> tuple[LiveSite, float]:
-        site = LiveSite(tmp_path, log[0]["players"], "live test", 8, interval_s=0.5)
+        site = LiveSite(tmp_path, 8, interval_s=0.5)
         for game_id in ids[:4]:
             site.game_finished(game_id)
         site.game_finished("broken")

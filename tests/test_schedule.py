@@ -576,19 +576,21 @@ def test_a_gauntlet_whose_candidate_was_left_out_plays_on_with_the_others(tmp_pa
         schedule(alone)
 
 
-def test_table_lines_list_every_game_under_a_summary(tmp_path):
+@pytest.mark.parametrize("seeds", [False, True])
+def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_asked(tmp_path, seeds):
     games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
-    lines = list(table_lines(games))
+    lines = list(table_lines(games, seeds=seeds))
     assert lines[0] == "24 games: 4 tables x 3 rotations x 2 rounds"
-    assert lines[2].split() == "# game round table rotation seat 0 seat 1 seat 2 seed".split()
+    assert lines[2].split() == ("# game round table rotation seat 0 seat 1 seat 2" + " seed" * seeds).split()
     rows = lines[4:]
     assert len(rows) == len(games)
     for row, game in zip(rows, games, strict=True):
         assert row.split() == [
             str(game.index), game.game_id, str(game.round), str(game.table), str(game.rotation),
-            *game.seats, str(game.seed),
+            *game.seats, *([str(game.seed)] if seeds else []),
         ]  # fmt: skip
-    assert len({len(row) for row in lines[2:]}) <= 2  # fixed columns (a header may end early)
+    starts = {line.index(game.game_id) for line, game in zip(rows, games, strict=True)}
+    assert starts == {lines[2].index("game")}, "fixed columns"
 
 
 def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
@@ -598,9 +600,14 @@ def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
     assert all(row.split()[-1] == "erin" for row in lines[4:])
 
 
-def test_json_lines_are_the_records_of_the_games(tmp_path):
+def test_json_lines_are_the_records_of_the_games_seeds_as_strings_only_when_asked(tmp_path):
     games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
-    assert [json.loads(line) for line in json_lines(games)] == [game.record() for game in games]
+    with_seeds = [{**game.record(), "seed": str(game.seed)} for game in games]
+    assert [json.loads(line) for line in json_lines(games, seeds=True)] == with_seeds
+    without = [json.loads(line) for line in json_lines(games)]
+    assert without == [{key: value for key, value in record.items() if key != "seed"} for record in with_seeds]
+    printed = referee("schedule", str(write_league(tmp_path, NAMES[:4])), "--json", check=True).stdout
+    assert printed.count("\n") == len(games) and str(games[0].seed) not in printed
 
 
 def referee(*args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -637,7 +644,8 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
     assert process.returncode == 0 and (tmp_path / "err.txt").read_text() == ""
     assert usage.ru_maxrss < 1024 * 1024
     records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert {"index", "game_id", "round", "table", "rotation", "seed", "seats"} <= set(records[0])
+    assert {"index", "game_id", "round", "table", "rotation", "seats"} <= set(records[0])
+    assert "seed" not in records[0], "published pairings give away no deal"
     games = Counter(name for record in records for name in record["seats"])
     assert sorted(games) == bot_names(30) and set(games.values()) == {30}  # 30 +- 1: exactly 30
     met = Counter()
@@ -646,4 +654,5 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
             met.update(itertools.combinations(sorted(record["seats"]), 2))
     counts = [met[pair] for pair in itertools.combinations(bot_names(30), 2)]
     assert min(counts) >= 1 and max(counts) - min(counts) <= 2  # every pair meets, counts at most 2 apart
-    assert records == [game.record() for game in schedule(load_league(path))]
+    assert records == [{key: value for key, value in game.record().items() if key != "seed"}
+                       for game in schedule(load_league(path))]  # fmt: skip

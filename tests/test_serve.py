@@ -107,3 +107,22 @@ def test_a_port_in_use_or_a_missing_folder_is_told_in_one_line(tmp_path: Path) -
     run = subprocess.run([PYTHON, "-m", "referee.cli", "serve", str(tmp_path / "nope")],
                          capture_output=True, text=True, timeout=30)  # fmt: skip
     assert run.returncode == 1 and "no such directory" in run.stderr
+
+
+def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Path) -> None:
+    import asyncio
+
+    from referee.serve import create_app
+
+    async def visit() -> None:
+        transport = httpx.ASGITransport(app=create_app(tmp_path))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            waiting = await client.get("/leaderboard.html")
+            assert waiting.status_code == 200 and 'data-waiting="1"' in waiting.text
+            assert "new EventSource" in waiting.text
+            assert (await client.head("/leaderboard.html")).headers["x-referee-page"] == "waiting"
+            (tmp_path / "leaderboard.html").write_text("<html>league</html>", encoding="utf-8")
+            assert (await client.get("/leaderboard.html")).text == "<html>league</html>"
+            assert (await client.head("/leaderboard.html")).headers["x-referee-page"] == "league"
+
+    asyncio.run(visit())

@@ -150,33 +150,68 @@ def random_league(seed, game_count, bots=("ann", "ben", "cat", "dan", "eve")):
     return games
 
 
-def test_rating_ranks_a_bot_that_always_wins_above_one_that_always_loses():
+def test_a_bot_that_always_wins_ranks_first_and_the_order_is_established():
     games = []
     rotations = [["winner", "middle", "loser"], ["loser", "winner", "middle"], ["middle", "loser", "winner"]]
-    for index in range(12):
+    for index in range(30):
         seats = rotations[index % 3]
         order = ["winner", "middle", "loser"]  # first to last
-        games.append(record(index, seats, [seats.index(bot) for bot in order]))
+        games.append(dict(record(index, seats, [seats.index(bot) for bot in order]), seed=index // 3))
     standings = compute_standings(games)
     assert [row.bot for row in standings.rows] == ["winner", "middle", "loser"]
     assert [row.rank for row in standings.rows] == [1, 2, 3]
+    assert [row.rank_range for row in standings.rows] == [(1, 1), (2, 2), (3, 3)]
     rows = rows_by_bot(standings)
-    assert rows["winner"].mu > rows["middle"].mu > rows["loser"].mu
+    assert rows["winner"].strength > rows["middle"].strength > rows["loser"].strength
+    assert sum(row.strength for row in standings.rows) == pytest.approx(0.0, abs=1e-6), "Elo from the field's mean"
     for row in standings.rows:
-        assert row.sigma < 25 / 3, f"{row.bot}: sigma {row.sigma} did not shrink from the prior after 12 games"
-        assert row.conservative == pytest.approx(row.mu - 3 * row.sigma)
-        # The 95% interval: mu -/+ 1.96 sigma.
-        half_width = 1.959964 * row.sigma
-        assert (row.mu_low, row.mu_high) == pytest.approx((row.mu - half_width, row.mu + half_width))
+        assert row.strength_low <= row.strength <= row.strength_high
 
 
-def test_rating_uses_schedule_order_not_arrival_order():
-    # The same two results in the other schedule order give another rating: order matters to the
-    # model, so only sorting by index makes the standings independent of arrival order.
+def test_the_bot_above_every_other_in_their_shared_games_is_first_whatever_else_it_did():
+    # The league: "ace" finishes above every bot it meets, but meets the weakest bots least and
+    # wins fewer games than "bulk", who beats up on the weak; a rating updated game by game ranked it low.
+    games = []
+    chooser = random.Random(2)
+    strong = ["ace", "bulk", "carl", "dora"]
+    for index in range(240):
+        table = chooser.sample(strong, 2) + chooser.sample(["weak1", "weak2"], 1)
+        if index % 3 == 0 and "ace" not in table:
+            table[0] = "ace" if table[1] != "ace" else table[0]
+        order = sorted(table, key=lambda bot: (bot != "ace", bot.startswith("weak"), chooser.random()))
+        games.append(dict(record(index, table, [table.index(bot) for bot in order]), seed=index))
+    standings = compute_standings(games)
+    assert standings.rows[0].bot == "ace" and standings.rows[0].rank == 1
+    for other in standings.head_to_head["ace"].values():
+        assert other.below == 0
+
+
+def test_the_same_games_in_any_order_give_the_same_standings_to_the_last_digit():
     first = record(0, ["x", "y", "z"], [0, 1, 2])
     second = record(1, ["x", "y", "z"], [2, 1, 0])
-    swapped = [dict(first, index=1), dict(second, index=0)]
-    assert rows_by_bot(compute_standings([first, second]))["x"].mu != rows_by_bot(compute_standings(swapped))["x"].mu
+    third = record(2, ["y", "z", "x"], [1, 0, 2])
+    # A rating updated game by game depends on their order; the fit does not: renumbering them changes nothing.
+    renumbered = [dict(first, index=2), dict(second, index=0), dict(third, index=1)]
+    assert compute_standings([first, second, third]).rows == compute_standings(renumbered).rows
+
+
+def test_forty_copies_of_one_deterministic_bot_are_shown_tied():
+    # Every table's result depends on the seats alone (the same program in every seat), so every bot
+    # plays each place once per table: the games cannot order them.
+    bots = [f"copy-{number:02d}" for number in range(40)]
+    chooser = random.Random(7)
+    games = []
+    for table in range(60):
+        members = chooser.sample(bots, 4)
+        by_seat = chooser.sample(range(4), 4)  # the deal decides which seat finishes where
+        for rotation in range(4):
+            seats = members[rotation:] + members[:rotation]
+            games.append(dict(record(len(games), seats, by_seat), seed=table))
+    standings = compute_standings(games, bots=bots)
+    assert {row.mean_score for row in standings.rows if row.games} == {0.5}
+    assert {row.rank for row in standings.rows} == {1}
+    played = [row for row in standings.rows if row.games]
+    assert all(row.rank_range == (1, 40) for row in played)
 
 
 def test_bots_without_games_get_rows_and_ties_break_by_name():
@@ -188,8 +223,42 @@ def test_bots_without_games_get_rows_and_ties_break_by_name():
         assert row.win_rate is None and row.average_placement is None and row.mean_score is None
         assert row.median_ms is None and row.p99_ms is None
         assert row.faults == dict.fromkeys(ALL_KINDS, 0)
-        assert row.mu == pytest.approx(25.0) and row.sigma == pytest.approx(25 / 3)
+        assert row.strength is None and row.rank_range == (1, 3)
     assert standings.head_to_head["amy"]["kit"].games == 0
+    some = compute_standings([record(0, ["amy", "kit"], [0, 1])], bots=["zoe", "amy", "kit"])
+    assert [(row.bot, row.rank) for row in some.rows] == [("amy", 1), ("kit", 2), ("zoe", 3)]
+    assert rows_by_bot(some)["zoe"].rank_range == (1, 3)
+
+
+def test_a_gauntlets_candidates_are_ranked_apart_and_compared_on_the_same_deals():
+    # Candidates never meet; each plays the same field tables on the same seeds. "sharp" places better
+    # than "blunt" in the same seat of every deal but deal 0, where both come last once.
+    field = ["f1", "f2"]
+    games = []
+    for deal in range(8):
+        by_seat = random.Random(deal).sample(range(3), 3)
+        for candidate in ("blunt", "sharp"):
+            for rotation in range(3):
+                table = [candidate, *field]
+                seats = table[rotation:] + table[:rotation]
+                order = list(by_seat)
+                seat = seats.index(candidate)
+                if candidate == "sharp" and deal:
+                    order.remove(seat)
+                    order.insert(0, seat)  # sharp wins outright
+                elif candidate == "blunt":
+                    order.remove(seat)
+                    order.append(seat)  # blunt comes last
+                games.append(dict(record(len(games), seats, order), seed=deal, candidate=candidate))
+    standings = compute_standings(games, bots=["blunt", "sharp", *field])
+    assert standings.candidates == ("blunt", "sharp")
+    assert [(row.bot, row.candidate, row.rank) for row in standings.rows[:2]] == [("sharp", True, 1), ("blunt", True, 2)]
+    assert {row.bot for row in standings.rows[2:]} == set(field)
+    assert all(row.rank_range[1] <= 2 for row in standings.rows)
+    comparison = standings.comparison("sharp", "blunt")
+    assert (comparison.games, comparison.deals) == (24, 8)
+    assert comparison.above == 23 and comparison.below == 0 and comparison.ties == 1  # deal 0: one tie at the bottom
+    assert comparison.los > 0.975 and comparison.score_difference.low > 0
 
 
 def test_decision_times_match_exact_statistics_within_resolution():
@@ -255,7 +324,7 @@ def test_duplicate_index_is_rejected():
         ({"faults": [{}, {}]}, r"faults is .*one object per seat \(3\)"),
         ({"forfeits": {"7": "crash"}}, r"forfeits has seat '7'"),
         ({"index": -1}, r"index must be a whole number"),
-        ({"seed": "7"}, r"seed is '7'; expected a whole number"),
+        ({"seed": "seven"}, r"seed is 'seven'; expected a whole number"),
         ({"timing": {"latency_ms": [[1.0], [2.0]]}}, r"timing.latency_ms is .*one list of times per seat \(3\)"),
     ],
 )

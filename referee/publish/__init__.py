@@ -13,13 +13,15 @@ import io
 import json
 import math
 import os
-import tempfile
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from referee.atomic import replace_file
+from referee.results import RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import CONFIDENCE, Comparison, Interval, format_elo, format_interval, stronger_bot_sentence
 
@@ -27,17 +29,18 @@ if TYPE_CHECKING:
     from referee.duel import DuelState
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
-RATING_DIGITS = 3
+STRENGTH_DIGITS = 1  # Elo
 FRACTION_DIGITS = 4  # win rate, average placement, scores, likelihoods
 ELO_DIGITS = 1
 MS_DIGITS = 3
+HEAD_TO_HEAD_SHOWN = 12  # bots in the Markdown head-to-head (the page shows as many, or one bot's row and column)
 
 # (header, right-aligned, cell text) for the console, Markdown and HTML tables.
 _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
-    ("rank", True, lambda row: str(row.rank)),
+    ("rank", True, lambda row: row.rank_text),
     ("bot", False, lambda row: row.bot),
-    ("rating", True, lambda row: f"{row.conservative:.2f}"),
-    ("mu ± 95%", True, lambda row: f"{row.mu:.2f} ± {row.mu_high - row.mu:.2f}"),
+    ("strength", True, lambda row: _optional(row.strength, "{:+.0f}")),
+    ("95%", True, lambda row: _strength_interval(row)),
     ("games", True, lambda row: str(row.games)),
     ("wins", True, lambda row: str(row.wins)),
     ("win rate", True, lambda row: _optional(row.win_rate, "{:.1%}")),
@@ -52,30 +55,45 @@ _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
 COLUMN_HEADERS: tuple[str, ...] = tuple(header for header, _, _ in _COLUMNS)
 
 CSV_HEADERS: tuple[str, ...] = (
-    "rank", "bot", "rating", "mu", "sigma", "mu_low", "mu_high", "games", "wins", "win_rate", "average_placement",
+    "rank", "rank_best", "rank_worst", "bot", "candidate", "strength", "strength_low", "strength_high", "games", "wins", "win_rate", "average_placement",
     "score", "mean_score", *(f"faults_{kind}" for kind in FAULT_KINDS), "forfeits", "decisions", "median_ms", "p99_ms",
 )  # fmt: skip
 
-_RATING_NOTE = (
-    "rating: mu - 3 sigma, the conservative estimate of an openskill Plackett-Luce rating; "
-    f"mu ± {CONFIDENCE:.0%}: mu and its {CONFIDENCE:.0%} interval (mu ± 1.96 sigma), "
-    "where the bot's strength relative to the field lies; "
-    "score: per game (n - place) / (n - 1), first 1 and last 0; "
+RANKING_NOTE = (
+    "rank: by strength, a Plackett-Luce fit of every game's finish order; a range such as 1–3 is where the "
+    f"games put the bot at {CONFIDENCE:.0%} (a bootstrap over deals): bots whose order the games do not "
+    "establish share ranks. strength: Elo relative to the field's mean, with its "
+    f"{CONFIDENCE:.0%} interval; score: per game (n - place) / (n - 1), first 1 and last 0; "
     f"decision times within {LATENCY_RELATIVE_ERROR:.1%}."
 )
+_CANDIDATES_NOTE = "The candidates are ranked among themselves, on the same deals; the field apart."
 _HEAD_TO_HEAD_NOTE = (
-    "Each cell: how often the row's bot finished above the column's bot, of the games they shared. "
+    "Each cell: how often the row's bot finished above the column's bot, of the games they shared "
+    "(two candidates of a gauntlet: of the deals both played in the same seat, a tie counting half). "
     "The JSON leaderboard and `referee compare` add intervals and the likelihood of superiority."
 )
+
+
+# A path of the machine that wrote a file: what follows a slash that starts a word, up to a space or punctuation.
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])/(?:[^\s/:;,'\"()\[\]]+/)*([^\s/:;,'\"()\[\]]+)")
+
+
+def public_text(text: str, directory: Path | None) -> str:
+    """``text`` with no path of the organiser's machine: paths inside ``directory`` relative to it, others by their last part."""
+    if directory is not None:
+        for root in {str(directory), str(Path(directory).resolve())}:
+            text = text.replace(root.rstrip("/") + "/", "")
+    return ABSOLUTE_PATH.sub(lambda match: "\u2026/" + match.group(1), text)
+
 
 
 CONSOLE_WIDTH = 100
 
 # The console's columns (the files hold every column): the main figures, then every fault kind
 # and the forfeits folded into one column, shown only when some bot has a fault.
-_CONSOLE_HEADERS = ("rank", "bot", "rating", "mu ± 95%", "games", "mean score", "median ms")
+_CONSOLE_HEADERS = ("rank", "bot", "strength", "95%", "games", "mean score", "median ms")
 # The standings shown while a league runs.
-_COMPACT_HEADERS = ("rank", "bot", "rating", "mu ± 95%", "games", "mean score")
+_COMPACT_HEADERS = ("rank", "bot", "strength", "games", "mean score")
 _NARROWEST_FAULTS = 12
 _NARROWEST_BOT = 12
 
@@ -96,21 +114,25 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     if any(any(row.faults.values()) or row.forfeits for row in standings.rows):
         columns.append(("faults", False))
         for cells, row in zip(table, standings.rows, strict=True):
-            cells.append(_faults_text(row))
+            cells.append(faults_text(row))
         cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS))
     headers = [header for header, _ in columns]
     widths = _fit(table, headers, width, cuttable)
-    lines = [headers, ["-" * column_width for column_width in widths], *table]
-    return "\n".join(
+    lines = [
         "  ".join(
             (text.rjust if right else text.ljust)(column_width)
             for text, column_width, (_, right) in zip(cells, widths, columns, strict=True)
         ).rstrip()
-        for cells in lines
-    )
+        for cells in [headers, ["-" * column_width for column_width in widths], *table]
+    ]
+    if standings.candidates:
+        first_field = 2 + sum(row.candidate for row in standings.rows)
+        lines.insert(first_field, f"the field (ranked apart from the {len(standings.candidates)} candidates):")
+        lines.insert(2, "candidates:")
+    return "\n".join(lines)
 
 
-def _faults_text(row: BotStanding) -> str:
+def faults_text(row: BotStanding) -> str:
     """``timeout 3, crash 1; 2 forfeits``: the kinds that happened, then the games forfeited."""
     text = ", ".join(f"{kind} {row.faults[kind]}" for kind in FAULT_KINDS if row.faults[kind])
     if row.forfeits:
@@ -151,42 +173,56 @@ def write_leaderboards(
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    records = _read_results(directory / "games.jsonl", latencies=False)  # the standings hold the times
-    duel = duel_report(directory, records)  # a duel's verdict, from league.json's format
-    page = page_data(directory, leaderboard_data(standings, title, duel), records, live=live, scheduled=scheduled)
+    league = read_league(directory) if (directory / "league.json").exists() else None
+    records = list(read_games(directory / RESULTS_FILE, latencies=False))  # the standings hold the times
+    if scheduled is None and league is not None:
+        scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
+    duel = duel_report(league, records)  # a duel's verdict, from league.json's format
+    board = leaderboard_data(standings, title, duel, directory)
+    page = page_data(directory, board, records, live=live, scheduled=scheduled)
     contents = {
         "leaderboard.md": markdown_leaderboard(standings, title, duel),
         "leaderboard.csv": csv_leaderboard(standings),
-        "leaderboard.json": json_leaderboard(standings, title, duel),
+        "leaderboard.json": _json_text(board),
         "leaderboard.html": render(page),
     }
     written = []
     for name in LEADERBOARD_FILES:
         path = directory / name
-        _replace_atomically(path, contents[name])
+        replace_file(path, contents[name])
         written.append(path)
     return written
 
 
-def leaderboard_data(standings: Standings, title: str, duel: DuelState | None = None) -> dict:
-    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``."""
+def leaderboard_data(
+    standings: Standings, title: str, duel: DuelState | None = None, directory: Path | None = None
+) -> dict:
+    """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
+
+    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
+    """
     data = {
         "title": title,
         "games": standings.games,
-        "void_games": [{"game_id": game_id, "reason": reason} for game_id, reason in standings.void_games],
+        "void_games": [
+            {"game_id": game_id, "reason": public_text(reason, directory)} for game_id, reason in standings.void_games
+        ],
         "confidence_level": CONFIDENCE,
+        "ranking": {"model": "plackett-luce", "resamples": standings.resamples, "unit": "deal"},
+        "candidates": list(standings.candidates),
         "fault_kinds": list(FAULT_KINDS),
         "latency_relative_error": LATENCY_RELATIVE_ERROR,
         "rows": [
             {
                 "rank": row.rank,
+                "rank_range": list(row.rank_range),
                 "bot": row.bot,
-                "rating": {
-                    "mu": _round(row.mu, RATING_DIGITS),
-                    "sigma": _round(row.sigma, RATING_DIGITS),
-                    "low": _round(row.mu_low, RATING_DIGITS),
-                    "high": _round(row.mu_high, RATING_DIGITS),
-                    "conservative": _round(row.conservative, RATING_DIGITS),
+                "candidate": row.candidate,
+                # An end the games cannot bound (a bot first, or last, in every game) is null.
+                "strength": None if row.strength is None else {
+                    "estimate": _round(row.strength, STRENGTH_DIGITS),
+                    "low": _round_finite_or_none(row.strength_low, STRENGTH_DIGITS),
+                    "high": _round_finite_or_none(row.strength_high, STRENGTH_DIGITS),
                 },
                 "games": row.games,
                 "wins": row.wins,
@@ -217,6 +253,7 @@ def comparison_data(comparison: Comparison) -> dict:
     return {
         "games": comparison.games,
         "above": comparison.above,
+        "ties": comparison.ties,
         "deals": comparison.deals,
         "above_rate": _interval_data(comparison.above_rate, FRACTION_DIGITS),
         "score_difference": _interval_data(comparison.score_difference, FRACTION_DIGITS),
@@ -242,10 +279,17 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
         return f"{bot_text} and {other_text} shared no game."
     deals = f"{comparison.deals} deal{'s' if comparison.deals != 1 else ''}"
     level = f"{CONFIDENCE:.0%} interval"
+    if comparison.ties:  # paired games: never at one table, so "above" is a better place in the same seat
+        counts = (f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
+                  f"({format_interval(comparison.above_rate, '{:.1%}')} better, a tie counting half; {level})")
+        games = f"{comparison.games} paired games (the same deal, seat and opponents) on {deals}"
+    else:
+        counts = (f"  finished above: {comparison.above}, below: {comparison.below} "
+                  f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})")
+        games = f"{comparison.games} shared games on {deals}"
     lines = [
-        f"{bot_text} against {other_text}: {comparison.games} shared games on {deals}",
-        f"  finished above: {comparison.above}, below: {comparison.below} "
-        f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})",
+        f"{bot_text} against {other_text}: {games}",
+        counts,
         f"  mean score difference: {format_interval(comparison.score_difference, '{:+.3f}')} ({level}; "
         "score per game (n - place) / (n - 1))",
         f"  {format_elo(comparison.elo)} ({level}; from the share of games above)",
@@ -259,7 +303,11 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
 
 def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
     """The leaderboard as deterministic JSON: rows in rank order, every object's keys sorted."""
-    return json.dumps(leaderboard_data(standings, title, duel), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    return _json_text(leaderboard_data(standings, title, duel))
+
+
+def _json_text(data: dict) -> str:
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
 def csv_leaderboard(standings: Standings) -> str:
@@ -271,12 +319,12 @@ def csv_leaderboard(standings: Standings) -> str:
         writer.writerow(
             [
                 row.rank,
+                *row.rank_range,
                 row.bot,
-                _round(row.conservative, RATING_DIGITS),
-                _round(row.mu, RATING_DIGITS),
-                _round(row.sigma, RATING_DIGITS),
-                _round(row.mu_low, RATING_DIGITS),
-                _round(row.mu_high, RATING_DIGITS),
+                int(row.candidate),
+                _csv_cell(_round(row.strength, STRENGTH_DIGITS)),
+                _csv_cell(_round(row.strength_low, STRENGTH_DIGITS)),  # -inf and inf as written by Python
+                _csv_cell(_round(row.strength_high, STRENGTH_DIGITS)),
                 row.games,
                 row.wins,
                 _csv_cell(_round(row.win_rate, FRACTION_DIGITS)),
@@ -294,15 +342,29 @@ def csv_leaderboard(standings: Standings) -> str:
 
 
 def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
-    """The leaderboard and head-to-head table as Markdown, names escaped; a duel's verdict first."""
-    table = tabulate(
-        [[_markdown_text(cell(row)) for _, _, cell in _COLUMNS] for row in standings.rows],
-        headers=[_markdown_text(header) for header in COLUMN_HEADERS],
-        tablefmt="pipe",
-        disable_numparse=True,
-        colalign=[("right" if right else "left") for _, right, _ in _COLUMNS],
-    )
-    bots = [row.bot for row in standings.rows]
+    """The leaderboard and head-to-head table as Markdown, names escaped; a duel's verdict first.
+
+    A gauntlet's or duel's candidates get a table of their own, before the field's.
+    """
+
+    def rows_table(rows: list[BotStanding]) -> str:
+        return tabulate(
+            [[_markdown_text(cell(row)) for _, _, cell in _COLUMNS] for row in rows],
+            headers=[_markdown_text(header) for header in COLUMN_HEADERS],
+            tablefmt="pipe",
+            disable_numparse=True,
+            colalign=[("right" if right else "left") for _, right, _ in _COLUMNS],
+        )
+
+    if standings.candidates:
+        table = (f"## Candidates\n\n{_CANDIDATES_NOTE}\n\n{rows_table([row for row in standings.rows if row.candidate])}"
+                 f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}")
+    else:
+        table = rows_table(standings.rows)
+    every_bot = [row.bot for row in standings.rows]
+    bots = every_bot[:HEAD_TO_HEAD_SHOWN]  # a bigger matrix is no table a person reads
+    cut = (f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold "
+           "every pair." if len(bots) < len(every_bot) else "")
     head_to_head = tabulate(
         [[_markdown_text(bot), *(_pair_text(standings, bot, other) for other in bots)] for bot in bots],
         headers=["", *(_markdown_text(bot) for bot in bots)],
@@ -313,8 +375,8 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
     verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel.lines()) + "\n```\n\n"
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
-        f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{_markdown_text(_RATING_NOTE)}\n\n"
-        f"## Head to head\n\n{_markdown_text(_HEAD_TO_HEAD_NOTE)}\n\n{head_to_head}\n"
+        f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{RANKING_NOTE}\n\n"
+        f"## Head to head\n\n{_HEAD_TO_HEAD_NOTE}\n\n{head_to_head}{cut}\n"
     )
 
 
@@ -323,48 +385,6 @@ def html_leaderboard(standings: Standings, title: str) -> str:
     from referee.publish.league_page import page_data, render
 
     return render(page_data(None, leaderboard_data(standings, title)))
-
-
-def _read_results(path: Path, *, latencies: bool = True) -> list[dict]:
-    """The complete records of a ``games.jsonl`` (none when there is no such file).
-
-    Without ``latencies``, each record is kept without its every decision's
-    time (``timing.latency_ms``, most of a record): what the pages need of a
-    league of many games then fits in memory.
-    """
-    records = []
-    try:
-        with open(path, "rb") as lines:
-            for line in lines:
-                if not line.endswith(b"\n"):
-                    break  # a line still being written
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    break
-                if not latencies and isinstance(timing := record.get("timing"), dict):
-                    timing.pop("latency_ms", None)
-                records.append(record)
-    except FileNotFoundError:
-        pass
-    return records
-
-
-def _replace_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then move it over ``path`` in one step."""
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, before the move
-        "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o644)  # mkstemp makes 0600; a leaderboard is for anyone to read
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def _void_note(standings: Standings) -> str:
@@ -383,6 +403,12 @@ def _pair_text(standings: Standings, bot: str, other: str) -> str:
     return f"{pair.above}/{pair.games}"
 
 
+def _strength_interval(row: BotStanding) -> str:
+    if row.strength_low is None or row.strength_high is None:
+        return "-"
+    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[1]
+
+
 def _optional(value: float | None, form: str) -> str:
     return "-" if value is None else form.format(value)
 
@@ -391,6 +417,10 @@ def _round(value: float | None, digits: int) -> float | None:
     if value is None:
         return None
     return round(value, digits) or 0.0  # no "-0.0"
+
+
+def _round_finite_or_none(value: float | None, digits: int) -> float | None:
+    return None if value is None else _round_finite(value, digits)
 
 
 def _round_finite(value: float, digits: int) -> float | None:

@@ -1,9 +1,13 @@
 """The league's page, ``leaderboard.html``: the standings, the games, the faults and a chart, in one file.
 
-Everything on it is read from the league's output directory: ``league.json``
-(the name and the settings), ``games.jsonl`` (every finished game, in
-schedule order), the game logs of games with faults (which decision, and
-where in the bot's output), and the standings computed from the results.
+Everything on it is read from the league's output directory through
+:mod:`referee.results`: ``league.json`` (the name and the settings),
+``games.jsonl`` (every finished game, in schedule order), the game logs of
+games with faults (which decision, and where in the bot's output), and the
+standings computed from the results. Seeds are strings in its data (a
+JavaScript number would round a 64-bit seed), and nothing on it names a
+path of the organiser's machine: paths inside the league's folder are
+written relative to it, others by their last part.
 Each game links to its replay page, ``replays/GAME_ID.html``, where one was
 written. The page is self-contained (its script, style and data inline), so
 a finished league's directory is a static site; while a league runs the page
@@ -13,6 +17,7 @@ refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -21,7 +26,10 @@ from pathlib import Path
 from openskill.models import PlackettLuce
 
 from referee import __version__
+from referee.errors import OutputError
 from referee.gamelog import read_log
+from referee.publish import ABSOLUTE_PATH, public_text
+from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment
 
 ASSETS = Path(__file__).resolve().parent / "html"
@@ -31,37 +39,30 @@ EXCERPTS_SHOWN = 12  # of those, how many show the bot's output around the fault
 EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of a bot's output shown around a fault
 HISTORY_POINTS = 60  # points of the rating chart
 DETAIL_CHARS = 300
-
-
-def league_settings(directory: Path) -> dict:
-    """The league's name and settings, from ``league.json`` (empty when there is none)."""
-    try:
-        return json.loads((directory / "league.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+_NUMBER = re.compile(r"\d+")
 
 
 def page_data(
     directory: Path | None,
     board: dict,
-    records: Sequence[Mapping] = (),
+    records: Sequence[GameRecord] = (),
     *,
     live: bool = False,
     scheduled: int | None = None,
 ) -> dict:
     """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history."""
-    league = league_settings(directory) if directory is not None else {}
-    records = sorted(records, key=lambda record: record.get("index", 0))
-    started = [record["timing"]["started"] for record in records if "started" in record.get("timing", {})]
+    league = _league_of(directory)
+    records = sorted((GameRecord.of(record, latencies=False) for record in records), key=lambda game: game.index)
+    started = [record.started for record in records if record.started]
     replays = directory / REPLAY_DIR if directory is not None else None
+    settings = dict(league.settings) if league and league.settings else _settings_from_logs(directory, records)
     return {
         "league": {
-            "name": league.get("name", board["title"]),
-            "game": league.get("game") or (records[0].get("game") if records else None),
-            "settings": _public_settings(league.get("settings") or _settings_from_logs(directory, records),
-                                         finished=scheduled is not None and len(records) >= scheduled),
+            "name": league.name if league else board["title"],
+            "game": (league.game if league else None) or (records[0].game if records else None),
+            "settings": _public_settings(settings, finished=scheduled is not None and len(records) >= scheduled),
             "bots": len(board["rows"]),
-            "referee_version": league.get("referee_version", __version__),
+            "referee_version": (league.referee_version if league else None) or __version__,
             "page_version": __version__,
             "games": len(records),
             "scheduled": scheduled,
@@ -71,10 +72,19 @@ def page_data(
             "live": live,
         },
         "board": board,
-        "games": [_game_row(record, replays) for record in records],
-        "faults": _faults(directory, records) if directory is not None else {},
+        "games": [_game_row(record, replays, directory) for record in records],
+        **(_faults(directory, records) if directory is not None else {"faults": {}, "causes": {}}),
         "history": rating_history(records, [row["bot"] for row in board["rows"]]),
     }
+
+
+def _league_of(directory: Path | None) -> LeagueRecord | None:
+    if directory is None:
+        return None
+    try:
+        return read_league(directory)
+    except OutputError:  # a page is still drawn from the games of a folder whose league.json is unreadable
+        return None
 
 
 def _public_settings(settings: Mapping, finished: bool) -> dict:
@@ -82,63 +92,91 @@ def _public_settings(settings: Mapping, finished: bool) -> dict:
 
     A page may be published while the league runs; a bot that learnt the
     seed from it would know every deal. The commitment lets anyone check the
-    seed once it is shown (``referee seed --check SEED``).
+    seed once it is shown (``referee seed --check SEED``). The seed is a
+    string of digits: exact in the page's script.
     """
     shown = dict(settings)
-    if not finished and isinstance(shown.get("seed"), int):
-        shown["seed_commitment"] = seed_commitment(shown.pop("seed"))
+    seed = shown.pop("seed", None)
+    if isinstance(seed, int):
+        if finished:
+            shown["seed"] = seed_text(seed)
+        else:
+            shown["seed_commitment"] = seed_commitment(seed)
     return shown
 
 
-def _game_row(record: Mapping, replays: Path | None) -> list:
-    """One game, compactly: index, id, seats, placements, hands, decisions, faults by seat, void, replay."""
-    faults = record.get("faults") or []
-    game_id = str(record.get("game_id", ""))
-    replay = replays is not None and (replays / f"{game_id}.html").exists()
+def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list:
+    """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
+    faults = record.faults or ()
+    replay = replays is not None and (replays / f"{record.game_id}.html").exists()
     return [
-        record.get("index"),
-        game_id,
-        record.get("seats", []),
-        record.get("placements", []),
-        record.get("hands_played"),
-        record.get("decisions"),
+        record.index,
+        record.game_id,
+        list(record.seats),
+        list(record.finish_order),
+        record.hands_played,
+        record.decisions,
         [sum(seat.values()) for seat in faults] if any(faults) else 0,
-        record.get("void"),
+        public_text(record.void, directory) if record.void else None,
         1 if replay else 0,
     ]
 
 
-def _faults(directory: Path, records: Iterable[Mapping]) -> dict:
-    """Each bot's faults, from the logs of the games that had any: game, decision, kind, detail, output lines."""
+def _cause(detail: str) -> str:
+    """What faults of one cause share: the detail with its paths and numbers left out."""
+    return _NUMBER.sub("N", ABSOLUTE_PATH.sub("\u2026", detail))
+
+
+def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:
+    """Each bot's faults, from the logs of the games that had any, and their causes, counted.
+
+    ``faults``: bot -> the first entries (game, decision, kind, detail,
+    output lines); ``causes``: bot -> kind -> ``[[cause, games, first game,
+    its detail], ...]``, most games first: a bot that failed to start in 80
+    games is one line, not 80.
+    """
     found: dict[str, list] = {}
+    causes: dict[str, dict[str, dict[str, list]]] = {}
     for record in records:
-        if not any(record.get("faults") or ()):
+        if not any(any(seat.values()) for seat in record.faults or ()):
             continue
-        game_id = str(record.get("game_id", ""))
         try:
-            log = read_log(directory / "games" / f"{game_id}.jsonl")
+            log = read_log(directory / "games" / f"{record.game_id}.jsonl")
         except (OSError, ValueError):
             continue  # no log (or not yet): the counts still show on the leaderboard
         for entry in log:
             if entry.get("type") != "fault":
                 continue
-            listed = found.setdefault(entry.get("bot", "?"), [])
+            bot, kind = entry.get("bot", "?"), entry.get("kind")
+            detail = public_text(str(entry.get("detail", "")), directory)[:DETAIL_CHARS]
+            counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
+            cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
+            cause[1] += 1
+            listed = found.setdefault(bot, [])
             if len(listed) >= FAULTS_SHOWN:
                 continue
             log_name = entry.get("log")
             excerpt = None
             if log_name and entry.get("log_line") is not None and len(listed) < EXCERPTS_SHOWN:
                 excerpt = _excerpt(directory / "logs" / log_name, entry["log_line"])
+                if excerpt is not None:
+                    excerpt = [excerpt[0], public_text(excerpt[1], directory)]
             listed.append({
-                "game": game_id,
+                "game": record.game_id,
                 "n": entry.get("n"),
-                "kind": entry.get("kind"),
-                "detail": str(entry.get("detail", ""))[:DETAIL_CHARS],
-                "log": f"logs/{log_name}" if log_name else None,
+                "kind": kind,
+                "detail": detail,
+                "log": f"logs/{Path(log_name).name}" if log_name else None,
                 "line": entry.get("log_line"),
                 "excerpt": excerpt,
             })  # fmt: skip
-    return found
+    return {
+        "faults": found,
+        "causes": {
+            bot: {kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0])) for kind, entries in kinds.items()}
+            for bot, kinds in causes.items()
+        },
+    }
 
 
 def _excerpt(path: Path, line: int) -> list | None:
@@ -162,12 +200,12 @@ def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list | None
     return [first + 1, "\n".join(shown)] if shown else None
 
 
-def _settings_from_logs(directory: Path | None, records: Sequence[Mapping]) -> dict:
+def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict:
     """The settings of a league whose ``league.json`` predates them: from its first game's log."""
     if directory is None or not records:
         return {}
     try:
-        start = read_log(directory / "games" / f"{records[0].get('game_id')}.jsonl")[0]
+        start = read_log(directory / "games" / f"{records[0].game_id}.jsonl")[0]
     except (OSError, ValueError, IndexError):
         return {}
     return {
@@ -178,14 +216,17 @@ def _settings_from_logs(directory: Path | None, records: Sequence[Mapping]) -> d
     }
 
 
-def rating_history(records: Sequence[Mapping], bots: Sequence[str], points: int = HISTORY_POINTS) -> dict:
-    """Each bot's rating (mu and sigma) as counted games accumulate, at up to ``points`` evenly spaced counts.
+def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: int = HISTORY_POINTS) -> dict:
+    """Each bot's openskill rating (mu and sigma) as counted games accumulate, at up to ``points`` evenly spaced counts.
 
-    The same updates as :func:`referee.standings.compute_standings` (openskill
-    Plackett-Luce, one per counted game in schedule order, void games
-    skipped), so the last point is the leaderboard's rating.
+    Ratings over time, for the page's chart only: openskill's Plackett-Luce
+    model updated once per counted game in schedule order (void games
+    skipped). Such a rating depends on the order of the games; the
+    leaderboard's ranking (:mod:`referee.ranking`) is one fit of all of
+    them and does not.
     """
-    counted = [record for record in sorted(records, key=lambda record: record["index"]) if not record.get("void")]
+    records = [GameRecord.of(record, latencies=False) for record in records]
+    counted = [record for record in sorted(records, key=lambda record: record.index) if not record.void]
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in bots}
     total = len(counted)
@@ -193,12 +234,11 @@ def rating_history(records: Sequence[Mapping], bots: Sequence[str], points: int 
     history = {"games": [0], "mu": {name: [round(ratings[name].mu, 2)] for name in bots},
                "sigma": {name: [round(ratings[name].sigma, 2)] for name in bots}}  # fmt: skip
     for number, record in enumerate(counted, start=1):
-        seats = record["seats"]
-        place = {seat: rank for rank, seat in enumerate(record.get("finish_order", record.get("placements", [])), start=1)}
+        seats = record.seats
         for name in seats:
             ratings.setdefault(name, model.rating(name=name))
         teams = [[ratings[name]] for name in seats]
-        rated = model.rate(teams, ranks=[place[seat] for seat in range(len(seats))])
+        rated = model.rate(teams, ranks=record.places())
         for name, (rating,) in zip(seats, rated, strict=True):
             ratings[name] = rating
         if number in marks:

@@ -42,13 +42,40 @@ def write_replay_for(output: Path, game_id: str) -> Path:
     return page
 
 
-def write_live_leaderboard(output: Path, bots: Sequence[str], title: str, scheduled: int | None) -> None:
-    """Write the leaderboard files of a running league from its ``games.jsonl`` (a page that refreshes itself)."""
-    from referee.publish import _read_results, write_leaderboards
-    from referee.standings import compute_standings
+def write_live_leaderboard(output: Path, scheduled: int | None) -> None:
+    """Write the leaderboard files of a running league from its results (a page that refreshes itself)."""
+    from referee.publish import write_leaderboards
+    from referee.standings import folder_standings
 
-    standings = compute_standings(_read_results(output / "games.jsonl"), bots=bots)
-    write_leaderboards(standings, output, title, live=True, scheduled=scheduled)
+    standings, league = folder_standings(output)
+    write_leaderboards(standings, output, league.name, live=True, scheduled=scheduled)
+
+
+def replay_is_whole(page: Path) -> bool:
+    """Whether a replay page is there and whole: its end written, and its data unpacking (gzip's check) to a game."""
+    from referee.publish.replay_page import page_data_of
+
+    try:
+        text = page.read_text(encoding="utf-8")
+        return text.rstrip().endswith("</html>") and "frames" in page_data_of(text)
+    except (OSError, ValueError, EOFError, KeyError):
+        return False
+
+
+def missing_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
+    """The games of ``game_ids`` whose log is there but whose replay page is missing or damaged."""
+    return [
+        game_id for game_id in game_ids
+        if (output / "games" / f"{game_id}.jsonl").is_file() and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
+    ]  # fmt: skip
+
+
+def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
+    """Write the replay page of each game of ``game_ids`` that lacks a whole one; return those written."""
+    rebuilt = missing_replays(output, game_ids)
+    for game_id in rebuilt:
+        write_replay_for(output, game_id)
+    return rebuilt
 
 
 # A full or read-only disk: the league's own results file reports it, in one line.
@@ -57,13 +84,9 @@ _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 class LiveSite:
     """Writes a running league's replay pages and leaderboard as games finish (see the module's doc)."""
 
-    def __init__(
-        self, output: Path, bots: Sequence[str], title: str, scheduled: int | None, *,
-        interval_s: float = DEFAULT_INTERVAL_S,
-    ) -> None:  # fmt: skip
+    def __init__(self, output: Path, scheduled: int | None, *, interval_s: float = DEFAULT_INTERVAL_S) -> None:
         self.output = Path(output)
-        self._leaderboard = {"job": "leaderboard", "output": str(self.output), "bots": list(bots), "title": title,
-                             "scheduled": scheduled}  # fmt: skip
+        self._leaderboard = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
         self._helper: asyncio.subprocess.Process | None = None
         self._queue: asyncio.Queue = asyncio.Queue()
@@ -78,6 +101,14 @@ class LiveSite:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
         self._queue.put_nowait(game_id)
+
+    def rebuild(self, game_ids: Sequence[str]) -> None:
+        """Queue the games finished before this run: the helper rewrites any replay page missing or damaged."""
+        if not game_ids:
+            return
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._queue.put_nowait(list(game_ids))
 
     async def close(self) -> None:
         """Write every queued replay, then stop the helper (the runner writes the final leaderboard itself)."""
@@ -100,7 +131,9 @@ class LiveSite:
                 item = None
             if item is _STOP:
                 return
-            if item is not None:
+            if isinstance(item, list):
+                await self._job({"job": "rebuild", "output": str(self.output), "game_ids": item})
+            elif item is not None:
                 if await self._job({"job": "replay", "output": str(self.output), "game_id": item}):
                     self.replays_written += 1
                 dirty = True
@@ -164,13 +197,19 @@ def _serve_jobs() -> None:
             output = Path(job["output"])
             if job["job"] == "replay":
                 write_replay_for(output, job["game_id"])
+            elif job["job"] == "rebuild":
+                rebuild_replays(output, job["game_ids"])
             else:
-                write_live_leaderboard(output, job["bots"], job["title"], job["scheduled"])
+                write_live_leaderboard(output, job["scheduled"])
             answer = {"ok": True}
         except Exception as error:  # noqa: BLE001 - told to the runner, which tells the organiser once
             answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "errno": getattr(error, "errno", None)}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # the runner is gone (killed, even with SIGKILL): nobody waits for the answer
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return
 
 
 if __name__ == "__main__":

@@ -14,10 +14,10 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from referee.atomic import replace_file
 
 from referee.cards import format_cards
 from referee.games import BastardBragObservation, StopTheBusObservation
@@ -115,7 +115,7 @@ def page_data(start: dict, steps: Sequence[Step], back: str | None = None) -> di
         "game_id": start["game_id"],
         "game": start["game"],
         "players": start["players"],
-        "seed": start["seed"],
+        "seed": str(start["seed"]),  # digits: a JavaScript number would round a 64-bit seed
         "timing": start.get("timing"),
         "policy": start.get("policy"),
         "referee_version": start.get("referee_version"),
@@ -177,7 +177,9 @@ def replay_page(start: dict, steps: Sequence[Step], back: str | None = None) -> 
 def write_replay_page(start: dict, steps: Sequence[Step], path: Path, back: str | None = None) -> int:
     """Write the replay page to ``path`` (replaced in one step); return its size in bytes."""
     text = replay_page(start, steps, back)
-    write_atomically(Path(path), text)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, text)
     return len(text.encode("utf-8"))
 
 
@@ -185,22 +187,6 @@ def write_replay_of_log(log_path: Path, page_path: Path, back: str | None = None
     """Read a game log and write its replay page; return the page's size in bytes."""
     start, steps = read_game(log_path)
     return write_replay_page(start, steps, page_path, back)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` beside ``path`` under a temporary name, then move it over ``path`` in one step."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, before the move
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            handle.write(text)
-        os.chmod(handle.name, 0o644)  # a page is for anyone to read
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
 
 
 def _html_text(text: str) -> str:

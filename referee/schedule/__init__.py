@@ -87,14 +87,19 @@ def schedule_games(bot_names: Sequence[str], table_size: int, rounds: int, leagu
     return RoundRobinSchedule(bot_names, table_size, rounds, league_seed)
 
 
-def json_lines(games: Schedule) -> Iterator[str]:
-    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``."""
+def json_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
+    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``.
+
+    A game's seed gives away its every deal: it is printed only with ``seeds``, as a string of digits.
+    """
+    from referee.results import schedule_json
+
     for game in games:
-        yield json.dumps(game.record(), separators=(",", ":"))
+        yield json.dumps(schedule_json(game, seeds=seeds), separators=(",", ":"))
 
 
-def table_lines(games: Schedule) -> Iterator[str]:
-    """Yield the schedule for people: a summary, then a table of every game, row by row.
+def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
+    """Yield the schedule for people: a summary, then a table of every game, row by row (the seeds only if asked).
 
     Column widths come from what the schedule can hold (the largest index,
     round and table, the longest bot name), not from its rows, so the rows
@@ -106,16 +111,16 @@ def table_lines(games: Schedule) -> Iterator[str]:
     names = _bot_names(games)
     last = games.count - 1
     headers = ["#", "game", "round", "table", "rotation", *(f"seat {seat}" for seat in range(games.table_size))]
-    headers += ["seed"] + (["candidate"] if isinstance(games, GauntletSchedule) else [])
+    headers += (["seed"] if seeds else []) + (["candidate"] if isinstance(games, GauntletSchedule) else [])
     widths = [
         len(str(last)), len(game_id(games.rounds, games.tables, games.table_size - 1)), len(str(games.rounds)),
         len(str(games.tables)), len(str(games.table_size - 1)), *([max(map(len, names))] * games.table_size),
-        19,  # a 63-bit seed has at most 19 digits
+        *([20] if seeds else []),  # a 64-bit seed has at most 20 digits
     ]  # fmt: skip
     if isinstance(games, GauntletSchedule):
         widths.append(max(map(len, games.candidates)))
     widths = [max(width, len(header)) for width, header in zip(widths, headers, strict=True)]
-    numeric = {0, 2, 3, 4, 5 + games.table_size}  # right-aligned, like numbers in a table
+    numeric = {0, 2, 3, 4, *([5 + games.table_size] if seeds else [])}  # right-aligned, like numbers in a table
 
     def row(cells: Sequence[object]) -> str:
         return "  ".join(
@@ -127,7 +132,8 @@ def table_lines(games: Schedule) -> Iterator[str]:
     yield row(headers)
     yield "  ".join("-" * width for width in widths)
     for game in games:
-        cells = [game.index, game.game_id, game.round, game.table, game.rotation, *game.seats, game.seed]
+        cells = [game.index, game.game_id, game.round, game.table, game.rotation, *game.seats,
+                 *([game.seed] if seeds else [])]  # fmt: skip
         if isinstance(games, GauntletSchedule):
             cells.append(game.candidate)
         yield row(cells)

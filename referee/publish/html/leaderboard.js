@@ -1,5 +1,6 @@
 "use strict";
 // The league page: draws the data the referee wrote into it (referee/publish/league_page.py).
+// Seeds come as strings of digits (a JavaScript number would round a 64-bit seed) and are shown as they are.
 (function () {
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
@@ -11,10 +12,13 @@
   const readData = (doc) => JSON.parse(doc.getElementById("league").textContent);
   let data = readData(document);
 
+  const PAIRS_SHOWN = 12; // a head-to-head matrix larger than this is cut to the top bots, or one bot's row and column
+  const CHART_SHOWN = 8; // lines drawn at first when the field is larger; the legend adds or removes bots
+
   // What the reader chose survives the page's own refreshes (sessionStorage, per page).
   const STATE_KEY = "referee-leaderboard:" + location.pathname;
   const ui = Object.assign(
-    { sort: "rank", dir: 1, more: false, bot: "", faulty: false, shown: 100, fault: null, scrollY: 0 },
+    { sort: "rank", dir: 1, more: false, bot: "", faulty: false, shown: 100, fault: null, scrollY: 0, pairs: "", chart: null },
     JSON.parse(sessionStorage.getItem(STATE_KEY) || "{}")
   );
   const saveState = () => {
@@ -23,34 +27,39 @@
   };
 
   const fixed = (digits) => (value) => (value === null || value === undefined ? "-" : value.toFixed(digits));
+  const signed = (value) => {
+    if (value === null || value === undefined) return "-";
+    const text = value.toFixed(0);
+    return text === "-0" || text === "0" ? "0" : (value > 0 ? "+" : "") + text;
+  };
   const percent = (value) => (value === null || value === undefined ? "-" : (100 * value).toFixed(1) + "%");
   const faultTotal = (row) => Object.values(row.faults).reduce((a, b) => a + b, 0);
-  const interval = (row) => {
-    const r = row.rating;
-    const half = 1.96 * r.sigma; // used when the data carries no interval of its own
-    return [r.low !== undefined ? r.low : r.mu - half, r.high !== undefined ? r.high : r.mu + half];
+  const strengthOf = (row) => (row.strength ? row.strength.estimate : null);
+  // A rank as people read it: "2", or "1–3" where the games leave the place open that far (rank_range, 95%).
+  const rankText = (row) => {
+    const range = row.rank_range || [row.rank, row.rank];
+    return range[0] === range[1] ? String(range[0]) : range[0] + "\u2013" + range[1];
   };
 
+  // key: shown at every width; the others wait for a wider screen or "more columns".
   const COLUMNS = [
-    { key: "rank", label: "#", value: (r) => r.rank },
-    { key: "bot", label: "bot", text: true, value: (r) => r.bot },
-    { key: "rating", label: "rating", value: (r) => r.rating.conservative, show: fixed(2),
-      title: "mu - 3 sigma: the conservative rating that ranks the table" },
-    { key: "mu", label: "mu, 95% interval", value: (r) => r.rating.mu, draw: drawInterval,
-      title: "the rating's mean and the interval where the bot's strength lies (95%)" },
-    { key: "games", label: "games", value: (r) => r.games },
+    { key: "rank", label: "rank", value: (r) => r.rank, show: (v, r) => rankText(r), key_column: true,
+      title: "by strength; a range such as 1\u20133 is where the games put the bot (95%): bots whose order the games do not establish share it" },
+    { key: "bot", label: "bot", text: true, value: (r) => r.bot, key_column: true },
+    { key: "strength", label: "strength", value: strengthOf, draw: drawStrength, key_column: true,
+      title: "Plackett-Luce strength, Elo relative to the field's mean, with its 95% interval" },
+    { key: "games", label: "games", value: (r) => r.games, key_column: true },
+    { key: "mean_score", label: "score per game", value: (r) => r.mean_score, show: fixed(3), key_column: true,
+      title: "per game (n - place) / (n - 1): first 1, last 0" },
     { key: "wins", label: "wins", value: (r) => r.wins },
     { key: "win_rate", label: "win %", value: (r) => r.win_rate, show: percent },
     { key: "average_placement", label: "avg place", value: (r) => r.average_placement, show: fixed(2) },
-    { key: "mean_score", label: "score/game", value: (r) => r.mean_score, show: fixed(3),
-      title: "per game (n - place) / (n - 1): first 1, last 0" },
     { key: "faults", label: "faults", value: faultTotal, draw: drawFaults, title: "faults by kind; click one to see where" },
     { key: "median_ms", label: "median ms", value: (r) => r.median_ms, show: fixed(1), title: "median decision time" },
     { key: "p99_ms", label: "p99 ms", value: (r) => r.p99_ms, show: fixed(1), more: true },
     { key: "forfeits", label: "forfeits", value: (r) => r.forfeits, more: true },
     { key: "decisions", label: "decisions", value: (r) => r.decisions, more: true },
     { key: "score", label: "score", value: (r) => r.score, show: fixed(2), more: true, title: "total score" },
-    { key: "sigma", label: "sigma", value: (r) => r.rating.sigma, show: fixed(2), more: true },
   ];
 
   // ----- header ----------------------------------------------------------------------
@@ -69,17 +78,25 @@
     const parts = [
       (league.game || "").replace(/_/g, " "),
       s.table_size ? "tables of " + s.table_size : null,
-      league.bots + " bots",
-      league.games + (league.scheduled ? " of " + league.scheduled : "") + " games",
+      league.bots + (league.bots === 1 ? " bot" : " bots"),
+      league.games + (league.scheduled ? " of " + league.scheduled : "") + (league.games === 1 && !league.scheduled ? " game" : " games"),
       timing.move_time_ms !== undefined
         ? "move " + timing.move_time_ms + " ms + bank " + timing.time_bank_ms + " ms (grace " + timing.grace_ms + " ms)" : null,
       s.turn_limit ? "turn limit " + s.turn_limit : null,
       policy.mode ? "faults: " + policy.mode.replace(/_/g, " ") + (policy.mode === "default_action" ? " (forfeit after " + policy.max_faults + ")" : "") : null,
-      s.seed_commitment ? "seed commitment " + s.seed_commitment : s.seed !== undefined ? "seed " + s.seed : null,
       dates,
       "referee " + league.referee_version,
     ];
     $("settings").textContent = parts.filter(Boolean).join(" \u00b7 ");
+    const seed = $("seed");
+    seed.replaceChildren();
+    if (s.seed_commitment) {
+      seed.append(document.createTextNode("seed commitment "), el("code", null, s.seed_commitment),
+        document.createTextNode(" (the seed is shown once every game is played)"));
+    } else if (s.seed !== undefined && s.seed !== null) {
+      seed.append(document.createTextNode("seed "), el("code", null, String(s.seed)),
+        document.createTextNode(" (check it: referee seed --check " + String(s.seed) + ")"));
+    }
     const live = $("live");
     live.hidden = !league.live;
     live.textContent = "live, updated " + league.updated.slice(11, 19) + " UTC";
@@ -88,30 +105,43 @@
     duel.hidden = !board.duel;
     if (board.duel) {
       const d = board.duel;
-      duel.textContent = "Duel " + d.candidates[0] + " against " + d.candidates[1] + ": " + d.headline +
+      duel.textContent = d.candidates[0] + " against " + d.candidates[1] + ": " + d.headline +
         " (log-likelihood ratio " + d.llr.toFixed(2) + ", bounds " + d.bounds[0].toFixed(2) + " and " + d.bounds[1].toFixed(2) + ")";
     }
     $("void").textContent = board.void_games && board.void_games.length
-      ? board.void_games.length + " void game(s), which count for nobody: " + board.void_games.map((g) => g.game_id + " (" + g.reason + ")").join("; ")
+      ? board.void_games.length + " void game" + (board.void_games.length === 1 ? "" : "s") + ", which count for nobody: " +
+        board.void_games.map((g) => g.game_id + " (" + g.reason + ")").join("; ")
       : "";
-    $("rating-note").textContent = "rating: mu - 3 sigma of an openskill Plackett-Luce rating; the bar shows mu (line) and its 95% interval, " +
-      "on one scale for every bot; score per game: (n - place) / (n - 1). Click a column to sort.";
+    $("rating-note").textContent = "rank: by strength, one Plackett-Luce fit of every game's finish order; a range such as 1\u20133 is " +
+      "where the games put the bot at 95% (a bootstrap over deals): bots whose order the games do not establish share it. " +
+      "strength: Elo relative to the field's mean; the bar shows it (line) and its 95% interval on one scale for every bot. " +
+      "score per game: (n - place) / (n - 1)." + (candidatesOf().length ? " The candidates are ranked among themselves, on the same deals; the field apart." : "") +
+      " Click a column to sort.";
   }
 
   // ----- standings -------------------------------------------------------------------
 
   let scale = [0, 1];
+  const candidatesOf = () => data.board.candidates || [];
 
-  function drawInterval(row, cell) {
-    const [low, high] = interval(row);
-    cell.append(el("span", null, row.rating.mu.toFixed(2) + " [" + low.toFixed(1) + ", " + high.toFixed(1) + "]"));
+  function drawStrength(row, cell) {
+    if (!row.strength) {
+      cell.append(el("span", "none", "-"));
+      return;
+    }
+    const s = row.strength;
+    cell.append(el("span", "figure", signed(s.estimate)));
+    // A null end is one the games cannot bound: a bot first (or last) in every game it played.
+    const low = s.low === null ? scale[0] : s.low, high = s.high === null ? scale[1] : s.high;
+    cell.append(el("span", "range", " [" + (s.low === null ? "\u2212\u221e" : signed(s.low)) + ", " +
+      (s.high === null ? "+\u221e" : signed(s.high)) + "]"));
     const bar = el("span", "interval");
     const at = (v) => (100 * (v - scale[0])) / (scale[1] - scale[0] || 1) + "%";
     const span = el("span");
     span.style.left = at(low);
     span.style.width = "calc(" + at(high) + " - " + at(low) + ")";
     const mark = el("i");
-    mark.style.left = at(row.rating.mu);
+    mark.style.left = at(s.estimate);
     bar.append(span, mark);
     cell.append(bar);
   }
@@ -138,22 +168,25 @@
 
   function drawStandings() {
     const rows = data.board.rows.slice();
-    const ends = rows.flatMap(interval);
+    const ends = rows.flatMap((r) => (r.strength ? [r.strength.low, r.strength.estimate, r.strength.high] : []))
+      .filter((v) => v !== null);
     scale = ends.length ? [Math.min(...ends), Math.max(...ends)] : [0, 1];
     const columns = COLUMNS.filter((c) => !c.more || ui.more);
     const column = columns.find((c) => c.key === ui.sort) || columns[0];
     rows.sort((a, b) => {
+      if (a.candidate !== b.candidate) return a.candidate ? -1 : 1; // candidates first, whatever the sort
       const x = column.value(a), y = column.value(b);
-      if (x === y) return a.rank - b.rank;
+      if (x === y) return a.rank - b.rank || (a.bot < b.bot ? -1 : 1);
       if (x === null || x === undefined) return 1;
       if (y === null || y === undefined) return -1;
       return (column.text ? String(x).localeCompare(String(y)) : x - y) * ui.dir;
     });
     const table = $("standings");
     table.replaceChildren();
+    table.classList.toggle("all-columns", ui.more);
     const head = el("tr");
     for (const c of columns) {
-      const th = el("th", c.text ? "text" : "", c.label);
+      const th = el("th", (c.text ? "text" : "") + (c.key_column ? " key" : ""), c.label);
       th.dataset.key = c.key;
       if (c.title) th.title = c.title;
       if (c.key === column.key) th.setAttribute("aria-sort", ui.dir > 0 ? "ascending" : "descending");
@@ -167,14 +200,25 @@
     }
     table.appendChild(el("thead")).append(head);
     const body = el("tbody");
+    const grouped = candidatesOf().length > 0;
+    let group = null;
     for (const row of rows) {
+      if (grouped && row.candidate !== group) {
+        group = row.candidate;
+        const label = el("tr", "group");
+        const th = el("th", "text", group ? "candidates, ranked among themselves" : "the field, ranked apart");
+        th.colSpan = columns.length;
+        label.append(th);
+        body.append(label);
+      }
       const tr = el("tr");
       tr.dataset.bot = row.bot;
+      if (row.candidate) tr.classList.add("candidate");
       for (const c of columns) {
-        const td = el("td", c.key === "bot" ? "text bot" : c.text ? "text" : "");
+        const td = el("td", (c.key === "bot" ? "text bot" : c.text ? "text" : "") + (c.key_column ? " key" : ""));
         td.dataset.key = c.key;
         if (c.draw) c.draw(row, td);
-        else td.textContent = c.show ? c.show(c.value(row)) : String(c.value(row));
+        else td.textContent = c.show ? c.show(c.value(row), row) : String(c.value(row));
         tr.append(td);
       }
       body.append(tr);
@@ -198,9 +242,26 @@
     const [bot, kind] = ui.fault;
     const row = data.board.rows.find((r) => r.bot === bot);
     const entries = (data.faults[bot] || []).filter((f) => f.kind === kind);
+    const causes = ((data.causes || {})[bot] || {})[kind] || [];
     box.hidden = false;
     const total = row ? row.faults[kind] : entries.length;
     box.append(el("h3", null, bot + ": " + total + " " + kind + " fault" + (total === 1 ? "" : "s")));
+    // Grouped by cause first: a bot that failed to start in 80 games is one line, not 80.
+    if (causes.length) {
+      const summary = el("ul", "causes");
+      for (const [, count, first, detail] of causes) {
+        const item = el("li");
+        item.append(el("strong", null, count + " \u00d7 "), document.createTextNode(detail + " (first in "));
+        const link = el("a", null, first);
+        link.href = gameLink(first, null);
+        item.append(link, document.createTextNode(")"));
+        summary.append(item);
+      }
+      box.append(summary);
+    }
+    const details = el("details");
+    details.open = causes.length <= 1 || entries.length <= 5;
+    details.append(el("summary", null, "each fault (" + entries.length + (entries.length < total ? " of " + total : "") + ")"));
     const list = el("ul");
     for (const f of entries) {
       const item = el("li");
@@ -214,14 +275,15 @@
         item.append(log);
       }
       if (f.excerpt) {
-        const details = el("details");
-        details.append(el("summary", null, "the bot's output around it (from line " + f.excerpt[0] + ")"));
-        details.append(el("pre", null, f.excerpt[1]));
-        item.append(details);
+        const around = el("details");
+        around.append(el("summary", null, "the bot's output around it (from line " + f.excerpt[0] + ")"));
+        around.append(el("pre", null, f.excerpt[1]));
+        item.append(around);
       }
       list.append(item);
     }
-    box.append(list);
+    details.append(list);
+    box.append(details);
     if (entries.length < total) {
       box.append(el("p", "note", "Listed: the first " + entries.length + "; every game with a fault is in the games list below (with faults only)."));
     }
@@ -229,42 +291,73 @@
 
   // ----- head to head ----------------------------------------------------------------
 
+  function pairCell(bot, other) {
+    const td = el("td");
+    const pair = bot !== other && data.board.head_to_head[bot] ? data.board.head_to_head[bot][other] : null;
+    if (!pair) td.textContent = "\u2014";
+    else if (!pair.games) td.append(el("span", "none", "0/0"));
+    else {
+      const above = pair.above + (pair.ties || 0) / 2;
+      td.textContent = (pair.ties ? above.toFixed(1) : pair.above) + "/" + pair.games;
+      // Strength: the likelihood of superiority where the data has it, else the share of games above.
+      const strength = typeof pair.los === "number" ? pair.los : above / pair.games;
+      const hue = strength >= 0.5 ? 135 : 0;
+      const alpha = Math.min(1, Math.abs(strength - 0.5) * 2) * 0.75;
+      td.style.background = "hsla(" + hue + ", 60%, 50%, " + alpha.toFixed(2) + ")";
+      td.title = bot + (pair.ties ? " placed better than " : " finished above ") + other + " in " + (100 * above / pair.games).toFixed(0) + "% of " +
+        pair.games + (pair.ties ? " paired games (a tie counting half)" : " games") +
+        (typeof pair.los === "number" ? "; likelihood of superiority " + (100 * pair.los).toFixed(0) + "%" : "");
+      td.dataset.strength = strength.toFixed(3);
+    }
+    return td;
+  }
+
   function drawPairs() {
     const bots = data.board.rows.map((r) => r.bot);
+    const select = $("pairs-bot");
+    select.replaceChildren(new Option(bots.length > PAIRS_SHOWN ? "the top " + PAIRS_SHOWN : "every bot", ""));
+    for (const bot of bots) select.append(new Option(bot, bot));
+    if (ui.pairs && !bots.includes(ui.pairs)) ui.pairs = "";
+    select.value = ui.pairs;
     const table = $("pairs");
     table.replaceChildren();
+    const note = $("pairs-note");
+    if (ui.pairs) {
+      // One bot's row and column: each other bot, with the chosen bot's record against it.
+      const bot = ui.pairs;
+      const head = el("tr");
+      head.append(el("th", "text", "opponent"), el("th", null, bot + " above"), el("th", null, "above " + bot));
+      table.appendChild(el("thead")).append(head);
+      const body = el("tbody");
+      for (const other of bots) {
+        if (other === bot) continue;
+        const tr = el("tr");
+        tr.append(el("th", "text", other), pairCell(bot, other), pairCell(other, bot));
+        body.append(tr);
+      }
+      table.append(body);
+      note.textContent = "";
+      return;
+    }
+    const shown = bots.slice(0, PAIRS_SHOWN);
     const head = el("tr");
     head.append(el("th"));
-    for (const bot of bots) head.append(el("th", null, bot));
+    for (const bot of shown) head.append(el("th", null, bot));
     table.appendChild(el("thead")).append(head);
     const body = el("tbody");
-    for (const bot of bots) {
+    for (const bot of shown) {
       const tr = el("tr");
       tr.append(el("th", "text", bot));
-      for (const other of bots) {
-        const td = el("td");
-        const pair = bot !== other && data.board.head_to_head[bot] ? data.board.head_to_head[bot][other] : null;
-        if (!pair) td.textContent = "\u2014";
-        else if (!pair.games) td.append(el("span", "none", "0/0"));
-        else {
-          td.textContent = pair.above + "/" + pair.games;
-          // Strength: the likelihood of superiority where the data has it, else the share of games above.
-          const strength = typeof pair.los === "number" ? pair.los : pair.above / pair.games;
-          const hue = strength >= 0.5 ? 135 : 0;
-          const alpha = Math.min(1, Math.abs(strength - 0.5) * 2) * 0.75;
-          td.style.background = "hsla(" + hue + ", 60%, 50%, " + alpha.toFixed(2) + ")";
-          td.title = bot + " finished above " + other + " in " + (100 * pair.above / pair.games).toFixed(0) + "% of " +
-            pair.games + " games" + (typeof pair.los === "number" ? "; likelihood of superiority " + (100 * pair.los).toFixed(0) + "%" : "");
-          td.dataset.strength = strength.toFixed(3);
-        }
-        tr.append(td);
-      }
+      for (const other of shown) tr.append(pairCell(bot, other));
       body.append(tr);
     }
     table.append(body);
+    note.textContent = bots.length > shown.length
+      ? "The top " + shown.length + " of " + bots.length + " bots; choose a bot to see its row and column against every other."
+      : "";
   }
 
-  // ----- the rating chart ------------------------------------------------------------
+  // ----- the chart of ratings over time ----------------------------------------------------
 
   const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
   const colour = (i) => (i < COLOURS.length ? COLOURS[i] : "hsl(" + ((i * 137) % 360) + ", 55%, 45%)");
@@ -275,6 +368,11 @@
     return node;
   };
 
+  function chartBots(bots) {
+    if (!Array.isArray(ui.chart)) return bots.slice(0, CHART_SHOWN);
+    return bots.filter((bot) => ui.chart.includes(bot));
+  }
+
   function drawChart() {
     const box = $("chart");
     box.replaceChildren();
@@ -284,31 +382,37 @@
       box.append(el("p", "note", "The chart appears once games are counted."));
       return;
     }
-    const W = 900, H = 300, L = 44, R = 12, T = 10, B = 28;
+    const chosen = chartBots(bots);
+    // Drawn at the width it is shown at, so that its labels are as large on a phone as on a desktop.
+    const W = Math.max(280, Math.round(box.clientWidth || 900)), H = Math.round(Math.min(320, Math.max(200, W * 0.45)));
+    const L = 40, R = 10, T = 10, B = 26;
     const xs = history.games;
-    const all = bots.flatMap((b) => history.mu[b] || []);
-    let low = Math.floor(Math.min(...all) - 1), high = Math.ceil(Math.max(...all) + 1);
+    const all = chosen.flatMap((b) => history.mu[b] || []);
+    const low = Math.floor(Math.min(...(all.length ? all : [24])) - 1), high = Math.ceil(Math.max(...(all.length ? all : [26])) + 1);
     const x = (v) => L + ((W - L - R) * v) / xs[xs.length - 1];
     const y = (v) => T + ((H - T - B) * (high - v)) / (high - low);
-    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "each bot's rating (mu) as games accumulate" });
+    const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img",
+      "aria-label": "openskill ratings (mu) of the chosen bots as games accumulate" });
     const ticks = 5;
     for (let i = 0; i <= ticks; i++) {
       const v = low + ((high - low) * i) / ticks;
       chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e6e9ed" }));
-      const label = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#66707a" });
+      const label = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 12, fill: "#66707a" });
       label.textContent = v.toFixed(0);
       chart.append(label);
     }
-    for (let i = 0; i <= 4; i++) {
-      const v = Math.round((xs[xs.length - 1] * i) / 4);
-      const label = svg("text", { x: x(v), y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#66707a" });
-      label.textContent = v + (i === 4 ? " games" : "");
+    const xticks = W < 500 ? 2 : 4;
+    for (let i = 0; i <= xticks; i++) {
+      const v = Math.round((xs[xs.length - 1] * i) / xticks);
+      const label = svg("text", { x: x(v), y: H - 8, "text-anchor": i === 0 ? "start" : i === xticks ? "end" : "middle",
+        "font-size": 12, fill: "#66707a" });
+      label.textContent = v + (i === xticks ? " games" : "");
       chart.append(label);
     }
     const lines = {};
     bots.forEach((bot, i) => {
       const mu = history.mu[bot];
-      if (!mu) return;
+      if (!mu || !chosen.includes(bot)) return;
       const sigma = history.sigma[bot];
       const upper = mu.map((m, j) => x(xs[j]) + "," + y(m + 1.96 * sigma[j]));
       const lower = mu.map((m, j) => x(xs[j]) + "," + y(m - 1.96 * sigma[j])).reverse();
@@ -323,18 +427,30 @@
     });
     const legend = el("div", "legend");
     bots.forEach((bot, i) => {
-      const item = el("span");
+      const on = chosen.includes(bot);
+      const item = el("button", on ? "on" : "off");
+      item.type = "button";
+      item.dataset.bot = bot;
+      item.setAttribute("aria-pressed", on ? "true" : "false");
+      item.title = on ? "hide " + bot : "show " + bot;
       const swatch = el("i");
-      swatch.style.background = colour(i);
+      swatch.style.background = on ? colour(i) : "transparent";
+      swatch.style.borderColor = colour(i);
       item.append(swatch, document.createTextNode(bot));
-      const focus = (on) => {
+      const focus = (lit) => {
         for (const other in lines) {
-          lines[other][0].setAttribute("opacity", on && other !== bot ? 0.2 : 1);
-          lines[other][1].setAttribute("opacity", on && other === bot ? 0.15 : 0);
+          lines[other][0].setAttribute("opacity", lit && other !== bot ? 0.2 : 1);
+          lines[other][1].setAttribute("opacity", lit && other === bot ? 0.15 : 0);
         }
       };
-      item.onmouseenter = () => focus(true);
-      item.onmouseleave = () => focus(false);
+      item.onmouseenter = () => on && focus(true);
+      item.onmouseleave = () => on && focus(false);
+      item.onclick = () => {
+        const current = chartBots(bots);
+        ui.chart = on ? current.filter((b) => b !== bot) : current.concat([bot]);
+        drawChart();
+        saveState();
+      };
       legend.append(item);
     });
     box.append(chart, legend);
@@ -350,7 +466,7 @@
     select.value = ui.bot;
     $("faulty").checked = ui.faulty;
     const games = data.games.filter((g) => (!ui.bot || g[2].includes(ui.bot)) && (!ui.faulty || g[6]));
-    $("games-count").textContent = games.length + " of " + data.games.length + " games";
+    $("games-count").textContent = games.length + " of " + data.games.length + (data.games.length === 1 ? " game" : " games");
     const table = $("games");
     table.replaceChildren();
     const head = el("tr");
@@ -360,7 +476,7 @@
     table.appendChild(el("thead")).append(head);
     const body = el("tbody");
     for (const g of games.slice(0, ui.shown)) {
-      const [index, id, seats, placements, hands, decisions, faults, voidReason, replay] = g;
+      const [index, id, seats, finishOrder, hands, decisions, faults, voidReason, replay] = g;
       const tr = el("tr");
       tr.dataset.game = id;
       tr.append(el("td", null, String(index)));
@@ -373,9 +489,11 @@
       tr.append(name);
       const result = el("td", "players");
       if (voidReason) result.append(el("span", "void", "void: " + voidReason + " \u2014 "));
-      placements.forEach((seat, place) => {
-        result.append(el("span", place === 0 ? "winner" : "", (place + 1) + ". " + seats[seat]));
-        if (place < placements.length - 1) result.append(document.createTextNode(", "));
+      finishOrder.forEach((seat, place) => {
+        const player = el("span", "player" + (place === 0 ? " winner" : ""), (place + 1) + ". " + seats[seat]);
+        player.dataset.bot = seats[seat];
+        result.append(player);
+        if (place < finishOrder.length - 1) result.append(document.createTextNode(", "));
       });
       tr.append(result);
       tr.append(el("td", null, hands === null ? "-" : String(hands)));
@@ -407,8 +525,13 @@
   $("more").checked = ui.more;
   $("more").onchange = (event) => { ui.more = event.target.checked; drawStandings(); saveState(); };
   $("bot-filter").onchange = (event) => { ui.bot = event.target.value; ui.shown = 100; drawGames(); saveState(); };
+  $("pairs-bot").onchange = (event) => { ui.pairs = event.target.value; drawPairs(); saveState(); };
   $("faulty").onchange = (event) => { ui.faulty = event.target.checked; drawGames(); saveState(); };
   $("games-more").onclick = () => { ui.shown += 200; drawGames(); saveState(); };
+  let chartWidth = $("chart").clientWidth;
+  window.addEventListener("resize", () => {
+    if ($("chart").clientWidth !== chartWidth) { chartWidth = $("chart").clientWidth; drawChart(); }
+  });
   drawAll();
   if (ui.scrollY) window.scrollTo(0, ui.scrollY);
   document.body.dataset.ready = "1";
@@ -419,6 +542,7 @@
     const response = await fetch(location.pathname, { cache: "no-store" });
     if (!response.ok) return;
     const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    if (!doc.getElementById("league")) return;
     data = readData(doc);
     drawAll();
   }

@@ -1,0 +1,260 @@
+"""The published ranking: one Plackett-Luce fit of every finish order, and rank ranges from a bootstrap over deals.
+
+Pure computation (numpy), no I/O, no clock; the bootstrap's random draws
+come from the seed it is given, so the same games give the same figures to
+the last digit, in whatever order they arrive. docs/statistics.md explains
+each figure; bench/calibration.py measures how often the ranges hold the
+true ranks.
+
+- **Strength.** Under Plackett-Luce a game's finish order is drawn by
+  picking the winner with probability proportional to each bot's strength
+  ``w``, then second place from the rest, and so on. The fit is the
+  maximum of the likelihood of every counted game's finish order, times a
+  weak prior: each bot is given one virtual win and one virtual loss
+  against a bot of the field's (geometric) mean strength, so that a bot
+  that won every game still has a finite strength. It is computed with
+  Hunter's MM algorithm (2004), each step recentred on the field's mean,
+  and reported as Elo relative to that mean, ``400 log10(w / mean)``: the
+  chance that A finishes above B is ``1 / (1 + 10^((B - A) / 400))`` at any
+  table. Nothing depends on the order the games are given in, unlike a
+  rating updated game by game.
+- **Intervals and rank ranges.** Deals (the games of one seed: a table's
+  rotations, and in a gauntlet every candidate's table on the same field
+  and cards) are resampled with replacement, ``resamples`` times, and the
+  fit repeated on each resample; the spread of a figure over the
+  resamples is its standard error. An interval is the estimate plus or
+  minus Student's t for deals - 1 degrees of freedom times that error (as
+  :mod:`referee.stats` counts deals), so that a handful of deals cannot
+  claim certainty. Bot B is *established above* bot A when B's strength
+  minus A's exceeds t times the error of that difference. A bot's range is
+  ``[1 + bots established above it, n - bots established below it]``
+  among the ``n`` bots it is ranked with: bots whose order the games do
+  not establish share ranks. ``rank`` is the competition ranking by
+  strength (ties share the best place: 1, 2, 2, 4).
+- **Unbounded ends.** A bot that finished first in every game it played
+  could be any stronger than the fit says (the likelihood rises without
+  end; only the prior stops it), and one last in every game any weaker:
+  that end of its interval is infinite.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.stats import CONFIDENCE, interval_multiplier
+
+RESAMPLES = 200  # bootstrap resamples of the deals
+PRIOR_GAMES = 1.0  # virtual wins (and as many losses) of each bot against the field's mean
+ELO_PER_NEPER = 400.0 / math.log(10.0)
+STRENGTH_DIGITS = 2  # Elo; strengths equal at this rounding are tied
+FIT_TOLERANCE = 1e-11  # the largest change of any log strength at which the fit stops
+RESAMPLE_TOLERANCE = 1e-6
+MAX_STEPS = 100_000
+_CHUNK_CELLS = 2_000_000  # games x seats x resamples fitted at once: bounds the memory a chunk takes
+
+
+@dataclass(frozen=True)
+class RankedBot:
+    """One bot's place: its fitted strength with a 95% interval, its rank and the 95% range of its rank."""
+
+    bot: str
+    strength: float | None  # Elo relative to the field's mean; None for a bot without a counted game
+    strength_low: float | None
+    strength_high: float | None
+    rank: int  # competition ranking among the bots it is ranked with
+    rank_range: tuple[int, int]  # best and worst rank the games allow (95%)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every bot's place, by bot name; ``groups`` are the sets of bots ranked among themselves."""
+
+    bots: dict[str, RankedBot]
+    resamples: int
+    level: float
+
+
+def rank_bots(
+    games: Sequence[tuple[Hashable, Sequence[str]]],
+    bots: Sequence[str],
+    *,
+    seed: int,
+    groups: Sequence[Sequence[str]] | None = None,
+    resamples: int = RESAMPLES,
+    level: float = CONFIDENCE,
+) -> Ranking:
+    """Fit the strengths of ``bots`` from ``games`` and rank them, within each of ``groups`` (default: all together).
+
+    ``games`` are ``(deal, bots in finish order)``: ``deal`` (any sortable
+    key) says which games share their cards and so are resampled together.
+    ``seed`` (an unsigned 64-bit number) seeds the bootstrap. Neither the
+    order of the games nor of the deals changes a digit.
+    """
+    names = sorted(bots)
+    played = sorted({name for _, order in games for name in order})
+    unknown = [name for name in played if name not in set(names)]
+    if unknown:
+        raise ValueError(f"games name bots that are not ranked: {', '.join(unknown)}")
+    groups = [list(names)] if groups is None else [sorted(group) for group in groups]
+    position = {name: number for number, name in enumerate(played)}
+    finish = _finish_array(games, position)
+    # Deals numbered in the order of their keys, not of the games: renumbering the games changes no draw.
+    deal_numbers = {deal: number for number, deal in enumerate(sorted({deal for deal, _ in games}))}
+    deal_of_game = np.array([deal_numbers[deal] for deal, _ in games], dtype=np.int64)
+    strengths = np.zeros(len(played))
+    replicates = np.zeros((0, len(played)))
+    if played:
+        # Games with the same finish order are fitted as one, weighted by their count (in a small field most
+        # games repeat an order), in an order of their own: the order games come in cannot change a digit.
+        orders, which = np.unique(finish, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        once = np.bincount(which, minlength=len(orders)).astype(float)[None, :]
+        strengths = fit(orders, len(played), once, FIT_TOLERANCE)[0]
+        if resamples:
+            generator = np.random.Generator(np.random.PCG64(seed))
+            weights = np.empty((resamples, len(orders)))
+            for resample in range(resamples):  # one at a time: memory of one resample's draws, not of all
+                draw = generator.integers(0, len(deal_numbers), size=len(deal_numbers))
+                times = np.bincount(draw, minlength=len(deal_numbers)).astype(float)
+                weights[resample] = np.bincount(which, weights=times[deal_of_game], minlength=len(orders))
+            replicates = fit(orders, len(played), weights, RESAMPLE_TOLERANCE, start=strengths)
+    multiplier = interval_multiplier(level, len(deal_numbers) - 1) if len(deal_numbers) > 1 else math.inf
+    sizes = (finish < len(played)).sum(axis=1)
+    seated = np.bincount(finish[finish < len(played)], minlength=len(played))
+    first = np.bincount(finish[:, 0], minlength=len(played) + 1)[: len(played)] if len(finish) else seated * 0
+    last = np.bincount(finish[np.arange(len(finish)), sizes - 1], minlength=len(played)) if len(finish) else seated * 0
+    unbounded = {name: (bool(last[number] == seated[number]), bool(first[number] == seated[number]))
+                 for name, number in position.items()}  # fmt: skip
+    ranked: dict[str, RankedBot] = {}
+    for group in groups:
+        ranked.update(_rank_group(group, position, strengths, replicates, multiplier, unbounded))
+    return Ranking(ranked, resamples, level)
+
+
+def _finish_array(games: Sequence[tuple[Hashable, Sequence[str]]], position: dict[str, int]) -> np.ndarray:
+    """Each game's bots (their positions) in finish order, padded with ``len(position)`` (a bot of strength 0)."""
+    width = max((len(order) for _, order in games), default=0)
+    finish = np.full((len(games), width), len(position), dtype=np.int64)
+    for number, (_, order) in enumerate(games):
+        finish[number, : len(order)] = [position[name] for name in order]
+    return finish
+
+
+def fit(
+    orders: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, start: np.ndarray | None = None
+) -> np.ndarray:
+    """Log strengths (natural, mean 0) maximising the weighted Plackett-Luce likelihood with the prior; one row per weighting.
+
+    ``orders`` is finish orders x places (bot numbers, padded with
+    ``bots``); ``weights`` is resamples x orders: how often each order
+    counts in each resample. Resamples are fitted in chunks (bounding the
+    memory one takes), each by MM steps until no log strength moves by more
+    than ``tolerance``.
+    """
+    width = orders.shape[1]
+    chunk = max(1, _CHUNK_CELLS // max(1, len(orders) * width))
+    rows = []
+    for first in range(0, len(weights), chunk):
+        part = weights[first : first + chunk]
+        initial = np.zeros((len(part), bots)) if start is None else np.broadcast_to(start, (len(part), bots)).copy()
+        rows.append(_mm(orders, bots, part, tolerance, initial))
+    return np.concatenate(rows)
+
+
+def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, theta: np.ndarray) -> np.ndarray:
+    """Hunter's MM for Plackett-Luce, resamples side by side: ``w <- wins / sum over stages of 1 / (strength left)``.
+
+    Worked a place at a time (a table has at most ten), each over every
+    resample and game at once: the strength not yet placed is summed from
+    the last place up, each bot's exposure (the sum of ``1 / strength
+    left`` over the stages it was still in) from the first place down.
+    """
+    resamples = len(weights)
+    games, width = finish.shape
+    places = np.ascontiguousarray(finish.T)  # places x games
+    sizes = (finish < bots).sum(axis=1)
+    columns = bots + 1  # the padding's column last
+    offsets = (np.arange(resamples) * columns)[:, None]
+    flat = [(places[place][None, :] + offsets).ravel() for place in range(width)]
+    # Stage j of a game picks place j from the bots not yet placed; a game of n has stages 0..n-2.
+    stage_weights = [weights * (place < sizes - 1)[None, :] for place in range(width)]
+    wins = np.full((resamples, columns), PRIOR_GAMES)
+    for place in range(width):
+        wins += np.bincount(flat[place], weights=stage_weights[place].ravel(), minlength=resamples * columns).reshape(
+            resamples, columns)  # fmt: skip
+    wins = wins[:, :bots]
+    strengths = np.exp(theta)
+    padded = np.zeros((resamples, columns))
+    inverse = [np.empty((resamples, games)) for _ in range(width)]
+    for _ in range(MAX_STEPS):
+        padded[:, :bots] = strengths
+        left = np.zeros((resamples, games))
+        for place in range(width - 1, -1, -1):  # the strength of the bots not yet placed, last place first
+            left += padded[:, places[place]]
+            np.divide(stage_weights[place], np.maximum(left, 1e-300), out=inverse[place])
+        denominators = np.zeros(resamples * columns)
+        exposure = np.zeros((resamples, games))
+        for place in range(width):
+            exposure += inverse[place]
+            denominators += np.bincount(flat[place], weights=exposure.ravel(), minlength=resamples * columns)
+        denominators = denominators.reshape(resamples, columns)[:, :bots]
+        # The prior: PRIOR_GAMES won and lost against a bot of the field's mean strength (1, after recentring).
+        denominators += 2.0 * PRIOR_GAMES / (strengths + 1.0)
+        updated = np.log(wins / denominators)
+        updated -= updated.mean(axis=1, keepdims=True)
+        change = np.max(np.abs(updated - theta)) if updated.size else 0.0
+        theta = updated
+        strengths = np.exp(theta)
+        if change <= tolerance:
+            break
+    return theta
+
+
+def _rank_group(
+    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, multiplier: float,
+    unbounded: dict[str, tuple[bool, bool]],
+) -> dict[str, RankedBot]:
+    """Rank, strength interval and rank range of each bot of ``group`` among the group."""
+    fitted = [name for name in group if name in position]
+    columns = [position[name] for name in fitted]
+    elo = {name: float(strengths[position[name]] * ELO_PER_NEPER) for name in fitted}
+    ordered = sorted(fitted, key=lambda name: (-round(elo[name], STRENGTH_DIGITS), name))
+    rank: dict[str, int] = {}
+    for place, name in enumerate(ordered, start=1):
+        previous = ordered[place - 2] if place > 1 else None
+        tied = previous is not None and round(elo[previous], STRENGTH_DIGITS) == round(elo[name], STRENGTH_DIGITS)
+        rank[name] = rank[previous] if tied else place
+    above = np.zeros(len(fitted), dtype=np.int64)  # bots established above each bot
+    below = np.zeros(len(fitted), dtype=np.int64)
+    errors = np.full(len(fitted), math.inf)
+    if len(replicates) > 1 and fitted and math.isfinite(multiplier):
+        sample = replicates[:, columns] * ELO_PER_NEPER
+        estimates = np.array([elo[name] for name in fitted])
+        errors = sample.std(axis=0, ddof=1)
+        least = 10.0**-STRENGTH_DIGITS  # strengths closer than the shown digits are tied, whatever the error
+        for number in range(len(fitted)):
+            gap = estimates - estimates[number]  # each other bot's strength minus this one's
+            error = (sample - sample[:, number : number + 1]).std(axis=0, ddof=1)
+            established = np.abs(gap) > np.maximum(multiplier * error, least)
+            above[number] = int((established & (gap > 0)).sum())
+            below[number] = int((established & (gap < 0)).sum())
+    ranked = {}
+    for number, name in enumerate(fitted):
+        best, worst = 1 + int(above[number]), len(group) - int(below[number])
+        half = multiplier * float(errors[number])
+        no_floor, no_ceiling = unbounded[name]
+        ranked[name] = RankedBot(
+            bot=name, strength=elo[name],
+            strength_low=(-math.inf if no_floor else elo[name] - half) if math.isfinite(half) else None,
+            strength_high=(math.inf if no_ceiling else elo[name] + half) if math.isfinite(half) else None,
+            rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
+        )  # fmt: skip
+    unplaced = len(fitted) + 1
+    for name in group:
+        if name not in position:
+            ranked[name] = RankedBot(name, None, None, None, unplaced, (1, len(group)))
+    return ranked

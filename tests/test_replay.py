@@ -201,14 +201,19 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
             site.game_finished(game_id)
             await asyncio.sleep(0.05)
         last_game = time.monotonic()
-        await asyncio.sleep(1.5)  # the trailing write comes without another game
+        # The trailing write comes without another game: within the interval, or ten times a rewrite's time
+        # (a loaded machine makes both longer), so wait for it rather than for a fixed time.
+        deadline = last_game + 20
+        written = site.leaderboard_written_at
+        while time.monotonic() < deadline and not (written and written[-1] > last_game):
+            await asyncio.sleep(0.05)
         await site.close()
         return site, last_game
 
     site, last_game = asyncio.run(scenario())
     assert site.replays_written == 8 and sorted(p.stem for p in (tmp_path / "replays").iterdir()) == ids
     writes = site.leaderboard_written_at
-    assert 2 <= len(writes) <= 4, writes
+    assert len(writes) >= 2, writes
     assert all(later - earlier >= 0.45 for earlier, later in zip(writes, writes[1:], strict=False))
     assert writes[-1] > last_game, "the games that came in the last interval are shown"
     data = league_data_of((tmp_path / "leaderboard.html").read_text(encoding="utf-8"))

@@ -58,10 +58,12 @@ class BotSpec:
     ``folders``: what the bot sees as its own, read-only; ``None`` (a
     command the organiser wrote) means its ``cwd`` and the folders of the
     files its command names (see :func:`referee.sandbox.plan_sandbox`).
-    ``shared``: folders it may also write. ``hidden``: paths it must never
-    see, even inside those (the league's output, other bots' folders).
-    ``network`` (``none`` or ``host``) applies in the sandbox; without it a
-    bot has the host's network.
+    ``shared``: folders it may also write; a process that plays ``lane``
+    ``k > 0`` of a league sees there its lane's copies, ``lane_copies[k - 1]``
+    (:mod:`referee.lanes`). ``hidden``: paths it must never see, even inside
+    those (the league's output, other bots' folders). ``network`` (``none``
+    or ``host``) applies in the sandbox; without it a bot has the host's
+    network.
     """
 
     name: str
@@ -76,6 +78,8 @@ class BotSpec:
     folders: tuple[str, ...] | None = None
     shared: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    lane_copies: tuple[tuple[str, ...], ...] = ()  # for lanes 1, 2, ...: the folders shown at `shared` instead
+    lane: int = 0
 
     def __post_init__(self) -> None:
         if self.network not in NETWORKS:
@@ -95,6 +99,15 @@ class BotSpec:
 
     def describe(self) -> str:
         return self.address if self.address else shlex.join(self.command)
+
+    def shared_sources(self) -> tuple[str, ...]:
+        """What the sandbox shows at each of ``shared``: the folders themselves, or this lane's copies of them."""
+        if self.lane == 0 or not self.shared:
+            return self.shared
+        if self.lane > len(self.lane_copies):
+            raise ValueError(f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
+                             f"for lanes 1 to {len(self.lane_copies)})")  # fmt: skip
+        return self.lane_copies[self.lane - 1]
 
 
 class BotProcess:
@@ -159,8 +172,8 @@ class BotProcess:
             self.containment = SANDBOXED
             plan = sandbox.plan_sandbox(
                 spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared,
-                hidden=self._hidden_paths(), socket_dir=self._private_dir, network_host=spec.network == "host",
-                limits=spec.limits, search_path=spec.env.get("PATH"),
+                shared_sources=spec.shared_sources(), hidden=self._hidden_paths(), socket_dir=self._private_dir,
+                network_host=spec.network == "host", limits=spec.limits, search_path=spec.env.get("PATH"),
             )  # fmt: skip
             inner = [*plan.argv(bwrap), "--", *spec.command]
             env = sandbox.sandbox_environment({**spec.env, ADDRESS_VARIABLE: inside})
@@ -171,7 +184,7 @@ class BotProcess:
             env = {**os.environ, **spec.env, ADDRESS_VARIABLE: inside}
             env.pop("GRPC_ENABLE_FORK_SUPPORT", None)
             cwd = spec.cwd
-        argv = sandbox.launch_argv(self.cgroup.procs_files if self.cgroup else [], limits, inner)
+        argv = _dying_with_referee(sandbox.launch_argv(self.cgroup.procs_files if self.cgroup else [], limits, inner))
         log = open(self.log_path, "wb", buffering=0) if self.log_path else None  # noqa: SIM115 - closed by the log task
         creating = asyncio.ensure_future(asyncio.create_subprocess_exec(
             *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -383,6 +396,23 @@ async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, coun
         if log is not None:
             with contextlib.suppress(OSError):
                 log.close()
+
+
+def _dying_with_referee(argv: list[str]) -> list[str]:
+    """``argv``, run with a parent-death signal set before anything else, and not at all if the referee is gone.
+
+    bubblewrap's ``--die-with-parent`` is set once it runs: a referee killed
+    between the fork and then would leave the sandbox behind, which a league
+    that starts a bot's processes as its lanes first need meets. Set by
+    ``setpriv`` first (it lasts through the ``exec`` of the wrapper and of
+    bubblewrap), then the parent checked: a referee gone before that is not
+    the parent any more.
+    """
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return argv
+    check = '[ "$PPID" = "$0" ] || exit 125; exec "$@"'
+    return [setpriv, "--pdeathsig", "KILL", "--", "sh", "-c", check, str(os.getpid()), *argv]
 
 
 def _free_port() -> int:

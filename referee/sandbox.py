@@ -220,6 +220,7 @@ class SandboxPlan:
     socket_dir: str | None  # bound read-write at SOCKET_DIR_INSIDE
     network_host: bool
     writable_bytes: int | None  # the size of /tmp, /scratch and /dev/shm each
+    bind_sources: tuple[tuple[str, str], ...] = ()  # (read-write folder, what is bound there instead)
 
     def argv(self, bwrap: Bubblewrap) -> list[str]:
         """bubblewrap's command line up to the bot's command (which follows)."""
@@ -237,8 +238,9 @@ class SandboxPlan:
         if self.socket_dir is not None:
             argv += ["--bind", self.socket_dir, SOCKET_DIR_INSIDE]
         binds, links = _binds(self.read_only, self.read_write)
+        sources = dict(self.bind_sources)
         for path, writable in binds:
-            argv += ["--bind" if writable else "--ro-bind", path, path]
+            argv += ["--bind" if writable else "--ro-bind", sources.get(path, path), path]
         for target, link in links:
             argv += ["--symlink", target, link]
         bound = [path for path, _ in binds]
@@ -257,6 +259,7 @@ def plan_sandbox(
     *,
     own_folders: Sequence[str] | None = None,
     shared: Sequence[str] = (),
+    shared_sources: Sequence[str] | None = None,
     hidden: Sequence[str] = (),
     socket_dir: str | None = None,
     network_host: bool = False,
@@ -271,7 +274,8 @@ def plan_sandbox(
     author chose its run command); otherwise (a command written by the
     organiser) its ``cwd`` and, for each argument that names an existing
     file or folder, that file's folder or that folder. Hidden paths are
-    masked where they fall inside a folder it sees.
+    masked where they fall inside a folder it sees. ``shared_sources``: the
+    folder bound at each of ``shared`` (default: the folder itself).
     """
     given_cwd = os.path.abspath(cwd) if cwd else None
     cwd = given_cwd or os.getcwd()
@@ -291,7 +295,9 @@ def plan_sandbox(
         socket_dir=socket_dir,
         network_host=network_host,
         writable_bytes=limits.output_bytes,
-    )
+        bind_sources=tuple((os.path.realpath(folder), os.path.realpath(source))
+                           for folder, source in zip(shared, shared_sources or shared, strict=True) if folder != source),
+    )  # fmt: skip
 
 
 def _bindable(folders: Iterable[str]) -> tuple[str, ...]:

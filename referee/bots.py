@@ -34,6 +34,7 @@ from pathlib import Path
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
+from referee.freezer import Freezer, freezer_for
 from referee.sandbox import DEFAULT_LIMITS, SOCKET_DIR_INSIDE, ResourceLimits
 
 __all__ = ["ADDRESS_VARIABLE", "BotProcess", "BotSpec", "ResourceLimits"]
@@ -63,7 +64,8 @@ class BotSpec:
     (:mod:`referee.lanes`). ``hidden``: paths it must never see, even inside
     those (the league's output, other bots' folders). ``network`` (``none``
     or ``host``) applies in the sandbox; without it a bot has the host's
-    network.
+    network. ``freeze``: the bot's processes are frozen while it is not on
+    move (:mod:`referee.freezer`).
     """
 
     name: str
@@ -78,6 +80,7 @@ class BotSpec:
     folders: tuple[str, ...] | None = None
     shared: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    freeze: bool = True
     lane_copies: tuple[tuple[str, ...], ...] = ()  # for lanes 1, 2, ...: the folders shown at `shared` instead
     lane: int = 0
 
@@ -122,6 +125,7 @@ class BotProcess:
         self.address = spec.address  # where the referee connects
         self.containment: str | None = None  # SANDBOXED or PROCESS_GROUP, once started
         self.cgroup: sandbox.BotCgroup | None = None
+        self.freezer: Freezer | None = None  # with spec.freeze: how the session freezes it off move
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
         self._private_dir: str | None = None
         self._log_task: asyncio.Task | None = None
@@ -206,6 +210,13 @@ class BotProcess:
                 log.close()
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
         self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap, self))
+        if spec.freeze:
+            try:
+                self.freezer = freezer_for(self.process.pid, self.cgroup)
+            except OSError as error:
+                raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: cannot freeze it off move "
+                               f"({error.strerror or error}); freeze: false in the league file turns freezing off",
+                               spec.name) from None  # fmt: skip
         if spec.limits.cpu_seconds is not None and self.cgroup is not None and self.cgroup.cpu_us() is not None:
             self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
@@ -333,6 +344,9 @@ class BotProcess:
         if self._watch_task is not None:
             self._watch_task.cancel()
             self._watch_task = None
+        if self.freezer is not None:
+            self.freezer.close()  # thawed, so that it ends (a process frozen by the v1 freezer cannot die)
+            self.freezer = None
         if self.process is not None:
             self._kill()
             with contextlib.suppress(asyncio.TimeoutError):

@@ -27,8 +27,8 @@ How, in order of preference (:func:`freezer_for`):
 before its request is sent), frozen again once its reply is read (one
 write, :data:`FREEZE_DELAY_S` later, off the decision's path: the bot's gRPC
 library finishes sending the reply meanwhile, which frozen at once it would
-do at its next decision). A bot that uses CPU in that moment (it ponders) is
-*restless*: from then on it is frozen the moment each reply is read.
+do at its next decision). A bot seen using CPU in that moment (it ponders)
+is *restless*: from then on it is frozen the moment each reply is read.
 While a bot is frozen, what the referee sends it (a game's start or end, a
 fault notice) waits in its socket, and it reads it when it is next thawed:
 handling a game's start or end is charged to the bot's next decision. A bot
@@ -61,10 +61,13 @@ from referee.sandbox import BotCgroup, cgroup_support
 BREATH_INTERVAL_S = 5.0
 BREATH_S = 0.02
 # A reply read, the bot is frozen this much later: its gRPC library finishes sending the reply meanwhile (frozen
-# at once, it would do that at its next decision, some 0.2 ms later for it and its game). A bot that used more than
-# RESTLESS_CPU_S of CPU in that time is frozen at once after every reply from then on.
-FREEZE_DELAY_S = 0.002
+# at once, it would do that at its next decision, some 0.2 ms later for it and its game), and a bot asked again
+# within it (a fast game) is not frozen and thawed for nothing (some 0.1 ms a decision). A bot that uses more than
+# RESTLESS_CPU_S of CPU in that time, RESTLESS_TIMES times (a garbage collection may take that once), is frozen at
+# once after every reply from then on: no bot gets more than that of CPU off move unseen.
+FREEZE_DELAY_S = 0.005
 RESTLESS_CPU_S = 0.001
+RESTLESS_TIMES = 3
 # How many times a freeze by signals looks again for processes started while it was stopping the others.
 SIGNAL_ROUNDS = 8
 
@@ -237,6 +240,7 @@ class OffMove:
         self._on_move = False
         self._released = False
         self.restless = cpu_us is None  # frozen the moment its reply is read (nothing tells how it behaves)
+        self._busy_times = 0  # times it used more than RESTLESS_CPU_S before its freeze
         self._marked: int | None = None  # its CPU time as its freeze was scheduled
         self._timer: asyncio.Handle | None = None  # what comes next: the freeze, or a breath (its start or end)
 
@@ -250,15 +254,21 @@ class OffMove:
             self._frozen = False
             self._act(self.freezer.thaw)
 
-    def off_move(self) -> None:
-        """The bot's decision is over (its reply is read, or it failed): freeze it soon, or now if it is restless."""
+    def off_move(self, watched: bool = True) -> None:
+        """The bot's decision is over (its reply is read, or it failed): freeze it soon, or now if it is restless.
+
+        ``watched``: whether the CPU it uses meanwhile counts (not after its
+        handshake, where it may still be setting itself up).
+        """
         self._on_move = False
         if self._frozen or self._released or self._timer is not None:
             return
         if self.restless:
             self._freeze()
-        else:  # once the next request has gone out: this costs the decision nothing
+        elif watched:  # once the next request has gone out: this costs the decision nothing
             self._timer = self._loop.call_soon(self._mark)
+        else:
+            self._timer = self._loop.call_later(FREEZE_DELAY_S, self._freeze)
 
     def release(self) -> None:
         """Thaw the bot for good (before it is stopped)."""
@@ -283,7 +293,8 @@ class OffMove:
             used = (self._cpu_us() or 0) - self._marked
             self._marked = None
             if used > RESTLESS_CPU_S * 1e6:
-                self.restless = True
+                self._busy_times += 1
+                self.restless = self._busy_times >= RESTLESS_TIMES
         self._frozen = True
         self._act(self.freezer.freeze)
         if not self._released:

@@ -190,7 +190,7 @@ class BotSession:
                 cgroup = self.process.cgroup
                 cpu_us = cgroup.cpu_us if cgroup is not None and cgroup.cpu_us() is not None else None
                 self._off_move = OffMove(self.process.freezer, self._loop, cpu_us)
-                self._off_move.off_move()
+                self._off_move.off_move(watched=False)
         except BaseException:
             await self.stop()
             raise
@@ -509,12 +509,12 @@ class BotSession:
             waiter = pending.waiter
             if waiter.done():
                 return
-            if self._off_move is not None:
-                self._off_move.off_move()
             if isinstance(chosen, BotFault):
                 waiter.set_exception(chosen)
             else:
                 waiter.set_result(chosen)
+            if self._off_move is not None:  # after the waiter: what it schedules comes after the decision goes on
+                self._off_move.off_move()
         elif number in self._expired:
             self.late_replies += 1
         elif pending is not None:

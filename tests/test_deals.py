@@ -216,9 +216,11 @@ def test_check_bot_plays_each_game_of_a_process_on_deals_of_its_own(tmp_path: Pa
                                      env={"REFEREE_TEST_MARKER": bots.marker})  # fmt: skip
     settings = CheckSettings(games_per_size=4, timing=TIMING, games=("stop_the_bus",), seats=(2, 3))
     assert asyncio.run(check_bot(candidate, settings, tmp_path)) == 0
-    guesses = score(sorted(tmp_path.glob("stop_the_bus-*.log")), sorted(tmp_path.glob("check-*.jsonl")))
+    game_logs = sorted(tmp_path.glob("check-*.jsonl"))
+    guesses = score(sorted(tmp_path.glob("stop_the_bus-*.log")), game_logs)
     assert len(guesses.games_of) == 2 and all(len(games) == 4 for games in guesses.games_of.values())
-    assert guesses.remembered == 0 and guesses.hand_cards > 0
+    check_no_seed_twice(guesses, {read_log(path)[0]["game_id"]: read_log(path)[0]["seed"] for path in game_logs})
+    assert guesses.hand_cards >= 30 and guesses.hand_rate < AT_CHANCE, guesses
 
 
 # ----- what the test would see from a bot that kept its memory ----------------------------------------

@@ -14,7 +14,8 @@ auto``), each bot in its sandbox:
 
 Move time ``MOVE_TIME_MS``, no time bank, the default 50 ms grace, forfeit
 policy. For each league it prints the steady thinkers' charged time per
-decision (median, 99th percentile) and their timeouts. The target, the
+decision (median, 99th percentile), their wall time (what the clock does
+not charge them, the wait for a CPU, shows there) and their timeouts. The target, the
 guarantee of docs/security.md: with the ponderer frozen, the thinkers'
 median charged time is within 1.25 x the control's, and they get no
 timeout. (tests/test_freezer.py measures the ponderer itself: its cgroup's
@@ -49,7 +50,7 @@ from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this scrip
 
 from referee.config import load_league  # noqa: E402
 from referee.freezer import description  # noqa: E402
-from referee.league import RESULTS_FILE, read_records, run_league  # noqa: E402
+from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
 PONDERER = ROOT / "tests" / "bad_bots" / "ponderer.py"
@@ -69,13 +70,15 @@ class LeagueFigures:
     games: int
     decisions: int
     charged_ms: list[float]  # every steady thinker decision's charged time
+    wall_ms: list[float]  # and its wall time
     timeouts: int
     seconds: float
 
-    def quantiles(self) -> str:
-        ordered = sorted(self.charged_ms)
-        p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
-        return f"median {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms"
+
+def quantiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+    return f"median {statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms"
 
 
 def write_league(folder: Path, kind: str, thinkers: int) -> Path:
@@ -104,14 +107,20 @@ def run(folder: Path, kind: str, thinkers: int) -> LeagueFigures:
     summary = asyncio.run(run_league(league, output=folder / kind))
     seconds = time.perf_counter() - started
     charged: list[float] = []
+    wall: list[float] = []
     timeouts = decisions = 0
     for record in read_records(folder / kind / RESULTS_FILE):
-        for seat, name in enumerate(record["seats"]):
-            if name != PONDERER_NAME:
-                charged.extend(record["timing"]["latency_ms"][seat])
-                timeouts += record["faults"][seat].get("timeout", 0)
+        thinkers = {seat for seat, name in enumerate(record["seats"]) if name != PONDERER_NAME}
+        for seat in thinkers:
+            timeouts += record["faults"][seat].get("timeout", 0)
         decisions += record["decisions"]
-    return LeagueFigures(summary.total, decisions, charged, timeouts, seconds)
+        log = folder / kind / GAME_LOG_DIR / f"{record['game_id']}.jsonl"
+        for line in log.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            if entry["type"] == "decision" and entry["seat"] in thinkers:
+                charged.append(entry["ms"])
+                wall.append(entry["wall_ms"])
+    return LeagueFigures(summary.total, decisions, charged, wall, timeouts, seconds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         for kind in LEAGUES:
             figures[kind] = result = run(Path(folder), kind, thinkers)
             print(f"{kind}: {result.games} games, {result.decisions} decisions in {result.seconds:.1f} s; steady "
-                  f"thinkers charged {result.quantiles()}, {result.timeouts} timeouts", flush=True)  # fmt: skip
+                  f"thinkers charged {quantiles(result.charged_ms)} (wall {quantiles(result.wall_ms)}), "
+                  f"{result.timeouts} timeouts", flush=True)  # fmt: skip
     control = statistics.median(figures["control"].charged_ms)
     for kind in ("frozen", "free"):
         ratio = statistics.median(figures[kind].charged_ms) / control

@@ -2,8 +2,10 @@
 
 ``--workers N`` (default 3) processes are started before the bot listens and
 spin until it ends: a bot that searches in the background while the others
-think. On each decision it spends ``--cpu-ms`` of CPU, then answers a legal
-random action. Frozen off move (referee.freezer), its workers use next to no
+think. Each worker leaves the bot's session for one of its own (``setsid``),
+so that a kernel that shares the CPU out by session (autogroup) gives each
+as much as a whole bot. On each decision it spends ``--cpu-ms`` of CPU, then
+answers a legal random action. Frozen off move (referee.freezer), its workers use next to no
 CPU between its decisions; its cgroup's CPU time shows it.
 """
 
@@ -30,6 +32,7 @@ if __name__ == "__main__":
     arguments = _common.parse(options)
     for _ in range(arguments.workers):
         if os.fork() == 0:
+            os.setsid()
             while True:
                 pass
     _common.run(PonderingServicer(arguments, "ponderer"))

@@ -247,6 +247,7 @@ class OffMove:
     def on_move(self) -> None:
         """Thaw the bot for a decision: one write, if it is frozen."""
         self._on_move = True
+        self._marked = None
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

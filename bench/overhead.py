@@ -322,7 +322,8 @@ async def freezing_cost(tables: list[Table], policy: str, blocks: int, decisions
         try:
             await play_games(free, decisions // 4, logs, None, capture=False)  # warm up
             frozen_totals, free_totals = Totals(), Totals()
-            for game in range(2 * max(2, blocks * decisions // (4 * max(1, table.chunk)))):  # half the blocks' decisions
+            games = 2 * max(2, blocks * decisions // (4 * max(1, table.chunk)))  # half the blocks' decisions, each way
+            for game in range(games):
                 first, second = (table, frozen_totals), (free, free_totals)
                 for each, totals in (first, second) if game % 2 == 0 else (second, first):
                     await play_games(each, 1, logs, totals, capture=False)

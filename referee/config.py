@@ -1000,7 +1000,8 @@ def league_identity(league: League) -> dict[str, Any]:
 
     ``rules`` is everything that changes how any game is played: the game,
     seed, table size, format, time limits, turn limit, fault policy, restarts,
-    network, freezing (when it is off) and the bots' default resource limits. ``bots`` is every bot as the league file declares it, in order
+    network, freezing (when it is off) and the bots' default resource limits.
+    ``bots`` is every bot as the league file declares it, in order
     (its entry as written, with its submission's manifest), whether or not
     its build succeeds. ``rounds`` and ``bots`` may grow between runs: more
     rounds or bots appended at the end only add games

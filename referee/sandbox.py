@@ -295,8 +295,10 @@ def plan_sandbox(
         socket_dir=socket_dir,
         network_host=network_host,
         writable_bytes=limits.output_bytes,
-        bind_sources=tuple((os.path.realpath(folder), os.path.realpath(source))
-                           for folder, source in zip(shared, shared_sources or shared, strict=True) if folder != source),
+        bind_sources=tuple(
+            (os.path.realpath(folder), os.path.realpath(source))
+            for folder, source in zip(shared, shared_sources or shared, strict=True) if folder != source
+        ),
     )  # fmt: skip
 
 

@@ -253,7 +253,8 @@ async def play_remembered_rotations(bots: Bots, folder: Path) -> tuple[Guesses, 
     finally:
         await asyncio.gather(*(bot.stop() for bot in sessions))
     game_logs = sorted(folder.glob("r*.jsonl"))
-    return score([folder / "keeper-1.log", folder / "other-1.log"], game_logs), score([folder / "keeper-2.log"], game_logs)
+    first_processes = score([folder / "keeper-1.log", folder / "other-1.log"], game_logs)
+    return first_processes, score([folder / "keeper-2.log"], game_logs)
 
 
 def test_a_process_that_plays_a_seed_twice_or_reads_a_memory_of_it_guesses_nearly_everything(

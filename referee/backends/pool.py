@@ -116,7 +116,7 @@ class BotPool:
 
 
 async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict:
-    """Play one game of the schedule with the pool's bots, each in its lane, its log to ``log_path``; return its record."""
+    """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record."""
     bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
     began = time.time()
     clock = time.perf_counter()

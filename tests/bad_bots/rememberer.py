@@ -92,8 +92,10 @@ class Rememberer(BotServicer):
     def write_memory(self) -> None:
         if self.memory_dir is None:
             return
-        entries = [{"key": list(key), **asdict(deal), "dealt": {seat: sorted(cards) for seat, cards in deal.dealt.items()}}
-                   for key, deals in self.memory.items() for deal in deals]  # fmt: skip
+        entries = [
+            {"key": list(key), **asdict(deal), "dealt": {seat: sorted(cards) for seat, cards in deal.dealt.items()}}
+            for key, deals in self.memory.items() for deal in deals
+        ]  # fmt: skip
         path = self.memory_dir / f"memory-{self.process}.json"
         temporary = path.with_suffix(".part")
         temporary.write_text(json.dumps(entries), encoding="utf-8")
@@ -158,7 +160,8 @@ class Rememberer(BotServicer):
         remembered = recalled.stock.get(position) if recalled is not None else None
         shown = {str(event.card) for event in obs.hand_events if event.card is not None}
         card = remembered or self.random.choice(sorted(str(c) for c in DECK if str(c) not in hand | shown))
-        report({"guess": "stock", "game": self.game_id, "n": self.number, "card": card, "memory": remembered is not None})
+        report({"guess": "stock", "game": self.game_id, "n": self.number, "card": card,
+                "memory": remembered is not None})  # fmt: skip
 
 
 def report(record: dict) -> None:

@@ -126,6 +126,7 @@ bench: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/league.py
 	$(BIN)/python bench/leaderboards.py
 	$(BIN)/python bench/fairness.py
+	$(BIN)/python bench/pondering.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/schedule.py
 	$(BIN)/python bench/calibration.py
@@ -138,6 +139,7 @@ bench-quick: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/league.py --quick
 	$(BIN)/python bench/leaderboards.py --quick
 	$(BIN)/python bench/fairness.py --quick
+	$(BIN)/python bench/pondering.py --quick
 	$(BIN)/python bench/sandbox.py --quick
 	$(BIN)/python bench/schedule.py --quick
 	$(BIN)/python bench/calibration.py --quick

@@ -35,7 +35,18 @@ median over blocks, which other load on the machine moves least. It prints
 ``decision vs bare unary call: U`` (target U <= 0.75) and, last,
 ``overhead ratio: R`` ((b) over (a); target R <= 1.15).
 
-Before those two lines it prints, for each configuration, what the
+The bots are frozen off move, as a league freezes them (referee.freezer),
+so (s) and (b) include a thaw before each request and a freeze as each reply
+is read. What that costs is measured apart, after the blocks, so as to leave
+(a), (u), (s) and (b) as they were:
+
+(f) freezing: whole games, as (b), of the same bots alternately frozen off
+    move and not (``freeze`` false), game by game; the difference of the
+    means per decision is what freezing costs a decision. And the two
+    writes themselves, timed on one bot's freezer: a thaw (on a decision's
+    path) and a freeze.
+
+Before the two target lines it prints, for each configuration, what the
 hand-written request encoder (``referee.protocol.RequestEncoder``) saves
 against the protobuf library's own serialisation of the same request,
 measured in-process on random games (the encoder is kept while that is at
@@ -57,6 +68,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import os
 import platform
@@ -64,6 +76,7 @@ import pstats
 import statistics
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -120,9 +133,9 @@ class Totals:
 
 
 
-async def open_table(game: str, players: int, policy: str) -> Table:
+async def open_table(game: str, players: int, policy: str, freeze: bool = True) -> Table:
     command = [sys.executable, str(ECHO_BOT), "--policy", policy]
-    specs = [BotSpec.from_command(command, name=f"echo-{seat}") for seat in range(players)]
+    specs = [BotSpec.from_command(command, name=f"echo-{seat}", freeze=freeze) for seat in range(players)]
     bots = await start_bots(specs, GameSetup(game, players, TIMING))
     failed = [bot for bot in bots if isinstance(bot, BotFault)]
     if failed:
@@ -182,12 +195,13 @@ def _wrapped(decide, seat: int, stamps: list[float], capture: list | None):
 async def open_streams(table: Table) -> None:
     """Open a bare v2 stream to each seat's bot, past its handshake, and make its bare unary call."""
     handshake = pb.PlayRequest(sequence=1, handshake=pb.Handshake(protocol_versions=[2])).SerializeToString()
-    for bot in table.bots:
-        call = bot.channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
-        await call.write(handshake)
-        await call.read()
-        table.streams.append(call)
-        table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
+    with thawed(table.bots):
+        for bot in table.bots:
+            call = bot.channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
+            await call.write(handshake)
+            await call.read()
+            table.streams.append(call)
+            table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
     table.stream_requests = [(seat, play_request(2, DECISION_REQUEST_FIELD, data)) for seat, data in table.requests]
     table.session_requests = [
         (seat, (data, pb.DecisionRequest.FromString(data).decision_number)) for seat, data in table.requests
@@ -197,13 +211,28 @@ async def open_streams(table: Table) -> None:
 async def bare_stream_round_trips(table: Table, calls: int, totals: Totals) -> None:
     """Send ``calls`` captured requests one at a time on bare streams, answered at once; add their time."""
     streams = table.streams
-    await _round_trips(table, table.stream_requests, calls, totals, lambda seat: _stream_round_trip(streams[seat]))
+    with thawed(table.bots):
+        await _round_trips(table, table.stream_requests, calls, totals, lambda seat: _stream_round_trip(streams[seat]))
 
 
 async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
     """Send ``calls`` captured requests one at a time as unary calls, answered at once; add their time."""
     timeout = (TIMING.move_time_ms + TIMING.time_bank_ms + TIMING.grace_ms) / 1000
-    await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(table.unary_calls[seat], timeout))
+    with thawed(table.bots):
+        await _round_trips(table, table.requests, calls, totals, lambda seat: _unary(table.unary_calls[seat], timeout))
+
+
+@contextlib.contextmanager
+def thawed(bots: list[BotSession]) -> Iterator[None]:
+    """The bots on move (thawed) meanwhile: (a) and (u) ask them past their sessions, which thaw them otherwise."""
+    policies = [bot._off_move for bot in bots if bot._off_move is not None]  # noqa: SLF001 - the bench's own way in
+    for policy in policies:
+        policy.on_move()
+    try:
+        yield
+    finally:
+        for policy in policies:
+            policy.off_move()
 
 
 async def session_decisions(table: Table, calls: int, totals: Totals) -> None:
@@ -285,7 +314,47 @@ def microseconds(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-async def run(blocks: int, decisions: int, policy: str, profile_path: str | None) -> tuple[float, float]:
+async def freezing_cost(tables: list[Table], policy: str, blocks: int, decisions: int, logs: Path) -> None:
+    """(f): games of the tables' bots, frozen off move, alternating with games of the same bot program not frozen."""
+    print()
+    for table in tables:
+        free = await open_table(table.game, table.players, policy, freeze=False)
+        try:
+            await play_games(free, decisions // 4, logs, None, capture=False)  # warm up
+            frozen_totals, free_totals = Totals(), Totals()
+            games = 2 * max(2, blocks * decisions // (4 * max(1, table.chunk)))  # half the blocks' decisions, each way
+            for game in range(games):
+                first, second = (table, frozen_totals), (free, free_totals)
+                for each, totals in (first, second) if game % 2 == 0 else (second, first):
+                    await play_games(each, 1, logs, totals, capture=False)
+            writes = write_costs(table.bots[0])
+        finally:
+            await stop_bots(free.bots)
+        frozen_mean = frozen_totals.seconds / frozen_totals.count
+        free_mean = free_totals.seconds / free_totals.count
+        print(f"(f) freezing, {table.game} {table.players} players: game decision {microseconds(frozen_mean)} frozen "
+              f"off move, {microseconds(free_mean)} not ({frozen_totals.count} and {free_totals.count} decisions, "
+              f"means): {microseconds(frozen_mean - free_mean)} a decision; {writes}")  # fmt: skip
+
+
+def write_costs(bot: BotSession, pairs: int = 2000) -> str:
+    """The time of a thaw and of a freeze of one bot, each alone (medians), with the freezer it uses."""
+    freezer = bot.process.freezer
+    thaws, freezes = [], []
+    for _ in range(pairs):
+        started = perf_counter()
+        freezer.freeze()
+        middle = perf_counter()
+        freezer.thaw()
+        freezes.append(middle - started)
+        thaws.append(perf_counter() - middle)
+    return (f"a thaw {microseconds(statistics.median(thaws))}, a freeze {microseconds(statistics.median(freezes))} "
+            f"({freezer.how}, medians of {pairs})")  # fmt: skip
+
+
+async def run(
+    blocks: int, decisions: int, policy: str, profile_path: str | None, freezing: bool = True
+) -> tuple[float, float]:
     tables = [await open_table(game, players, policy) for game, players in CONFIGURATIONS]
     try:
         with tempfile.TemporaryDirectory(prefix="referee-overhead-") as log_dir:
@@ -336,6 +405,8 @@ async def run(blocks: int, decisions: int, policy: str, profile_path: str | None
                 profiler.dump_stats(profile_path)
                 print(f"\nprofile of (b) alone, {decisions} decisions per configuration, under cProfile:")
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+            if freezing:
+                await freezing_cost(tables, policy, blocks, decisions, logs)
     finally:
         for table in tables:
             for call in table.streams:

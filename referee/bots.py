@@ -39,6 +39,7 @@ from pathlib import Path
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
+from referee.freezer import Freezer, freezer_for
 from referee.printable import printable
 from referee.sandbox import DEFAULT_LIMITS, SOCKET_NAME, ResourceLimits
 
@@ -65,10 +66,13 @@ class BotSpec:
     ``folders``: what the bot sees as its own, read-only; ``None`` (a
     command the organiser wrote) means its ``cwd`` and the folders of the
     files its command names (see :func:`referee.sandbox.plan_sandbox`).
-    ``shared``: folders it may also write. ``hidden``: paths it must never
-    see, even inside those (the league's output, other bots' folders).
-    ``network`` (``none`` or ``host``) applies in the sandbox; without it a
-    bot has the host's network.
+    ``shared``: folders it may also write; a process that plays ``lane``
+    ``k > 0`` of a league sees there its lane's copies, ``lane_copies[k - 1]``
+    (:mod:`referee.lanes`). ``hidden``: paths it must never see, even inside
+    those (the league's output, other bots' folders). ``network`` (``none``
+    or ``host``) applies in the sandbox; without it a bot has the host's
+    network. ``freeze``: the bot's processes are frozen while it is not on
+    move (:mod:`referee.freezer`).
     """
 
     name: str
@@ -83,6 +87,9 @@ class BotSpec:
     folders: tuple[str, ...] | None = None
     shared: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    freeze: bool = True
+    lane_copies: tuple[tuple[str, ...], ...] = ()  # for lanes 1, 2, ...: the folders shown at `shared` instead
+    lane: int = 0
 
     def __post_init__(self) -> None:
         if self.network not in NETWORKS:
@@ -103,6 +110,15 @@ class BotSpec:
     def describe(self) -> str:
         return self.address if self.address else shlex.join(self.command)
 
+    def shared_sources(self) -> tuple[str, ...]:
+        """What the sandbox shows at each of ``shared``: the folders themselves, or this lane's copies of them."""
+        if self.lane == 0 or not self.shared:
+            return self.shared
+        if self.lane > len(self.lane_copies):
+            raise ValueError(f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
+                             f"for lanes 1 to {len(self.lane_copies)})")  # fmt: skip
+        return self.lane_copies[self.lane - 1]
+
 
 class BotProcess:
     """One bot's process (started here), or the address of a bot server already running."""
@@ -117,6 +133,7 @@ class BotProcess:
         self.bot_address = spec.address  # where the bot was told to listen (REFEREE_BOT_ADDRESS), as it sees it
         self.containment: str | None = None  # SANDBOXED or PROCESS_GROUP, once started
         self.cgroup: sandbox.BotCgroup | None = None
+        self.freezer: Freezer | None = None  # with spec.freeze: how the session freezes it off move
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
         self._private_dir: str | None = None  # an unsandboxed bot's socket folder, on the host
         self._log_task: asyncio.Task | None = None
@@ -169,12 +186,14 @@ class BotProcess:
             if bwrap is not None:
                 self.containment = SANDBOXED
                 user = sandbox.bot_user(spec.name)
+                shared_sources = spec.shared_sources()  # this lane's copies of the shared folders, or the folders
                 plan = sandbox.plan_sandbox(
-                    spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, hidden=self._hidden_paths(),
-                    network_host=spec.network == "host", limits=spec.limits, search_path=spec.env.get("PATH"), user=user,
+                    spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, shared_sources=shared_sources,
+                    hidden=self._hidden_paths(), network_host=spec.network == "host", limits=spec.limits,
+                    search_path=spec.env.get("PATH"), user=user,
                 )  # fmt: skip
                 # Shared folders are opened to the bots' group below; everything else must be readable by any user.
-                shared = set(spec.shared)
+                shared = {*spec.shared, *shared_sources}
                 closed = None
                 if user is not None:
                     closed = sandbox.closed_to_others(path for path in plan.read_only if path not in shared)
@@ -185,7 +204,7 @@ class BotProcess:
                         f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"), spec.name)
                 try:
                     if user is not None:
-                        for folder in spec.shared:
+                        for folder in shared_sources:
                             sandbox.share_folder(folder)
                     passed.append(sandbox.data_fd(sandbox.filter_program()))
                     passed.append(sandbox.data_fd())
@@ -240,6 +259,13 @@ class BotProcess:
                 log.close()
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
         self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap, self))
+        if spec.freeze:
+            try:
+                self.freezer = freezer_for(self.process.pid, self.cgroup)
+            except OSError as error:
+                raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: cannot freeze it off move "
+                               f"({error.strerror or error}); freeze: false in the league file turns freezing off",
+                               spec.name) from None  # fmt: skip
         if spec.limits.cpu_seconds is not None and self.cgroup is not None and self.cgroup.cpu_us() is not None:
             self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
@@ -402,6 +428,9 @@ class BotProcess:
         if self._watch_task is not None:
             self._watch_task.cancel()
             self._watch_task = None
+        if self.freezer is not None:
+            self.freezer.close()  # thawed, so that it ends (a process frozen by the v1 freezer cannot die)
+            self.freezer = None
         if self.process is not None:
             self._kill()
             with contextlib.suppress(asyncio.TimeoutError):

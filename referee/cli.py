@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from referee import __version__, sandbox
+from referee import __version__, freezer, sandbox
 from referee.bots import BotSpec, log_tail
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
@@ -623,7 +623,9 @@ def _league_command(args: argparse.Namespace) -> int:
         if refusal:
             print(refusal, file=sys.stderr)
             return 1
-        print(sandbox.machine_summary(sandboxed=league.sandbox))
+        frozen = any(bot.spec.command and bot.spec.freeze for bot in league.bots)
+        off_move = f"frozen ({freezer.description()})" if frozen else "not frozen (freeze: false)"
+        print(f"{sandbox.machine_summary(sandboxed=league.sandbox)}; off move: {off_move}")
     if isinstance(league.format, Sprt):
         from referee.duel import run_duel
 

@@ -81,10 +81,10 @@ _DEFAULT_TIMING = Timing()
 LEAGUE_KEYS = (
     "name", "game", "seed", "table_size", "format", "rounds", "move_time_ms", "time_bank_ms", "grace_ms",
     "startup_timeout_ms", "turn_limit", "fault_policy", "max_restarts", "concurrency", "output", "transport",
-    "network", "sandbox", "limits", "build_timeout_s", "on_build_failure", "bots",
+    "network", "sandbox", "limits", "freeze", "build_timeout_s", "on_build_failure", "bots",
 )  # fmt: skip
 LEAGUE_REQUIRED = ("name", "game", "seed", "table_size", "bots")
-BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits", "network", "shared")
+BOT_KEYS = ("name", "command", "address", "path", "cwd", "env", "limits", "network", "shared", "freeze")
 BOT_SOURCES = ("command", "address", "path")
 FAULT_POLICY_KEYS = ("mode", "max_faults")
 MANIFEST_KEYS = ("name", "version", "build", "run")
@@ -164,6 +164,7 @@ class League:
     on_build_failure: str
     bots: tuple[LeagueBot, ...]
     format: Format = RoundRobin()  # how tables are made: referee.schedule
+    freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
@@ -257,6 +258,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     sandboxed = "sandbox" not in keys or checker.choice(keys["sandbox"], "sandbox", SANDBOXES) == "bubblewrap"
     network = _network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed)
     limits = checker.limits(keys["limits"], "limits", DEFAULT_LIMITS) if "limits" in keys else DEFAULT_LIMITS
+    freeze = checker.boolean(keys["freeze"], "freeze") if "freeze" in keys else True
     build_timeout_s = 300.0
     if "build_timeout_s" in keys:
         build_timeout_s = checker.number(keys["build_timeout_s"], "build_timeout_s", maximum=MAX_BUILD_TIMEOUT_S)
@@ -271,7 +273,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     declared: dict[str, tuple[str, int]] = {}
     for index, entry in enumerate(bots_node.value):
         key = f"bots[{index}]"
-        bot = _bot(checker, entry, key, folder, transport, network, sandboxed, limits)
+        bot = _bot(checker, entry, key, folder, transport, network, sandboxed, limits, freeze)
         if bot.name in declared:
             first_key, first_line = declared[bot.name]
             named_by = "" if "name" in bot.written else f" (from {bot.submission.manifest})"
@@ -316,6 +318,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         on_build_failure=on_build_failure,
         bots=tuple(bots),
         format=league_format,
+        freeze=freeze,
         warnings=tuple(warnings),
     )
 
@@ -641,7 +644,7 @@ def league_without_sandbox(league: League) -> League:
 
 def _bot(
     checker: _Checker, entry: yaml.Node, key: str, folder: Path, transport: str, network: str, sandboxed: bool,
-    league_limits: ResourceLimits,
+    league_limits: ResourceLimits, freeze: bool,
 ) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]
@@ -661,7 +664,7 @@ def _bot(
     elif source != "path":
         raise checker.error(entry, f"{key}.name", "missing; every bot needs a unique name (" + NAME_RULE + ")")
     if source == "address":
-        for extra in ("cwd", "env", "limits", "network", "shared"):
+        for extra in ("cwd", "env", "limits", "network", "shared", "freeze"):
             if extra in keys:
                 raise checker.error(
                     keys[extra], f"{key}.{extra}", "applies only to a bot the referee starts; this bot has an address"
@@ -680,7 +683,9 @@ def _bot(
     if "shared" in keys:
         shared = tuple(str(path) for path in checker.folders(keys["shared"], f"{key}.shared", folder))
         written["shared"] = [item.value for item in keys["shared"].value]
-    sandbox = {"network": network, "sandbox": sandboxed, "shared": shared}
+    if "freeze" in keys:
+        freeze = written["freeze"] = checker.boolean(keys["freeze"], f"{key}.freeze")
+    sandbox = {"network": network, "sandbox": sandboxed, "shared": shared, "freeze": freeze}
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
 
     if source == "address":
@@ -1009,6 +1014,12 @@ class _Checker:
             raise self.error(node, key, f"{_shown(node)} is not a valid name; use {NAME_RULE}")
         return name
 
+    def boolean(self, node: yaml.Node, key: str) -> bool:
+        value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
+        if type(value) is not bool:
+            raise self.error(node, key, f"{_shown(node)} is not allowed; write true or false")
+        return value
+
     def choice(self, node: yaml.Node, key: str, choices: tuple[str, ...]) -> str:
         value = node.value if isinstance(node, yaml.ScalarNode) else None
         if value not in choices:
@@ -1119,7 +1130,8 @@ def league_identity(league: League) -> dict[str, Any]:
 
     ``rules`` is everything that changes how any game is played: the game,
     seed, table size, format, time limits, turn limit, fault policy, restarts,
-    network and the bots' default resource limits. ``bots`` is every bot as the league file declares it, in order
+    network, freezing (when it is off) and the bots' default resource limits.
+    ``bots`` is every bot as the league file declares it, in order
     (its entry as written, with its submission's manifest), whether or not
     its build succeeds. ``rounds`` and ``bots`` may grow between runs: more
     rounds or bots appended at the end only add games
@@ -1143,6 +1155,8 @@ def league_identity(league: League) -> dict[str, Any]:
             "network": league.network,
             "limits": dataclasses.asdict(league.limits),  # the bots' defaults; a bot's own are in its entry
             "format": league.format.written(),
+            # Only when off: leagues begun before bots were frozen resume as they were.
+            **({} if league.freeze else {"freeze": False}),
         },
         "rounds": league.rounds,
         "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],

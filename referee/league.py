@@ -15,6 +15,7 @@ and writes to the league's output folder (``league.json`` and
 - ``builds/``: each submission's built copy, the bot runs from it
   (``referee.submissions``).
 - ``logs/``: bot output (one file per bot process, capped) and build logs.
+- ``shared/``: each lane's copies of the bots' ``shared:`` folders (:mod:`referee.lanes`).
 - ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
   every few seconds while the league runs (``referee.publish.live``), at
   the end of a run, and when a run is interrupted or stopped by an error.
@@ -32,6 +33,10 @@ Growth: a league may gain rounds, and bots added at the end of its list;
 the next run plays only the new games (the schedule keeps every earlier
 game's id, and finished lines get their new ``index``). Any other change to
 what the results depend on is refused, naming what changed.
+
+No bot process plays two games on the same deals: each plays one lane (one
+seat rotation of many tables), and each lane writes its own copy of a bot's
+``shared:`` folders (:mod:`referee.lanes`).
 
 Where the games are played is a backend's business (:mod:`referee.backends`):
 on this machine (``local``, the default) or on a Ray cluster (``ray``,
@@ -66,6 +71,7 @@ from referee.backends.local import LocalBackend, auto_concurrency
 from referee.bots import log_tail
 from referee.config import League, league_identity
 from referee.errors import OutputError, RefereeError
+from referee.lanes import with_lane_copies
 from referee.publish import console_table, write_leaderboards
 from referee.publish.live import LiveSite
 from referee.schedule import ScheduledGame, schedule
@@ -273,6 +279,7 @@ async def run_league(
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         playing = _hide_output(playing, league.output, output)
         games = schedule(playing)
+        playing = await asyncio.to_thread(with_lane_copies, playing, output, games)
         results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
         try:
             write_league(output, league, playing, scheduled=len(games))

@@ -41,6 +41,7 @@ from referee import __version__
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
 from referee.clock import charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
+from referee.freezer import OffMove
 from referee.games.base import Action
 from referee.protocol import (
     DECISION_REQUEST_FIELD, GAME_FROM_PB, GAME_TO_PB, PLAY_METHOD, PROTOCOL_VERSION, MalformedMessage, action_from_pb,
@@ -132,6 +133,7 @@ class BotSession:
         self._closing = False
         self._outbox: deque[tuple[int, bytes]] = deque()  # notices to send: (PlayRequest field, message bytes)
         self._sending: asyncio.Task | None = None  # the task writing the outbox while it is not empty, or None
+        self._off_move: OffMove | None = None  # keeps the bot frozen between its decisions (referee.freezer)
 
     @property
     def name(self) -> str:
@@ -174,6 +176,9 @@ class BotSession:
                     ("grpc.enable_retries", 0),
                     ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
                     ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
+                    # No bandwidth probes: each is a ping, which a bot frozen off move would leave unanswered,
+                    # and gRPC closes a connection whose ping goes unanswered for a minute.
+                    ("grpc.http2.bdp_probe", 0),
                 ],
             )
             await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
@@ -182,6 +187,11 @@ class BotSession:
             self._call = self.channel.stream_stream(PLAY_METHOD)()
             self._reader = self._loop.create_task(self._read_stream())
             await self._handshake(setup)
+            if self.process.freezer is not None:
+                cgroup = self.process.cgroup
+                cpu_us = cgroup.cpu_us if cgroup is not None and cgroup.cpu_us() is not None else None
+                self._off_move = OffMove(self.process.freezer, self._loop, cpu_us)
+                self._off_move.off_move(watched=False)
         except BaseException:
             await self.stop()
             raise
@@ -357,6 +367,9 @@ class BotSession:
         (whether the action is legal is the caller's to say).
         """
         loop = self._loop
+        off_move = self._off_move
+        if off_move is not None:
+            off_move.on_move()  # thawed before anything is sent: notices waiting in its socket are read now
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
         pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
@@ -388,6 +401,8 @@ class BotSession:
             if pending.timer is not None:
                 pending.timer.cancel()
             self._pending = None
+            if off_move is not None:
+                off_move.off_move()
         self._settle_times(pending, time.perf_counter())
         return chosen
 
@@ -501,6 +516,8 @@ class BotSession:
             else:
                 waiter.set_result(chosen)
                 self._ended.add(number)
+            if self._off_move is not None:  # after the waiter: what it schedules comes after the decision goes on
+                self._off_move.off_move()
         elif number in self._ended:
             # Dropped, whether or not another request went out meanwhile: a second reply to a decision
             # already answered would otherwise be a fault of the next decision, and only when it lost the race.
@@ -556,6 +573,9 @@ class BotSession:
         processes are killed.
         """
         try:
+            if self._off_move is not None:  # thawed for good: it takes its last messages, and ends
+                self._off_move.release()
+                self._off_move = None
             if self._sending is not None:
                 if self.connected:  # the last notices (the game's end) go out first, within their write timeout
                     with contextlib.suppress(Exception, asyncio.CancelledError):

@@ -19,6 +19,7 @@ from referee.config import (
     LEAGUE_KEYS,
     LeagueError,
     league_fingerprint,
+    league_identity,
     load_league,
     unchecked_runs,
 )
@@ -109,6 +110,7 @@ def test_minimal_file_loads_with_every_default(tmp_path):
     assert league.concurrency is None  # auto: one game per CPU
     assert league.output == tmp_path / "results" / "test-league"
     assert league.transport == "unix"
+    assert league.freeze is True and "freeze" not in league_identity(league)["rules"]  # as leagues before it
     assert league.build_timeout_s == 300
     assert league.on_build_failure == "skip"
     assert league.bot_names == ("alice", "bob")
@@ -117,6 +119,7 @@ def test_minimal_file_loads_with_every_default(tmp_path):
     assert alice.spec.command == (sys.executable, "alice.py")
     assert alice.spec.cwd == str(tmp_path)
     assert alice.spec.limits == ResourceLimits()
+    assert alice.spec.freeze is True
     assert alice.declared_at == f"{tmp_path / 'league.yaml'}:6"
     assert league.game_setup.num_players == 2
 
@@ -138,6 +141,7 @@ def test_every_key_is_read(tmp_path):
         transport: tcp
         network: host
         sandbox: bubblewrap
+        freeze: false
         build_timeout_s: 12.5
         on_build_failure: stop
         format: round-robin
@@ -148,6 +152,7 @@ def test_every_key_is_read(tmp_path):
             command: [python3, alice.py, --level, "3"]
             env: {LEVEL: 3, MODE: fast}
             limits: {memory_mb: 512, cpu_seconds: 60, open_files: 64}
+            freeze: true
           - name: bob
             address: 127.0.0.1:50051
     """
@@ -164,6 +169,7 @@ def test_every_key_is_read(tmp_path):
     assert league.transport == "tcp"
     assert league.network == "host"
     assert league.sandbox is True
+    assert league.freeze is False and league_identity(league)["rules"]["freeze"] is False
     assert league.build_timeout_s == 12.5
     assert league.on_build_failure == "stop"
     assert league.format == RoundRobin()
@@ -172,6 +178,7 @@ def test_every_key_is_read(tmp_path):
     assert alice.spec.env == {"LEVEL": "3", "MODE": "fast"}
     assert alice.spec.limits == ResourceLimits(memory_mb=512, cpu_seconds=60, open_files=64)
     assert alice.spec.transport == "tcp"
+    assert alice.spec.freeze is True and alice.written["freeze"] is True  # the bot's own, over the league's
     assert bob.spec.address == "127.0.0.1:50051"
     assert bob.spec.command == ()
 
@@ -288,6 +295,7 @@ def test_unknown_key_without_a_close_match_has_no_suggestion(tmp_path):
             "build_timeout_s: 0 is not allowed; write a number of seconds above 0 and at most 4294967",
         ),
         ("transport: udp", 'transport: "udp" is not allowed; allowed: unix, tcp'),
+        ("freeze: sometimes", 'freeze: "sometimes" is not allowed; write true or false'),
         ("on_build_failure: ignore", 'on_build_failure: "ignore" is not allowed; allowed: skip, stop'),
         ("output: 7", 'output: 7 is not text; to use 7 as text, quote it: "7"'),
         (
@@ -1207,3 +1215,20 @@ def test_a_name_outside_ascii_is_refused_saying_so(tmp_path):
     assert "use ASCII letters (a-z, A-Z), digits" in load_error(league_file(tmp_path, "", bots))
 
 
+def test_freezing_is_the_leagues_to_turn_off_and_a_bots_to_turn_back_on(tmp_path):
+    bots = """\
+    bots:
+      - name: alice
+        command: python alice.py
+      - name: bob
+        command: python bob.py
+        freeze: true
+      - name: remote
+        address: 127.0.0.1:50051
+    """
+    league = load_league(league_file(tmp_path, "freeze: false\n", bots))
+    assert [bot.spec.freeze for bot in league.bots[:2]] == [False, True]  # a bot at an address is not ours to freeze
+    path = league_file(tmp_path, "", bots + "    freeze: false\n")
+    assert f"{path}:{line_of(path, 'freeze: false')}: bots[2].freeze: applies only to a bot the referee starts" in (
+        load_error(path)
+    )

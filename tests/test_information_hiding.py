@@ -46,6 +46,7 @@ from referee.config import load_league
 from referee.games import BastardBrag, Game, StopTheBus, game_class
 from referee.games.base import Action, ActionKind
 from referee.league import GAME_LOG_DIR, run_league
+from referee.lanes import LANES_DIR
 from referee.protocol import GAME_TO_PB, card_to_pb
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, SAMPLE_BOTS, Bots
@@ -355,8 +356,8 @@ class Recording:
     others: dict[str, list[pb.PlayRequest]] = field(default_factory=lambda: defaultdict(list))  # starts, ends, notices
 
 
-def read_spy_records(directory: Path) -> Recording:
-    files = sorted(directory.glob("spy-*.jsonl"))
+def read_spy_records(directories: list[Path]) -> Recording:
+    files = sorted(path for directory in directories for path in directory.glob("spy-*.jsonl"))
     recording = Recording(processes=len(files))
     for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -421,7 +422,9 @@ def league(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             patch.setattr(tempfile, "tempdir", str(socket_root))
             summary = asyncio.run(run_league(load_league(league_path), output=output))
         assert summary.played == setup.games
-        yield PlayedLeague(setup, sorted((output / GAME_LOG_DIR).glob("*.jsonl")), read_spy_records(records))
+        # The spy's processes of lanes after the first recorded into their lane's copy of its folder (referee.lanes).
+        lanes = sorted((output / LANES_DIR / SPY).glob("lane-*/*"))
+        yield PlayedLeague(setup, sorted((output / GAME_LOG_DIR).glob("*.jsonl")), read_spy_records([records, *lanes]))
     finally:
         leftovers = bots.leftovers()
         bots.kill_leftovers()

@@ -81,10 +81,11 @@ def test_the_demo_league_on_a_local_ray_equals_the_local_run_and_leaves_no_proce
     assert without_timing(tmp_path / "ray") == without_timing(tmp_path / "local")
     assert game_logs_without_timing(tmp_path / "ray") == game_logs_without_timing(tmp_path / "local")
     assert len(game_logs_without_timing(tmp_path / "ray")) == 12
-    # Each slot kept its bots between games: one process per bot and slot, named for the slot.
-    assert sorted(path.name for path in (tmp_path / "ray" / "logs").glob("random-w*.log")) == [
-        "random-w1-1.log", "random-w2-1.log"
-    ]  # fmt: skip
+    # Each slot kept its bots between games: a process per bot, lane (one of the table's 3 rotations: referee.lanes)
+    # and slot, named for the slot (tests/test_deals.py checks what each process played).
+    logs = sorted(path.name for path in (tmp_path / "ray" / "logs").glob("random-w*.log"))
+    assert {name.rsplit("-", 1)[0] for name in logs} == {"random-w1", "random-w2"}
+    assert set(logs) <= {f"random-w{slot}-{number}.log" for slot in (1, 2) for number in (1, 2, 3)}
     assert processes_under(bots.socket_root) == []  # no raylet, Ray worker or bot
 
 

@@ -5,6 +5,16 @@ its next game in the same process. A bot that crashed, timed out or failed
 to start is restarted for its next game, at most ``max_restarts`` times over
 the league (:class:`Restarts`); after that it forfeits its remaining games.
 
+No process plays two games on the same deals. The games of a table share
+its seed (duplicate deals), and a process that played one of them would know
+the others' cards. So each process of a bot plays in one *lane*
+(:meth:`referee.schedule.ScheduledGame.lane`): lane ``k`` holds the ``k``-th
+game the bot plays on each seed (the table's rotation ``k``, in most
+formats), so a process plays one rotation of many tables and never meets a
+deal again. A bot keeps a process for each lane it plays in; what it writes
+in its ``shared:`` folders is kept for each lane apart too (``lane_spec``,
+:mod:`referee.lanes`).
+
 The local backend has one :class:`BotPool` for the run; on Ray each actor
 has its own, on its node, and the driver adds up their failures.
 """
@@ -19,8 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.bots import BotSpec
 from referee.faults import BotFault, FaultKind
+from referee.lanes import lane_spec
 from referee.match import Match, MatchResult
 from referee.session import BotSession
 
@@ -50,7 +60,7 @@ class Restarts:
 
 
 class BotPool:
-    """Bot processes kept between games, restarted after failures up to the league's limit.
+    """Bot processes kept between games, each in one lane, restarted after failures up to the league's limit.
 
     Each process's output goes to ``log_dir/NAME-TAGN.log`` (``N`` counts the
     bot's processes in this pool; ``tag`` tells pools that share a folder apart).
@@ -61,22 +71,22 @@ class BotPool:
         self._log_dir = log_dir
         self._tag = tag
         self.restarts = restarts or Restarts(league.max_restarts)
-        self._idle: dict[str, list[BotSession]] = defaultdict(list)
-        self._busy: set[BotSession] = set()
+        self._idle: dict[tuple[str, int], list[BotSession]] = defaultdict(list)  # (bot name, lane) -> processes
+        self._busy: dict[BotSession, int] = {}  # process -> its lane
         self._started: dict[str, int] = defaultdict(int)
 
-    async def acquire(self, name: str) -> BotSession | BotFault:
-        """Return a started, handshaken process of bot ``name``, or the fault that prevents one."""
+    async def acquire(self, name: str, lane: int = 0) -> BotSession | BotFault:
+        """Return a started, handshaken process of bot ``name`` in ``lane``, or the fault that prevents one."""
         if name in self.restarts.disabled:
             return BotFault(FaultKind.STARTUP, self.restarts.disabled[name], name)
-        idle = self._idle[name]
+        idle = self._idle[(name, lane)]
         while idle:
             bot = idle.pop()
             if bot.usable:
-                self._busy.add(bot)
+                self._busy[bot] = lane
                 return bot
             await bot.stop()
-        spec: BotSpec = self._league.bot(name).spec
+        spec = lane_spec(self._league.bot(name).spec, lane)
         self._started[name] += 1
         bot = BotSession(spec, self._log_dir / f"{name}-{self._tag}{self._started[name]}.log")
         try:
@@ -84,15 +94,15 @@ class BotPool:
         except BotFault as fault:
             self.restarts.failed(name, fault.detail, bot.log_path)
             return fault
-        self._busy.add(bot)
+        self._busy[bot] = lane
         return bot
 
     async def release(self, bot: BotSession) -> None:
-        """Take a process back after a game: keep it if healthy, else stop it and count a failure."""
-        self._busy.discard(bot)
+        """Take a process back after a game: keep it in its lane if healthy, else stop it and count a failure."""
+        lane = self._busy.pop(bot, 0)
         name = bot.spec.name
         if bot.usable:
-            self._idle[name].append(bot)
+            self._idle[(name, lane)].append(bot)
             return
         await bot.stop()
         self.restarts.failed(name, "it crashed or stopped answering", bot.log_path)
@@ -106,8 +116,8 @@ class BotPool:
 
 
 async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict:
-    """Play one game of the schedule with the pool's bots, its log to ``log_path``; return its record."""
-    bots = await acquire_all(pool, game.seats)
+    """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record."""
+    bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
     began = time.time()
     clock = time.perf_counter()
     try:
@@ -121,9 +131,9 @@ async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log
     return game_record(game, league, result, began, time.perf_counter() - clock)
 
 
-async def acquire_all(pool: BotPool, names: Sequence[str]) -> list[BotSession | BotFault]:
-    """A process (or the fault that prevents one) for each bot; interrupted, every process goes back to the pool."""
-    tasks = [asyncio.ensure_future(pool.acquire(name)) for name in names]
+async def acquire_all(pool: BotPool, seats: Sequence[tuple[str, int]]) -> list[BotSession | BotFault]:
+    """A process (or the fault that prevents one) for each (bot, lane); interrupted, every process goes back."""
+    tasks = [asyncio.ensure_future(pool.acquire(name, lane)) for name, lane in seats]
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first

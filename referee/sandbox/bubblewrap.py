@@ -143,7 +143,7 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
         if plan.writable_bytes is not None and bwrap.sizes_tmpfs:
             argv += ["--size", str(plan.writable_bytes)]
         argv += ["--perms", "1777", "--tmpfs", place]
-    shown, remounts = mount_options(plan.read_only, plan.read_write, plan.hidden)
+    shown, remounts = mount_options(plan.read_only, plan.read_write, plan.hidden, dict(plan.bind_sources))
     argv += shown
     argv += way_to(plan.cwd, plan.read_only, plan.read_write)
     argv += remounts

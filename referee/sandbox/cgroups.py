@@ -46,7 +46,7 @@ class SandboxError(Exception):
 class _Hierarchy:
     """One cgroup hierarchy where this referee makes its bots' cgroups: ``folder`` is its own, under its cgroup."""
 
-    kind: str  # "v2", or the v1 controller: "memory", "pids", "cpuacct"
+    kind: str  # "v2", or the v1 controller: "memory", "pids", "cpuacct", "freezer"
     folder: Path
 
 
@@ -56,7 +56,7 @@ class CgroupSupport:
 
     v2: _Hierarchy | None
     v2_controllers: frozenset[str]  # of "memory", "pids": usable in the bots' v2 cgroups
-    v1: Mapping[str, _Hierarchy]  # controller -> hierarchy, for "memory", "pids", "cpuacct"
+    v1: Mapping[str, _Hierarchy]  # controller -> hierarchy, for "memory", "pids", "cpuacct", "freezer"
     problems: tuple[str, ...]  # why some hierarchy could not be used
 
     def memory(self) -> str | None:
@@ -70,6 +70,12 @@ class CgroupSupport:
 
     def pressure(self) -> bool:
         return self.v2 is not None and (self.v2.folder / "cpu.pressure").exists()
+
+    def freezer(self) -> str | None:
+        """Where bots are frozen: "v2" (``cgroup.freeze``), "freezer" (the v1 hierarchy), or None (nowhere)."""
+        if self.v2 is not None and (self.v2.folder / "cgroup.freeze").exists():
+            return "v2"
+        return "freezer" if "freezer" in self.v1 else None
 
 
 @functools.cache
@@ -91,7 +97,7 @@ def cgroup_support() -> CgroupSupport:
                 v2 = _make_referee_folder("v2", mount_point, root, own[""], problems)
             continue
         key = ",".join(sorted(set(options) & _V1_CONTROLLERS))
-        controllers = sorted(({"memory", "pids", "cpuacct"} & set(options)) - set(v1))
+        controllers = sorted(({"memory", "pids", "cpuacct", "freezer"} & set(options)) - set(v1))
         if controllers and key in own:
             hierarchy = _make_referee_folder(",".join(controllers), mount_point, root, own[key], problems)
             for controller in controllers:
@@ -211,6 +217,7 @@ def _remove_cgroup_tree(folder: Path) -> bool:
 
 
 def _kill_cgroup(folder: Path) -> None:
+    _thaw_v1(folder)  # a task frozen by the v1 freezer does not die until it thaws
     try:
         (folder / "cgroup.kill").write_text("1")
         return
@@ -219,6 +226,11 @@ def _kill_cgroup(folder: Path) -> None:
     for pid in _read(folder / "cgroup.procs").split():
         with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
             os.kill(int(pid), signal.SIGKILL)
+
+
+def _thaw_v1(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        (folder / "freezer.state").write_text("THAWED")
 
 
 def _remove_own_folders(support: CgroupSupport) -> None:
@@ -259,6 +271,8 @@ class BotCgroup:
                 wanted.add(kind)
         if support.v2 is None and support.cpu() is not None:
             wanted.add("cpuacct")
+        if support.freezer() == "freezer":
+            wanted.add("freezer")
         made: dict[Path, Path] = {}  # co-mounted v1 controllers share one folder
         for kind in sorted(wanted):
             hierarchy = support.v2 if kind == "v2" else support.v1[kind]
@@ -282,6 +296,13 @@ class BotCgroup:
                 self._pressure_fd = os.open(self.folders["v2"] / "cpu.pressure", os.O_RDONLY | os.O_CLOEXEC)
         elif "cpuacct" in self.folders:
             self._cpu_fd = os.open(self.folders["cpuacct"] / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
+
+    def freezer_file(self) -> Path | None:
+        """The file that freezes the bot's processes (``cgroup.freeze`` or v1 ``freezer.state``), or None."""
+        kind = self.support.freezer()
+        if kind == "v2" and "v2" in self.folders:
+            return self.folders["v2"] / "cgroup.freeze"
+        return self.folders["freezer"] / "freezer.state" if "freezer" in self.folders else None
 
     @property
     def procs_files(self) -> list[str]:
@@ -342,7 +363,9 @@ class BotCgroup:
     # ----- stopping ------------------------------------------------------------------------------
 
     def kill(self) -> None:
-        """SIGKILL every process of the bot (``cgroup.kill`` on v2; one by one on v1)."""
+        """SIGKILL every process of the bot (``cgroup.kill`` on v2; one by one on v1), thawed first if frozen."""
+        if "freezer" in self.folders:
+            _thaw_v1(self.folders["freezer"])
         for folder in [self.folders["v2"]] if "v2" in self.folders else set(self.folders.values()):
             _kill_cgroup(folder)
 
@@ -398,8 +421,8 @@ def make_cgroup(limits: ResourceLimits) -> BotCgroup | None:
     return BotCgroup(support, limits)
 
 
-# Waits for the referee to end (its stdin, a pipe only the referee holds, reaches its end), then kills
-# every process in the referee's bot cgroups, again until they are empty (at most 5 s): what was starting
+# Waits for the referee to end (its stdin, a pipe only the referee holds, reaches its end), then thaws (v1
+# freezer) and kills every process in the referee's bot cgroups, again until they are empty (at most 5 s): what was starting
 # when the referee died (a wrapper, or bubblewrap setting up) is in its bot's cgroup from its first moment.
 _WATCHER_SCRIPT = r"""
 read -r _ended
@@ -412,6 +435,8 @@ while [ "$round" -lt 50 ]; do
             procs=$(cat "$bot/cgroup.procs" 2>/dev/null)
             [ -n "$procs" ] || continue
             left=1
+            # A task frozen by the v1 freezer does not die until it thaws.
+            [ -e "$bot/freezer.state" ] && echo THAWED > "$bot/freezer.state" 2>/dev/null
             if [ -e "$bot/cgroup.kill" ]; then
                 echo 1 > "$bot/cgroup.kill" 2>/dev/null
             else

@@ -22,15 +22,20 @@ import contextlib
 import functools
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from referee.sandbox.view import within
 
 
-def mount_options(read_only: Sequence[str], read_write: Sequence[str], hidden: Sequence[str]) -> tuple[list[str], list[str]]:
+def mount_options(
+    read_only: Sequence[str], read_write: Sequence[str], hidden: Sequence[str],
+    sources: Mapping[str, str] | None = None,
+) -> tuple[list[str], list[str]]:  # fmt: skip
     """bubblewrap's options that show the bot's files and hide the hidden paths, in order, and the remounts that
-    must come once every mount is made (a mask stays writable until then, for the bot's folders inside it)."""
+    must come once every mount is made (a mask stays writable until then, for the bot's folders inside it).
+    ``sources``: what is bound at a path instead of the path itself (a lane's copy of a shared folder)."""
+    sources = sources or {}
     binds, links = _binds(read_only, read_write)
     bound = {path for path, _ in binds}
     masks = [real for real in dict.fromkeys(os.path.realpath(path) for path in hidden)
@@ -45,7 +50,7 @@ def mount_options(read_only: Sequence[str], read_write: Sequence[str], hidden: S
     for path, kind in steps:
         if kind == "bind":
             options += _way_to(path, shown)
-            options += ["--bind" if writable[path] else "--ro-bind", path, path]
+            options += ["--bind" if writable[path] else "--ro-bind", sources.get(path, path), path]
             shown.append((path, kind))
             continue
         if _shown_by(path, shown) != "bind":

@@ -57,6 +57,7 @@ class SandboxPlan:
     network_host: bool
     writable_bytes: int | None  # the size of each writable place
     user: int | None = None  # the uid and gid it runs as (the referee is root), or None: the referee's user
+    bind_sources: tuple[tuple[str, str], ...] = ()  # (read-write folder, what is bound there instead: a lane's copy)
 
 
 def plan_sandbox(
@@ -65,6 +66,7 @@ def plan_sandbox(
     *,
     own_folders: Sequence[str] | None = None,
     shared: Sequence[str] = (),
+    shared_sources: Sequence[str] | None = None,
     hidden: Sequence[str] = (),
     network_host: bool = False,
     limits: ResourceLimits = DEFAULT_LIMITS,
@@ -80,6 +82,8 @@ def plan_sandbox(
     ``PATH`` or the referee's Python (a program given by path is among its
     own files already). Nothing inside a hidden path is shown, but for its
     own folders (a submission runs from the league's copy, in the output).
+    ``shared_sources``: the folder bound at each of ``shared`` (default: the
+    folder itself; a process of lane ``k > 0`` gets its lane's copies).
     """
     given_cwd = os.path.abspath(cwd) if cwd else None
     cwd = given_cwd or os.getcwd()
@@ -99,7 +103,11 @@ def plan_sandbox(
         network_host=network_host,
         writable_bytes=limits.output_bytes,
         user=user,
-    )
+        bind_sources=tuple(
+            (os.path.realpath(folder), os.path.realpath(source))
+            for folder, source in zip(shared, shared_sources or shared, strict=True) if folder != source
+        ),
+    )  # fmt: skip
 
 
 def command_folders(

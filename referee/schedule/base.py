@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,21 @@ class ScheduledGame:
     seats: tuple[str, ...]  # bot name by seat
     seed: int
     candidate: str | None = None  # a gauntlet's candidate at this table; None in other formats
+    # Where the game falls among the games on its seed (which game it is does not depend on it: not compared).
+    # place: from 0, among its table's games (its rotation, when every rotation is played); deal_offset: the games
+    # on this seed before the table's own, in the order of the schedule (a gauntlet's field tables play theirs once
+    # per candidate, so a field bot plays place p of candidate c's table as its (c x table_size + p)-th).
+    place: int = field(default=0, compare=False)
+    deal_offset: int = field(default=0, compare=False)
+
+    def lane(self, bot: str) -> int:
+        """Which of its games on this game's seed ``bot`` plays here, from 0: a process plays one lane only.
+
+        The games a bot plays on one seed (the same deals) have different
+        lanes, so a process that plays the games of one lane never sees a
+        deal twice (referee.backends.pool).
+        """
+        return self.place if bot == self.candidate else self.deal_offset + self.place
 
     def record(self) -> dict:
         """The schedule's part of the game's ``games.jsonl`` record."""
@@ -72,6 +87,10 @@ class Schedule(ABC):
         """One line for people about a choice the referee made for the league (`validate` and `run` print it)."""
         return None
 
+    def lanes(self, bot: str) -> int:
+        """How many lanes ``bot`` plays in: the most games it plays on one seed (see :meth:`ScheduledGame.lane`)."""
+        return self.table_size
+
     def __len__(self) -> int:
         return self.count
 
@@ -108,12 +127,13 @@ def game_id(round_number: int, table_number: int, rotation: int) -> str:
 
 def rotation_group(
     first_index: int, round_number: int, table_number: int, table_bots: Sequence[str], seed: int,
-    candidate: str | None = None, shifts: Sequence[int] | None = None,
+    candidate: str | None = None, shifts: Sequence[int] | None = None, deal_offset: int = 0,
 ) -> Iterator[ScheduledGame]:  # fmt: skip
     """Yield a table's games, all on the same seed (duplicate deals): one per seat rotation, or per shift of ``shifts``.
 
     A game's ``rotation`` is its shift (so ``shifts`` of 0, 2 and 4 make game ids ending in ``-s0``, ``-s2``
-    and ``-s4``); its index counts the games of the group from ``first_index``.
+    and ``-s4``); its index counts the games of the group from ``first_index``, and its ``place`` from 0.
+    ``deal_offset``: the games played on the same seed before this group (see :meth:`ScheduledGame.lane`).
     """
     for place, rotation in enumerate(range(len(table_bots)) if shifts is None else shifts):
         yield ScheduledGame(
@@ -125,6 +145,8 @@ def rotation_group(
             seats=rotate(table_bots, rotation),
             seed=seed,
             candidate=candidate,
+            place=place,
+            deal_offset=deal_offset,
         )
 
 

@@ -124,14 +124,19 @@ class GauntletSchedule(Schedule):
     def count(self) -> int:
         return self.tables * self.table_size * self.rounds
 
+    def lanes(self, bot: str) -> int:
+        """A candidate plays its own tables; a field bot every candidate's tables of its field tables, on one seed."""
+        return self.table_size if bot in self.candidates else self.table_size * len(self.candidates)
+
     def __iter__(self) -> Iterator[ScheduledGame]:
         index = 0
         for round_number in range(1, self.rounds + 1):
             for field_number, field_bots in enumerate(self._field_tables(), 1):
                 seed = self._seed(round_number, field_number, field_bots)
-                for table_number, candidate in self._seatings(field_number):
+                for position, (table_number, candidate) in enumerate(self._seatings(field_number)):
                     table_bots = (candidate, *field_bots)
-                    yield from rotation_group(index, round_number, table_number, table_bots, seed, candidate)
+                    yield from rotation_group(index, round_number, table_number, table_bots, seed, candidate,
+                                              deal_offset=position * self.table_size)  # fmt: skip
                     index += self.table_size
 
     def game(self, index: int) -> ScheduledGame:
@@ -146,8 +151,9 @@ class GauntletSchedule(Schedule):
         candidate = self.candidates[candidate_rank]
         seed = self._seed(round_number, field_rank + 1, field_bots)
         group = rotation_group(
-            index - rotation, round_number, table_rank + 1, (candidate, *field_bots), seed, candidate
-        )
+            index - rotation, round_number, table_rank + 1, (candidate, *field_bots), seed, candidate,
+            deal_offset=candidate_rank * self.table_size,
+        )  # fmt: skip
         return next(itertools.islice(group, rotation, None))
 
     def summary(self) -> str:

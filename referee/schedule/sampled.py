@@ -196,6 +196,9 @@ class SampledSchedule(Schedule):
     def tables(self) -> int:
         return self._tables
 
+    def lanes(self, bot: str) -> int:
+        return self.rotations
+
     @property
     def count(self) -> int:
         return self._tables * self.rotations

@@ -82,7 +82,7 @@ def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str
     for where in (folder / "bots", folder / "subs" / "snooper"):
         (where / "probes.json").write_text(json.dumps(probes))
     env = f"{{REFEREE_TEST_MARKER: {bots.marker}}}"
-    snoop = ["python", "bots/snoop.py", "--probes", "bots/probes.json", "--in-game", "2", "--marker", bots.marker]
+    snoop = ["python", "bots/snoop.py", "--probes", "bots/probes.json", "--in-game", "1", "--marker", bots.marker]
     (folder / "league.yaml").write_text(
         "name: layout\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 4\nconcurrency: 1\n"
         f"move_time_ms: {ROOMY.move_time_ms}\nstartup_timeout_ms: {ROOMY.startup_timeout_ms}\nbots:\n"
@@ -90,9 +90,9 @@ def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str
         f"  - name: random\n    command: python bots/random_bot.py --marker {bots.marker}\n    env: {env}\n"
         f"  - path: subs/snooper\n    env: {env}\n  - path: subs/other\n    env: {env}\n"
     )
-    # The submission snoops in its second game too (its run command is its author's: it names nothing here).
+    # The submission snoops in its game too (its run command is its author's: it names nothing here).
     manifest = folder / "subs" / "snooper" / "bot.yaml"
-    manifest.write_text(manifest.read_text().replace('"probes.json"', '"probes.json", "--in-game", "2"'))
+    manifest.write_text(manifest.read_text().replace('"probes.json"', '"probes.json", "--in-game", "1"'))
     return folder, probes
 
 
@@ -103,10 +103,13 @@ def test_in_the_default_layout_a_snooping_bot_reads_nothing_of_the_competition(b
     assert summary.played == 4 and summary.disabled == {}
     output = folder / "results" / "layout"
     assert len(list((output / GAME_LOG_DIR).glob("*.jsonl"))) == 4  # there were game logs to read
-    (command,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snoop-*.log")
-    (submission,) = reports(output / BOT_LOG_DIR, "SNOOP ", "snooper-*.log")
-    for report in (command, submission):
-        assert report["games_started"] == 2  # a game was over, its log and result written, when it looked
+    # A process of each bot for each of the table's four rotations, one game each, one after another: all but the
+    # first looked once a game was over, its log and result written.
+    commands = reports(output / BOT_LOG_DIR, "SNOOP ", "snoop-*.log")
+    submissions = reports(output / BOT_LOG_DIR, "SNOOP ", "snooper-*.log")
+    assert len(commands) == len(submissions) == 4
+    for report in (*commands, *submissions):
+        assert report["games_started"] == 1
         outcome = {(probe["probe"], probe["target"]): probe for probe in report["probes"]}
         # No seed, no result, no game log, no other bot's files, no kernel setting: nothing read or written.
         for kind in ("read", "read-glob", "sysctl", "open-write"):
@@ -119,15 +122,19 @@ def test_in_the_default_layout_a_snooping_bot_reads_nothing_of_the_competition(b
         # No other bot's process, command line or environment in its /proc: its sandbox's init and its own.
         assert all("random_bot" not in line and "snooper" not in line for line in report["command_lines"].values())
         assert report["capabilities"] == "0000000000000000"
-    command_listing = {probe["target"]: probe["detail"] for probe in command["probes"] if probe["probe"] == "list"}
-    assert command_listing[str(folder)] == "1 entries: ['bots']"  # its cwd shows what its command needs, no more
-    assert "random_bot.py" in command_listing[str(folder / "bots")]  # a name, masked by an empty file
-    submission_listing = {probe["target"]: probe["detail"] for probe in submission["probes"] if probe["probe"] == "list"}
-    assert submission_listing[str(output)] == "1 entries: ['builds']"  # only the way to its own copy
-    if AS_ROOT:  # each runs as a user of its own, none of the machine's
-        uids = {command["uid"], submission["uid"]}
-        assert len(uids) == 2 and min(uids) >= sandbox.FIRST_BOT_ID
-        assert command["gid"] == command["uid"] and command["groups"] in ([], [command["gid"]])
+    for command in commands:
+        command_listing = {probe["target"]: probe["detail"] for probe in command["probes"] if probe["probe"] == "list"}
+        assert command_listing[str(folder)] == "1 entries: ['bots']"  # its cwd shows what its command needs, no more
+        assert "random_bot.py" in command_listing[str(folder / "bots")]  # a name, masked by an empty file
+    for submission in submissions:
+        listing = {probe["target"]: probe["detail"] for probe in submission["probes"] if probe["probe"] == "list"}
+        assert listing[str(output)] == "1 entries: ['builds']"  # only the way to its own copy
+    if AS_ROOT:  # each bot runs as a user of its own, none of the machine's
+        command_uids = {report["uid"] for report in commands}
+        submission_uids = {report["uid"] for report in submissions}
+        assert len(command_uids) == len(submission_uids) == 1 and command_uids != submission_uids
+        assert min(command_uids | submission_uids) >= sandbox.FIRST_BOT_ID
+        assert all(report["gid"] == report["uid"] and report["groups"] in ([], [report["gid"]]) for report in commands)
 
 
 def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_and_why(
@@ -240,8 +247,9 @@ def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_i
     summary = asyncio.run(run_league(load_league(league_file)))
     assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
     assert fault_free(tmp_path / "next" / "results" / "next")
-    (report,) = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
-    assert report["folder"].startswith(str(memory_folder)) and report["files"] == 200000
+    planted = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert planted and all(report["folder"].startswith(str(memory_folder)) and report["files"] == 200000
+                           for report in planted)  # fmt: skip
     assert list(memory_folder.iterdir()) == [] and list(bots.socket_root.iterdir()) == []
 
 

@@ -97,11 +97,11 @@ def test_a_bot_frozen_by_the_v1_freezer_dies_with_a_referee_killed_by_sigkill(tm
     referee = textwrap.dedent("""
         import dataclasses, subprocess, sys, time
         from referee import sandbox
-        from referee.bots import _dying_with_referee
         from referee.freezer import freezer_for
         support = dataclasses.replace(sandbox.cgroup_support(), v2=None, v2_controllers=frozenset())
         cgroup = sandbox.BotCgroup(support, sandbox.DEFAULT_LIMITS)
-        argv = _dying_with_referee(sandbox.launch_argv(cgroup.procs_files, [], ["sleep", "600"]))
+        sandbox.start_watcher(support)  # as make_cgroup does for every bot
+        argv = sandbox.launch_argv(cgroup.procs_files, [], ["sleep", "600"])
         bot = subprocess.Popen(argv)
         while not open(cgroup.procs_files[0]).read().split():
             time.sleep(0.01)

@@ -229,9 +229,11 @@ async def ponder_beside_thinkers(bots: Bots, freeze: bool) -> tuple[Measured, li
 def test_a_ponderers_workers_take_next_to_no_cpu_while_the_steady_thinkers_are_on_move(bots: Bots) -> None:
     frozen, games = asyncio.run(ponder_beside_thinkers(bots, freeze=True))
     assert all(not any(game.faults) and not game.forfeits for game in games)
-    share = frozen.off_move_cpu_s / frozen.off_move_wall_s  # of one CPU
-    assert frozen.off_move_wall_s > 0.3 and share < 0.03, (frozen.off_move_cpu_s, frozen.off_move_wall_s)
+    # Of one CPU. What is left is the 5 ms after each reply before the freeze and the breaths: a few
+    # percent on an idle machine, more when a loaded one is slow to run the freeze; unfrozen it is tens.
+    share = frozen.off_move_cpu_s / frozen.off_move_wall_s
+    assert frozen.off_move_wall_s > 0.3 and share < 0.10, (frozen.off_move_cpu_s, frozen.off_move_wall_s)
     # The same bot not frozen: its three workers take whatever CPU the machine has while the others think.
     free, _ = asyncio.run(ponder_beside_thinkers(bots, freeze=False))
     free_share = free.off_move_cpu_s / free.off_move_wall_s
-    assert free_share > 0.2 and free_share > 10 * share, (free_share, share)
+    assert free_share > 0.3 and free_share > 5 * share, (free_share, share)

@@ -46,9 +46,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
+from referee.clock import Timing  # noqa: E402
 from referee.config import load_league  # noqa: E402
 from referee.league import RESULTS_FILE, read_records, run_league  # noqa: E402
-from referee.session import Timing  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
 MOVE_TIME_MS = 150

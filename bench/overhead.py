@@ -85,15 +85,16 @@ from time import perf_counter
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from echo_bot import UNARY_METHOD  # noqa: E402
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from echo_bot import UNARY_METHOD  # noqa: E402
-
 from referee.bots import BotSpec  # noqa: E402
+from referee.clock import Timing  # noqa: E402
 from referee.faults import BotFault  # noqa: E402
+from referee.gamesetup import GameSetup  # noqa: E402
 from referee.match import Match, start_bots, stop_bots  # noqa: E402
 from referee.protocol import DECISION_REQUEST_FIELD, PLAY_METHOD, play_request  # noqa: E402
-from referee.session import BotSession, GameSetup, Timing  # noqa: E402
+from referee.session import BotSession  # noqa: E402
 from referee.v2 import bot_pb2 as pb  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"

@@ -57,8 +57,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from referee.clock import Timing  # noqa: E402
 from referee.config import load_league  # noqa: E402
-from referee.session import Timing  # noqa: E402
 from referee.games import game_class  # noqa: E402
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, RunSummary, read_records, run_league  # noqa: E402
 from referee.schedule import table_seed  # noqa: E402

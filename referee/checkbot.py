@@ -44,16 +44,18 @@ from typing import TextIO
 
 from referee import __version__
 from referee.bots import BotSpec, log_tail
+from referee.clock import Timing
 from referee.errors import LeagueError
 from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES
+from referee.gamesetup import GameSetup
 from referee.inprocess import sample_opponents
 from referee.match import Match, stop_bots
 from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.sandbox import DEFAULT_LIMITS
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 
 CANDIDATE = "candidate"
 SELF = "self"  # --opponent self: another process of the bot under test

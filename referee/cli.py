@@ -20,12 +20,12 @@ from pathlib import Path
 
 from referee import __version__, freezer, sandbox
 from referee.bots import BotSpec, log_tail
+from referee.clock import Timing
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.match import MatchResult, play_game
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, Sprt
-from referee.session import Timing
 
 
 class UsageError(RefereeError):

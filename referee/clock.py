@@ -34,6 +34,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Time limits of a game, in milliseconds."""
+
+    move_time_ms: int = 1000
+    time_bank_ms: int = 10_000
+    grace_ms: int = 50  # transport allowance: a reply is a timeout once move + bank left + grace are charged
+    startup_timeout_ms: int = 10_000
+    notify_timeout_ms: int = 1000
+
+
 
 # How often the lag monitor samples the event loop, and how many samples it keeps.
 LAG_TICK_SECONDS = 0.005

@@ -44,18 +44,18 @@ from typing import Any
 
 import yaml
 
+from referee import sandbox
 from referee.bots import BotSpec
+from referee.clock import Timing
 from referee.errors import LeagueError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
-from referee import sandbox
+from referee.gamesetup import GameSetup
 from referee.sandbox import DEFAULT_LIMITS, LIMIT_KEYS, ResourceLimits
 from referee.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled, Sprt
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, HYPOTHESIS_KEYS, MAX_ELO
 from referee.seeding import is_guessable
-from referee.session import GameSetup, Timing
 from referee.stats import Measure
-
 
 MANIFEST_NAME = "bot.yaml"
 PYTHON_PROGRAMS = ("python", "python3")

@@ -24,15 +24,16 @@ from typing import TextIO
 
 from referee.bots import BotSpec
 from referee.cards import Card, format_cards
+from referee.clock import Timing
 from referee.errors import MalformedActionError, RefereeError
 from referee.faults import FaultPolicy
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.games.base import Action, ActionKind, Phase
+from referee.gamesetup import GameSetup
 from referee.hands import hand_rank
 from referee.inprocess import InProcessBot
 from referee.match import Match, MatchResult, start_bots, stop_bots
 from referee.protocol import card_from_pb
-from referee.session import GameSetup, Timing
 from referee.v2 import bot_pb2 as pb
 
 CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear the screen

@@ -22,14 +22,16 @@ from pathlib import Path
 
 from referee.bots import BotSpec
 from referee.cards import Card
+from referee.clock import Timing
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
 from referee.games.base import ActionKind
+from referee.gamesetup import GameSetup
 from referee.printable import printable
 from referee.protocol import GAME_TO_PB, RequestEncoder, action_to_pb
 from referee.seeding import derive_seed
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 
 FAULT_KIND_TO_PB = {kind: getattr(pb, f"FAULT_KIND_{kind.name}") for kind in FaultKind}

@@ -32,13 +32,15 @@ from pathlib import Path
 from referee.bots import BotSpec, log_tail
 from referee.cards import parse_cards
 from referee.checkbot import Report, Submission, build_bot
+from referee.clock import Timing
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode
 from referee.gamelog import action_text, read_game_log, verify_log
 from referee.games import Game
 from referee.games.base import Action
+from referee.gamesetup import GameSetup
 from referee.match import Match, illegal_action_fault
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 
 

@@ -30,7 +30,6 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -43,9 +42,17 @@ from referee.clock import charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
+from referee.gamesetup import GameSetup
 from referee.protocol import (
-    DECISION_REQUEST_FIELD, GAME_FROM_PB, GAME_TO_PB, PLAY_METHOD, PROTOCOL_VERSION, MalformedMessage, action_from_pb,
-    decision_from_bytes, play_request,
+    DECISION_REQUEST_FIELD,
+    GAME_FROM_PB,
+    GAME_TO_PB,
+    PLAY_METHOD,
+    PROTOCOL_VERSION,
+    MalformedMessage,
+    action_from_pb,
+    decision_from_bytes,
+    play_request,
 )  # fmt: skip
 from referee.v2 import bot_pb2 as pb
 
@@ -68,27 +75,6 @@ WRITE_TIMEOUT_SECONDS = 5.0
 CLOSE_GRACE_SECONDS = 1.0
 
 _HANDSHAKE_FIELD, _GAME_START_FIELD, _FAULT_NOTICE_FIELD, _GAME_END_FIELD = 2, 3, 5, 6
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Time limits of a game, in milliseconds."""
-
-    move_time_ms: int = 1000
-    time_bank_ms: int = 10_000
-    grace_ms: int = 50  # transport allowance: a reply is a timeout once move + bank left + grace are charged
-    startup_timeout_ms: int = 10_000
-    notify_timeout_ms: int = 1000
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    """What the handshake tells a bot: the game, the table size and the limits."""
-
-    game: str
-    num_players: int
-    timing: Timing = Timing()
-    turn_limit: int = 200
 
 
 class _Pending:

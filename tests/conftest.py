@@ -20,7 +20,7 @@ import pytest
 
 from referee import sandbox
 from referee.bots import BotSpec
-from referee.session import Timing
+from referee.clock import Timing
 from referee.match import MatchResult, play_game
 from referee.v2 import bot_pb2 as pb
 from tests.processes import marked_processes

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.clock import LagMonitor, charged_seconds
-from referee.session import Timing
+from referee.clock import LagMonitor, Timing, charged_seconds
 from tests.conftest import Bots, play, read_log
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from referee.bots import ResourceLimits
-from referee.session import Timing
+from referee.clock import Timing
 from referee.config import (
     LEAGUE_KEYS,
     LeagueError,

@@ -26,12 +26,14 @@ import pytest
 
 from referee import sandbox
 from referee.bots import BotSpec
+from referee.clock import Timing
 from referee.config import load_league
 from referee.errors import LeagueError
-from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
 from referee.faults import BotFault, FaultKind
+from referee.gamesetup import GameSetup
+from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
 from referee.sandbox import ResourceLimits
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
 
 BWRAP = sandbox.bubblewrap()

@@ -21,12 +21,14 @@ import pytest
 
 from referee.bots import BotSpec
 from referee.checkbot import CheckSettings, check_bot
+from referee.clock import Timing
 from referee.config import load_league
-from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
+from referee.gamesetup import GameSetup
 from referee.lanes import lane_copy
+from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
 from referee.match import Match
 from referee.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedule, SprtSchedule, schedule
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 
 from .conftest import PYTHON, Bots, read_log
 from .test_ray_backend import ray_here  # noqa: F401 - a fixture

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from referee.bots import DEFAULT_LOG_CAP_BYTES
-from referee.session import Timing
+from referee.clock import Timing
 from referee.faults import FaultPolicy, PolicyMode
-from referee.games import Phase
 from referee.gamelog import verify_log
+from referee.games import Phase
 from referee.match import MatchResult
 from referee.protocol import action_from_pb, observation_from_pb
 from referee.v2 import bot_pb2 as pb

@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from referee import freezer, sandbox
+from referee.clock import Timing
 from referee.freezer import OffMove, _SignalFreezer, freezer_for
+from referee.gamesetup import GameSetup
 from referee.match import Match
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 
 from .conftest import PYTHON, Bots
 

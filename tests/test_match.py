@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from referee.sandbox import DEFAULT_LIMITS
-from referee.session import BotSession, GameSetup, Timing
 from referee.cards import DECK
+from referee.clock import Timing
+from referee.gamelog import verify_log
 from referee.games import game_class
 from referee.games.base import Action
-from referee.gamelog import verify_log
+from referee.gamesetup import GameSetup
 from referee.protocol import fill_events, fill_observation
+from referee.sandbox import DEFAULT_LIMITS
+from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import PYTHON, Bots, play, read_log, read_recording
 

@@ -31,10 +31,12 @@ import pytest
 import referee
 from referee import sandbox
 from referee.bots import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, ResourceLimits
+from referee.clock import Timing
 from referee.config import load_league
 from referee.errors import LeagueError
+from referee.gamesetup import GameSetup
 from referee.league import BOT_LOG_DIR, RESULTS_FILE, run_league
-from referee.session import BotSession, GameSetup, Timing
+from referee.session import BotSession
 from tests.bot_kits import NPM_ENV, build_copy
 from tests.conftest import BAD_BOTS, PYTHON, ROOT, SAMPLE_BOTS, Bots, play, read_log
 

@@ -1,0 +1,211 @@
+"""A ladder's own records: the register of submissions judged and of status changes, and the tables drawn.
+
+Two append-only files in the ladder's output folder, beside the
+``games.jsonl`` that every league writes:
+
+- ``register.jsonl``: every version of every author's bot as it was judged
+  (accepted or rejected, why, its content digest, when), and every change of
+  a bot's status (withdrawn, disqualified), in the order they happened. The
+  order in which versions were accepted decides which bots could be drawn
+  for each table, so with the seed it makes a ladder's history replayable.
+- ``tables.jsonl``: each table as it was drawn, before its first game
+  started: its number, its bots in seat order and its seed. A run that stops
+  with a table half played finds it here and plays the rest of it.
+
+Each line is written whole and flushed to disk before anything depends on
+it; a last line cut short by a crash is dropped when the file is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import OutputError
+from referee.schedule.base import ScheduledGame, rotation_group
+
+REGISTER_FILE = "register.jsonl"
+TABLES_FILE = "tables.jsonl"
+
+ACCEPTED, REJECTED = "accepted", "rejected"
+ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
+STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One version of an author's submission as the ladder judged it."""
+
+    author: str
+    version: int  # from 1, counting every version judged, accepted or not
+    bot: str  # its name on the ladder's pages: AUTHOR-vVERSION
+    digest: str  # of the submission folder's content (referee.submissions.folder_digest)
+    verdict: str  # ACCEPTED or REJECTED
+    reason: str = ""  # why it was rejected
+    at: str = ""  # when, in UTC (ISO 8601)
+    kind: str = "judged"
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """A bot withdrawn (it plays no new game; its games count) or disqualified (its games count for no one)."""
+
+    bot: str
+    status: str  # one of STATUSES
+    reason: str = ""
+    at: str = ""
+    kind: str = "status"
+
+
+@dataclass(frozen=True)
+class DrawnTable:
+    """A table as it was drawn: its number from 1, its bots in seat order before rotation, its seed."""
+
+    number: int
+    bots: tuple[str, ...]
+    seed: int
+
+    def games(self) -> list[ScheduledGame]:
+        """Its games, one per seat rotation, all on its seed (duplicate deals), numbered after the tables before it.
+
+        Every table of a ladder seats as many bots as the ladder's tables do,
+        so table ``n``'s first game has index ``(n - 1) x table size``.
+        """
+        size = len(self.bots)
+        return list(rotation_group((self.number - 1) * size, 1, self.number, self.bots, self.seed))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.number, "bots": list(self.bots), "seed": str(self.seed)}
+
+
+class JsonLines:
+    """An append-only file of JSON objects, one a line, each flushed to disk as it is added."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        records, good_bytes = _read(path)
+        self.records: list[dict[str, Any]] = records
+        if path.exists() and good_bytes != path.stat().st_size:
+            with open(path, "r+b") as existing:  # drop the last line, cut short by a crash
+                existing.truncate(good_bytes)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        data = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        size = os.fstat(self._fd).st_size
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(self._fd, data[written:])
+            os.fsync(self._fd)
+        except OSError:
+            os.ftruncate(self._fd, size)  # no half line before the next one
+            raise
+        self.records.append(dict(record))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _read(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The whole records of ``path`` and the bytes they take; a damaged line before others is an OutputError."""
+    records: list[dict[str, Any]] = []
+    good_bytes = 0
+    if not path.exists():
+        return records, good_bytes
+    with open(path, "rb") as lines:
+        damaged: int | None = None
+        for line_number, line in enumerate(lines, start=1):
+            if damaged is not None:
+                raise OutputError(
+                    f"{path}:{damaged}: the line is not a whole JSON object, and lines follow it: the file was "
+                    f"damaged after it was written; repair or remove line {damaged}, then run again"
+                )
+            try:
+                record = json.loads(line) if line.endswith(b"\n") else None
+            except ValueError:
+                record = None
+            if not isinstance(record, dict):
+                damaged = line_number
+                continue
+            records.append(record)
+            good_bytes += len(line)
+    return records, good_bytes
+
+
+class Register:
+    """``register.jsonl``: the versions judged and the status changes, in order."""
+
+    def __init__(self, output: Path) -> None:
+        self.file = JsonLines(output / REGISTER_FILE)
+
+    def judged(self) -> Iterator[Judged]:
+        for record in self.file.records:
+            if record.get("kind") == "judged":
+                yield Judged(**{key: record[key] for key in Judged.__dataclass_fields__ if key in record})
+
+    def status_changes(self) -> Iterator[StatusChange]:
+        for record in self.file.records:
+            if record.get("kind") == "status":
+                yield StatusChange(**{key: record[key] for key in StatusChange.__dataclass_fields__ if key in record})
+
+    def add(self, record: Judged | StatusChange) -> None:
+        self.file.append(asdict(record))
+
+    def statuses(self) -> dict[str, str]:
+        """Every accepted bot's status now: active, withdrawn (replaced by a newer version, or by the organiser)."""
+        status: dict[str, str] = {}
+        latest: dict[str, str] = {}
+        for record in self.file.records:
+            if record.get("kind") == "judged" and record.get("verdict") == ACCEPTED:
+                previous = latest.get(record["author"])
+                if previous is not None and status.get(previous) == ACTIVE:
+                    status[previous] = WITHDRAWN  # replaced by its author's new version
+                latest[record["author"]] = record["bot"]
+                status[record["bot"]] = ACTIVE
+            elif record.get("kind") == "status" and record.get("bot") in status:
+                status[record["bot"]] = record["status"]
+        return status
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class Tables:
+    """``tables.jsonl``: the tables drawn, in order."""
+
+    def __init__(self, output: Path) -> None:
+        self.file = JsonLines(output / TABLES_FILE)
+        self.drawn: list[DrawnTable] = []
+        for line_number, record in enumerate(self.file.records, start=1):
+            try:
+                table = DrawnTable(int(record["table"]), tuple(record["bots"]), int(record["seed"]))
+            except (KeyError, TypeError, ValueError):
+                raise OutputError(f"{self.file.path}:{line_number}: not a table record: {record}") from None
+            if table.number != line_number:
+                raise OutputError(f"{self.file.path}:{line_number}: table {table.number} where {line_number} was due")
+            self.drawn.append(table)
+
+    def add(self, table: DrawnTable) -> None:
+        if table.number != len(self.drawn) + 1:
+            raise ValueError(f"table {table.number} drawn where {len(self.drawn) + 1} is due")
+        self.file.append(table.to_json())
+        self.drawn.append(table)
+
+    def games(self) -> list[ScheduledGame]:
+        return [game for table in self.drawn for game in table.games()]
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def counted_tables(tables: Sequence[DrawnTable]) -> Iterator[tuple[tuple[str, ...], int]]:
+    """Each table's bots and its number of games, for :meth:`referee.ladder.draw.Played.of`."""
+    for table in tables:
+        yield table.bots, len(table.bots)

@@ -1,0 +1,94 @@
+"""The ladder's pure parts: drawing its tables, and its register and tables files."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from referee.errors import OutputError
+from referee.ladder.draw import Played, draw_table
+from referee.ladder.history import (
+    ACCEPTED, ACTIVE, REJECTED, WITHDRAWN, DISQUALIFIED, DrawnTable, Judged, Register, StatusChange, Tables,
+)  # fmt: skip
+
+SEED = 6069488482021880639
+
+
+def play_tables(active: list[str], tables: int, size: int, placement: int = 0, played: Played | None = None):
+    played = played or Played()
+    drawn = []
+    for number in range(1, tables + 1):
+        bots = draw_table(active, played, size, placement, SEED, number)
+        played = played.with_table(bots, size)
+        drawn.append(bots)
+    return played, drawn
+
+
+def test_every_bot_plays_at_the_same_rate_and_every_pair_keeps_meeting() -> None:
+    bots = [f"bot-{n}" for n in range(7)]
+    played, drawn = play_tables(bots, 140, 3)
+    assert all(len(set(table)) == 3 and set(table) <= set(bots) for table in drawn)
+    games = [played.games[bot] for bot in bots]
+    assert max(games) - min(games) <= 3  # within one table's games of each other
+    meetings = [played.meetings.get(frozenset(pair), 0) for pair in itertools.combinations(bots, 2)]
+    assert min(meetings) > 0 and max(meetings) <= 2 * min(meetings)
+
+
+def test_a_new_version_sits_at_every_table_until_it_has_its_placement_games() -> None:
+    bots = [f"bot-{n}" for n in range(6)]
+    played, _ = play_tables(bots, 40, 3)
+    newcomer = "bot-6"
+    played, drawn = play_tables(bots + [newcomer], 8, 3, placement=12, played=played)
+    assert all(newcomer in table for table in drawn[:4])  # 4 tables of 3 rotations: its 12 placement games
+    assert played.games[newcomer] >= 12
+    # then it waits while the others catch up (it has fewer games than they, so not for long)
+    assert newcomer not in drawn[4] or played.games[newcomer] <= min(played.games[bot] for bot in bots) + 3
+
+
+def test_the_same_history_draws_the_same_table_and_the_seats_are_shuffled() -> None:
+    bots = [f"bot-{n}" for n in range(5)]
+    _, first = play_tables(bots, 30, 3)
+    _, again = play_tables(bots, 30, 3)
+    assert first == again
+    assert len({table[0] for table in first}) > 1  # not always the first bot in seat 0
+    with pytest.raises(ValueError, match="a table of 3 needs as many bots; the ladder has 2"):
+        draw_table(["a", "b"], Played(), 3, 0, SEED, 1)
+
+
+def test_the_register_keeps_versions_and_statuses_in_order_and_drops_a_line_cut_short(tmp_path) -> None:
+    register = Register(tmp_path)
+    register.add(Judged("alice", 1, "alice-v1", "d1", ACCEPTED, at="t1"))
+    register.add(Judged("bob", 1, "bob-v1", "d2", ACCEPTED))
+    register.add(Judged("alice", 2, "alice-v2", "d3", REJECTED, reason="bot.yaml: no run"))
+    register.add(Judged("alice", 3, "alice-v3", "d4", ACCEPTED))
+    register.add(StatusChange("bob-v1", DISQUALIFIED, reason="read the output folder"))
+    register.close()
+    with open(tmp_path / "register.jsonl", "ab") as file:
+        file.write(b'{"kind": "judged", "auth')  # a crash in the middle of a line
+    again = Register(tmp_path)
+    assert [judged.bot for judged in again.judged()] == ["alice-v1", "bob-v1", "alice-v2", "alice-v3"]
+    assert again.statuses() == {"alice-v1": WITHDRAWN, "alice-v3": ACTIVE, "bob-v1": DISQUALIFIED}
+    again.add(StatusChange("alice-v3", WITHDRAWN))
+    again.close()
+    assert Register(tmp_path).statuses()["alice-v3"] == WITHDRAWN
+
+
+def test_tables_come_back_with_their_games_numbered_and_a_damaged_line_is_named(tmp_path) -> None:
+    tables = Tables(tmp_path)
+    tables.add(DrawnTable(1, ("a", "b", "c"), SEED))
+    tables.add(DrawnTable(2, ("c", "d", "a"), 17))
+    with pytest.raises(ValueError, match="table 4 drawn where 3 is due"):
+        tables.add(DrawnTable(4, ("a", "b", "c"), 1))
+    tables.close()
+    again = Tables(tmp_path)
+    games = again.games()
+    assert [game.game_id for game in games] == [f"r1-t00{t}-s{s}" for t in (1, 2) for s in range(3)]
+    assert [game.index for game in games] == list(range(6))
+    assert games[4].seats == ("d", "a", "c") and games[4].seed == 17 and games[4].lane("a") == 1
+    assert games[0].seed == SEED  # a 64-bit seed read back exactly (it is written as a string)
+    again.close()
+    lines = (tmp_path / "tables.jsonl").read_bytes().splitlines(keepends=True)
+    (tmp_path / "tables.jsonl").write_bytes(b"garbage\n" + lines[1])
+    with pytest.raises(OutputError, match=r"tables.jsonl:1: the line is not a whole JSON object"):
+        Tables(tmp_path)

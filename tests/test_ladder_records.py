@@ -8,9 +8,8 @@ import pytest
 
 from referee.errors import OutputError
 from referee.ladder.draw import Played, draw_table
-from referee.ladder.history import (
-    ACCEPTED, ACTIVE, REJECTED, WITHDRAWN, DISQUALIFIED, DrawnTable, Judged, Register, StatusChange, Tables,
-)  # fmt: skip
+from referee.ladder.history import ACCEPTED, ACTIVE, DISQUALIFIED, REJECTED, WITHDRAWN, DrawnTable, Judged, Register
+from referee.ladder.history import StatusChange, Tables
 
 SEED = 6069488482021880639
 

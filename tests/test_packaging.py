@@ -71,6 +71,11 @@ def test_the_wheel_holds_the_license_the_proto_the_sample_bots_and_the_tournamen
     assert "referee/__main__.py" in names
 
 
+def test_the_wheel_marks_the_package_typed(installed) -> None:
+    # PEP 561: without the marker, users' type checkers ignore the annotations of an installed package.
+    assert "referee/py.typed" in zipfile.ZipFile(installed["wheel"]).namelist()
+
+
 def test_the_installed_referee_runs_from_its_own_files(installed) -> None:
     python, cwd = str(installed["python"]), installed["cwd"]
     referee_command = str(installed["venv"] / "bin" / "referee")

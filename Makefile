@@ -91,7 +91,7 @@ browser-deps:
 lint: $(STAMP)
 	@status=0; \
 	$(BIN)/ruff check --quiet --output-format concise || status=1; \
-	$(BIN)/ruff format --check --quiet || status=1; \
+	$(BIN)/ruff format --check --quiet --output-format concise || status=1; \
 	$(BIN)/lint-imports --no-cache || status=1; \
 	$(BIN)/mypy || status=1; \
 	exit $$status

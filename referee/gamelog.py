@@ -274,7 +274,7 @@ class GameLog:
         """
         with self._file_lock:
             if self._lines is not None and self.path is not None and self._file is None:
-                self._file = open(self._temporary(), "w", encoding="utf-8")
+                self._file = open(self._temporary(), "w", encoding="utf-8")  # noqa: SIM115 - open until close()
 
     def close(self) -> None:
         """Write the log to its file (under a temporary name first, so a reader never sees half of it).
@@ -289,7 +289,7 @@ class GameLog:
             self._listener = None
             temporary = self._temporary()
             try:
-                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None
+                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None  # noqa: SIM115 - closed by `with out`
                 with out:
                     out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
                 os.replace(temporary, self.path)

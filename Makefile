@@ -1,4 +1,6 @@
-# make test: set up a virtual environment in .venv and run the test suite.
+# make test: set up a virtual environment in .venv, run the checks (make lint), then the test suite.
+# make lint: the types (mypy), the style (ruff check, ruff format --check), the layers (lint-imports).
+# make format: format the code as make lint wants it (ruff format).
 # make demo: set up, then run the demo league of the sample bots.
 # make system-deps: the Debian packages the C++ and Go bots build with (installed when run as root).
 # make proto: regenerate referee/v2/ and the kits' copies of the protocol; make proto-lint: buf lint + breaking.
@@ -9,7 +11,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench bench-quick soak proto proto-lint proto-baseline node-deps system-deps bubblewrap browser-deps screenshots clean
+.PHONY: test lint format demo bench bench-quick soak proto proto-lint proto-baseline node-deps system-deps bubblewrap browser-deps screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,7 +86,20 @@ browser-deps:
 		echo "Chromium not found: the browser tests will be skipped; to run them: sudo apt-get install -y chromium"; \
 	fi
 
-test: $(STAMP) system-deps node-deps bubblewrap browser-deps
+# The checks, each configured in pyproject.toml; referee/v2/ (generated) is never checked or formatted.
+# Every check runs, so that one failure hides none of the others' findings.
+lint: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check --quiet --output-format concise || status=1; \
+	$(BIN)/ruff format --check --quiet --output-format concise || status=1; \
+	$(BIN)/lint-imports --no-cache || status=1; \
+	$(BIN)/mypy || status=1; \
+	exit $$status
+
+format: $(STAMP)
+	$(BIN)/ruff format
+
+test: $(STAMP) lint system-deps node-deps bubblewrap browser-deps
 	$(BIN)/python -m pytest
 
 # The demo league: the sample bots, the Node.js one where Node.js is present. Starts afresh each time.
@@ -151,4 +166,4 @@ soak: $(STAMP) bubblewrap
 	$(BIN)/python bench/soak.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -24,7 +24,7 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_NAMES = {
     2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
     9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace",
-}
+}  # fmt: skip
 RANK_PLURALS = {rank: name + ("es" if name == "six" else "s") for rank, name in RANK_NAMES.items()}
 
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
@@ -46,8 +46,9 @@ class Card(NamedTuple):
             return f"Card.parse({_TEXT_OF[self]!r})"
         return f"Card(rank={self.rank!r}, suit={self.suit!r})"  # not a card of the deck, shown as it is
 
+    # It shadows tuple.index on purpose: bots use card.index (sample_bots/python), and a card is never searched.
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         """Position 0..51 in the canonical deck order (see :data:`DECK`)."""
         return (self.rank - 2) * 4 + self.suit
 
@@ -120,6 +121,6 @@ def shuffled_deck(stream: SeedStream) -> list[Card]:
 def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
     """Shuffle ``cards`` in place with Fisher-Yates driven by ``stream``; return it."""
     last = len(cards) - 1
-    for i, j in zip(range(last, 0, -1), stream.randbelow_each(range(last + 1, 1, -1))):
+    for i, j in zip(range(last, 0, -1), stream.randbelow_each(range(last + 1, 1, -1)), strict=True):
         cards[i], cards[j] = cards[j], cards[i]
     return cards

@@ -43,13 +43,13 @@ import json
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
 from pathlib import Path
+from typing import Any, TextIO
 
 from referee import __version__
 from referee.cards import Card, format_cards, parse_cards
 from referee.errors import RefereeError
-from referee.games import Game, HandResult, game_class
+from referee.games import BastardBrag, Game, HandResult, StopTheBus, game_class
 from referee.games.base import Action
 
 LOG_VERSION = 3  # 3: the seed is a string
@@ -94,8 +94,15 @@ def decision_record(
     drew: Card | None = None,
 ) -> dict:
     """The log record of a decision (:meth:`GameLog.decision` writes it faster)."""
-    record = {"type": "decision", "n": number, "hand": hand, "seat": seat, "holding": format_cards(holding),
-              "legal": [action_text(act) for act in legal], "action": action_text(played)}  # fmt: skip
+    record = {
+        "type": "decision",
+        "n": number,
+        "hand": hand,
+        "seat": seat,
+        "holding": format_cards(holding),
+        "legal": [action_text(act) for act in legal],
+        "action": action_text(played),
+    }
     if drew is not None:
         record["drew"] = str(drew)
     record["ms"] = round(charged_ms, 3)
@@ -128,21 +135,32 @@ def deal_record(game: Game) -> dict:
     return deal_record_of(deal_state(game))
 
 
-def deal_state(game: Game) -> tuple:
+# A deal as deal_state copies it: hand number, dealer, (seat, cards) of each seat in the hand, (key, cards) of the table.
+DealState = tuple[int, int, tuple[tuple[int, tuple[Card, ...]], ...], tuple[tuple[str, tuple[Card, ...]], ...]]
+
+
+def deal_state(game: Game) -> DealState:
     """What :func:`deal_record` shows of the deal, copied as it is now (cheap: no text is made)."""
     hands = tuple((seat, tuple(game.hands[seat])) for seat in range(game.num_players) if game.in_hand[seat])
-    if game.name == "stop_the_bus":
+    table: tuple[tuple[str, tuple[Card, ...]], ...]
+    if isinstance(game, StopTheBus):
         table = (("discard", tuple(game.discard_pile)), ("stock", tuple(reversed(game.stock))))  # stock: top first
-    else:
+    elif isinstance(game, BastardBrag):
         table = (("centre", tuple(game.centre)),)
+    else:
+        raise TypeError(f"no deal record for a game of {type(game).__name__}")
     return game.hand_number, game.dealer, hands, table
 
 
-def deal_record_of(state: tuple) -> dict:
+def deal_record_of(state: DealState) -> dict:
     """The deal record of a :func:`deal_state`."""
     hand_number, dealer, hands, table = state
-    record = {"type": "deal", "hand": hand_number, "dealer": dealer,
-              "hands": {str(seat): format_cards(cards) for seat, cards in hands}}  # fmt: skip
+    record = {
+        "type": "deal",
+        "hand": hand_number,
+        "dealer": dealer,
+        "hands": {str(seat): format_cards(cards) for seat, cards in hands},
+    }
     for key, cards in table:
         record[key] = format_cards(cards)
     return record
@@ -157,9 +175,17 @@ def _made_line(make: Callable[..., dict], arguments: tuple) -> str:
 
 
 def _decision_line(
-    number: int, hand: int, seat: int, holding: Sequence[Card], legal: Sequence[Action], played: Action,
-    charged_ms: float, wall_ms: float, default: bool, drew: Card | None,
-) -> str:  # fmt: skip
+    number: int,
+    hand: int,
+    seat: int,
+    holding: Sequence[Card],
+    legal: Sequence[Action],
+    played: Action,
+    charged_ms: float,
+    wall_ms: float,
+    default: bool,
+    drew: Card | None,
+) -> str:
     """The line of :func:`decision_record`'s record, put together from each action's JSON text, made once
     (decisions are most of a log; tests check that it equals ``json.dumps(decision_record(...))``)."""
     return (
@@ -184,7 +210,7 @@ class GameLog:
     def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
         self.path = path
         # Lines as text, then (from index _formatted) the lines still to make, as (line maker, its arguments).
-        self._lines: list[str | tuple[Callable[..., str], tuple]] | None = [] if path else None
+        self._lines: list[str | tuple[Callable[..., str], tuple[Any, ...]]] | None = [] if path else None
         self._formatted = 0
         self._listener = listener
         self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
@@ -233,7 +259,9 @@ class GameLog:
         if lines is None:
             return
         for index in range(self._formatted, len(lines)):
-            make_line, arguments = lines[index]
+            entry = lines[index]
+            assert not isinstance(entry, str), "a line formatted twice"  # lines before _formatted are text
+            make_line, arguments = entry
             lines[index] = make_line(*arguments)
         self._formatted = len(lines)
 
@@ -246,7 +274,7 @@ class GameLog:
         """
         with self._file_lock:
             if self._lines is not None and self.path is not None and self._file is None:
-                self._file = open(self._temporary(), "w", encoding="utf-8")
+                self._file = open(self._temporary(), "w", encoding="utf-8")  # noqa: SIM115 - open until close()
 
     def close(self) -> None:
         """Write the log to its file (under a temporary name first, so a reader never sees half of it).
@@ -261,7 +289,7 @@ class GameLog:
             self._listener = None
             temporary = self._temporary()
             try:
-                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None
+                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None  # noqa: SIM115 - closed by `with out`
                 with out:
                     out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
                 os.replace(temporary, self.path)
@@ -297,7 +325,11 @@ def game_start_record(
         "first_dealer": game.dealer,
         "turn_limit": game.turn_limit,
         "players": list(players),
-        "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
+        "timing": {
+            "move_time_ms": timing.move_time_ms,
+            "time_bank_ms": timing.time_bank_ms,
+            "grace_ms": timing.grace_ms,
+        },
         "policy": {"mode": policy.mode.value, "max_faults": policy.max_faults},
         "decks": [format_cards(deck) for deck in decks] if decks else None,
         "referee_version": __version__,
@@ -340,13 +372,17 @@ def verify_log(path: Path) -> list[str]:
                     offered = [action_text(act) for act in game.legal_actions()]
                     if offered != record["legal"]:
                         problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
-                    holding = format_cards(game.hands[game.current_seat])
+                    holding = format_cards(game.hands[record["seat"]])  # the current seat's, checked above
                     if "holding" in record and holding != record["holding"]:
-                        problems.append(f"{where}: seat {record['seat']} held {holding}, the log says {record['holding']}")
+                        problems.append(
+                            f"{where}: seat {record['seat']} held {holding}, the log says {record['holding']}"
+                        )
                     game.apply(Action.parse(record["action"]))
                     drawn = getattr(game, "pending", None)
                     if "drew" in record and (drawn is None or str(drawn[1]) != record["drew"]):
-                        problems.append(f"{where}: the log says {record['drew']} was drawn; the engine drew {drawn and drawn[1]}")
+                        problems.append(
+                            f"{where}: the log says {record['drew']} was drawn; the engine drew {drawn and drawn[1]}"
+                        )
                 elif kind == "forfeit":
                     game.forfeit(record["seat"], record["reason"])
                 elif kind == "hand":
@@ -384,9 +420,12 @@ def new_game(start: dict, decks=None) -> Game:
     if decks is None and start.get("decks"):
         decks = [parse_cards(deck) for deck in start["decks"]]
     return game_class(start["game"])(
-        start["num_players"], int(start["seed"]), first_dealer=start["first_dealer"], decks=decks,
+        start["num_players"],
+        int(start["seed"]),
+        first_dealer=start["first_dealer"],
+        decks=decks,
         turn_limit=start["turn_limit"],
-    )  # fmt: skip
+    )
 
 
 def replay(records: Sequence[dict]) -> Game:

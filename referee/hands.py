@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from referee.cards import ACE, DECK, RANK_PLURALS, Card
@@ -89,7 +89,7 @@ def hand_rank(cards: Sequence[Card]) -> HandRank:
     return _rank_sorted(a, b, c)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rank_sorted(a: Card, b: Card, c: Card) -> HandRank:
     """Rank three distinct cards given in descending order (rank, then suit)."""
     r1, r2, r3 = a.rank, b.rank, c.rank

@@ -40,12 +40,16 @@ true ranks.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from referee.stats import CONFIDENCE, interval_multiplier
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison  # a deal: any key that sorts
 
 RESAMPLES = 200  # bootstrap resamples of the deals
 PRIOR_GAMES = 1.0  # virtual wins (and as many losses) of each bot against the field's mean
@@ -79,7 +83,7 @@ class Ranking:
 
 
 def rank_bots(
-    games: Sequence[tuple[Hashable, Sequence[str]]],
+    games: Sequence[tuple[SupportsRichComparison, Sequence[str]]],
     bots: Sequence[str],
     *,
     seed: int,
@@ -127,15 +131,19 @@ def rank_bots(
     seated = np.bincount(finish[finish < len(played)], minlength=len(played))
     first = np.bincount(finish[:, 0], minlength=len(played) + 1)[: len(played)] if len(finish) else seated * 0
     last = np.bincount(finish[np.arange(len(finish)), sizes - 1], minlength=len(played)) if len(finish) else seated * 0
-    unbounded = {name: (bool(last[number] == seated[number]), bool(first[number] == seated[number]))
-                 for name, number in position.items()}  # fmt: skip
+    unbounded = {
+        name: (bool(last[number] == seated[number]), bool(first[number] == seated[number]))
+        for name, number in position.items()
+    }
     ranked: dict[str, RankedBot] = {}
     for group in groups:
         ranked.update(_rank_group(group, position, strengths, replicates, multiplier, unbounded))
     return Ranking(ranked, resamples, level)
 
 
-def _finish_array(games: Sequence[tuple[Hashable, Sequence[str]]], position: dict[str, int]) -> np.ndarray:
+def _finish_array(
+    games: Sequence[tuple[SupportsRichComparison, Sequence[str]]], position: dict[str, int]
+) -> np.ndarray:
     """Each game's bots (their positions) in finish order, padded with ``len(position)`` (a bot of strength 0)."""
     width = max((len(order) for _, order in games), default=0)
     finish = np.full((len(games), width), len(position), dtype=np.int64)
@@ -184,8 +192,8 @@ def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, th
     stage_weights = [weights * (place < sizes - 1)[None, :] for place in range(width)]
     wins = np.full((resamples, columns), PRIOR_GAMES)
     for place in range(width):
-        wins += np.bincount(flat[place], weights=stage_weights[place].ravel(), minlength=resamples * columns).reshape(
-            resamples, columns)  # fmt: skip
+        placed = np.bincount(flat[place], weights=stage_weights[place].ravel(), minlength=resamples * columns)
+        wins += placed.reshape(resamples, columns)
     wins = wins[:, :bots]
     strengths = np.exp(theta)
     padded = np.zeros((resamples, columns))
@@ -215,7 +223,11 @@ def _mm(finish: np.ndarray, bots: int, weights: np.ndarray, tolerance: float, th
 
 
 def _rank_group(
-    group: Sequence[str], position: dict[str, int], strengths: np.ndarray, replicates: np.ndarray, multiplier: float,
+    group: Sequence[str],
+    position: dict[str, int],
+    strengths: np.ndarray,
+    replicates: np.ndarray,
+    multiplier: float,
     unbounded: dict[str, tuple[bool, bool]],
 ) -> dict[str, RankedBot]:
     """Rank, strength interval and rank range of each bot of ``group`` among the group."""
@@ -226,8 +238,10 @@ def _rank_group(
     rank: dict[str, int] = {}
     for place, name in enumerate(ordered, start=1):
         previous = ordered[place - 2] if place > 1 else None
-        tied = previous is not None and round(elo[previous], STRENGTH_DIGITS) == round(elo[name], STRENGTH_DIGITS)
-        rank[name] = rank[previous] if tied else place
+        if previous is not None and round(elo[previous], STRENGTH_DIGITS) == round(elo[name], STRENGTH_DIGITS):
+            rank[name] = rank[previous]  # tied
+        else:
+            rank[name] = place
     above = np.zeros(len(fitted), dtype=np.int64)  # bots established above each bot
     below = np.zeros(len(fitted), dtype=np.int64)
     errors = np.full(len(fitted), math.inf)
@@ -248,11 +262,13 @@ def _rank_group(
         half = multiplier * float(errors[number])
         no_floor, no_ceiling = unbounded[name]
         ranked[name] = RankedBot(
-            bot=name, strength=elo[name],
+            bot=name,
+            strength=elo[name],
             strength_low=(-math.inf if no_floor else elo[name] - half) if math.isfinite(half) else None,
             strength_high=(math.inf if no_ceiling else elo[name] + half) if math.isfinite(half) else None,
-            rank=rank[name], rank_range=(min(best, rank[name]), max(worst, rank[name])),
-        )  # fmt: skip
+            rank=rank[name],
+            rank_range=(min(best, rank[name]), max(worst, rank[name])),
+        )
     unplaced = len(fitted) + 1
     for name in group:
         if name not in position:

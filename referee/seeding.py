@@ -33,7 +33,7 @@ _TWO_64 = 1 << 64
 class SeedStream:
     """A reproducible stream of random integers derived from a seed and labels."""
 
-    __slots__ = ("_key", "_block", "_pending")
+    __slots__ = ("_block", "_key", "_pending")
 
     def __init__(self, key: bytes) -> None:
         self._key = key
@@ -58,7 +58,7 @@ class SeedStream:
         """Return the next ``count`` numbers of the stream, as ``count`` calls of :meth:`next_u64` would."""
         pending = self._pending
         numbers = pending[::-1][:count]
-        del pending[len(pending) - len(numbers):]
+        del pending[len(pending) - len(numbers) :]
         key, block = self._key, self._block
         while len(numbers) < count:
             numbers += struct.unpack(">4Q", hashlib.sha256(key + block.to_bytes(8, "big")).digest())
@@ -73,7 +73,7 @@ class SeedStream:
         """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
         bounds = list(bounds)
         numbers = self.take(len(bounds))  # what they take when no number is thrown away, nearly always
-        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and 0 < min(bounds) and max(bounds) <= _SMALL_BOUND:
+        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and min(bounds) > 0 and max(bounds) <= _SMALL_BOUND:
             return list(map(operator.mod, numbers, bounds))
         position = 0
         results = []
@@ -147,4 +147,3 @@ def seed_commitment(seed: int) -> str:
 def is_guessable(seed: int) -> bool:
     """Whether a bot could find ``seed`` by trying every seed against the cards it is dealt."""
     return -GUESSABLE_SEED_BELOW < seed < GUESSABLE_SEED_BELOW
-

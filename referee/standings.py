@@ -22,17 +22,33 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-
 from pathlib import Path
 
 from referee.errors import OutputError, RefereeError
 from referee.ranking import RESAMPLES, rank_bots
-from referee.results import LEAGUE_FILE, RESULTS_FILE, FAULT_KINDS, GameRecord, LeagueRecord, RecordError, read_games, read_league
+from referee.results import (
+    FAULT_KINDS,
+    LEAGUE_FILE,
+    RESULTS_FILE,
+    GameRecord,
+    LeagueRecord,
+    RecordError,
+    read_games,
+    read_league,
+)
 from referee.seeding import SeedStream
 from referee.stats import Comparison, DealOutcome, PairTally, StatisticsError, deal_outcomes, placement_score
 
-__all__ = ["FAULT_KINDS", "BotStanding", "LatencyHistogram", "RecordError", "Standings", "UnknownBotError",
-           "compute_standings", "folder_standings"]  # fmt: skip
+__all__ = [
+    "FAULT_KINDS",
+    "BotStanding",
+    "LatencyHistogram",
+    "RecordError",
+    "Standings",
+    "UnknownBotError",
+    "compute_standings",
+    "folder_standings",
+]
 
 LATENCY_MIN_MS = 0.01
 LATENCY_MAX_MS = 100_000.0
@@ -234,15 +250,22 @@ def compute_standings(
 
     field_names = [name for name in names if name not in candidate_names]
     ranking = rank_bots(
-        [(game.deal, game.bots_in_finish_order()) for game in counted], names, seed=bootstrap_seed(league_seed),
-        groups=[list(candidate_names), field_names] if candidate_names else None, resamples=resamples,
-    )  # fmt: skip
+        [(game.deal, game.bots_in_finish_order()) for game in counted],
+        names,
+        seed=bootstrap_seed(league_seed),
+        groups=[list(candidate_names), field_names] if candidate_names else None,
+        resamples=resamples,
+    )
     rows = [_row(name, tallies[name], ranking.bots[name], name in candidate_names) for name in names]
     rows.sort(key=lambda row: (not row.candidate, row.rank, row.bot))
     return Standings(
-        rows=rows, head_to_head=_head_to_head(counted, rows, candidate_names), games=len(counted),
-        void_games=void_games, candidates=candidate_names, resamples=resamples,
-    )  # fmt: skip
+        rows=rows,
+        head_to_head=_head_to_head(counted, rows, candidate_names),
+        games=len(counted),
+        void_games=void_games,
+        candidates=candidate_names,
+        resamples=resamples,
+    )
 
 
 def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
@@ -288,9 +311,7 @@ def _head_to_head(
             return compared.get((bot, other), unpaired)
         return compared.get((other, bot), unpaired).swapped()
 
-    return {
-        row.bot: {other.bot: comparison(row.bot, other.bot) for other in rows if other is not row} for row in rows
-    }
+    return {row.bot: {other.bot: comparison(row.bot, other.bot) for other in rows if other is not row} for row in rows}
 
 
 def _paired_outcomes(games: list[GameRecord], candidates: Sequence[str]) -> dict[tuple[str, str], DealOutcome]:
@@ -317,7 +338,9 @@ def _paired_outcomes(games: list[GameRecord], candidates: Sequence[str]) -> dict
             total[1] += int(place < other_place)
             total[2] += int(place == other_place)
             total[3] += (other_place - place) / (size - 1)
-    return {pair: DealOutcome(games, above, difference, ties) for pair, (games, above, ties, difference) in totals.items()}
+    return {
+        pair: DealOutcome(games, above, difference, ties) for pair, (games, above, ties, difference) in totals.items()
+    }
 
 
 def _check_bots(bots: Sequence[str]) -> set[str]:

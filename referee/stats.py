@@ -72,7 +72,7 @@ def elo_from_score(score: float) -> float:
 
 def score_from_elo(elo: float) -> float:
     """The expected score (chance of finishing above) for a logistic Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / ELO_SCALE))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / ELO_SCALE))
 
 
 def normal_cdf(z: float) -> float:
@@ -221,7 +221,7 @@ def deal_outcomes(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[
     keyed ``(bot, other)`` with ``bot`` before ``other`` by name, from
     ``bot``'s side; games are read in the order given.
     """
-    totals: dict[tuple[str, str], list] = {}
+    totals: dict[tuple[str, str], list[float]] = {}  # games, above, score difference
     for seats, placements in games:
         place_of_seat = [0] * len(seats)
         for place, seat in enumerate(placements):
@@ -235,12 +235,12 @@ def deal_outcomes(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[
                 total[0] += 1
                 total[1] += int(place_of_seat[first] < place_of_seat[second])
                 total[2] += (place_of_seat[second] - place_of_seat[first]) / steps
-    return {pair: DealOutcome(games, above, difference) for pair, (games, above, difference) in totals.items()}
+    return {
+        pair: DealOutcome(int(games), int(above), difference) for pair, (games, above, difference) in totals.items()
+    }
 
 
-def deal_outcome(
-    games: Iterable[tuple[Sequence[str], Sequence[int]]], bot: str, other: str
-) -> DealOutcome | None:
+def deal_outcome(games: Iterable[tuple[Sequence[str], Sequence[int]]], bot: str, other: str) -> DealOutcome | None:
     """What the games of one deal say about ``bot`` against ``other``; None if they shared none of them.
 
     Games are ``(seats, finish_order)`` as for :func:`deal_outcomes`. For the
@@ -290,17 +290,17 @@ class Comparison:
 
     def swapped(self) -> Comparison:
         """The same comparison from B's side."""
-        if self.above_rate is None:
-            return self
-        rate = self.above_rate
+        rate, elo, difference, los = self.above_rate, self.elo, self.score_difference, self.los
+        if rate is None or elo is None or difference is None or los is None:
+            return self  # no shared game: every figure is None
         return Comparison(
             games=self.games,
             deals=self.deals,
             above=self.below,
             above_rate=Interval(1.0 - rate.estimate, 1.0 - rate.high, 1.0 - rate.low),
-            score_difference=-self.score_difference,
-            elo=-self.elo,
-            los=1.0 - self.los,
+            score_difference=-difference,
+            elo=-elo,
+            los=1.0 - los,
             ties=self.ties,
         )
 
@@ -318,8 +318,8 @@ class PairTally:
         self.above = 0
         self.ties = 0
         self._games_squared = 0
-        self._above_squared = 0
-        self._above_games = 0
+        self._above_squared: float = 0  # a tie counts half
+        self._above_games: float = 0
         self._difference_total = 0.0
         self._difference_squared = 0.0
         self._difference_games = 0.0
@@ -548,13 +548,14 @@ class SequentialTest:
                 f"bounds {lower:.2f} and {upper:.2f} ({h0} against {h1})."
             )
         comparison = self._tally.comparison()
-        if comparison.los is None:
+        rate, elo, los = comparison.above_rate, comparison.elo, comparison.los
+        if rate is None or elo is None or los is None or comparison.score_difference is None:
             return verdict
         return (
-            f"{verdict} Over {progress}, {bot} finished above {other} in {comparison.above_rate.estimate:.1%} "
-            f"of their games ({format_elo(comparison.elo)}, {CONFIDENCE:.0%} interval) and their mean scores "
+            f"{verdict} Over {progress}, {bot} finished above {other} in {rate.estimate:.1%} "
+            f"of their games ({format_elo(elo)}, {CONFIDENCE:.0%} interval) and their mean scores "
             f"differed by {format_interval(comparison.score_difference, '{:+.3f}')}; "
-            f"{stronger_bot_sentence(bot, other, comparison.los)}"
+            f"{stronger_bot_sentence(bot, other, los)}"
         )
 
     def _describe(self, value: float) -> str:
@@ -589,7 +590,7 @@ def _generalised_llr(
     total = sum(counts.values())
     if total == 0:
         return 0.0, (0.0, 0.0)
-    weights = dict(counts)
+    weights: dict[float, float] = dict(counts)
     for extreme in (0.0, 1.0):
         weights.setdefault(extreme, _PSEUDO_COUNT)
     weight_total = sum(weights.values())

@@ -15,16 +15,18 @@ deck, which leaves a copy of the game as the hand ended (see :class:`Game`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from referee.cards import Card, format_cards, parse_cards
 from referee.errors import DecksExhaustedError, RefereeError
-from referee.games import BastardBragObservation, Game, Observation, StopTheBusObservation
-from referee.games.base import Action, ActionKind
 from referee.gamelog import GameLogError, new_game, read_game_log
+from referee.games import BastardBrag, BastardBragObservation, Game, Observation, StopTheBus, StopTheBusObservation
+from referee.games.base import Action, ActionKind
 
 HIDDEN = "??"  # a card a seat cannot see
 PILE_SHOWN = 4  # discard pile cards listed in the referee's view, top first
@@ -75,7 +77,9 @@ class Step:
         """At a showdown, each hand shown with its rank (shown to every seat); else empty."""
         if self.kind != "hand":
             return {}
-        return {int(seat): (parse_cards(cards), self.record["ranks"][seat]) for seat, cards in self.record["hands"].items()}
+        return {
+            int(seat): (parse_cards(cards), self.record["ranks"][seat]) for seat, cards in self.record["hands"].items()
+        }
 
 
 class _Decks:
@@ -162,25 +166,24 @@ class Teller:
 
     # ----- one step -------------------------------------------------------------------
 
-    def _told(self, record: dict, ends_hand: bool) -> Step:
-        game = self._game
+    def _told(self, record: dict[str, Any], ends_hand: bool) -> Step:
+        game, decks = self._game, self._decks
+        assert game is not None and decks is not None, "told before game_start"  # _feed checks it
         before = self._table
         kind = record["type"]
         shown = game  # the game whose table the step shows
         if kind in ("decision", "forfeit"):
             if ends_hand and not game.is_over:
                 # A copy that will not deal the next hand: it keeps the table the hand ended on.
-                self._decks.last_hand = game.hand_number
-                shown = copy.deepcopy(game, {id(self._decks): self._decks})
-                try:
+                decks.last_hand = game.hand_number
+                shown = copy.deepcopy(game, {id(decks): decks})
+                with contextlib.suppress(DecksExhaustedError):
                     _apply(shown, record)
-                except DecksExhaustedError:
-                    pass
-                self._decks.last_hand = None
+                decks.last_hand = None
             _apply(game, record)
-        elif kind == "hand" and before is not None:
-            shown = None  # the showdown: the table the last move left, with the lives after
-        if shown is None:
+        table: Table
+        if kind == "hand" and before is not None:
+            # The showdown: the table the last move left, with the lives after.
             table = _with_result(before, record)
             views = self._last_views
         else:
@@ -222,35 +225,50 @@ def _apply(game: Game, record: dict) -> None:
 
 
 def _table(game: Game, showdown: bool = False) -> Table:
-    n = game.num_players
-    common = dict(
+    stock: tuple[Card, ...] = ()
+    discard_pile: tuple[Card, ...] = ()
+    centre: tuple[Card, ...] = ()
+    drawn = None
+    if isinstance(game, StopTheBus):
+        stock, discard_pile = game.stock_top_first(), game.discard_pile_top_first()
+        current = game.current_seat
+        if current is not None and not game.is_over and not showdown:
+            view = game.observation(current)
+            drawn = view.drawn_card if isinstance(view, StopTheBusObservation) else None
+    elif isinstance(game, BastardBrag):
+        centre = game.centre_by_slot()
+    return Table(
         hand_number=game.hand_number,
         dealer=game.dealer,
         current_seat=None if showdown or game.is_over else game.current_seat,
-        hands=tuple(tuple(game.hands[seat]) for seat in range(n)),
+        hands=tuple(tuple(game.hands[seat]) for seat in range(game.num_players)),
         lives=tuple(game.lives),
         floating=tuple(game.floating),
         in_game=tuple(game.in_game),
         in_hand=tuple(game.in_hand),
+        stock=stock,
+        discard_pile=discard_pile,
+        centre=centre,
+        drawn=drawn,
         ender=game.ender,
     )
-    if game.name == "stop_the_bus":
-        current = game.current_seat
-        view = game.observation(current) if current is not None and not game.is_over else None
-        return Table(**common, stock=game.stock_top_first(), discard_pile=game.discard_pile_top_first(),
-                     drawn=view.drawn_card if view is not None and not showdown else None)  # fmt: skip
-    return Table(**common, centre=game.centre_by_slot())
 
 
 def _replace_lives(table: Table, before: Table) -> Table:
-    return Table(**{**table.__dict__, "lives": before.lives, "floating": before.floating, "in_game": before.in_game})
+    return replace(table, lives=before.lives, floating=before.floating, in_game=before.in_game)
 
 
-def _with_result(table: Table, record: dict) -> Table:
+def _with_result(table: Table, record: dict[str, Any]) -> Table:
     """The table at a showdown: as the last move left it, with the lives after the showdown."""
     in_game = tuple(seat not in record["eliminated"] and table.in_game[seat] for seat in range(len(table.lives)))
-    return Table(**{**table.__dict__, "lives": tuple(record["lives"]), "floating": tuple(record["floating"]),
-                    "in_game": in_game, "current_seat": None, "drawn": None})  # fmt: skip
+    return replace(
+        table,
+        lives=tuple(record["lives"]),
+        floating=tuple(record["floating"]),
+        in_game=in_game,
+        current_seat=None,
+        drawn=None,
+    )
 
 
 # ----- the words -------------------------------------------------------------------------
@@ -265,7 +283,10 @@ _END_REASONS = {
 class _Texts:
     """The line of one step, as the referee sees it and as each seat saw it."""
 
-    def __init__(self, teller: Teller, record: dict, before: Table | None, after: Table, views) -> None:
+    def __init__(
+        self, teller: Teller, record: dict[str, Any], before: Table | None, after: Table, views: tuple[Observation, ...]
+    ) -> None:
+        assert teller.start is not None, "a step before game_start"
         self.teller = teller
         self.record = record
         self.before = before
@@ -315,6 +336,7 @@ class _Texts:
     def _move(self, action: Action, own: bool) -> str:
         kind = action.kind
         before = self.before
+        assert before is not None, "a move before the deal"
         if kind is ActionKind.DRAW:
             drew = self.record.get("drew")
             return f"draws {drew} from the stock" if own and drew else "draws from the stock"
@@ -330,6 +352,7 @@ class _Texts:
         if kind is ActionKind.KNOCK:
             return "knocks"
         if kind is ActionKind.EXCHANGE:
+            assert action.slot is not None, "an exchange names its slot"
             taken = before.centre[action.slot]
             if action.slot == 2:
                 return f"gives {action.card} for {taken}, face up"
@@ -371,7 +394,8 @@ class _Texts:
         if record["loser"] is None:
             return head
         shown = "; ".join(
-            f"{self._name(int(seat), viewer)} {cards} {record['ranks'][seat]}" for seat, cards in record["hands"].items()
+            f"{self._name(int(seat), viewer)} {cards} {record['ranks'][seat]}"
+            for seat, cards in record["hands"].items()
         )
         return f"{head}: {shown}; {self._loss(record['loser'], viewer)}"
 
@@ -412,14 +436,16 @@ class _Texts:
                 top = f"discard {shown} ({len(pile)})" if pile else "no discard"
                 nxt = f", next {table.stock[0]}" if table.stock else ""
                 return f"{top}; stock {len(table.stock)}{nxt}"
-            view: StopTheBusObservation = self.views[viewer]
+            view = self.views[viewer]
+            assert isinstance(view, StopTheBusObservation)
             top = f"discard {view.discard_top} ({view.discard_count})" if view.discard_top else "no discard"
             return f"{top}; stock {view.stock_count}"
         if viewer is None:
             centre = table.centre
             return f"centre {centre[0]} {centre[1]} | {centre[2]}"
-        view: BastardBragObservation = self.views[viewer]
-        slots = [str(card) if card is not None else HIDDEN for card in view.centre]
+        brag_view = self.views[viewer]
+        assert isinstance(brag_view, BastardBragObservation)
+        slots = [str(card) if card is not None else HIDDEN for card in brag_view.centre]
         return f"centre {slots[0]} {slots[1]} | {slots[2]}"
 
 
@@ -452,8 +478,9 @@ def read_game(path: Path) -> tuple[dict, list[Step]]:
 
 def header(start: dict, viewer: int | None = None) -> str:
     """The transcript's first line: the game, its players, seed and settings."""
-    players = ", ".join(f"seat {seat} {name}" + (" (you)" if seat == viewer else "")
-                        for seat, name in enumerate(start["players"]))  # fmt: skip
+    players = ", ".join(
+        f"seat {seat} {name}" + (" (you)" if seat == viewer else "") for seat, name in enumerate(start["players"])
+    )
     timing = start.get("timing", {})
     policy = start.get("policy", {})
     return (
@@ -484,16 +511,24 @@ def transcript_json(start: dict, steps: Sequence[Step], seat: int | None = None)
                 "decision": step.decision,
                 "text": step.text if seat is None else step.seat_texts[seat],
                 **({"table": table_json(step.table)} if seat is None else {"view": view_json(step.views[seat])}),
-                **({"revealed": {str(s): {"hand": format_cards(cards), "rank": rank}
-                                 for s, (cards, rank) in step.revealed.items()}} if step.revealed else {}),  # fmt: skip
+                **(
+                    {
+                        "revealed": {
+                            str(s): {"hand": format_cards(cards), "rank": rank}
+                            for s, (cards, rank) in step.revealed.items()
+                        }
+                    }
+                    if step.revealed
+                    else {}
+                ),
             }
             for step in steps
         ],
     }
 
 
-def table_json(table: Table) -> dict:
-    data = {
+def table_json(table: Table) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "hand": table.hand_number,
         "dealer": table.dealer,
         "current_seat": table.current_seat,

@@ -93,7 +93,7 @@ def assert_message_says_what_is_allowed(message: str) -> None:
 
 def test_card_parse_error_is_a_value_error():
     # Callers that only know the standard library can still catch it.
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'1X' is not a card"):
         Card.parse("1X")
 
 

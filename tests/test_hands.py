@@ -53,7 +53,7 @@ def reference_key(cards) -> tuple[int, tuple[int, ...], int]:
     # Exact ties: the suit of the highest-ranked card in ordinary order, its best suit if repeated.
     top_suit = max(
         strength(SUITS_HIGH_TO_LOW, suit)
-        for text, suit in zip(rank_texts, suit_symbols)
+        for text, suit in zip(rank_texts, suit_symbols, strict=True)
         if strength(ORDINARY_HIGH_TO_LOW, text) == ordinary[0]
     )
     is_flush = len(set(suit_symbols)) == 1
@@ -127,8 +127,10 @@ def assert_strictly_descending(hands: list[tuple[Card, ...]]) -> None:
 
 def test_prials_from_threes_over_aces_down_to_twos():
     # The lower prial of each pair holds the spade, so only the prial's rank can decide.
-    prials = [suited(f"{rank} {rank} {rank}", "CDH" if position % 2 == 0 else "DHS")
-              for position, rank in enumerate(PRIALS_HIGH_TO_LOW)]
+    prials = [
+        suited(f"{rank} {rank} {rank}", "CDH" if position % 2 == 0 else "DHS")
+        for position, rank in enumerate(PRIALS_HIGH_TO_LOW)
+    ]
     assert_strictly_descending(prials)
 
 
@@ -136,8 +138,10 @@ def test_prials_from_threes_over_aces_down_to_twos():
 def test_runs_from_a23_over_akq_down_to_432(suits_for_higher, suits_for_lower):
     # Runs alternate suit patterns so the worse run often has the better top suit;
     # "CCC"/"SSS" checks running flushes, "CDC"/"SHS" mixed runs.
-    runs = [suited(run.replace("-", " "), suits_for_higher if position % 2 == 0 else suits_for_lower)
-            for position, run in enumerate(RUNS_HIGH_TO_LOW)]
+    runs = [
+        suited(run.replace("-", " "), suits_for_higher if position % 2 == 0 else suits_for_lower)
+        for position, run in enumerate(RUNS_HIGH_TO_LOW)
+    ]
     expected_category = Category.RUNNING_FLUSH if suits_for_higher == "CCC" else Category.RUN
     assert {hand_rank(run).category for run in runs} == {expected_category}
     assert_strictly_descending(runs)
@@ -222,7 +226,8 @@ def test_bastard_brag_worked_example():
     assert str(hand_rank(queens)) == "pair of queens, 7 kicker"
     assert hand_rank(queens) > rank_of("J♥ J♦ A♥")  # beats a pair of jacks even with an ace
     flushes_without_these_cards = [
-        cards for cards in ALL_HANDS
+        cards
+        for cards in ALL_HANDS
         if reference_key(cards)[0] == CATEGORIES_LOW_TO_HIGH.index("FLUSH") and not set(cards) & set(queens)
     ]
     assert flushes_without_these_cards
@@ -273,7 +278,7 @@ def test_worst_hand_of_one_hand_is_that_hand():
 
 @pytest.mark.parametrize("empty", [[], {}])
 def test_worst_hand_rejects_no_hands(empty):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs at least one hand"):
         worst_hand(empty)
 
 
@@ -285,7 +290,7 @@ def test_worst_hand_rejects_no_hands(empty):
     ],
 )
 def test_worst_hand_rejects_a_tie_for_worst_between_overlapping_hands(hands):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="tie for worst"):
         worst_hand(hands)
 
 
@@ -294,7 +299,7 @@ def test_worst_hand_rejects_a_tie_for_worst_between_overlapping_hands(hands):
 def test_disjoint_hands_always_have_exactly_one_worst(deck, hand_count, data):
     hands = [tuple(deck[3 * i : 3 * i + 3]) for i in range(hand_count)]
     seats = data.draw(st.permutations(range(100, 100 + hand_count)))
-    by_seat = dict(zip(seats, hands))
+    by_seat = dict(zip(seats, hands, strict=True))
     expected_index = min(range(hand_count), key=lambda i: reference_key(hands[i]))
     assert worst_hand(hands) == expected_index
     assert worst_hand(by_seat) == seats[expected_index]
@@ -325,11 +330,11 @@ def test_hands_have_human_names(text, name):
 
 @pytest.mark.parametrize("text", ["", "AS", "AS 2D", "AS 2D 3C 4H", "AS KS QS JS TS"])
 def test_hand_rank_rejects_wrong_number_of_cards(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a Brag hand has 3 cards"):
         rank_of(text)
 
 
 @pytest.mark.parametrize("text", ["AS AS 3C", "AS 3C AS", "3C AS AS", "7D 7D 7D"])
 def test_hand_rank_rejects_duplicate_cards(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the same card twice"):
         rank_of(text)

@@ -71,12 +71,19 @@ def test_the_wheel_holds_the_license_the_proto_the_sample_bots_and_the_tournamen
     assert "referee/__main__.py" in names
 
 
+def test_the_wheel_marks_the_package_typed(installed) -> None:
+    # PEP 561: without the marker, users' type checkers ignore the annotations of an installed package.
+    assert "referee/py.typed" in zipfile.ZipFile(installed["wheel"]).namelist()
+
+
 def test_the_installed_referee_runs_from_its_own_files(installed) -> None:
     python, cwd = str(installed["python"]), installed["cwd"]
     referee_command = str(installed["venv"] / "bin" / "referee")
     assert run([referee_command, "--version"], cwd).stdout == f"referee {referee.__version__}\n"
-    where = run([python, "-c", "import referee, referee.resources as r; print(referee.__file__); "
-                 "print(r.sample_bot_path('random_bot.py'))"], cwd).stdout.split()  # fmt: skip
+    script = (
+        "import referee, referee.resources as r; print(referee.__file__); print(r.sample_bot_path('random_bot.py'))"
+    )
+    where = run([python, "-c", script], cwd).stdout.split()
     package = installed["site"] / "referee"
     shipped = package / "_shipped"
     assert where == [str(package / "__init__.py"), str(shipped / "sample_bots" / "python" / "random_bot.py")]

@@ -490,7 +490,8 @@ def test_every_sample_bot_plays_in_its_sandbox(bots: Bots, tmp_path: Path, bot: 
         "random": f"command: python {ROOT / 'sample_bots/python/random_bot.py'}",
         "heuristic": f"path: {ROOT / 'sample_bots/python'}",
         "node": f"path: {build_copy(ROOT / 'sample_bots/node', tmp_path / 'node', ('node_modules',), {**os.environ, **NPM_ENV})}"
-        if bot == "node" else "",
+        if bot == "node"
+        else "",
     }[bot]
     league.write_text(f"name: one\ngame: stop_the_bus\nseed: 1\ntable_size: 2\nbots:\n  - name: {bot}\n    {entry}\n"
                       f"  - name: other\n    {entry}\n")  # fmt: skip

@@ -252,7 +252,10 @@ def test_a_gauntlets_candidates_are_ranked_apart_and_compared_on_the_same_deals(
                 games.append(dict(record(len(games), seats, order), seed=deal, candidate=candidate))
     standings = compute_standings(games, bots=["blunt", "sharp", *field])
     assert standings.candidates == ("blunt", "sharp")
-    assert [(row.bot, row.candidate, row.rank) for row in standings.rows[:2]] == [("sharp", True, 1), ("blunt", True, 2)]
+    assert [(row.bot, row.candidate, row.rank) for row in standings.rows[:2]] == [
+        ("sharp", True, 1),
+        ("blunt", True, 2),
+    ]
     assert {row.bot for row in standings.rows[2:]} == set(field)
     assert all(row.rank_range[1] <= 2 for row in standings.rows)
     comparison = standings.comparison("sharp", "blunt")

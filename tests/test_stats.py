@@ -62,7 +62,7 @@ def test_t_multiplier_at_other_levels_and_beyond_the_table():
     assert interval_multiplier(0.95, 5000) == pytest.approx(1.95996, abs=1e-4)
     with pytest.raises(StatisticsError, match="degrees of freedom"):
         interval_multiplier(0.95, 0)
-    with pytest.raises(StatisticsError, match="outside 0..1"):
+    with pytest.raises(StatisticsError, match=r"outside 0\.\.1"):
         interval_multiplier(1.0)
 
 
@@ -159,9 +159,9 @@ def test_deal_outcomes_agree_with_the_definition_from_either_side(games):
 def test_deal_outcome_rejects_impossible_counts():
     with pytest.raises(StatisticsError, match="1 or more games"):
         DealOutcome(0, 0, 0.0)
-    with pytest.raises(StatisticsError, match="0..games above"):
+    with pytest.raises(StatisticsError, match=r"0\.\.games above"):
         DealOutcome(2, 3, 0.0)
-    with pytest.raises(StatisticsError, match="score difference 2.5"):
+    with pytest.raises(StatisticsError, match=r"score difference 2\.5"):
         DealOutcome(2, 1, 2.5)
 
 

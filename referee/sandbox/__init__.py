@@ -69,25 +69,77 @@ from referee.sandbox.view import (
 )
 
 __all__ = [
-    "ADDRESS_INSIDE", "BWRAP_VARIABLE", "CGROUP_WAIT_SECONDS", "DEFAULT_LIMITS", "FIRST_BOT_ID", "INSTALL_COMMAND",
-    "LAUNCHER_FAILED", "LIMIT_KEYS", "MIB", "NOT_ENFORCED", "RLIMIT", "SCRATCH_INSIDE", "SCRATCH_VARIABLE",
-    "SHARED_GROUP", "SOCKET_DIR_INSIDE", "SOCKET_NAME", "WRITABLE_PLACES", "BotCgroup", "Bubblewrap", "CgroupSupport",
-    "FilterUnavailable", "Owner", "ResourceLimits", "SandboxError", "SandboxPlan", "_token_of", "bot_user", "bubblewrap",
-    "cgroup_support", "clock_description", "closed_to_others", "command_folders", "data_fd", "enforcement", "filter_program", "hidden_from_each", "launch_argv",
-    "limit_text", "machine_summary", "make_cgroup", "make_socket_dir", "named_paths", "naming_a_hidden_path",
-    "options_through", "own_paths", "plan_sandbox", "referee_token", "remove_leftovers", "remove_tree", "rlimit_arguments",
-    "runs_as_root", "sandbox_address", "sandbox_argv", "sandbox_environment", "setpriv", "share_folder",
-    "start_watcher", "unsandboxed_argv",
-]  # fmt: skip
+    "ADDRESS_INSIDE",
+    "BWRAP_VARIABLE",
+    "CGROUP_WAIT_SECONDS",
+    "DEFAULT_LIMITS",
+    "FIRST_BOT_ID",
+    "INSTALL_COMMAND",
+    "LAUNCHER_FAILED",
+    "LIMIT_KEYS",
+    "MIB",
+    "NOT_ENFORCED",
+    "RLIMIT",
+    "SCRATCH_INSIDE",
+    "SCRATCH_VARIABLE",
+    "SHARED_GROUP",
+    "SOCKET_DIR_INSIDE",
+    "SOCKET_NAME",
+    "WRITABLE_PLACES",
+    "BotCgroup",
+    "Bubblewrap",
+    "CgroupSupport",
+    "FilterUnavailable",
+    "Owner",
+    "ResourceLimits",
+    "SandboxError",
+    "SandboxPlan",
+    "_token_of",
+    "bot_user",
+    "bubblewrap",
+    "cgroup_support",
+    "clock_description",
+    "closed_to_others",
+    "command_folders",
+    "data_fd",
+    "enforcement",
+    "filter_program",
+    "hidden_from_each",
+    "launch_argv",
+    "limit_text",
+    "machine_summary",
+    "make_cgroup",
+    "make_socket_dir",
+    "named_paths",
+    "naming_a_hidden_path",
+    "options_through",
+    "own_paths",
+    "plan_sandbox",
+    "referee_token",
+    "remove_leftovers",
+    "remove_tree",
+    "rlimit_arguments",
+    "runs_as_root",
+    "sandbox_address",
+    "sandbox_argv",
+    "sandbox_environment",
+    "setpriv",
+    "share_folder",
+    "start_watcher",
+    "unsandboxed_argv",
+]
 
 
 def enforcement(sandboxed: bool = True) -> dict[str, str]:
     """How each limit is enforced on this machine: limit key -> "cgroup v1 memory", "rlimit", ..."""
     support = cgroup_support()
     memory, pids, cpu = support.memory(), support.pids(), support.cpu()
-    names = {"memory": f"cgroup {'v2' if memory == 'v2' else 'v1'} memory",
-             "pids": f"cgroup {'v2' if pids == 'v2' else 'v1'} pids",
-             "cpuacct": "cgroup v1 cpuacct", "v2": "cgroup v2 cpu.stat"}  # fmt: skip
+    names = {
+        "memory": f"cgroup {'v2' if memory == 'v2' else 'v1'} memory",
+        "pids": f"cgroup {'v2' if pids == 'v2' else 'v1'} pids",
+        "cpuacct": "cgroup v1 cpuacct",
+        "v2": "cgroup v2 cpu.stat",
+    }
     bwrap = bubblewrap()
     output = "log cap, tmpfs size" if sandboxed and bwrap.sizes_tmpfs else "log cap, rlimit (file size)"
     return {
@@ -107,8 +159,13 @@ def machine_summary(sandboxed: bool = True) -> str:
         sandbox = (bwrap.version or "bubblewrap") if bwrap.problem is None else f"unavailable ({bwrap.problem})"
     else:
         sandbox = "none (turned off)"
-    words = {"memory_mb": "memory", "processes": "processes", "cpu_seconds": "CPU time", "open_files": "open files",
-             "output_mb": "output"}  # fmt: skip
+    words = {
+        "memory_mb": "memory",
+        "processes": "processes",
+        "cpu_seconds": "CPU time",
+        "open_files": "open files",
+        "output_mb": "output",
+    }
     limits = "; ".join(f"{words[key]}: {how[key]}" for key in LIMIT_KEYS)
     users = ""
     if sandboxed and runs_as_root():
@@ -125,4 +182,3 @@ def clock_description() -> str:
         source = "cgroup v2 cpu.stat" if support.v2 is not None else "cgroup v1 cpuacct"
         return f"CPU time of each bot's processes ({source}); no CPU stall (no cgroup v2 cpu.pressure)"
     return "wall time only (no cgroup for the bots: " + ("; ".join(support.problems) or "none found") + ")"
-

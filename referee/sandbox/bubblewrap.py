@@ -25,6 +25,7 @@ import subprocess
 from dataclasses import dataclass
 
 from referee.sandbox import seccomp
+from referee.sandbox.cgroups import SandboxError
 from referee.sandbox.masks import etc_masks, mount_options, way_to
 from referee.sandbox.users import SHARED_GROUP, runs_as_root
 from referee.sandbox.view import SYSTEM_FOLDERS, SYSTEM_LINKS, WRITABLE_PLACES, SandboxPlan
@@ -55,7 +56,6 @@ class Bubblewrap:
         return f"{self.problem}; {how_to_turn_off} runs bots without it (only for bots you trust)"
 
 
-
 @functools.cache
 def bubblewrap() -> Bubblewrap:
     """Find bubblewrap (``$REFEREE_BWRAP`` or ``bwrap`` on PATH) and check, once, that it can make a sandbox here.
@@ -64,21 +64,30 @@ def bubblewrap() -> Bubblewrap:
     sandbox: where either is missing, so is the sandbox.
     """
     chosen = os.environ.get(BWRAP_VARIABLE)
-    path = chosen if chosen else shutil.which("bwrap")
+    path = chosen or shutil.which("bwrap")
     if not path or not os.access(path, os.X_OK) or os.path.isdir(path):
         where = f"{chosen} (from ${BWRAP_VARIABLE})" if chosen else "bwrap on PATH"
         return Bubblewrap(
-            None, "", f"bubblewrap, which every bot runs in, is not installed (looked for {where}): "
+            None,
+            "",
+            f"bubblewrap, which every bot runs in, is not installed (looked for {where}): "
             f"install it with `{INSTALL_COMMAND}`",
-        )  # fmt: skip
+        )
     try:
         version = _run([path, "--version"]).stdout.strip()
         usage = _run([path, "--help"]).stdout
     except (OSError, subprocess.SubprocessError) as error:
         return Bubblewrap(path, "", f"bubblewrap ({path}) does not run: {error}")
     found = Bubblewrap(path, version, None, "--size" in usage, "--disable-userns" in usage)
-    probe = [path, *_namespace_options(found, network_host=False, user_namespace=not runs_as_root()),
-             "--ro-bind", "/", "/", "--", "true"]  # fmt: skip
+    probe = [
+        path,
+        *_namespace_options(found, network_host=False, user_namespace=not runs_as_root()),
+        "--ro-bind",
+        "/",
+        "/",
+        "--",
+        "true",
+    ]
     try:
         done = _run(probe)
     except (OSError, subprocess.SubprocessError) as error:
@@ -86,24 +95,39 @@ def bubblewrap() -> Bubblewrap:
     if done.returncode != 0:
         detail = done.stderr.strip() or f"exit code {done.returncode}"
         return Bubblewrap(
-            path, version, f"bubblewrap ({path}) cannot make a sandbox here ({detail}); it needs root, or a kernel "
+            path,
+            version,
+            f"bubblewrap ({path}) cannot make a sandbox here ({detail}); it needs root, or a kernel "
             "that allows unprivileged user namespaces",
-        )  # fmt: skip
+        )
     try:
         seccomp.filter_program()
     except seccomp.FilterUnavailable as error:
         return Bubblewrap(path, version, str(error))
     if runs_as_root() and setpriv() is None:
-        return Bubblewrap(path, version, "setpriv, which hands each sandbox to its bot's own user when the referee "
-                          "runs as root, is not installed: install it with `apt-get install util-linux`")  # fmt: skip
+        return Bubblewrap(
+            path,
+            version,
+            "setpriv, which hands each sandbox to its bot's own user when the referee "
+            "runs as root, is not installed: install it with `apt-get install util-linux`",
+        )
     return found
 
 
 @functools.cache
+def _setpriv_path() -> str:
+    """Where setpriv is, for a bot that runs as its own user (its absence turns the sandbox off: see bubblewrap())."""
+    path = setpriv()
+    if path is None:
+        raise SandboxError("setpriv, which hands a sandbox to its bot's user, is not installed (util-linux)")
+    return path
+
+
 def setpriv() -> str | None:
     """The path of util-linux's ``setpriv`` (it sets a parent-death signal, and switches users), or None."""
-    return shutil.which("setpriv") or next((path for path in ("/usr/bin/setpriv", "/bin/setpriv")
-                                            if os.access(path, os.X_OK)), None)  # fmt: skip
+    return shutil.which("setpriv") or next(
+        (path for path in ("/usr/bin/setpriv", "/bin/setpriv") if os.access(path, os.X_OK)), None
+    )
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
@@ -129,6 +153,8 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
     ``seccomp_fd`` holds the system call filter; bubblewrap writes the
     sandbox's first process's pid to ``info_fd`` (as JSON, ``child-pid``).
     """
+    if bwrap.path is None:
+        raise SandboxError(bwrap.problem or "bubblewrap is not installed")
     argv = [bwrap.path, *_namespace_options(bwrap, plan.network_host, user_namespace=plan.user is None)]
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if plan.user is not None:
@@ -153,7 +179,7 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
     if plan.user is not None:
         # Then the bot's own user, with no capability and no way to gain one; bubblewrap's tie to the referee
         # (a parent-death signal, which a change of user clears) kept.
-        argv += [setpriv(), f"--reuid={plan.user}", f"--regid={plan.user}", "--clear-groups"]
+        argv += [_setpriv_path(), f"--reuid={plan.user}", f"--regid={plan.user}", "--clear-groups"]
         if plan.read_write:
             argv[-1] = f"--groups={SHARED_GROUP}"
         argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--pdeathsig=keep", "--"]

@@ -106,19 +106,31 @@ def cgroup_support() -> CgroupSupport:
     if v2 is not None and not (v2.folder / "cpu.stat").exists():
         problems.append(f"cgroup v2 at {v2.folder.parent} has no cpu.stat (a kernel of 5.x or later has it)")
         v2 = None
-    controllers: frozenset[str] = frozenset()
+    enabled: frozenset[str] = frozenset()
     if v2 is not None:
-        controllers = _enable_v2_controllers(v2, problems)
-    support = CgroupSupport(v2, controllers, v1, tuple(problems))
+        enabled = _enable_v2_controllers(v2, problems)
+    support = CgroupSupport(v2, enabled, v1, tuple(problems))
     atexit.register(_remove_own_folders, support)
     return support
 
 
 # The v1 controllers a hierarchy may carry, to match /proc/self/cgroup's lines with the mounts.
 _V1_CONTROLLERS = {
-    "cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "net_cls", "blkio", "perf_event", "net_prio",
-    "hugetlb", "pids", "rdma", "misc",
-}  # fmt: skip
+    "cpu",
+    "cpuacct",
+    "cpuset",
+    "memory",
+    "devices",
+    "freezer",
+    "net_cls",
+    "blkio",
+    "perf_event",
+    "net_prio",
+    "hugetlb",
+    "pids",
+    "rdma",
+    "misc",
+}
 
 
 def _own_cgroups() -> dict[str, str]:
@@ -276,6 +288,7 @@ class BotCgroup:
         made: dict[Path, Path] = {}  # co-mounted v1 controllers share one folder
         for kind in sorted(wanted):
             hierarchy = support.v2 if kind == "v2" else support.v1[kind]
+            assert hierarchy is not None, "v2 is wanted only where there is one"
             if hierarchy.folder not in made:
                 made[hierarchy.folder] = hierarchy.folder / name
                 made[hierarchy.folder].mkdir()
@@ -463,11 +476,13 @@ def start_watcher(support: CgroupSupport) -> subprocess.Popen | None:
         # Its own session, so that Ctrl-C at the terminal leaves it to do its work; the pipe's other end is
         # this process's alone (close-on-exec), so it ends exactly when this process does.
         watcher = subprocess.Popen(
-            ["sh", "-c", _WATCHER_SCRIPT, "referee-watcher", *folders], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            ["sh", "-c", _WATCHER_SCRIPT, "referee-watcher", *folders],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except OSError:
         watcher = None
     _watchers[os.getpid()] = watcher
     return watcher
-

@@ -29,10 +29,10 @@ from referee.sandbox.bubblewrap import setpriv
 LAUNCHER_FAILED = 125
 
 _SCRIPT = (
-    'referee=$1; shift; '
+    "referee=$1; shift; "
     'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
     # /proc/PID/stat is "PID (NAME) STATE PPID ...": the parent's pid, with shell built-ins only.
-    'read -r stat < /proc/$$/stat; stat=${stat##*) }; stat=${stat#* }; '
+    "read -r stat < /proc/$$/stat; stat=${stat##*) }; stat=${stat#* }; "
     '[ "${stat%% *}" = "$referee" ] || exit 125; '
 )
 

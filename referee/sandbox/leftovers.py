@@ -64,7 +64,7 @@ def remove_leftovers(folder: str | os.PathLike[str], remove: Callable[[Path], bo
     touched, each by ``remove`` (default :func:`remove_tree`; the cgroups
     pass one that kills what is left in a cgroup first). Never raises.
     """
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -91,7 +91,7 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
     """
     path = os.path.abspath(os.fspath(path))
     parent, name = os.path.split(path)
-    with contextlib.suppress(Exception):  # noqa: BLE001 - whatever a bot left, cleaning up must not fail the referee
+    with contextlib.suppress(Exception):
         parent_fd = os.open(parent, _FOLDER_FLAGS)
         try:
             _remove_entry(parent_fd, name)

@@ -29,20 +29,27 @@ from referee.sandbox.view import within
 
 
 def mount_options(
-    read_only: Sequence[str], read_write: Sequence[str], hidden: Sequence[str],
+    read_only: Sequence[str],
+    read_write: Sequence[str],
+    hidden: Sequence[str],
     sources: Mapping[str, str] | None = None,
-) -> tuple[list[str], list[str]]:  # fmt: skip
+) -> tuple[list[str], list[str]]:
     """bubblewrap's options that show the bot's files and hide the hidden paths, in order, and the remounts that
     must come once every mount is made (a mask stays writable until then, for the bot's folders inside it).
     ``sources``: what is bound at a path instead of the path itself (a lane's copy of a shared folder)."""
     sources = sources or {}
     binds, links = _binds(read_only, read_write)
     bound = {path for path, _ in binds}
-    masks = [real for real in dict.fromkeys(os.path.realpath(path) for path in hidden)
-             if os.path.lexists(real) and real not in bound]  # fmt: skip
+    masks = [
+        real
+        for real in dict.fromkeys(os.path.realpath(path) for path in hidden)
+        if os.path.lexists(real) and real not in bound
+    ]
     # Parents before what they hold; at the same depth a folder's own mount before a mask of a path in it.
-    steps = sorted([(path, "bind") for path, _ in binds] + [(path, "mask") for path in masks],
-                   key=lambda step: (step[0].count("/"), step[1] == "mask", step[0]))  # fmt: skip
+    steps = sorted(
+        [(path, "bind") for path, _ in binds] + [(path, "mask") for path in masks],
+        key=lambda step: (step[0].count("/"), step[1] == "mask", step[0]),
+    )
     writable = dict(binds)
     shown: list[tuple[str, str]] = []  # (path, "bind" or "mask") as mounted so far
     options: list[str] = []
@@ -88,7 +95,10 @@ def _way_to(path: str, shown: list[tuple[str, str]]) -> list[str]:
 def way_to(path: str, read_only: Sequence[str], read_write: Sequence[str]) -> list[str]:
     """Options that make ``path`` and the folders on the way to it, where no bound folder shows them."""
     shown = [(os.path.realpath(other), "bind") for other in (*read_only, *read_write)]
-    return [*_way_to(path, shown), *([] if is_shown(path, read_only, read_write) else ["--perms", "0755", "--dir", path])]
+    return [
+        *_way_to(path, shown),
+        *([] if is_shown(path, read_only, read_write) else ["--perms", "0755", "--dir", path]),
+    ]
 
 
 def is_shown(path: str, read_only: Sequence[str], read_write: Sequence[str]) -> bool:
@@ -124,7 +134,9 @@ class Owner:
     private: tuple[str, ...] = ()  # of its paths, those never shared: its submission folder, its shared folders
 
 
-def hidden_from_each(owners: Sequence[Owner], competition: Sequence[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+def hidden_from_each(
+    owners: Sequence[Owner], competition: Sequence[tuple[str, str]]
+) -> dict[str, list[tuple[str, str]]]:
     """What each bot must not see, by name: ``competition`` ((path, what it is): the output, the league file) and
     every other bot's own paths; but for those private to it, not those that are its own too (two commands
     naming one file) nor those that hold where it runs (a bot's cwd is often the league's folder, which holds
@@ -132,9 +144,13 @@ def hidden_from_each(owners: Sequence[Owner], competition: Sequence[tuple[str, s
     hidden = {}
     for owner in owners:
         mine = {path for path, _ in owner.paths}
-        others = [(path, f"{other.name}'s {what}") for other in owners if other.name != owner.name
-                  for path, what in other.paths
-                  if path in other.private or (path not in mine and not within(owner.cwd, path))]  # fmt: skip
+        others = [
+            (path, f"{other.name}'s {what}")
+            for other in owners
+            if other.name != owner.name
+            for path, what in other.paths
+            if path in other.private or (path not in mine and not within(owner.cwd, path))
+        ]
         hidden[owner.name] = list(dict.fromkeys([*competition, *others]))
     return hidden
 

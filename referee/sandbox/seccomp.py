@@ -86,7 +86,9 @@ def filter_program() -> bytes:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     for name, flags_argument in (("unshare", 0), ("clone", 0)):
         rules.add_rule(
-            seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(flags_argument, seccomp.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)
+            seccomp.ERRNO(errno.EPERM),
+            name,
+            seccomp.Arg(flags_argument, seccomp.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER),
         )
     with tempfile.TemporaryFile() as compiled:
         rules.export_bpf(compiled)

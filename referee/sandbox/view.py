@@ -105,9 +105,10 @@ def plan_sandbox(
         user=user,
         bind_sources=tuple(
             (os.path.realpath(folder), os.path.realpath(source))
-            for folder, source in zip(shared, shared_sources or shared, strict=True) if folder != source
+            for folder, source in zip(shared, shared_sources or shared, strict=True)
+            if folder != source
         ),
-    )  # fmt: skip
+    )
 
 
 def command_folders(
@@ -129,9 +130,7 @@ def command_folders(
         except (OSError, ValueError):
             continue
         folder = os.path.dirname(path)
-        if stat.S_ISDIR(mode):
-            needed.append(path)
-        elif (folder == cwd and bare_cwd) or any(within(folder, place) for place in hidden):
+        if stat.S_ISDIR(mode) or (folder == cwd and bare_cwd) or any(within(folder, place) for place in hidden):
             needed.append(path)
         elif index == 0 and "/" in command[0]:
             needed += _runtime_folders(path)

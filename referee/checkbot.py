@@ -387,7 +387,7 @@ class _Table:
         problems = len(self.report.problems)
         self._faults(records, seat, game_label, where)
         if seat in result.forfeits:
-            reason = result.forfeits[seat]
+            reason = str(result.forfeits[seat])
             self.report.problem(f"{game_label}: forfeited the game: {reason}" + log_tail(bot.log_path),
                                 Check("forfeit", FAIL, reason, **where, facts={"log": str(bot.log_path)}))  # fmt: skip
         limit = settings.timing.move_time_ms * SLOW_FRACTION

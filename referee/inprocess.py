@@ -22,9 +22,11 @@ from collections.abc import Callable
 from functools import cache
 
 from referee.botkit import BotServicer
-from referee.games import GAMES, Action, Observation
+from referee.clock import TimeControl
+from referee.faults import BotFault
+from referee.games import GAMES, Observation
 from referee.resources import sample_bot_path
-from referee.session import decision_action
+from referee.session import Reply, decision_action
 from referee.v2 import bot_pb2 as pb
 
 SAMPLE_BOTS = ("heuristic", "random")
@@ -46,7 +48,6 @@ class InProcessBot:
     def __init__(self, name: str, decide: Callable[[Observation], object], **hooks) -> None:
         self.name = name
         self.servicer = BotServicer(decide, name, "1.0", tuple(GAMES), **hooks)
-        self.last_wall_ms = self.last_charged_ms = 0.0
         self.connected = self.usable = True
 
     def game_start(self, message: pb.GameStart) -> None:
@@ -60,15 +61,18 @@ class InProcessBot:
         self.servicer.end_game(pb.GameEnd.FromString(body))
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        """The kit's reply to an encoded request, charged its wall time (a person's thinking included)."""
         if while_waiting is not None:
             while_waiting()
         started = time.perf_counter()
         decision = (await self.answer(pb.DecisionRequest.FromString(request))).decision
-        self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
-        return decision_action(decision, self.name)  # as a bot on a stream: an error is a malformed fault
+        wall_ms = (time.perf_counter() - started) * 1000
+        try:
+            return Reply(decision_action(decision, self.name), wall_ms, wall_ms)
+        except BotFault as fault:  # as a bot on a stream: an error is a malformed fault
+            return Reply(None, wall_ms, wall_ms, fault)
 
     async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The kit's reply to ``request`` (a player that waits for a person answers in a thread)."""

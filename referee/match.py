@@ -16,26 +16,27 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from referee.bots import BotSpec
 from referee.cards import Card
-from referee.clock import Timing
-from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
+from referee.clock import TimeControl, Timing
+from referee.faults import BotFault, FaultKind, FaultPolicy, Forfeit, PolicyMode
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, game_class
-from referee.games.base import ActionKind
+from referee.games.base import Action, ActionKind
 from referee.gamesetup import GameSetup
 from referee.printable import printable
-from referee.protocol import GAME_TO_PB, RequestEncoder, action_to_pb
+from referee.protocol import fault_notice, game_start
 from referee.seeding import derive_seed
-from referee.session import BotSession
-from referee.v2 import bot_pb2 as pb
+from referee.session import BotSession, Reply
+from referee.wire import RequestEncoder
 
-FAULT_KIND_TO_PB = {kind: getattr(pb, f"FAULT_KIND_{kind.name}") for kind in FaultKind}
-POLICY_TO_PB = {PolicyMode.FORFEIT: pb.FAULT_POLICY_FORFEIT, PolicyMode.DEFAULT_ACTION: pb.FAULT_POLICY_DEFAULT_ACTION}
+if TYPE_CHECKING:
+    from referee.v2 import bot_pb2 as pb
 
 
 @dataclass
@@ -50,7 +51,7 @@ class MatchResult:
     hands_played: int
     decisions: int
     faults: list[Counter]  # by seat: fault kind value -> count
-    forfeits: dict[int, str]  # seat -> reason
+    forfeits: dict[int, Forfeit]  # seat -> why it left the game
     latencies_ms: list[list[float]]  # by seat: every decision's charged time
     hand_results: list[HandResult] = field(repr=False, default_factory=list)
     void_reason: str | None = None  # set when the game does not count
@@ -99,16 +100,16 @@ class Match:
         self.players = list(players) if players else [_bot_name(bot) for bot in bots]
         n = len(bots)
         self.faults = [Counter() for _ in range(n)]
-        self.forfeits: dict[int, str] = {}
+        self.forfeits: dict[int, Forfeit] = {}
         self.latencies: list[list[float]] = [[] for _ in range(n)]
-        self.bank_ms = [timing.time_bank_ms] * n
+        self.clocks = [TimeControl.of(timing) for _ in range(n)]
         self.asked = [False] * n  # whether each seat ever got to make a decision
         self.decisions = 0
         self._events_sent = [0] * n
         self._unannounced: list[int] = []  # seats whose bot has not yet been sent the GameStart
         self._hands_logged = 0
         self._hand_logged = 0  # the last hand whose deal is logged
-        self._encoder = RequestEncoder(self.game, game_id, timing.move_time_ms)
+        self._encoder = RequestEncoder(self.game, game_id)
         self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
         # observer: shown each log record as it is made (referee play --verbose); None costs nothing.
         self.log = GameLog(log_path, observer)
@@ -134,7 +135,7 @@ class Match:
                     # Every failure is counted; once one seat is left the game is over and it cannot forfeit.
                     self._record_fault(seat, bot)
                     if not game.is_over:
-                        self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
+                        self._forfeit(seat, Forfeit.of(bot))
             # Each seat is sent its GameStart before its first decision; the others while the first seat thinks
             # (see _while_waiting), so that their bots taking the news do not hold up its first decision.
             self._unannounced = [seat for seat, _ in self._sessions() if seat not in self.forfeits]
@@ -199,28 +200,23 @@ class Match:
             self._announce(seat)
         legal = game.legal_actions()
         holding = tuple(game.hands[seat])
-        fallback = default_action(game) if self._default_policy else None
-        bank_ms = self.bank_ms[seat]
-        move_ms = self.timing.move_time_ms
+        fallback = game.default_action() if self._default_policy else None
+        clock = self.clocks[seat]
         # What the seat is shown is Game.observation(seat), encoded straight from the game (see RequestEncoder).
-        request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
+        request = self._encoder.request(number, clock, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
-        try:
-            chosen = await bot.decide(
-                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
-            )
-            if chosen not in legal:
-                raise illegal_action_fault(game, chosen, legal, bot.name)
-        except BotFault as fault:
-            self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
+        reply = await bot.decide(request, number, clock, self._while_waiting)
+        clock.spend(reply.charged_ms)
+        self.latencies[seat].append(reply.charged_ms)
+        chosen, fault = reply.action, reply.fault
+        if fault is None and chosen not in legal:
+            fault = illegal_action_fault(game, chosen, legal, bot.name)
+        if fault is not None:
+            self._fault(seat, bot, fault, number, holding, legal, fallback, reply)
             return
-        charged_ms = bot.last_charged_ms
-        if charged_ms > move_ms:
-            self._spend_bank(seat, bank_ms, charged_ms)
-        self.latencies[seat].append(charged_ms)
         game.apply(chosen)
         drew = game.pending[1] if chosen.kind is ActionKind.DRAW else None
-        self.log.decision(number, hand, seat, holding, legal, chosen, charged_ms, bot.last_wall_ms, False, drew)
+        self.log.decision(number, hand, seat, holding, legal, chosen, reply.charged_ms, reply.wall_ms, False, drew)
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
 
@@ -243,37 +239,25 @@ class Match:
         for seat in unannounced:
             self.bots[seat].game_start(self._game_start(seat))
 
-    def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
+    def _fault(self, seat: int, bot: BotSession, fault: BotFault, number: int, holding: tuple[Card, ...],
+               legal: Sequence[Action], fallback: Action | None, reply: Reply) -> None:  # fmt: skip
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
         game = self.game
-        charged_ms = bot.last_charged_ms
-        self._spend_bank(seat, bank_ms, charged_ms)
-        self.latencies[seat].append(charged_ms)
         self._record_fault(seat, fault, number)
         faults = sum(self.faults[seat].values())
         # A bot whose stream is gone cannot answer again: it forfeits at once, whatever the policy.
-        replace = fallback is not None and faults < self.policy.max_faults and bot.connected
-        notice = pb.FaultNotice(
-            game_id=self.game_id, decision_number=number, kind=FAULT_KIND_TO_PB[fault.kind], detail=fault.detail,
-            forfeited=not replace, faults_this_game=faults,
-        )  # fmt: skip
-        if replace:
-            action_to_pb(fallback, notice.replaced_by)
-        bot.fault_notice(notice)
-        if replace:
+        replacement = fallback if fallback is not None and faults < self.policy.max_faults and bot.connected else None
+        bot.fault_notice(fault_notice(self.game_id, number, fault, faults, replacement))
+        if replacement is not None:
             hand = game.hand_number
-            game.apply(fallback)
-            drew = game.pending[1] if fallback.kind is ActionKind.DRAW else None
-            self.log.decision(number, hand, seat, holding, legal, fallback, charged_ms, bot.last_wall_ms, True, drew)
+            game.apply(replacement)
+            drew = game.pending[1] if replacement.kind is ActionKind.DRAW else None
+            self.log.decision(number, hand, seat, holding, legal, replacement, reply.charged_ms, reply.wall_ms, True,
+                              drew)  # fmt: skip
         else:
-            self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+            self._forfeit(seat, Forfeit.of(fault))
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
-
-    def _spend_bank(self, seat: int, bank_ms: int, charged_ms: float) -> None:
-        over = charged_ms - self.timing.move_time_ms
-        if over > 0:
-            self.bank_ms[seat] = max(0, int(bank_ms - over))
 
     def _log_progress(self) -> None:
         """Log the hands finished and the hand dealt since the last call."""
@@ -298,8 +282,9 @@ class Match:
             record["log_line"] = bot.process.output_lines
         self.log.write(record)
 
-    def _forfeit(self, seat: int, reason: str) -> None:
-        self.forfeits[seat] = reason
+    def _forfeit(self, seat: int, forfeit: Forfeit) -> None:
+        self.forfeits[seat] = forfeit
+        reason = str(forfeit)
         self.log.write({"type": "forfeit", "seat": seat, "reason": reason})
         self.game.forfeit(seat, reason)
         self._log_progress()
@@ -307,21 +292,8 @@ class Match:
     # ----- the stream's other messages ------------------------------------------------
 
     def _game_start(self, seat: int) -> pb.GameStart:
-        timing = self.timing
-        return pb.GameStart(
-            game_id=self.game_id,
-            game=GAME_TO_PB[self.game.name],
-            num_players=self.game.num_players,
-            seat=seat,
-            players=self.players,
-            time_limits=pb.TimeLimits(
-                move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
-            ),
-            turn_limit=self.game.turn_limit,
-            random_seed=bot_random_seed(self.seed, seat),
-            fault_policy=POLICY_TO_PB[self.policy.mode],
-            max_faults=self.policy.max_faults,
-        )
+        return game_start(self.game, self.game_id, seat, self.players, self.timing, bot_random_seed(self.seed, seat),
+                          self.policy)  # fmt: skip
 
     def _game_end(self, seat: int, void_reason: str | None) -> bytes:
         """The seat's GameEnd, as bytes: the result and the events it has not yet been sent."""
@@ -330,7 +302,7 @@ class Match:
 
 def illegal_action_fault(game: Game, chosen, legal: Sequence, bot: str) -> BotFault:
     """The illegal fault of ``bot`` choosing ``chosen``, which is not among the ``legal`` actions: why, and what was legal."""
-    return BotFault(FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
+    return BotFault(FaultKind.ILLEGAL, f"{game.why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
 
 
 def _retrieve(future: asyncio.Future) -> None:
@@ -369,20 +341,28 @@ async def start_bots(
             return fault
         return bot
 
-    tasks = [asyncio.ensure_future(start(index, spec)) for index, spec in enumerate(specs)]
+    return await start_all([start(index, spec) for index, spec in enumerate(specs)], stop_bots)
+
+
+Started = TypeVar("Started")
+
+
+async def start_all(
+    starts: Sequence[Awaitable[Started]], undo: Callable[[list[Started]], Awaitable[object]]
+) -> list[Started]:
+    """Run every start at once and return their results in order.
+
+    Interrupted (Ctrl-C), or a start failed unexpectedly: every start ends
+    first (a cancelled one cleans up after itself), then ``undo`` is given
+    the results of those that succeeded, so that no bot is left half started.
+    """
+    tasks = [asyncio.ensure_future(start) for start in starts]
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        # Interrupted (Ctrl-C), or a start failed unexpectedly: every start ends, and the bots that started stop,
-        # so none is left half started behind this.
-        await stop_bots(await _every_result(tasks))
+        await asyncio.wait(tasks)
+        await undo([task.result() for task in tasks if not task.cancelled() and task.exception() is None])
         raise
-
-
-async def _every_result(tasks: Sequence[asyncio.Future]) -> list:
-    """Wait for every task to end (a cancelled one cleans up first), and return the results of those that succeeded."""
-    await asyncio.wait(tasks)
-    return [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
 
 
 async def stop_bots(bots: Sequence[BotSession | BotFault]) -> None:

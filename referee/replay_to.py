@@ -32,7 +32,7 @@ from pathlib import Path
 from referee.bots import BotSpec, log_tail
 from referee.cards import parse_cards
 from referee.checkbot import Report, Submission, build_bot
-from referee.clock import Timing
+from referee.clock import TimeControl, Timing
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode
 from referee.gamelog import action_text, read_game_log, verify_log
@@ -40,7 +40,7 @@ from referee.games import Game
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
 from referee.match import Match, illegal_action_fault
-from referee.session import BotSession
+from referee.session import BotSession, Reply
 from referee.v2 import bot_pb2 as pb
 
 
@@ -99,7 +99,6 @@ class _RecordedSeat:
         self.decisions = decisions
         self.connected = True  # what the policy saw after a fault: replaced by the default action, or forfeited
         self.recorded_usable = True  # whether the league's session could still take notices
-        self.last_charged_ms = self.last_wall_ms = 0.0
 
     def game_start(self, message: pb.GameStart) -> None:
         """A recorded seat takes no message."""
@@ -111,25 +110,23 @@ class _RecordedSeat:
         """A recorded seat takes no message."""
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
         if while_waiting is not None:
             while_waiting()
         return self.recorded(number)
 
-    def recorded(self, number: int) -> Action:
-        """The recorded answer to decision ``number``: its action, or its fault raised."""
+    def recorded(self, number: int) -> Reply:
+        """The recorded answer to decision ``number``, charged as it was: its action, or its fault."""
         done = self.decisions.get(number)
         if done is None:
             raise ReplayError(f"decision {number}: the log records no answer of {self.name}")
-        self.last_charged_ms, self.last_wall_ms = done.ms, done.wall_ms
         if done.fault is None:
-            return done.chosen
+            return Reply(done.chosen, done.ms, done.wall_ms)
         self.connected = done.replaced
         if done.fault["kind"] in (FaultKind.TIMEOUT.value, FaultKind.CRASH.value):
             self.recorded_usable = False  # the league's session no longer sent it notices
-        raise BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name)
+        return Reply(None, done.ms, done.wall_ms, BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name))
 
 
 @dataclass
@@ -176,18 +173,13 @@ class _ReplayedSeat(_RecordedSeat):
             self.session.game_end(body)
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
         legal = self.game.legal_actions()
-        chosen: Action | None = None
-        fault: BotFault | None = None
-        try:
-            chosen = await self.session.decide(request, number, move_time_ms, limit_ms, while_waiting)
-            if chosen not in legal:
-                raise illegal_action_fault(self.game, chosen, legal, self.name)
-        except BotFault as error:
-            chosen, fault = None, error
+        reply = await self.session.decide(request, number, clock, while_waiting)
+        chosen, fault = reply.action, reply.fault
+        if fault is None and chosen not in legal:
+            chosen, fault = None, illegal_action_fault(self.game, chosen, legal, self.name)
         done = self.decisions.get(number)
         if done is not None:
             now = action_text(chosen) if fault is None else f"{fault.kind.value} fault: {fault.detail}"
@@ -196,7 +188,7 @@ class _ReplayedSeat(_RecordedSeat):
             )
             self.answers.append(Answer(
                 number, done.hand if done.hand is not None else self.game.hand_number, done.text(), now, done.ms,
-                round(self.session.last_charged_ms, 3), same,
+                round(reply.charged_ms, 3), same,
                 {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
             ))  # fmt: skip
         return self.recorded(number)

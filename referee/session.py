@@ -19,7 +19,7 @@ A task reads the stream for the life of the session, so a reply is taken
 whenever it comes: a late reply to a decision that already ended in a fault
 (it timed out, say) is dropped without a second fault, and the stream stays
 usable; so is a second reply to a decision already answered. The usual reply is read straight from its bytes
-(:func:`referee.protocol.decision_from_bytes`), anything else with the
+(:func:`referee.wire.decision_from_bytes`), anything else with the
 protobuf library.
 """
 
@@ -30,31 +30,30 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
-from referee import __version__
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
-from referee.clock import charged_seconds, lag_monitor
+from referee.clock import TimeControl, charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
 from referee.protocol import (
-    DECISION_REQUEST_FIELD,
     GAME_FROM_PB,
     GAME_TO_PB,
     PLAY_METHOD,
     PROTOCOL_VERSION,
     MalformedMessage,
     action_from_pb,
-    decision_from_bytes,
-    play_request,
-)  # fmt: skip
+    handshake_message,  # re-exported: the session sends it first
+)
 from referee.v2 import bot_pb2 as pb
+from referee.wire import decision_from_bytes, play_request
 
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 # How long a broken stream waits for the bot's exit status, so the fault can name it. It passes
@@ -74,13 +73,18 @@ WRITE_TIMEOUT_SECONDS = 5.0
 # On stop, how long the bot has to take the last messages and end its side of the stream before it is killed.
 CLOSE_GRACE_SECONDS = 1.0
 
-_HANDSHAKE_FIELD, _GAME_START_FIELD, _FAULT_NOTICE_FIELD, _GAME_END_FIELD = 2, 3, 5, 6
+# The PlayRequest fields each message goes in.
+_HANDSHAKE_FIELD = pb.PlayRequest.HANDSHAKE_FIELD_NUMBER
+_GAME_START_FIELD = pb.PlayRequest.GAME_START_FIELD_NUMBER
+_DECISION_REQUEST_FIELD = pb.PlayRequest.DECISION_REQUEST_FIELD_NUMBER
+_FAULT_NOTICE_FIELD = pb.PlayRequest.FAULT_NOTICE_FIELD_NUMBER
+_GAME_END_FIELD = pb.PlayRequest.GAME_END_FIELD_NUMBER
 
 
 class _Pending:
     """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
-    __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled")
+    __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled", "wall_s", "charged_s")
 
     def __init__(self, number: int, waiter: asyncio.Future, started: float, move_s: float, limit_s: float) -> None:
         self.number = number
@@ -91,6 +95,30 @@ class _Pending:
         self.limit_s = limit_s
         self.timer: asyncio.TimerHandle | None = None
         self.settled = False  # its times are recorded (by the deadline, for a timeout)
+        self.wall_s = self.charged_s = 0.0
+
+    def settle(self, wall_s: float, charged_s: float) -> None:
+        self.settled = True
+        self.wall_s = wall_s
+        self.charged_s = charged_s
+
+    def reply(self, chosen: Action | None, fault: BotFault | None = None) -> Reply:
+        return Reply(chosen, self.charged_s * 1000, self.wall_s * 1000, fault)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a decision came to: the action chosen (or the fault instead), the time charged and the wall time.
+
+    ``fault`` is set, and ``action`` None, when the decision ended in a fault
+    (timeout, crash, malformed or stale reply); whether the action is legal is
+    the caller's to say.
+    """
+
+    action: Action | None
+    charged_ms: float
+    wall_ms: float
+    fault: BotFault | None = None
 
 
 class BotSession:
@@ -104,8 +132,6 @@ class BotSession:
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
         self.late_replies = 0  # replies to decisions that had already ended (a fault, or answered already), dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
-        self.last_wall_ms = 0.0  # the last decision's wall time and charged time
-        self.last_charged_ms = 0.0
         self._call = None
         self._reader: asyncio.Task | None = None
         self._sequence = 0
@@ -331,26 +357,24 @@ class BotSession:
         self.notify(_FAULT_NOTICE_FIELD, message.SerializeToString())
 
     def game_end(self, body: bytes) -> None:
-        """Send the GameEnd whose bytes are ``body`` (see ``RequestEncoder.game_end``)."""
+        """Send the GameEnd whose bytes are ``body`` (see ``referee.wire.RequestEncoder.game_end``)."""
         self.notify(_GAME_END_FIELD, body)
 
     # ----- decisions: the hot path ---------------------------------------------------
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
-        """Send an encoded DecisionRequest for decision ``number``; return the action the bot chose.
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        """Send an encoded DecisionRequest for decision ``number``; return the bot's :class:`Reply`.
 
         ``while_waiting`` is called once the request is sent, before waiting
         for the reply: work done there (the game log's formatting) costs the
         decision nothing, as the bot is thinking.
 
-        ``limit_ms`` is the time the bot may be charged before the reply is a
-        timeout (move time, bank left and grace). On return or fault,
-        ``last_wall_ms`` and ``last_charged_ms`` hold the decision's times.
-        Raises :class:`BotFault` for a timeout, crash, malformed or stale reply
-        (whether the action is legal is the caller's to say).
+        ``clock`` is the seat's: the reply is a timeout once the bot was
+        charged its :attr:`~referee.clock.TimeControl.limit_ms` (move time,
+        bank left and grace); the caller spends the charge. A timeout, crash,
+        malformed or stale reply comes back as the reply's ``fault``.
         """
         loop = self._loop
         off_move = self._off_move
@@ -358,13 +382,14 @@ class BotSession:
             off_move.on_move()  # thawed before anything is sent: notices waiting in its socket are read now
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
-        pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
-                                           limit_ms / 1000)  # fmt: skip
+        started = time.perf_counter()
+        pending = self._pending = _Pending(number, loop.create_future(), started, clock.move_time_ms / 1000,
+                                           clock.limit_ms / 1000)  # fmt: skip
         try:
             if self._broken is None and self.healthy:
-                await self._write(DECISION_REQUEST_FIELD, request)
+                await self._write(_DECISION_REQUEST_FIELD, request)
             else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
-                await asyncio.wait_for(self._write(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+                await asyncio.wait_for(self._write(_DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
@@ -375,14 +400,14 @@ class BotSession:
             self.healthy = False
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
-            raise BotFault(
+            return pending.reply(None, BotFault(
                 FaultKind.TIMEOUT, f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
                 self.name,
-            ) from None
-        except BotFault:
+            ))  # fmt: skip
+        except BotFault as fault:
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
-            raise
+            return pending.reply(None, fault)
         finally:
             if pending.timer is not None:
                 pending.timer.cancel()
@@ -390,16 +415,13 @@ class BotSession:
             if off_move is not None:
                 off_move.off_move()
         self._settle_times(pending, time.perf_counter())
-        return chosen
+        return pending.reply(chosen)
 
     def _settle_times(self, pending: _Pending, now: float) -> None:
         if pending.settled:
             return
-        pending.settled = True
         wall = now - pending.started
-        charged = wall if wall <= pending.move_s else self._charge(pending, now)
-        self.last_wall_ms = wall * 1000
-        self.last_charged_ms = charged * 1000
+        pending.settle(wall, wall if wall <= pending.move_s else self._charge(pending, now))
 
     def _charge(self, pending: _Pending, now: float) -> float:
         """The honest clock's charge for ``pending`` up to ``now``, in seconds (see referee.clock)."""
@@ -423,9 +445,7 @@ class BotSession:
         wall_cap = pending.limit_s * WALL_CAP_FACTOR + WALL_CAP_EXTRA_SECONDS
         if charged >= pending.limit_s or wall >= wall_cap:
             self.healthy = False
-            pending.settled = True
-            self.last_wall_ms = wall * 1000
-            self.last_charged_ms = charged * 1000
+            pending.settle(wall, charged)
             limit_ms = pending.limit_s * 1000
             if charged >= pending.limit_s:
                 detail = f"no reply after {charged * 1000:.0f} ms charged (limit {limit_ms:.0f} ms; {wall * 1000:.0f} ms on the wall clock)"
@@ -593,21 +613,6 @@ class BotSession:
                 self._lag = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
-
-
-def handshake_message(setup: GameSetup) -> pb.Handshake:
-    """The Handshake a bot is sent first: the protocol versions, this referee's version, the game, the limits."""
-    timing = setup.timing
-    return pb.Handshake(
-        protocol_versions=[PROTOCOL_VERSION],
-        referee_version=__version__,
-        game=GAME_TO_PB[setup.game],
-        num_players=setup.num_players,
-        time_limits=pb.TimeLimits(
-            move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
-        ),
-        turn_limit=setup.turn_limit,
-    )
 
 
 def decision_action(decision: pb.Decision, bot: str) -> Action:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from referee.faults import BotFault, FaultKind
 from referee.lanes import lane_spec
-from referee.match import Match, MatchResult
+from referee.match import Match, MatchResult, start_all
 from referee.session import BotSession
 
 if TYPE_CHECKING:
@@ -133,14 +133,11 @@ async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log
 
 async def acquire_all(pool: BotPool, seats: Sequence[tuple[str, int]]) -> list[BotSession | BotFault]:
     """A process (or the fault that prevents one) for each (bot, lane); interrupted, every process goes back."""
-    tasks = [asyncio.ensure_future(pool.acquire(name, lane)) for name, lane in seats]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first
-        await asyncio.wait(tasks)
-        acquired = [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
+
+    async def give_back(acquired: list[BotSession | BotFault]) -> None:
         await asyncio.gather(*(pool.release(bot) for bot in acquired if isinstance(bot, BotSession)))
-        raise
+
+    return await start_all([pool.acquire(name, lane) for name, lane in seats], give_back)
 
 
 def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
@@ -153,7 +150,7 @@ def game_record(game: ScheduledGame, league: League, result: MatchResult, starte
         "decisions": result.decisions,
         "faults": [dict(sorted(counter.items())) for counter in result.faults],
         # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
-        "forfeits": {str(seat): reason.split(":", 1)[0] for seat, reason in sorted(result.forfeits.items())},
+        "forfeits": {str(seat): forfeit.kind.value for seat, forfeit in sorted(result.forfeits.items())},
         **({"void": result.void_reason} if result.void else {}),
         "timing": {
             "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),

@@ -118,6 +118,7 @@ class LagMonitor:
         now = time.perf_counter()
         self._samples.append((self._due, max(0.0, now - self._due)))
         self._due = now + self._tick
+        assert self._loop is not None  # ticks run only between start() and stop()
         self._handle = self._loop.call_later(self._tick, self._on_tick)
 
     def lag_before(self, now: float, since: float) -> float:

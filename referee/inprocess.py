@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 from functools import cache
 
-from referee.botkit import BotServicer
+from referee.botkit import BotServicer, DecideFunction
 from referee.clock import TimeControl
 from referee.faults import BotFault
-from referee.games import GAMES, Observation
+from referee.games import GAMES
 from referee.resources import sample_bot_path
 from referee.session import Reply, decision_action
 from referee.v2 import bot_pb2 as pb
@@ -33,21 +33,36 @@ SAMPLE_BOTS = ("heuristic", "random")
 
 
 @cache
-def sample_decide(name: str) -> Callable[[Observation], object]:
+def sample_decide(name: str) -> DecideFunction:
     """The ``decide`` function of a sample bot shipped with the referee (``random`` or ``heuristic``)."""
     path = sample_bot_path(f"{name}_bot.py")
     spec = importlib.util.spec_from_file_location(f"referee_sample_{name}", path)
+    if spec is None or spec.loader is None:  # pragma: no cover - the sample bots ship with the referee
+        raise ImportError(f"cannot load the sample bot {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.decide
+    decide: DecideFunction = module.decide
+    return decide
 
 
 class InProcessBot:
     """A seat played inside the referee by ``decide`` (and the kit's hooks), as a Python kit bot would play it."""
 
-    def __init__(self, name: str, decide: Callable[[Observation], object], **hooks) -> None:
+    def __init__(
+        self,
+        name: str,
+        decide: DecideFunction,
+        *,
+        on_game_start: Callable[[pb.GameStart], None] | None = None,
+        on_event: Callable[[pb.Event], None] | None = None,
+        on_fault: Callable[[pb.FaultNotice], None] | None = None,
+        on_game_end: Callable[[pb.GameEnd], None] | None = None,
+    ) -> None:
         self.name = name
-        self.servicer = BotServicer(decide, name, "1.0", tuple(GAMES), **hooks)
+        self.servicer = BotServicer(
+            decide, name, "1.0", tuple(GAMES), on_game_start=on_game_start, on_event=on_event, on_fault=on_fault,
+            on_game_end=on_game_end,
+        )  # fmt: skip
         self.connected = self.usable = True
 
     def game_start(self, message: pb.GameStart) -> None:

@@ -19,20 +19,20 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from referee.bots import BotSpec
 from referee.cards import Card
 from referee.clock import TimeControl, Timing
 from referee.faults import BotFault, FaultKind, FaultPolicy, Forfeit, PolicyMode
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
-from referee.games import Game, HandResult, game_class
+from referee.games import Game, HandResult, StopTheBus, game_class
 from referee.games.base import Action, ActionKind
 from referee.gamesetup import GameSetup
 from referee.printable import printable
 from referee.protocol import fault_notice, game_start
 from referee.seeding import derive_seed
-from referee.session import BotSession, Reply
+from referee.session import BotSession, Player, Reply
 from referee.wire import RequestEncoder
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class MatchResult:
     placements: list[int]  # seats, first to last
     hands_played: int
     decisions: int
-    faults: list[Counter]  # by seat: fault kind value -> count
+    faults: list[Counter[str]]  # by seat: fault kind value -> count
     forfeits: dict[int, Forfeit]  # seat -> why it left the game
     latencies_ms: list[list[float]]  # by seat: every decision's charged time
     hand_results: list[HandResult] = field(repr=False, default_factory=list)
@@ -76,7 +76,7 @@ class Match:
     def __init__(
         self,
         game_name: str,
-        bots: Sequence[BotSession | BotFault],
+        bots: Sequence[Player | BotFault],
         *,
         seed: int,
         game_id: str,
@@ -87,7 +87,7 @@ class Match:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] | None = None,
         players: Sequence[str] | None = None,
-        observer: Callable[[dict], None] | None = None,
+        observer: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.game: Game = game_class(game_name)(
             len(bots), seed, first_dealer=first_dealer, decks=decks, turn_limit=turn_limit
@@ -99,7 +99,7 @@ class Match:
         self.policy = policy
         self.players = list(players) if players else [_bot_name(bot) for bot in bots]
         n = len(bots)
-        self.faults = [Counter() for _ in range(n)]
+        self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
         self.forfeits: dict[int, Forfeit] = {}
         self.latencies: list[list[float]] = [[] for _ in range(n)]
         self.clocks = [TimeControl.of(timing) for _ in range(n)]
@@ -173,7 +173,7 @@ class Match:
             void_reason=void_reason,
         )
 
-    def _sessions(self) -> list[tuple[int, BotSession]]:
+    def _sessions(self) -> list[tuple[int, Player]]:
         """The seats whose bot started, with its session."""
         return [(seat, bot) for seat, bot in enumerate(self.bots) if not isinstance(bot, BotFault)]
 
@@ -191,7 +191,9 @@ class Match:
     async def _decision(self) -> None:
         game = self.game
         seat = game.current_seat
+        assert seat is not None  # asked only while the game is on
         bot = self.bots[seat]
+        assert not isinstance(bot, BotFault)  # a bot that failed to start forfeited before the first decision
         self.asked[seat] = True
         self.decisions += 1
         number = self.decisions
@@ -208,14 +210,14 @@ class Match:
         reply = await bot.decide(request, number, clock, self._while_waiting)
         clock.spend(reply.charged_ms)
         self.latencies[seat].append(reply.charged_ms)
-        chosen, fault = reply.action, reply.fault
-        if fault is None and chosen not in legal:
-            fault = illegal_action_fault(game, chosen, legal, bot.name)
-        if fault is not None:
+        chosen = reply.action
+        if chosen is None or chosen not in legal:
+            fault = reply.fault if chosen is None else illegal_action_fault(game, chosen, legal, bot.name)
+            assert fault is not None  # a reply without an action carries its fault
             self._fault(seat, bot, fault, number, holding, legal, fallback, reply)
             return
         game.apply(chosen)
-        drew = game.pending[1] if chosen.kind is ActionKind.DRAW else None
+        drew = _drawn(game) if chosen.kind is ActionKind.DRAW else None
         self.log.decision(number, hand, seat, holding, legal, chosen, reply.charged_ms, reply.wall_ms, False, drew)
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
@@ -232,14 +234,20 @@ class Match:
         """Send ``seat`` its GameStart if it was not sent yet: every message of the game to a seat follows it."""
         if seat in self._unannounced:
             self._unannounced.remove(seat)
-            self.bots[seat].game_start(self._game_start(seat))  # on its way: the seat's next write follows it
+            self._player(seat).game_start(self._game_start(seat))  # on its way: the seat's next write follows it
 
     def _announce_all(self) -> None:
         unannounced, self._unannounced = self._unannounced, []
         for seat in unannounced:
-            self.bots[seat].game_start(self._game_start(seat))
+            self._player(seat).game_start(self._game_start(seat))
 
-    def _fault(self, seat: int, bot: BotSession, fault: BotFault, number: int, holding: tuple[Card, ...],
+    def _player(self, seat: int) -> Player:
+        """The player of a seat whose bot started (only such seats are sent messages)."""
+        bot = self.bots[seat]
+        assert not isinstance(bot, BotFault)
+        return bot
+
+    def _fault(self, seat: int, bot: Player, fault: BotFault, number: int, holding: tuple[Card, ...],
                legal: Sequence[Action], fallback: Action | None, reply: Reply) -> None:  # fmt: skip
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
         game = self.game
@@ -251,7 +259,7 @@ class Match:
         if replacement is not None:
             hand = game.hand_number
             game.apply(replacement)
-            drew = game.pending[1] if replacement.kind is ActionKind.DRAW else None
+            drew = _drawn(game) if replacement.kind is ActionKind.DRAW else None
             self.log.decision(number, hand, seat, holding, legal, replacement, reply.charged_ms, reply.wall_ms, True,
                               drew)  # fmt: skip
         else:
@@ -300,18 +308,23 @@ class Match:
         return self._encoder.game_end(self._events_sent[seat], void_reason is not None)
 
 
-def illegal_action_fault(game: Game, chosen, legal: Sequence, bot: str) -> BotFault:
+def illegal_action_fault(game: Game, chosen: Action, legal: Sequence[Action], bot: str) -> BotFault:
     """The illegal fault of ``bot`` choosing ``chosen``, which is not among the ``legal`` actions: why, and what was legal."""
     return BotFault(FaultKind.ILLEGAL, f"{game.why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
 
 
-def _retrieve(future: asyncio.Future) -> None:
+def _drawn(game: Game) -> Card | None:
+    """The card the current seat just drew from the stock (Stop the Bus), for the log."""
+    return game.pending[1] if isinstance(game, StopTheBus) and game.pending is not None else None
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
     """Mark a future's exception as seen (it is raised where it matters, or the game was cancelled)."""
     if not future.cancelled():
         future.exception()
 
 
-def _self_description(bot: BotSession | BotFault) -> dict | None:
+def _self_description(bot: Player | BotFault) -> dict[str, str] | None:
     """What a bot said of itself in its handshake (name, version, author), or None."""
     response = getattr(bot, "handshake_response", None)
     if response is None:
@@ -320,7 +333,7 @@ def _self_description(bot: BotSession | BotFault) -> dict | None:
             "author": printable(response.author)}  # fmt: skip
 
 
-def _bot_name(bot: BotSession | BotFault) -> str:
+def _bot_name(bot: Player | BotFault) -> str:
     return bot.bot if isinstance(bot, BotFault) else bot.name
 
 
@@ -382,7 +395,7 @@ async def play_game(
     bot_log_dir: Path | None = None,
     first_dealer: int | None = None,
     decks: Sequence[Sequence[Card]] | None = None,
-    observer: Callable[[dict], None] | None = None,
+    observer: Callable[[dict[str, Any]], None] | None = None,
 ) -> MatchResult:
     """Start the bots, play one game, stop the bots (always), and return the result.
 

@@ -294,10 +294,10 @@ def fill_observation(message: pb.Observation, obs: Observation) -> None:
             view.took_discard = obs.took_discard
     elif isinstance(obs, BastardBragObservation):
         centre = message.bastard_brag.centre
-        for slot, card in enumerate(obs.centre):
+        for slot, shown in enumerate(obs.centre):
             entry = centre.add(slot=slot, face_up=slot == FACE_UP_SLOT)
-            if card is not None:
-                card_to_pb(card, entry.card)
+            if shown is not None:
+                card_to_pb(shown, entry.card)
 
 
 def decision_request_to_pb(

@@ -31,6 +31,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 from pathlib import Path
 
 import grpc
@@ -38,7 +39,7 @@ import grpc.aio
 from google.protobuf.message import DecodeError
 
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
-from referee.clock import TimeControl, charged_seconds, lag_monitor
+from referee.clock import LagMonitor, TimeControl, charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
@@ -86,7 +87,7 @@ class _Pending:
 
     __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled", "wall_s", "charged_s")
 
-    def __init__(self, number: int, waiter: asyncio.Future, started: float, move_s: float, limit_s: float) -> None:
+    def __init__(self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float) -> None:
         self.number = number
         self.waiter = waiter
         self.started = started
@@ -121,8 +122,32 @@ class Reply:
     fault: BotFault | None = None
 
 
+class Player(Protocol):
+    """What a game asks of a seat's player: a bot's :class:`BotSession`, or a player inside the referee."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def connected(self) -> bool:
+        """Whether the player can still answer (a bot whose stream is gone cannot)."""
+        ...
+
+    def game_start(self, message: pb.GameStart) -> None: ...
+
+    def fault_notice(self, message: pb.FaultNotice) -> None: ...
+
+    def game_end(self, body: bytes) -> None: ...
+
+    async def decide(
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply: ...
+
+
 class BotSession:
     """One bot: its process (see :mod:`referee.bots`) and the v2 stream the referee talks to it on."""
+
+    _loop: asyncio.AbstractEventLoop  # the loop the session runs on, from start() on
 
     def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int | None = None) -> None:
         self.process = BotProcess(spec, log_path, log_cap)
@@ -132,19 +157,18 @@ class BotSession:
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
         self.late_replies = 0  # replies to decisions that had already ended (a fault, or answered already), dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
-        self._call = None
-        self._reader: asyncio.Task | None = None
+        self._call: grpc.aio.StreamStreamCall[bytes, bytes] | None = None
+        self._reader: asyncio.Task[None] | None = None
         self._sequence = 0
         self._pending: _Pending | None = None
-        self._handshake_waiter: asyncio.Future | None = None
+        self._handshake_waiter: asyncio.Future[pb.HandshakeResponse] | None = None
         # Decisions of this game asked of this bot that have ended (answered, or a fault): a reply to one is late.
         self._ended: set[int] = set()
         self._broken: BotFault | None = None  # set once the stream is gone
-        self._lag = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lag: LagMonitor | None = None
         self._closing = False
         self._outbox: deque[tuple[int, bytes]] = deque()  # notices to send: (PlayRequest field, message bytes)
-        self._sending: asyncio.Task | None = None  # the task writing the outbox while it is not empty, or None
+        self._sending: asyncio.Task[None] | None = None  # the task writing the outbox while it is not empty, or None
         self._off_move: OffMove | None = None  # keeps the bot frozen between its decisions (referee.freezer)
 
     @property
@@ -181,8 +205,10 @@ class BotSession:
         self._lag.start()
         try:
             await self.process.launch()
+            address = self.process.address
+            assert address is not None  # launched: the bot's address is known
             self.channel = grpc.aio.insecure_channel(
-                self.process.address,
+                address,
                 options=[
                     ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
                     ("grpc.enable_retries", 0),
@@ -209,9 +235,10 @@ class BotSession:
             raise
 
     async def _wait_ready(self, timeout: float) -> None:
+        assert self.channel is not None  # opened by start()
         ready = asyncio.ensure_future(self.channel.channel_ready())
-        waiters = {ready}
-        exited = None
+        waiters: set[asyncio.Future[Any]] = {ready}
+        exited: asyncio.Future[int] | None = None
         process = self.process.process
         if process is not None:
             exited = asyncio.ensure_future(process.wait())
@@ -284,7 +311,8 @@ class BotSession:
         moment can fail first, and gRPC then ends the call with INTERNAL
         instead: this second call, which writes nothing, cannot race.
         """
-        probe = self.channel.stream_stream(PLAY_METHOD)()
+        assert self.channel is not None  # opened by start()
+        probe: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
         try:
             async with asyncio.timeout(V1_PROBE_SECONDS):
                 code = await probe.code()
@@ -302,9 +330,11 @@ class BotSession:
         :class:`BotFault` if the stream is gone."""
         if self._broken is not None:
             raise self._broken
+        call = self._call
+        assert call is not None  # opened by start(), before anything is written
         self._sequence += 1
         try:
-            await self._call.write(play_request(self._sequence, field, body))
+            await call.write(play_request(self._sequence, field, body))
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
             raise await self._stream_lost(error) from None
 
@@ -433,7 +463,8 @@ class BotSession:
             if after is not None:
                 cpu = (after[0] - before[0]) / 1e6
                 stall = (after[1] - before[1]) / 1e6
-        return charged_seconds(wall, cpu, stall, self._lag.lag_before(now, pending.started))
+        lag = self._lag.lag_before(now, pending.started) if self._lag is not None else 0.0
+        return charged_seconds(wall, cpu, stall, lag)
 
     def _on_deadline(self, pending: _Pending) -> None:
         """The decision's timer: a timeout if the bot was charged its limit, else wait for what is left."""
@@ -462,6 +493,7 @@ class BotSession:
     async def _read_stream(self) -> None:
         """Take every message the bot sends, for the life of the stream."""
         call = self._call
+        assert call is not None  # the reader starts once the stream is open
         try:
             while True:
                 data = await call.read()
@@ -469,6 +501,7 @@ class BotSession:
                     if self._closing:
                         return  # the bot ended its side after the referee ended its own: a clean close
                     raise _StreamEnded("the bot closed its stream")
+                assert isinstance(data, bytes)  # no deserializer: a message is its bytes
                 self._received(data)
                 # Let the decision just answered go on (the engine step, the next request) before asking
                 # gRPC for the next message: starting a read costs ~20 us that the next request need not wait.
@@ -506,7 +539,7 @@ class BotSession:
         return fault
 
     def _received(self, data: bytes) -> None:
-        read = decision_from_bytes(data)  # the usual reply, read straight from its bytes
+        read: tuple[int, Action | BotFault] | None = decision_from_bytes(data)  # the usual reply, from its bytes
         if read is None:
             read = self._read_message(data)
             if read is None:

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.faults import BotFault, FaultKind
 from referee.lanes import lane_spec
@@ -115,7 +115,7 @@ class BotPool:
         await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
 
 
-async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict:
+async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict[str, Any]:
     """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record."""
     bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
     began = time.time()
@@ -140,7 +140,9 @@ async def acquire_all(pool: BotPool, seats: Sequence[tuple[str, int]]) -> list[B
     return await start_all([pool.acquire(name, lane) for name, lane in seats], give_back)
 
 
-def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
+def game_record(
+    game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float
+) -> dict[str, Any]:
     """The ``games.jsonl`` line of a finished game; wall-clock figures only under ``timing``."""
     return {
         **game.record(),

@@ -36,6 +36,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
@@ -101,7 +102,7 @@ class BotSpec:
             )
 
     @classmethod
-    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs) -> BotSpec:
+    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs: Any) -> BotSpec:
         argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
         if not argv:
             raise ValueError("a bot command cannot be empty")
@@ -136,8 +137,8 @@ class BotProcess:
         self.freezer: Freezer | None = None  # with spec.freeze: how the session freezes it off move
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
         self._private_dir: str | None = None  # an unsandboxed bot's socket folder, on the host
-        self._log_task: asyncio.Task | None = None
-        self._watch_task: asyncio.Task | None = None
+        self._log_task: asyncio.Task[None] | None = None
+        self._watch_task: asyncio.Task[None] | None = None
         self._limit_hit: str | None = None  # what the referee stopped the bot for
         self._removed_cgroup_hits: list[str] = []  # what its cgroup said when it was removed
         self.output_lines = 0  # lines of output received so far (fault records point into the log with it)
@@ -258,6 +259,7 @@ class BotProcess:
             if log:
                 log.close()
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
+        assert self.process.stdout is not None  # started with its output to a pipe
         self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap, self))
         if spec.freeze:
             try:
@@ -452,6 +454,7 @@ class BotProcess:
         Kept until then: :meth:`limits_hit` still reads it after the process ended.
         """
         cgroup = self.cgroup
+        assert cgroup is not None  # called only for a bot that has one
         loop = asyncio.get_running_loop()
         deadline = loop.time() + sandbox.CGROUP_WAIT_SECONDS
         while not cgroup.is_empty() and loop.time() < deadline:
@@ -473,7 +476,7 @@ async def _child_pid(reader: asyncio.StreamReader) -> int:
     return int(json.loads(text)["child-pid"])
 
 
-async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, counter: BotProcess) -> None:
+async def _drain_output(stream: asyncio.StreamReader, log: IO[bytes] | None, cap: int | None, counter: BotProcess) -> None:
     """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot).
 
     Counts the lines received in ``counter.output_lines``.
@@ -510,7 +513,8 @@ async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, coun
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _exit_text(returncode: int | None) -> str:

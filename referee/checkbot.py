@@ -40,7 +40,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from referee import __version__
 from referee.bots import BotSpec, log_tail
@@ -55,7 +55,7 @@ from referee.match import Match, stop_bots
 from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.sandbox import DEFAULT_LIMITS
-from referee.session import BotSession
+from referee.session import BotSession, Player
 
 CANDIDATE = "candidate"
 SELF = "self"  # --opponent self: another process of the bot under test
@@ -82,9 +82,9 @@ class Check:
     game_id: str | None = None
     seat: int | None = None
     decision: int | None = None
-    facts: dict = field(default_factory=dict)  # what else a reader may want: the seed, the place, times, paths
+    facts: dict[str, Any] = field(default_factory=dict)  # what else a reader may want: the seed, the place, times, paths
 
-    def json(self) -> dict:
+    def json(self) -> dict[str, Any]:
         data = {key: value for key, value in dataclasses.asdict(self).items() if key != "facts" and value not in (None, "")}
         return {**data, **self.facts}
 
@@ -121,7 +121,7 @@ class Report:
             self.say(f"  - {problem}")
         return 1
 
-    def json(self, bot: str, logs: Path | None) -> dict:
+    def json(self, bot: str, logs: Path | None) -> dict[str, Any]:
         return {
             "referee_version": __version__,
             "bot": bot,
@@ -151,7 +151,7 @@ class Submission:
     """A submission folder to check: read its bot.yaml, build it (or reuse the cached build), run it from the copy."""
 
     folder: str  # as given
-    bot: Mapping  # the BotSpec fields the command line sets: transport, sandbox, network, shared
+    bot: Mapping[str, Any]  # the BotSpec fields the command line sets: transport, sandbox, network, shared
     cache: Path  # where builds are kept between checks
     build_timeout_s: float = BUILD_TIMEOUT_S
 
@@ -296,7 +296,7 @@ class _Table:
         self.other_decisions: list[float] = []
 
     def _opponent(self, given: BotSpec | str, index: int) -> BotSpec:
-        if given == SELF:
+        if isinstance(given, str):  # SELF, the only name an opponent is given by
             return dataclasses.replace(self.candidate, name=f"{SELF}-{index + 1}")
         return dataclasses.replace(given, name=f"{given.name}-{index + 1}")
 
@@ -360,8 +360,12 @@ class _Table:
 
     async def _play(self, number: int) -> None:
         settings, seats, bot = self.settings, self.seats, self.bot
+        assert bot is not None  # started by _ready() before each game
         seat = (number + seats // 2) % seats
-        players: list = list(self.opponents) if self.opponent_specs else sample_opponents(seats - 1)
+        players: list[Player | BotFault] = (
+            [opponent for opponent in self.opponents if opponent is not None] if self.opponent_specs
+            else list(sample_opponents(seats - 1))
+        )  # fmt: skip
         players.insert(seat, bot)
         seed = settings.seed + 1000 * seats + number
         game_id = f"check-{self.game}-{seats}-{number + 1}"
@@ -369,7 +373,8 @@ class _Table:
         match = Match(
             self.game, players, seed=seed, game_id=game_id, timing=settings.timing, turn_limit=settings.turn_limit,
             policy=settings.policy, log_path=game_log,
-            players=[CANDIDATE if player is bot else player.name for player in players],
+            players=[CANDIDATE if player is bot else player.bot if isinstance(player, BotFault) else player.name
+                     for player in players],
         )  # fmt: skip
         result = await match.play()
         records = read_log(game_log)
@@ -377,7 +382,7 @@ class _Table:
                     and not record.get("default")]  # fmt: skip
         times = [record["ms"] for record in answered]
         game_label = f"{self.label}, game {number + 1} (seat {seat}, seed {seed})"
-        where = {"game": self.game, "seats": seats, "game_id": game_id, "seat": seat}
+        where: dict[str, Any] = {"game": self.game, "seats": seats, "game_id": game_id, "seat": seat}
         game_check = self.report.add(Check("game", PASS, "", **where, facts={
             "seed": seed, "placed": result.place_of(seat), "decisions": len(result.latencies_ms[seat]),
             "slowest_ms": max(times, default=0.0), "log": str(game_log),
@@ -405,7 +410,7 @@ class _Table:
             self.first_decisions.append(times[0])
             self.other_decisions.extend(times[1:])
 
-    def _faults(self, records: list[dict], seat: int, game_label: str, where: dict) -> None:
+    def _faults(self, records: list[dict[str, Any]], seat: int, game_label: str, where: dict[str, Any]) -> None:
         """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'."""
         faults = [record for record in records if record["type"] == "fault"]
         own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]

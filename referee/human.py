@@ -26,7 +26,7 @@ from referee.bots import BotSpec
 from referee.cards import Card, format_cards
 from referee.clock import Timing
 from referee.errors import MalformedActionError, RefereeError
-from referee.faults import FaultPolicy
+from referee.faults import BotFault, FaultPolicy
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.games.base import Action, ActionKind, Phase
 from referee.gamesetup import GameSetup
@@ -34,6 +34,7 @@ from referee.hands import hand_rank
 from referee.inprocess import InProcessBot
 from referee.match import Match, MatchResult, start_bots, stop_bots
 from referee.protocol import card_from_pb
+from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 
 CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear the screen
@@ -66,7 +67,7 @@ class HumanSeat(InProcessBot):
         """The kit's reply, in a thread of its own: the person takes their time, the referee goes on meanwhile."""
         self._number = request.decision_number
         loop = asyncio.get_running_loop()
-        answered: asyncio.Future = loop.create_future()
+        answered: asyncio.Future[pb.PlayResponse] = loop.create_future()
 
         def run() -> None:
             try:
@@ -124,7 +125,7 @@ class HumanSeat(InProcessBot):
             if chosen is LEAVE:
                 self._left = True  # answer() ends the game
                 return legal[0]
-            if chosen is not None:
+            if isinstance(chosen, Action):
                 return chosen
             prompt = f"Type a number from 1 to {len(legal)} (or an action such as {legal[-1]}), or q to leave: "
 
@@ -188,16 +189,18 @@ def _chosen(text: str, legal: Sequence[Action]) -> Action | object | None:
     return typed if typed in legal else None
 
 
-def _settle(future: asyncio.Future, result, error: BaseException | None) -> None:
+def _settle(
+    future: asyncio.Future[pb.PlayResponse], result: pb.PlayResponse | None, error: BaseException | None
+) -> None:
     if future.done():
         return
     if error is not None:
         future.set_exception(error)
-    else:
+    elif result is not None:
         future.set_result(result)
 
 
-def _game_name(game: int) -> str:
+def _game_name(game: pb.Game) -> str:
     return {pb.GAME_STOP_THE_BUS: "stop_the_bus", pb.GAME_BASTARD_BRAG: "bastard_brag"}[game]
 
 
@@ -210,6 +213,7 @@ def action_label(act: Action, view: Observation) -> str:
     if kind is ActionKind.DRAW:
         return "draw from the stock"
     if kind is ActionKind.TAKE:
+        assert isinstance(view, StopTheBusObservation)  # a take is an action of Stop the Bus
         return f"take {view.discard_top} from the discard pile"
     if kind is ActionKind.DISCARD:
         kept = [card for card in view.hand if card != act.card]
@@ -220,8 +224,10 @@ def action_label(act: Action, view: Observation) -> str:
         return "pass"
     if kind is ActionKind.KNOCK:
         return "knock"
+    assert isinstance(view, BastardBragObservation)  # the other actions are Bastard Brag's
     centre = view.centre
     if kind is ActionKind.EXCHANGE:
+        assert act.slot is not None  # an exchange names its slot
         taken = centre[act.slot]
         kept = [card for card in view.hand if card != act.card] + ([taken] if taken is not None else [])
         rank = f"   {hand_rank(kept)}" if len(kept) == 3 else ""
@@ -294,7 +300,7 @@ async def play_as_human(
 ) -> MatchResult:  # fmt: skip
     """Start the bots (``specs``: the other seats, in order), play one game with a person in ``seat``, stop the bots."""
     seats = [index for index in range(len(specs) + 1) if index != seat]
-    bots: list = []
+    bots: list[BotSession | BotFault] = []
     try:
         bots = await start_bots(specs, GameSetup(game, len(specs) + 1, timing, turn_limit), bot_log_dir, seats)
         players = [*bots[:seat], HumanSeat(seat_name), *bots[seat:]]

@@ -378,7 +378,8 @@ async def start_all(
         raise
 
 
-async def stop_bots(bots: Sequence[BotSession | BotFault]) -> None:
+async def stop_bots(bots: Sequence[BotSession | BotFault | None]) -> None:
+    """Stop every bot that started (the others are faults, or seats never filled)."""
     await asyncio.gather(*(bot.stop() for bot in bots if isinstance(bot, BotSession)))
 
 

@@ -31,7 +31,6 @@ from referee.clock import Timing
 from referee.errors import GameOverError, RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode
 from referee.games.base import (
-    TAKE,
     Action,
     ActionKind,
     EndReason,
@@ -46,7 +45,6 @@ from referee.games.base import (
 from referee.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
 from referee.games.stop_the_bus import StopTheBusObservation
 from referee.gamesetup import GameSetup
-from referee.hands import HandRank
 from referee.v2 import bot_pb2 as pb
 
 PROTOCOL_VERSION = 2

@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO
 
 from referee.bots import BotSpec, log_tail
 from referee.cards import parse_cards
@@ -40,7 +41,7 @@ from referee.games import Game
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
 from referee.match import Match, illegal_action_fault
-from referee.session import BotSession, Reply
+from referee.session import BotSession, Player, Reply
 from referee.v2 import bot_pb2 as pb
 
 
@@ -55,22 +56,23 @@ class Recorded:
     number: int
     hand: int | None
     chosen: Action | None  # the bot's own action; None after a fault
-    fault: dict | None  # the fault record
+    fault: dict[str, Any] | None  # the fault record
     replaced: bool  # after a fault: the default action was played for it (else it forfeited)
     ms: float  # the time charged (0 when it forfeited: the log does not record it)
     wall_ms: float
 
     def text(self) -> str:
         if self.fault is None:
+            assert self.chosen is not None  # a decision without a fault has its action
             return action_text(self.chosen)
         return f"{self.fault['kind']} fault: {self.fault['detail']}"
 
 
-def recorded_decisions(records: list[dict]) -> tuple[dict[int, Recorded], dict[int, dict]]:
+def recorded_decisions(records: list[dict[str, Any]]) -> tuple[dict[int, Recorded], dict[int, dict[str, Any]]]:
     """Every decision of a game's log records by number, and the start-up faults by seat."""
     decisions: dict[int, Recorded] = {}
-    start_faults: dict[int, dict] = {}
-    fault: dict | None = None  # the last fault, until the record that says what followed it
+    start_faults: dict[int, dict[str, Any]] = {}
+    fault: dict[str, Any] | None = None  # the last fault, until the record that says what followed it
     for record in records:
         kind = record["type"]
         if kind == "fault":
@@ -140,7 +142,7 @@ class Answer:
     recorded_ms: float
     now_ms: float
     same: bool
-    fault: dict | None = None  # the fault the answer would be charged now: kind and detail
+    fault: dict[str, Any] | None = None  # the fault the answer would be charged now: kind and detail
 
     def line(self) -> str:
         where = f"decision {self.number}" + (f" (hand {self.hand})" if self.hand is not None else "")
@@ -175,19 +177,26 @@ class _ReplayedSeat(_RecordedSeat):
     async def decide(
         self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
     ) -> Reply:
-        legal = self.game.legal_actions()
+        game = self.game
+        assert game is not None  # set once the match is made, before its first decision
+        legal = game.legal_actions()
         reply = await self.session.decide(request, number, clock, while_waiting)
         chosen, fault = reply.action, reply.fault
-        if fault is None and chosen not in legal:
-            chosen, fault = None, illegal_action_fault(self.game, chosen, legal, self.name)
+        if chosen is not None and chosen not in legal:
+            fault = illegal_action_fault(game, chosen, legal, self.name)
+            chosen = None
         done = self.decisions.get(number)
         if done is not None:
-            now = action_text(chosen) if fault is None else f"{fault.kind.value} fault: {fault.detail}"
+            if chosen is not None:
+                now = action_text(chosen)
+            else:
+                assert fault is not None  # a reply without an action carries its fault
+                now = f"{fault.kind.value} fault: {fault.detail}"
             same = (done.fault is None and fault is None and chosen == done.chosen) or (
                 done.fault is not None and fault is not None and done.fault["kind"] == fault.kind.value
             )
             self.answers.append(Answer(
-                number, done.hand if done.hand is not None else self.game.hand_number, done.text(), now, done.ms,
+                number, done.hand if done.hand is not None else game.hand_number, done.text(), now, done.ms,
                 round(reply.charged_ms, 3), same,
                 {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
             ))  # fmt: skip
@@ -210,7 +219,7 @@ class ReplayReport:
     def differences(self) -> list[Answer]:
         return [answer for answer in self.answers if not answer.same]
 
-    def json(self, bot: str) -> dict:
+    def json(self, bot: str) -> dict[str, Any]:
         first = self.differences[0] if self.differences else None
         return {
             "game_id": self.game_id, "seat": self.seat, "recorded_name": self.recorded_name, "bot": bot,
@@ -222,7 +231,7 @@ class ReplayReport:
 
 async def replay_to(
     log_path: Path, seat: int, bot: BotSpec, *, startup_timeout_ms: int = Timing.startup_timeout_ms,
-    log_dir: Path | None = None, out=None, every: bool = False,
+    log_dir: Path | None = None, out: TextIO | None = None, every: bool = False,
 ) -> ReplayReport:  # fmt: skip
     """Replay the game of ``log_path`` to ``bot`` in ``seat``; print the differences (``every``: every decision)."""
     out = out or sys.stdout
@@ -253,11 +262,12 @@ async def replay_to(
             say(f"the bot did not start: {report.problem}")
             return report
         response = session.handshake_response
+        assert response is not None  # started: the handshake was answered
         say(f"handshake ok: {response.name} {response.version}" + (f" by {response.author}" if response.author else ""))
         if seat in start_faults:
-            fault = start_faults[seat]
-            report.problem = (f"in the recorded game seat {seat} failed before its first decision ({fault['kind']}: "
-                              f"{fault['detail']}); now it started and answered the handshake")  # fmt: skip
+            failed = start_faults[seat]
+            report.problem = (f"in the recorded game seat {seat} failed before its first decision ({failed['kind']}: "
+                              f"{failed['detail']}); now it started and answered the handshake")  # fmt: skip
             say(report.problem)
             return report
         await _play(start, records, decisions, start_faults, seat, session, report)
@@ -269,7 +279,7 @@ async def replay_to(
         await session.stop()
         # A bot that could not even be launched wrote no output: there is nothing to point to.
         wanted = given or report.problem is not None or bool(report.differences)
-        if wanted and session.log_path.exists():
+        if wanted and session.log_path is not None and session.log_path.exists():
             report.logs = session.log_path
             say(f"the bot's output is kept in {session.log_path}")
         elif not given:
@@ -285,9 +295,10 @@ async def replay_command(
     report (as JSON, ``as_json``: the progress goes to stderr); return the exit status (0: no answer differs)."""
     out = sys.stderr if as_json else sys.stdout
     if isinstance(bot, Submission):
-        bot = await build_bot(bot, Report(out))
-        if bot is None:
+        built = await build_bot(bot, Report(out))
+        if built is None:
             return 1
+        bot = built
     report = await replay_to(log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out,
                              every=every)  # fmt: skip
     if as_json:
@@ -295,7 +306,10 @@ async def replay_command(
     return 1 if report.problem or report.differences else 0
 
 
-async def _play(start, records, decisions, start_faults, seat, session, report: ReplayReport) -> None:
+async def _play(
+    start: dict[str, Any], records: list[dict[str, Any]], decisions: dict[int, Recorded],
+    start_faults: dict[int, dict[str, Any]], seat: int, session: BotSession, report: ReplayReport,
+) -> None:
     """Play the recorded game again through Match, the replayed seat's messages to ``session``."""
     players = list(start["players"])
     by_seat: list[dict[int, Recorded]] = [{} for _ in players]
@@ -304,7 +318,7 @@ async def _play(start, records, decisions, start_faults, seat, session, report: 
     for number, done in decisions.items():
         by_seat[owner[number]][number] = done
     replayed = _ReplayedSeat(players[seat], by_seat[seat], session)
-    seats: list = [
+    seats: list[Player | BotFault] = [
         BotFault(FaultKind(start_faults[index]["kind"]), start_faults[index]["detail"], name) if index in start_faults
         else replayed if index == seat else _RecordedSeat(name, by_seat[index])
         for index, name in enumerate(players)
@@ -321,7 +335,7 @@ async def _play(start, records, decisions, start_faults, seat, session, report: 
     report.answers = replayed.answers
 
 
-def _records(log_path: Path) -> list[dict]:
+def _records(log_path: Path) -> list[dict[str, Any]]:
     records = read_game_log(log_path)
     if not records or records[0].get("type") != "game_start":
         raise ReplayError(f"{log_path}: not a game log: it does not start with a game_start record")
@@ -332,7 +346,7 @@ def _records(log_path: Path) -> list[dict]:
     return records
 
 
-def _described(start: dict, seat: int) -> str:
+def _described(start: dict[str, Any], seat: int) -> str:
     """`` (NAME VERSION)``: what the recorded bot said of itself in its handshake, if the log has it."""
     described = (start.get("bots") or [None] * start["num_players"])[seat]
     return f" ({described['name']} {described['version']})" if described else ""

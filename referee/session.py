@@ -31,8 +31,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
 from pathlib import Path
+from typing import Any, Protocol
 
 import grpc
 import grpc.aio
@@ -85,7 +85,7 @@ _GAME_END_FIELD = pb.PlayRequest.GAME_END_FIELD_NUMBER
 class _Pending:
     """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
-    __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled", "wall_s", "charged_s")
+    __slots__ = ("charged_s", "limit_s", "move_s", "number", "settled", "started", "timer", "usage", "waiter", "wall_s")
 
     def __init__(self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float) -> None:
         self.number = number

@@ -134,7 +134,6 @@ class Totals:
     per_call: list[float] = field(default_factory=list)
 
 
-
 async def open_table(game: str, players: int, policy: str, freeze: bool = True) -> Table:
     command = [sys.executable, str(ECHO_BOT), "--policy", policy]
     specs = [BotSpec.from_command(command, name=f"echo-{seat}", freeze=freeze) for seat in range(players)]
@@ -160,9 +159,14 @@ async def play_games(table: Table, decisions: int, log_dir: Path, totals: Totals
             stamps.clear()
             started = perf_counter()
             match = Match(
-                table.game, table.bots, seed=seed, game_id=f"bench-{table.game}-{seed}", timing=TIMING,
-                log_path=log_dir / f"{table.game}-{seed}.jsonl", players=[bot.spec.name for bot in table.bots],
-            )  # fmt: skip
+                table.game,
+                table.bots,
+                seed=seed,
+                game_id=f"bench-{table.game}-{seed}",
+                timing=TIMING,
+                log_path=log_dir / f"{table.game}-{seed}.jsonl",
+                players=[bot.spec.name for bot in table.bots],
+            )
             result = await match.play()
             elapsed = perf_counter() - started
             if any(result.forfeits.values()) or any(result.faults):
@@ -204,7 +208,9 @@ async def open_streams(table: Table) -> None:
             await call.read()
             table.streams.append(call)
             table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
-    table.stream_requests = [(seat, play_request(2, pb.PlayRequest.DECISION_REQUEST_FIELD_NUMBER, data)) for seat, data in table.requests]
+    table.stream_requests = [
+        (seat, play_request(2, pb.PlayRequest.DECISION_REQUEST_FIELD_NUMBER, data)) for seat, data in table.requests
+    ]
     table.session_requests = [
         (seat, (data, pb.DecisionRequest.FromString(data).decision_number)) for seat, data in table.requests
     ]
@@ -335,9 +341,11 @@ async def freezing_cost(tables: list[Table], policy: str, blocks: int, decisions
             await stop_bots(free.bots)
         frozen_mean = frozen_totals.seconds / frozen_totals.count
         free_mean = free_totals.seconds / free_totals.count
-        print(f"(f) freezing, {table.game} {table.players} players: game decision {microseconds(frozen_mean)} frozen "
-              f"off move, {microseconds(free_mean)} not ({frozen_totals.count} and {free_totals.count} decisions, "
-              f"means): {microseconds(frozen_mean - free_mean)} a decision; {writes}")  # fmt: skip
+        print(
+            f"(f) freezing, {table.game} {table.players} players: game decision {microseconds(frozen_mean)} frozen "
+            f"off move, {microseconds(free_mean)} not ({frozen_totals.count} and {free_totals.count} decisions, "
+            f"means): {microseconds(frozen_mean - free_mean)} a decision; {writes}"
+        )
 
 
 def write_costs(bot: BotSession, pairs: int = 2000) -> str:
@@ -351,8 +359,10 @@ def write_costs(bot: BotSession, pairs: int = 2000) -> str:
         freezer.thaw()
         freezes.append(middle - started)
         thaws.append(perf_counter() - middle)
-    return (f"a thaw {microseconds(statistics.median(thaws))}, a freeze {microseconds(statistics.median(freezes))} "
-            f"({freezer.how}, medians of {pairs})")  # fmt: skip
+    return (
+        f"a thaw {microseconds(statistics.median(thaws))}, a freeze {microseconds(statistics.median(freezes))} "
+        f"({freezer.how}, medians of {pairs})"
+    )
 
 
 async def run(
@@ -419,22 +429,34 @@ async def run(
     median = {name: statistics.median(overall[name].per_call) for name in names}
     mean = {name: overall[name].seconds / overall[name].count for name in names}
     print()
-    print(f"(a) bare stream round trip: median {microseconds(median['stream'])}, mean {microseconds(mean['stream'])}, "
-          f"{overall['stream'].count} round trips")  # fmt: skip
-    print(f"(u) bare unary call: median {microseconds(median['unary'])}, mean {microseconds(mean['unary'])}, "
-          f"{overall['unary'].count} calls")  # fmt: skip
-    print(f"(s) session decision: median {microseconds(median['session'])}, mean {microseconds(mean['session'])}, "
-          f"{overall['session'].count} decisions")  # fmt: skip
-    print(f"(b) game decision: median {microseconds(median['game'])} per decision (request to next request), "
-          f"mean {microseconds(mean['game'])} per decision over whole games, "
-          f"{overall['game'].count} decisions in {overall['game'].games} games")  # fmt: skip
-    print(f"referee overhead per decision over the bare stream: {microseconds(mean['game'] - mean['stream'])} (means), "
-          f"{microseconds(median['game'] - median['stream'])} (medians): the session's machinery "
-          f"{microseconds(mean['session'] - mean['stream'])}, the game's own work "
-          f"{microseconds(mean['game'] - mean['session'])} (means)")  # fmt: skip
-    print(f"ratios of block means, over {blocks} blocks: vs unary {min(unary_ratios):.3f}..{max(unary_ratios):.3f} "
-          f"(target at most {TARGET_UNARY}), vs stream {min(ratios):.3f}..{max(ratios):.3f} "
-          f"(target at most {TARGET_RATIO})")  # fmt: skip
+    print(
+        f"(a) bare stream round trip: median {microseconds(median['stream'])}, mean {microseconds(mean['stream'])}, "
+        f"{overall['stream'].count} round trips"
+    )
+    print(
+        f"(u) bare unary call: median {microseconds(median['unary'])}, mean {microseconds(mean['unary'])}, "
+        f"{overall['unary'].count} calls"
+    )
+    print(
+        f"(s) session decision: median {microseconds(median['session'])}, mean {microseconds(mean['session'])}, "
+        f"{overall['session'].count} decisions"
+    )
+    print(
+        f"(b) game decision: median {microseconds(median['game'])} per decision (request to next request), "
+        f"mean {microseconds(mean['game'])} per decision over whole games, "
+        f"{overall['game'].count} decisions in {overall['game'].games} games"
+    )
+    print(
+        f"referee overhead per decision over the bare stream: {microseconds(mean['game'] - mean['stream'])} (means), "
+        f"{microseconds(median['game'] - median['stream'])} (medians): the session's machinery "
+        f"{microseconds(mean['session'] - mean['stream'])}, the game's own work "
+        f"{microseconds(mean['game'] - mean['session'])} (means)"
+    )
+    print(
+        f"ratios of block means, over {blocks} blocks: vs unary {min(unary_ratios):.3f}..{max(unary_ratios):.3f} "
+        f"(target at most {TARGET_UNARY}), vs stream {min(ratios):.3f}..{max(ratios):.3f} "
+        f"(target at most {TARGET_RATIO})"
+    )
     return statistics.median(unary_ratios), statistics.median(ratios), mean["game"]
 
 
@@ -508,9 +530,11 @@ def main(argv: list[str] | None = None) -> int:
     unary, ratio, decision = asyncio.run(run(blocks, decisions, args.policy, args.profile))
     for configuration, (written, library) in encoding_costs(5 * decisions).items():
         saved = library - written
-        print(f"request encoding, {configuration}: hand-written {microseconds(written)}, protobuf library "
-              f"{microseconds(library)}: the encoder saves {microseconds(saved)} a decision, "
-              f"{saved / decision:.1%} of a game decision's mean (kept while at least 5%)")  # fmt: skip
+        print(
+            f"request encoding, {configuration}: hand-written {microseconds(written)}, protobuf library "
+            f"{microseconds(library)}: the encoder saves {microseconds(saved)} a decision, "
+            f"{saved / decision:.1%} of a game decision's mean (kept while at least 5%)"
+        )
     print(f"decision vs bare unary call: {unary:.3f}")
     print(f"overhead ratio: {ratio:.3f}")
     return 0

@@ -116,8 +116,10 @@ class BotSpec:
         if self.lane == 0 or not self.shared:
             return self.shared
         if self.lane > len(self.lane_copies):
-            raise ValueError(f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
-                             f"for lanes 1 to {len(self.lane_copies)})")  # fmt: skip
+            raise ValueError(
+                f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
+                f"for lanes 1 to {len(self.lane_copies)})"
+            )
         return self.lane_copies[self.lane - 1]
 
 
@@ -189,20 +191,32 @@ class BotProcess:
                 user = sandbox.bot_user(spec.name)
                 shared_sources = spec.shared_sources()  # this lane's copies of the shared folders, or the folders
                 plan = sandbox.plan_sandbox(
-                    spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, shared_sources=shared_sources,
-                    hidden=self._hidden_paths(), network_host=spec.network == "host", limits=spec.limits,
-                    search_path=spec.env.get("PATH"), user=user,
-                )  # fmt: skip
+                    spec.command,
+                    spec.cwd,
+                    own_folders=spec.folders,
+                    shared=spec.shared,
+                    shared_sources=shared_sources,
+                    hidden=self._hidden_paths(),
+                    network_host=spec.network == "host",
+                    limits=spec.limits,
+                    search_path=spec.env.get("PATH"),
+                    user=user,
+                )
                 # Shared folders are opened to the bots' group below; everything else must be readable by any user.
                 shared = {*spec.shared, *shared_sources}
                 closed = None
                 if user is not None:
                     closed = sandbox.closed_to_others(path for path in plan.read_only if path not in shared)
                 if closed is not None:
-                    raise BotFault(FaultKind.STARTUP, (
-                        f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
-                        f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
-                        f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"), spec.name)
+                    raise BotFault(
+                        FaultKind.STARTUP,
+                        (
+                            f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
+                            f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
+                            f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"
+                        ),
+                        spec.name,
+                    )
                 try:
                     if user is not None:
                         for folder in shared_sources:
@@ -240,10 +254,18 @@ class BotProcess:
     async def _spawn(self, argv: list[str], cwd: str | None, env: dict[str, str], passed: list[int]) -> None:
         spec = self.spec
         log = open(self.log_path, "wb", buffering=0) if self.log_path else None  # noqa: SIM115 - closed by the log task
-        creating = asyncio.ensure_future(asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, pass_fds=passed,
-        ))  # fmt: skip
+        creating = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=passed,
+            )
+        )
         try:
             # Shielded: interrupted halfway (Ctrl-C), asyncio would leave a process it no longer tracks;
             # once made, the process is stopped like any other (launch's caller stops it).
@@ -265,9 +287,12 @@ class BotProcess:
             try:
                 self.freezer = freezer_for(self.process.pid, self.cgroup)
             except OSError as error:
-                raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: cannot freeze it off move "
-                               f"({error.strerror or error}); freeze: false in the league file turns freezing off",
-                               spec.name) from None  # fmt: skip
+                raise BotFault(
+                    FaultKind.STARTUP,
+                    f"cannot start {spec.describe()!r}: cannot freeze it off move "
+                    f"({error.strerror or error}); freeze: false in the league file turns freezing off",
+                    spec.name,
+                ) from None
         if spec.limits.cpu_seconds is not None and self.cgroup is not None and self.cgroup.cpu_us() is not None:
             self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
@@ -299,8 +324,9 @@ class BotProcess:
         finally:
             transport.close()
         await self.wait_exit(STOP_GRACE_SECONDS)
-        raise BotFault(FaultKind.STARTUP, f"its sandbox did not start: {self.exit_detail()}{self.log_hint()}",
-                       self.spec.name)  # fmt: skip
+        raise BotFault(
+            FaultKind.STARTUP, f"its sandbox did not start: {self.exit_detail()}{self.log_hint()}", self.spec.name
+        )
 
     def accepts_connections(self) -> bool:
         """Whether something accepts connections at the bot's address, whatever it speaks there."""
@@ -476,7 +502,9 @@ async def _child_pid(reader: asyncio.StreamReader) -> int:
     return int(json.loads(text)["child-pid"])
 
 
-async def _drain_output(stream: asyncio.StreamReader, log: IO[bytes] | None, cap: int | None, counter: BotProcess) -> None:
+async def _drain_output(
+    stream: asyncio.StreamReader, log: IO[bytes] | None, cap: int | None, counter: BotProcess
+) -> None:
     """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot).
 
     Counts the lines received in ``counter.output_lines``.

@@ -60,9 +60,15 @@ class InProcessBot:
     ) -> None:
         self.name = name
         self.servicer = BotServicer(
-            decide, name, "1.0", tuple(GAMES), on_game_start=on_game_start, on_event=on_event, on_fault=on_fault,
+            decide,
+            name,
+            "1.0",
+            tuple(GAMES),
+            on_game_start=on_game_start,
+            on_event=on_event,
+            on_fault=on_fault,
             on_game_end=on_game_end,
-        )  # fmt: skip
+        )
         self.connected = self.usable = True
 
     def game_start(self, message: pb.GameStart) -> None:
@@ -99,6 +105,4 @@ class InProcessBot:
 
 def sample_opponents(count: int) -> list[InProcessBot]:
     """``count`` sample opponents, heuristic and random in turn."""
-    return [
-        InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)
-    ]
+    return [InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)]

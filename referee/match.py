@@ -113,8 +113,9 @@ class Match:
         self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
         # observer: shown each log record as it is made (referee play --verbose); None costs nothing.
         self.log = GameLog(log_path, observer)
-        start = game_start_record(game=self.game, game_id=game_id, players=self.players, timing=timing,
-                                  policy=policy, decks=decks)  # fmt: skip
+        start = game_start_record(
+            game=self.game, game_id=game_id, players=self.players, timing=timing, policy=policy, decks=decks
+        )
         start["bots"] = [_self_description(bot) for bot in self.bots]  # each bot's own name and version
         self.log.write(start)
         self._log_progress()
@@ -143,8 +144,13 @@ class Match:
                 await self._decision()
             result = game.result()
             void_reason = self._void_reason()
-            record = {"type": "game_end", "placements": list(result.placements), "hands_played": result.hands_played,
-                      "decisions": self.decisions, "faults": [dict(counter) for counter in self.faults]}  # fmt: skip
+            record = {
+                "type": "game_end",
+                "placements": list(result.placements),
+                "hands_played": result.hands_played,
+                "decisions": self.decisions,
+                "faults": [dict(counter) for counter in self.faults],
+            }
             if void_reason:
                 record["void"] = True
                 record["void_reason"] = void_reason
@@ -181,8 +187,11 @@ class Match:
         asked = sum(self.asked)
         if asked >= 2:
             return None
-        failed = [f"{self.players[seat]} ({self.forfeits[seat]})" for seat in range(len(self.bots))
-                  if not self.asked[seat] and seat in self.forfeits]  # fmt: skip
+        failed = [
+            f"{self.players[seat]} ({self.forfeits[seat]})"
+            for seat in range(len(self.bots))
+            if not self.asked[seat] and seat in self.forfeits
+        ]
         who = "no bot" if asked == 0 else "only one bot"
         return f"{who} got to make a decision" + (f"; {'; '.join(failed)}" if failed else "")
 
@@ -247,8 +256,17 @@ class Match:
         assert not isinstance(bot, BotFault)
         return bot
 
-    def _fault(self, seat: int, bot: Player, fault: BotFault, number: int, holding: tuple[Card, ...],
-               legal: Sequence[Action], fallback: Action | None, reply: Reply) -> None:  # fmt: skip
+    def _fault(
+        self,
+        seat: int,
+        bot: Player,
+        fault: BotFault,
+        number: int,
+        holding: tuple[Card, ...],
+        legal: Sequence[Action],
+        fallback: Action | None,
+        reply: Reply,
+    ) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
         game = self.game
         self._record_fault(seat, fault, number)
@@ -260,8 +278,9 @@ class Match:
             hand = game.hand_number
             game.apply(replacement)
             drew = _drawn(game) if replacement.kind is ActionKind.DRAW else None
-            self.log.decision(number, hand, seat, holding, legal, replacement, reply.charged_ms, reply.wall_ms, True,
-                              drew)  # fmt: skip
+            self.log.decision(
+                number, hand, seat, holding, legal, replacement, reply.charged_ms, reply.wall_ms, True, drew
+            )
         else:
             self._forfeit(seat, Forfeit.of(fault))
         if game.hand_number != self._hand_logged or game.is_over:
@@ -281,8 +300,14 @@ class Match:
 
     def _record_fault(self, seat: int, fault: BotFault, decision: int | None = None) -> None:
         self.faults[seat][fault.kind.value] += 1
-        record = {"type": "fault", "n": decision, "seat": seat, "bot": self.players[seat], "kind": fault.kind.value,
-                  "detail": fault.detail}  # fmt: skip
+        record = {
+            "type": "fault",
+            "n": decision,
+            "seat": seat,
+            "bot": self.players[seat],
+            "kind": fault.kind.value,
+            "detail": fault.detail,
+        }
         bot = self.bots[seat]
         if isinstance(bot, BotSession) and bot.log_path is not None:
             # Where the bot's output stood, so a reader can find the lines it wrote around the fault.
@@ -300,8 +325,9 @@ class Match:
     # ----- the stream's other messages ------------------------------------------------
 
     def _game_start(self, seat: int) -> pb.GameStart:
-        return game_start(self.game, self.game_id, seat, self.players, self.timing, bot_random_seed(self.seed, seat),
-                          self.policy)  # fmt: skip
+        return game_start(
+            self.game, self.game_id, seat, self.players, self.timing, bot_random_seed(self.seed, seat), self.policy
+        )
 
     def _game_end(self, seat: int, void_reason: str | None) -> bytes:
         """The seat's GameEnd, as bytes: the result and the events it has not yet been sent."""
@@ -329,8 +355,11 @@ def _self_description(bot: Player | BotFault) -> dict[str, str] | None:
     response = getattr(bot, "handshake_response", None)
     if response is None:
         return None
-    return {"name": printable(response.name), "version": printable(response.version),
-            "author": printable(response.author)}  # fmt: skip
+    return {
+        "name": printable(response.name),
+        "version": printable(response.version),
+        "author": printable(response.author),
+    }
 
 
 def _bot_name(bot: Player | BotFault) -> str:
@@ -407,10 +436,19 @@ async def play_game(
     try:
         bots = await start_bots(specs, setup, bot_log_dir)
         match = Match(
-            game_name, bots, seed=seed, game_id=game_id, timing=timing, turn_limit=turn_limit, policy=policy,
-            log_path=log_path, first_dealer=first_dealer, decks=decks, players=[spec.name for spec in specs],
+            game_name,
+            bots,
+            seed=seed,
+            game_id=game_id,
+            timing=timing,
+            turn_limit=turn_limit,
+            policy=policy,
+            log_path=log_path,
+            first_dealer=first_dealer,
+            decks=decks,
+            players=[spec.name for spec in specs],
             observer=observer,
-        )  # fmt: skip
+        )
         return await match.play()
     finally:
         await stop_bots(bots)

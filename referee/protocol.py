@@ -212,9 +212,7 @@ def fill_showdown(message: pb.Showdown, result: HandResult, out_of_game: frozens
         for card in cards:
             revealed.cards.add(rank=card.rank, suit=card.suit + SUIT_OFFSET)
     for seat, lives in enumerate(result.lives_after):
-        message.seats.add(
-            seat=seat, lives=lives, floating=result.floating_after[seat], in_game=seat not in out_of_game
-        )
+        message.seats.add(seat=seat, lives=lives, floating=result.floating_after[seat], in_game=seat not in out_of_game)
 
 
 def fill_event(message: pb.Event, game: Game, index: int) -> None:
@@ -237,7 +235,9 @@ def fill_event(message: pb.Event, game: Game, index: int) -> None:
         fill_showdown(message.showdown, showdown_result(game, event), out_of_game_after(game, event.hand_number))
 
 
-def fill_events(target: RepeatedCompositeFieldContainer[pb.Event], game: Game, first: int, stop: int | None = None) -> None:
+def fill_events(
+    target: RepeatedCompositeFieldContainer[pb.Event], game: Game, first: int, stop: int | None = None
+) -> None:
     """Append the game's events ``first`` up to ``stop`` (default: all) to a repeated ``Event`` field."""
     for index in range(first, len(game.events) if stop is None else stop):
         fill_event(target.add(), game, index)
@@ -257,8 +257,11 @@ def event_from_pb(message: pb.Event) -> Event:
 
 
 def fill_seats(
-    target: RepeatedCompositeFieldContainer[pb.SeatState], lives: Sequence[int], floating: Sequence[bool],
-    in_game: Sequence[bool], in_hand: Sequence[bool],
+    target: RepeatedCompositeFieldContainer[pb.SeatState],
+    lives: Sequence[int],
+    floating: Sequence[bool],
+    in_game: Sequence[bool],
+    in_hand: Sequence[bool],
 ) -> None:
     """Append every seat's public state to a repeated ``SeatState`` field."""
     for seat in range(len(lives)):
@@ -316,9 +319,12 @@ def decision_request_to_pb(
         raise GameOverError("the game is over: no seat is asked for a decision")
     obs = game.observation(seat)
     message = pb.DecisionRequest(
-        game_id=game_id, decision_number=decision_number, seat=seat, move_time_ms=move_time_ms,
+        game_id=game_id,
+        decision_number=decision_number,
+        seat=seat,
+        move_time_ms=move_time_ms,
         time_bank_ms=time_bank_ms,
-    )  # fmt: skip
+    )
     fill_observation(message.observation, obs)
     fill_events(message.events, game, first_event)
     for act in obs.legal_actions:
@@ -336,9 +342,12 @@ def game_end_to_pb(game: Game, game_id: str, first_event: int, is_void: bool) ->
     """
     result = game.result()
     message = pb.GameEnd(
-        game_id=game_id, placements=result.placements, hands_played=result.hands_played,
-        forfeited=result.forfeited, is_void=is_void,
-    )  # fmt: skip
+        game_id=game_id,
+        placements=result.placements,
+        hands_played=result.hands_played,
+        forfeited=result.forfeited,
+        is_void=is_void,
+    )
     fill_events(message.events, game, first_event)
     return message
 
@@ -432,9 +441,13 @@ def fault_notice(
 ) -> pb.FaultNotice:
     """The notice of a bot's fault: what it was, and the action played instead (None: the bot forfeits)."""
     notice = pb.FaultNotice(
-        game_id=game_id, decision_number=decision_number, kind=FAULT_KIND_TO_PB[fault.kind], detail=fault.detail,
-        forfeited=replaced_by is None, faults_this_game=faults_this_game,
-    )  # fmt: skip
+        game_id=game_id,
+        decision_number=decision_number,
+        kind=FAULT_KIND_TO_PB[fault.kind],
+        detail=fault.detail,
+        forfeited=replaced_by is None,
+        faults_this_game=faults_this_game,
+    )
     if replaced_by is not None:
         action_to_pb(replaced_by, notice.replaced_by)
     return notice

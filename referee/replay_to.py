@@ -84,8 +84,9 @@ def recorded_decisions(records: list[dict[str, Any]]) -> tuple[dict[int, Recorde
             number = record["n"]
             own = fault if fault is not None and fault["n"] == number else None
             chosen = None if record.get("default") else Action.parse(record["action"])
-            decisions[number] = Recorded(number, record["hand"], chosen, own, own is not None, record["ms"],
-                                         record.get("wall_ms", record["ms"]))  # fmt: skip
+            decisions[number] = Recorded(
+                number, record["hand"], chosen, own, own is not None, record["ms"], record.get("wall_ms", record["ms"])
+            )
             fault = None
         elif kind == "forfeit" and fault is not None and fault["seat"] == record["seat"]:
             decisions[fault["n"]] = Recorded(fault["n"], None, None, fault, False, 0.0, 0.0)
@@ -128,7 +129,9 @@ class _RecordedSeat:
         self.connected = done.replaced
         if done.fault["kind"] in (FaultKind.TIMEOUT.value, FaultKind.CRASH.value):
             self.recorded_usable = False  # the league's session no longer sent it notices
-        return Reply(None, done.ms, done.wall_ms, BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name))
+        return Reply(
+            None, done.ms, done.wall_ms, BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name)
+        )
 
 
 @dataclass
@@ -148,8 +151,7 @@ class Answer:
         where = f"decision {self.number}" + (f" (hand {self.hand})" if self.hand is not None else "")
         if self.same:
             return f"{where}: as recorded: {self.now} ({self.now_ms:.1f} ms; recorded {self.recorded_ms:.1f} ms)"
-        return (f"{where}: recorded {self.recorded} ({self.recorded_ms:.1f} ms); now {self.now} "
-                f"({self.now_ms:.1f} ms)")  # fmt: skip
+        return f"{where}: recorded {self.recorded} ({self.recorded_ms:.1f} ms); now {self.now} ({self.now_ms:.1f} ms)"
 
 
 class _ReplayedSeat(_RecordedSeat):
@@ -195,11 +197,18 @@ class _ReplayedSeat(_RecordedSeat):
             same = (done.fault is None and fault is None and chosen == done.chosen) or (
                 done.fault is not None and fault is not None and done.fault["kind"] == fault.kind.value
             )
-            self.answers.append(Answer(
-                number, done.hand if done.hand is not None else game.hand_number, done.text(), now, done.ms,
-                round(reply.charged_ms, 3), same,
-                {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
-            ))  # fmt: skip
+            self.answers.append(
+                Answer(
+                    number,
+                    done.hand if done.hand is not None else game.hand_number,
+                    done.text(),
+                    now,
+                    done.ms,
+                    round(reply.charged_ms, 3),
+                    same,
+                    {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
+                )
+            )
         return self.recorded(number)
 
 
@@ -222,17 +231,29 @@ class ReplayReport:
     def json(self, bot: str) -> dict[str, Any]:
         first = self.differences[0] if self.differences else None
         return {
-            "game_id": self.game_id, "seat": self.seat, "recorded_name": self.recorded_name, "bot": bot,
-            "problem": self.problem, "decisions": len(self.answers), "differences": len(self.differences),
-            "first_difference": first.__dict__ if first else None, "answers": [answer.__dict__ for answer in self.answers],
+            "game_id": self.game_id,
+            "seat": self.seat,
+            "recorded_name": self.recorded_name,
+            "bot": bot,
+            "problem": self.problem,
+            "decisions": len(self.answers),
+            "differences": len(self.differences),
+            "first_difference": first.__dict__ if first else None,
+            "answers": [answer.__dict__ for answer in self.answers],
             "logs": str(self.logs) if self.logs is not None else None,
-        }  # fmt: skip
+        }
 
 
 async def replay_to(
-    log_path: Path, seat: int, bot: BotSpec, *, startup_timeout_ms: int = Timing.startup_timeout_ms,
-    log_dir: Path | None = None, out: TextIO | None = None, every: bool = False,
-) -> ReplayReport:  # fmt: skip
+    log_path: Path,
+    seat: int,
+    bot: BotSpec,
+    *,
+    startup_timeout_ms: int = Timing.startup_timeout_ms,
+    log_dir: Path | None = None,
+    out: TextIO | None = None,
+    every: bool = False,
+) -> ReplayReport:
     """Replay the game of ``log_path`` to ``bot`` in ``seat``; print the differences (``every``: every decision)."""
     out = out or sys.stdout
     records = _records(log_path)
@@ -248,8 +269,10 @@ async def replay_to(
         print(line, file=out, flush=True)
 
     timing = Timing(**start["timing"], startup_timeout_ms=startup_timeout_ms)
-    say(f"replaying {start['game_id']} ({start['game']}, {start['num_players']} seats, seed {start['seed']}) to "
-        f"seat {seat}, recorded as {players[seat]}{_described(start, seat)}: {bot.describe()}")  # fmt: skip
+    say(
+        f"replaying {start['game_id']} ({start['game']}, {start['num_players']} seats, seed {start['seed']}) to "
+        f"seat {seat}, recorded as {players[seat]}{_described(start, seat)}: {bot.describe()}"
+    )
     given = log_dir is not None
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="replay-to-"))
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -266,8 +289,10 @@ async def replay_to(
         say(f"handshake ok: {response.name} {response.version}" + (f" by {response.author}" if response.author else ""))
         if seat in start_faults:
             failed = start_faults[seat]
-            report.problem = (f"in the recorded game seat {seat} failed before its first decision ({failed['kind']}: "
-                              f"{failed['detail']}); now it started and answered the handshake")  # fmt: skip
+            report.problem = (
+                f"in the recorded game seat {seat} failed before its first decision ({failed['kind']}: "
+                f"{failed['detail']}); now it started and answered the handshake"
+            )
             say(report.problem)
             return report
         await _play(start, records, decisions, start_faults, seat, session, report)
@@ -288,9 +313,15 @@ async def replay_to(
 
 
 async def replay_command(
-    log_path: Path, seat: int, bot: BotSpec | Submission, *, as_json: bool = False, every: bool = False,
-    startup_timeout_ms: int = Timing.startup_timeout_ms, log_dir: Path | None = None,
-) -> int:  # fmt: skip
+    log_path: Path,
+    seat: int,
+    bot: BotSpec | Submission,
+    *,
+    as_json: bool = False,
+    every: bool = False,
+    startup_timeout_ms: int = Timing.startup_timeout_ms,
+    log_dir: Path | None = None,
+) -> int:
     """``referee replay-to``: build the bot if it is a submission folder, replay the game to it, print the
     report (as JSON, ``as_json``: the progress goes to stderr); return the exit status (0: no answer differs)."""
     out = sys.stderr if as_json else sys.stdout
@@ -299,37 +330,55 @@ async def replay_command(
         if built is None:
             return 1
         bot = built
-    report = await replay_to(log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out,
-                             every=every)  # fmt: skip
+    report = await replay_to(
+        log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out, every=every
+    )
     if as_json:
         print(json.dumps(report.json(bot.describe()), indent=2))
     return 1 if report.problem or report.differences else 0
 
 
 async def _play(
-    start: dict[str, Any], records: list[dict[str, Any]], decisions: dict[int, Recorded],
-    start_faults: dict[int, dict[str, Any]], seat: int, session: BotSession, report: ReplayReport,
+    start: dict[str, Any],
+    records: list[dict[str, Any]],
+    decisions: dict[int, Recorded],
+    start_faults: dict[int, dict[str, Any]],
+    seat: int,
+    session: BotSession,
+    report: ReplayReport,
 ) -> None:
     """Play the recorded game again through Match, the replayed seat's messages to ``session``."""
     players = list(start["players"])
     by_seat: list[dict[int, Recorded]] = [{} for _ in players]
-    owner = {record["n"]: record["seat"] for record in records if record["type"] in ("decision", "fault")
-             and record.get("n") is not None}  # fmt: skip
+    owner = {
+        record["n"]: record["seat"]
+        for record in records
+        if record["type"] in ("decision", "fault") and record.get("n") is not None
+    }
     for number, done in decisions.items():
         by_seat[owner[number]][number] = done
     replayed = _ReplayedSeat(players[seat], by_seat[seat], session)
     seats: list[Player | BotFault] = [
-        BotFault(FaultKind(start_faults[index]["kind"]), start_faults[index]["detail"], name) if index in start_faults
-        else replayed if index == seat else _RecordedSeat(name, by_seat[index])
+        BotFault(FaultKind(start_faults[index]["kind"]), start_faults[index]["detail"], name)
+        if index in start_faults
+        else replayed
+        if index == seat
+        else _RecordedSeat(name, by_seat[index])
         for index, name in enumerate(players)
-    ]  # fmt: skip
+    ]
     policy = FaultPolicy(PolicyMode(start["policy"]["mode"]), start["policy"]["max_faults"])
     match = Match(
-        start["game"], seats, seed=start["seed"], game_id=start["game_id"],
-        timing=Timing(**start["timing"]), turn_limit=start["turn_limit"], policy=policy,
-        first_dealer=start["first_dealer"], decks=[parse_cards(deck) for deck in start["decks"]] if start["decks"] else None,
+        start["game"],
+        seats,
+        seed=start["seed"],
+        game_id=start["game_id"],
+        timing=Timing(**start["timing"]),
+        turn_limit=start["turn_limit"],
+        policy=policy,
+        first_dealer=start["first_dealer"],
+        decks=[parse_cards(deck) for deck in start["decks"]] if start["decks"] else None,
         players=players,
-    )  # fmt: skip
+    )
     replayed.game = match.game
     await match.play()
     report.answers = replayed.answers
@@ -341,8 +390,10 @@ def _records(log_path: Path) -> list[dict[str, Any]]:
         raise ReplayError(f"{log_path}: not a game log: it does not start with a game_start record")
     problems = verify_log(log_path)
     if problems:
-        raise ReplayError(f"{log_path}: the log does not replay through the rules engine, so it cannot be replayed "
-                          f"to a bot: {problems[0]}")  # fmt: skip
+        raise ReplayError(
+            f"{log_path}: the log does not replay through the rules engine, so it cannot be replayed "
+            f"to a bot: {problems[0]}"
+        )
     return records
 
 
@@ -359,5 +410,4 @@ def _summary(report: ReplayReport) -> str:
     if not differences:
         return f"{made}: the bot answered every one as recorded"
     first = differences[0]
-    return (f"{made}: {len(differences)} answered otherwise than recorded; the first: {first.line()}")
-
+    return f"{made}: {len(differences)} answered otherwise than recorded; the first: {first.line()}"

@@ -87,7 +87,9 @@ class _Pending:
 
     __slots__ = ("charged_s", "limit_s", "move_s", "number", "settled", "started", "timer", "usage", "waiter", "wall_s")
 
-    def __init__(self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float) -> None:
+    def __init__(
+        self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float
+    ) -> None:
         self.number = number
         self.waiter = waiter
         self.started = started
@@ -260,14 +262,17 @@ class BotSession:
         hits = self.process.limits_hit()
         if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
             raise BotFault(
-                FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint, self.name
+                FaultKind.STARTUP,
+                f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint,
+                self.name,
             )
         if self.process.accepts_connections():
             raise BotFault(
-                FaultKind.STARTUP, f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
+                FaultKind.STARTUP,
+                f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
                 f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
                 self.name,
-            )  # fmt: skip
+            )
         raise BotFault(FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.name)
 
     async def _handshake(self, setup: GameSetup) -> None:
@@ -413,8 +418,9 @@ class BotSession:
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
         started = time.perf_counter()
-        pending = self._pending = _Pending(number, loop.create_future(), started, clock.move_time_ms / 1000,
-                                           clock.limit_ms / 1000)  # fmt: skip
+        pending = self._pending = _Pending(
+            number, loop.create_future(), started, clock.move_time_ms / 1000, clock.limit_ms / 1000
+        )
         try:
             if self._broken is None and self.healthy:
                 await self._write(_DECISION_REQUEST_FIELD, request)
@@ -430,10 +436,14 @@ class BotSession:
             self.healthy = False
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
-            return pending.reply(None, BotFault(
-                FaultKind.TIMEOUT, f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
-                self.name,
-            ))  # fmt: skip
+            return pending.reply(
+                None,
+                BotFault(
+                    FaultKind.TIMEOUT,
+                    f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
+                    self.name,
+                ),
+            )
         except BotFault as fault:
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
@@ -481,8 +491,10 @@ class BotSession:
             if charged >= pending.limit_s:
                 detail = f"no reply after {charged * 1000:.0f} ms charged (limit {limit_ms:.0f} ms; {wall * 1000:.0f} ms on the wall clock)"
             else:
-                detail = (f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
-                          f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)")  # fmt: skip
+                detail = (
+                    f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
+                    f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)"
+                )
             pending.waiter.set_exception(BotFault(FaultKind.TIMEOUT, detail, self.name))
             return
         left = max(pending.limit_s - charged, 0.001)
@@ -525,15 +537,23 @@ class BotSession:
         if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
             fault = _v1_fault(self.name, _status_text(error.code(), error.details()))
         elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
-            fault = BotFault(FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name)
+            fault = BotFault(
+                FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name
+            )
         else:
             self._broken = BotFault(FaultKind.CRASH, "the stream is gone", self.name)  # until the exit status is in
             if self.process.process is not None:
                 await self.process.wait_exit(EXIT_STATUS_WAIT_SECONDS)
             if self.process.has_exited():
-                fault = BotFault(FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name)
+                fault = BotFault(
+                    FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name
+                )
             else:
-                how = _status_text(error.code(), error.details()) if isinstance(error, grpc.aio.AioRpcError) else str(error)
+                how = (
+                    _status_text(error.code(), error.details())
+                    if isinstance(error, grpc.aio.AioRpcError)
+                    else str(error)
+                )
                 fault = BotFault(FaultKind.CRASH, f"the stream broke: {how}", self.name)
         self._broken = fault
         return fault
@@ -591,7 +611,9 @@ class BotSession:
             else:
                 self._answer_fault(pending, FaultKind.MALFORMED, "sent a handshake response where a decision was asked")
         else:
-            self._answer_fault(pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)")
+            self._answer_fault(
+                pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)"
+            )
         return None
 
     def _answer_fault(self, pending: _Pending | None, kind: FaultKind, detail: str) -> None:

@@ -92,10 +92,12 @@ _STOP_THE_BUS, _CENTRE_SLOT, _GAME_END = pb.StopTheBusView, pb.CentreSlot, pb.Ga
 def _card_fields(number: int) -> dict[Card, bytes]:
     """Every card as a Card field numbered ``number``."""
     return {
-        card: _embedded(number, _scalar(_CARD.RANK_FIELD_NUMBER, card.rank)
-                        + _scalar(_CARD.SUIT_FIELD_NUMBER, card.suit + SUIT_OFFSET))
+        card: _embedded(
+            number,
+            _scalar(_CARD.RANK_FIELD_NUMBER, card.rank) + _scalar(_CARD.SUIT_FIELD_NUMBER, card.suit + SUIT_OFFSET),
+        )
         for card in DECK
-    }  # fmt: skip
+    }
 
 
 # Cards as the fields that hold them.
@@ -147,24 +149,34 @@ def _showdown_body(result: HandResult, out_of_game: frozenset[int]) -> bytes:
     parts = [_scalar(_SHOWDOWN.ENDING_FIELD_NUMBER, HAND_ENDING_TO_PB[result.ended_by])]
     ranks = result.ranks
     for seat, cards in sorted(result.hands.items()):
-        revealed = b"".join((
-            _scalar(_REVEALED.SEAT_FIELD_NUMBER, seat), *map(_REVEALED_CARD.__getitem__, cards),
-            _rank_name_field(ranks[seat]),
-        ))  # fmt: skip
+        revealed = b"".join(
+            (
+                _scalar(_REVEALED.SEAT_FIELD_NUMBER, seat),
+                *map(_REVEALED_CARD.__getitem__, cards),
+                _rank_name_field(ranks[seat]),
+            )
+        )
         parts.append(_embedded(_SHOWDOWN.HANDS_FIELD_NUMBER, revealed))
     floating = result.floating_after
     for seat, lives in enumerate(result.lives_after):
         key = (seat, lives, floating[seat], seat not in out_of_game)
         state = _SHOWDOWN_SEAT.get(key)
         if state is None:
-            state = _SHOWDOWN_SEAT[key] = _embedded(_SHOWDOWN.SEATS_FIELD_NUMBER, b"".join(map(_scalar, _SEAT_FIELDS, key)))
+            state = _SHOWDOWN_SEAT[key] = _embedded(
+                _SHOWDOWN.SEATS_FIELD_NUMBER, b"".join(map(_scalar, _SEAT_FIELDS, key))
+            )
         parts.append(state)
     return b"".join(parts)
 
 
 # SeatState's fields in order (a showdown's seats leave in_hand out).
-_SEAT_FIELDS = (_SEAT.SEAT_FIELD_NUMBER, _SEAT.LIVES_FIELD_NUMBER, _SEAT.FLOATING_FIELD_NUMBER,
-                _SEAT.IN_GAME_FIELD_NUMBER, _SEAT.IN_HAND_FIELD_NUMBER)  # fmt: skip
+_SEAT_FIELDS = (
+    _SEAT.SEAT_FIELD_NUMBER,
+    _SEAT.LIVES_FIELD_NUMBER,
+    _SEAT.FLOATING_FIELD_NUMBER,
+    _SEAT.IN_GAME_FIELD_NUMBER,
+    _SEAT.IN_HAND_FIELD_NUMBER,
+)
 # Showdown.seats elements, by (seat, lives, floating, in game): a few hundred at most.
 _SHOWDOWN_SEAT: dict[tuple[int, int, bool, bool], bytes] = {}
 # RevealedHand.rank_name fields, by rank: a rank's name is made once (there are a few thousand ranks).
@@ -203,12 +215,13 @@ def _default_field(act: Action) -> bytes:
 _CENTRE_SLOT_FIELD: dict[tuple[int, Card | None], bytes] = {
     (slot, card): _embedded(
         pb.BastardBragView.CENTRE_FIELD_NUMBER,
-        _scalar(_CENTRE_SLOT.SLOT_FIELD_NUMBER, slot) + _scalar(_CENTRE_SLOT.FACE_UP_FIELD_NUMBER, slot == FACE_UP_SLOT)
+        _scalar(_CENTRE_SLOT.SLOT_FIELD_NUMBER, slot)
+        + _scalar(_CENTRE_SLOT.FACE_UP_FIELD_NUMBER, slot == FACE_UP_SLOT)
         + (_CENTRE_CARD[card] if card else b""),
     )
     for slot in range(FACE_UP_SLOT + 1)
     for card in (None, *DECK)
-}  # fmt: skip
+}
 
 
 class RequestEncoder:
@@ -245,9 +258,13 @@ class RequestEncoder:
         self._event_fields: list[bytes] = []  # the same, each as a DecisionRequest.events element
         self._openings: dict[tuple[int, int, int, bool], bytes] = {}  # (seat, hand, dealer, final) -> fields 1..6
         # (lives, floating, in game, in hand) -> Observation.seats
-        self._seat_tables: dict[tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...], tuple[bool, ...]], bytes] = {}
+        self._seat_tables: dict[
+            tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...], tuple[bool, ...]], bytes
+        ] = {}
 
-    def request(self, decision_number: int, clock: TimeControl, first_event: int, default: Action | None = None) -> bytes:
+    def request(
+        self, decision_number: int, clock: TimeControl, first_event: int, default: Action | None = None
+    ) -> bytes:
         """The DecisionRequest asking the game's current seat for decision ``decision_number``.
 
         It carries the seat's observation and legal actions, the game's
@@ -287,14 +304,16 @@ class RequestEncoder:
         ``first_event``: its result, and the events from ``first_event`` on."""
         self._catch_up_events()
         result = self._game.result()
-        return b"".join((
-            self._game_id_field,
-            _packed(_GAME_END.PLACEMENTS_FIELD_NUMBER, result.placements),
-            _scalar(_GAME_END.HANDS_PLAYED_FIELD_NUMBER, result.hands_played),
-            *(_embedded(_GAME_END.EVENTS_FIELD_NUMBER, body) for body in self._event_bodies[first_event:]),
-            _packed(_GAME_END.FORFEITED_FIELD_NUMBER, result.forfeited),
-            _scalar(_GAME_END.IS_VOID_FIELD_NUMBER, is_void),
-        ))  # fmt: skip
+        return b"".join(
+            (
+                self._game_id_field,
+                _packed(_GAME_END.PLACEMENTS_FIELD_NUMBER, result.placements),
+                _scalar(_GAME_END.HANDS_PLAYED_FIELD_NUMBER, result.hands_played),
+                *(_embedded(_GAME_END.EVENTS_FIELD_NUMBER, body) for body in self._event_bodies[first_event:]),
+                _packed(_GAME_END.FORFEITED_FIELD_NUMBER, result.forfeited),
+                _scalar(_GAME_END.IS_VOID_FIELD_NUMBER, is_void),
+            )
+        )
 
     def _catch_up_events(self) -> None:
         game, bodies = self._game, self._event_bodies
@@ -309,11 +328,16 @@ class RequestEncoder:
         key = (seat, game.hand_number, game.dealer, phase is Phase.FINAL)  # (an enum's hash is slow; never OVER here)
         opening = self._openings.get(key)
         if opening is None:
-            opening = self._openings[key] = b"".join((
-                self._game_field, _scalar(_OBSERVATION.SEAT_FIELD_NUMBER, seat), self._num_players_field,
-                _scalar(_OBSERVATION.HAND_NUMBER_FIELD_NUMBER, game.hand_number),
-                _scalar(_OBSERVATION.DEALER_FIELD_NUMBER, game.dealer), _PHASE_FIELD[phase],
-            ))  # fmt: skip
+            opening = self._openings[key] = b"".join(
+                (
+                    self._game_field,
+                    _scalar(_OBSERVATION.SEAT_FIELD_NUMBER, seat),
+                    self._num_players_field,
+                    _scalar(_OBSERVATION.HAND_NUMBER_FIELD_NUMBER, game.hand_number),
+                    _scalar(_OBSERVATION.DEALER_FIELD_NUMBER, game.dealer),
+                    _PHASE_FIELD[phase],
+                )
+            )
         parts = [
             opening,
             *map(_HAND_CARD.__getitem__, game.hands[seat]),

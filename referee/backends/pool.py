@@ -54,9 +54,7 @@ class Restarts:
             self.last_failed_log[name] = log_path
         self.failures[name] += 1
         if self.failures[name] > self.limit and name not in self.disabled:
-            self.disabled[name] = (
-                f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
-            )
+            self.disabled[name] = f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
 
 
 class BotPool:
@@ -122,9 +120,16 @@ async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log
     clock = time.perf_counter()
     try:
         match = Match(
-            league.game, bots, seed=game.seed, game_id=game.game_id, timing=league.timing,
-            turn_limit=league.turn_limit, policy=league.fault_policy, log_path=log_path, players=list(game.seats),
-        )  # fmt: skip
+            league.game,
+            bots,
+            seed=game.seed,
+            game_id=game.game_id,
+            timing=league.timing,
+            turn_limit=league.turn_limit,
+            policy=league.fault_policy,
+            log_path=log_path,
+            players=list(game.seats),
+        )
         result = await match.play()
     finally:
         await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))

@@ -53,9 +53,27 @@ from referee.seeding import SeedStream
 
 # Actions and records are re-exported: ``from referee.games.base import Action`` keeps working.
 __all__ = [
-    "CENTRE_SLOTS", "DEFAULT_TURN_LIMIT", "DRAW", "KNOCK", "PASS", "STARTING_LIVES", "STOP", "TAKE", "Action",
-    "ActionKind", "EndReason", "Event", "EventKind", "Game", "GameResult", "HandResult", "Observation", "Phase",
-    "action", "check_action_form", "seeded_deck",
+    "CENTRE_SLOTS",
+    "DEFAULT_TURN_LIMIT",
+    "DRAW",
+    "KNOCK",
+    "PASS",
+    "STARTING_LIVES",
+    "STOP",
+    "TAKE",
+    "Action",
+    "ActionKind",
+    "EndReason",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameResult",
+    "HandResult",
+    "Observation",
+    "Phase",
+    "action",
+    "check_action_form",
+    "seeded_deck",
 ]
 
 DEFAULT_TURN_LIMIT = 200
@@ -72,8 +90,9 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
     cards = tuple(deck)
     seen: set[Card] = set()
     for position, card in enumerate(cards):
-        if not (isinstance(card, Card) and card in DECK_CARDS and card.rank.__class__ is int
-                and card.suit.__class__ is int):  # fmt: skip
+        if not (
+            isinstance(card, Card) and card in DECK_CARDS and card.rank.__class__ is int and card.suit.__class__ is int
+        ):
             raise GameArgumentError(
                 f"{source}: position {position} holds {card!r} ({type(card).__name__}), not a Card of the deck"
             )
@@ -358,8 +377,12 @@ class Game(ABC):
         their ``decks`` have nothing to shuffle.
         """
         upcoming = self.hand_number + 1
-        if (self._next_deck is None and self._deck_source is None and self._fixed_decks is None
-                and self.phase is not Phase.OVER):  # fmt: skip
+        if (
+            self._next_deck is None
+            and self._deck_source is None
+            and self._fixed_decks is None
+            and self.phase is not Phase.OVER
+        ):
             self._next_deck = (upcoming, seeded_deck(self.seed, upcoming))
 
     def _start_hand(self) -> None:

@@ -38,8 +38,9 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -126,7 +127,9 @@ class BotServicer(pb_grpc.BotServiceServicer):
         self._on_game_end = on_game_end
         self.history = GameHistory()
 
-    async def Play(self, request_iterator, context):  # noqa: N802 - gRPC method name
+    async def Play(  # noqa: N802 - gRPC method name
+        self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.PlayResponse]:
         expected = 1
         async for request in request_iterator:
             if request.sequence != expected:
@@ -165,7 +168,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
         """The answer to the referee's handshake (a subclass may answer otherwise)."""
         return self._handshake
 
-    def _take_events(self, events) -> None:
+    def _take_events(self, events: Iterable[pb.Event]) -> None:
         for event in events:
             self.history.add(event)
             _call(self._on_event, event)
@@ -194,7 +197,10 @@ class BotServicer(pb_grpc.BotServiceServicer):
             return pb.PlayResponse(decision=pb.Decision(decision_number=number, error=summary))
 
 
-def _call(hook, message) -> None:
+Message = TypeVar("Message")
+
+
+def _call(hook: Callable[[Message], None] | None, message: Message) -> None:
     """Call an optional hook; its exceptions go to the log, with the traceback, and play goes on."""
     if hook is None:
         return
@@ -205,10 +211,12 @@ def _call(hook, message) -> None:
         sys.stderr.flush()
 
 
-async def serve_async(servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers=()) -> None:
+async def serve_async(
+    servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+) -> None:
     """Serve ``servicer`` (and any ``extra_handlers``) on ``address`` until SIGTERM or SIGINT."""
     server = grpc.aio.server()
-    pb_grpc.add_BotServiceServicer_to_server(servicer, server)
+    pb_grpc.add_BotServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, untyped
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):
@@ -222,7 +230,9 @@ async def serve_async(servicer: pb_grpc.BotServiceServicer, address: str, extra_
     await server.stop(grace=None)
 
 
-def serve(servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers=()) -> None:
+def serve(
+    servicer: pb_grpc.BotServiceServicer, address: str, extra_handlers: Sequence[grpc.GenericRpcHandler] = ()
+) -> None:
     """Serve ``servicer`` on ``address`` until SIGTERM or SIGINT."""
     asyncio.run(serve_async(servicer, address, extra_handlers))
 

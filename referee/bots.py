@@ -36,6 +36,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
@@ -101,7 +102,7 @@ class BotSpec:
             )
 
     @classmethod
-    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs) -> BotSpec:
+    def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs: Any) -> BotSpec:
         argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
         if not argv:
             raise ValueError("a bot command cannot be empty")
@@ -115,8 +116,10 @@ class BotSpec:
         if self.lane == 0 or not self.shared:
             return self.shared
         if self.lane > len(self.lane_copies):
-            raise ValueError(f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
-                             f"for lanes 1 to {len(self.lane_copies)})")  # fmt: skip
+            raise ValueError(
+                f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
+                f"for lanes 1 to {len(self.lane_copies)})"
+            )
         return self.lane_copies[self.lane - 1]
 
 
@@ -136,8 +139,8 @@ class BotProcess:
         self.freezer: Freezer | None = None  # with spec.freeze: how the session freezes it off move
         self.enforced_by: dict[str, str] = {}  # limit key -> how it is enforced for this bot
         self._private_dir: str | None = None  # an unsandboxed bot's socket folder, on the host
-        self._log_task: asyncio.Task | None = None
-        self._watch_task: asyncio.Task | None = None
+        self._log_task: asyncio.Task[None] | None = None
+        self._watch_task: asyncio.Task[None] | None = None
         self._limit_hit: str | None = None  # what the referee stopped the bot for
         self._removed_cgroup_hits: list[str] = []  # what its cgroup said when it was removed
         self.output_lines = 0  # lines of output received so far (fault records point into the log with it)
@@ -188,20 +191,32 @@ class BotProcess:
                 user = sandbox.bot_user(spec.name)
                 shared_sources = spec.shared_sources()  # this lane's copies of the shared folders, or the folders
                 plan = sandbox.plan_sandbox(
-                    spec.command, spec.cwd, own_folders=spec.folders, shared=spec.shared, shared_sources=shared_sources,
-                    hidden=self._hidden_paths(), network_host=spec.network == "host", limits=spec.limits,
-                    search_path=spec.env.get("PATH"), user=user,
-                )  # fmt: skip
+                    spec.command,
+                    spec.cwd,
+                    own_folders=spec.folders,
+                    shared=spec.shared,
+                    shared_sources=shared_sources,
+                    hidden=self._hidden_paths(),
+                    network_host=spec.network == "host",
+                    limits=spec.limits,
+                    search_path=spec.env.get("PATH"),
+                    user=user,
+                )
                 # Shared folders are opened to the bots' group below; everything else must be readable by any user.
                 shared = {*spec.shared, *shared_sources}
                 closed = None
                 if user is not None:
                     closed = sandbox.closed_to_others(path for path in plan.read_only if path not in shared)
                 if closed is not None:
-                    raise BotFault(FaultKind.STARTUP, (
-                        f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
-                        f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
-                        f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"), spec.name)
+                    raise BotFault(
+                        FaultKind.STARTUP,
+                        (
+                            f"cannot start {spec.describe()!r}: it runs as a user of its own (the referee runs as root), "
+                            f"which cannot read {closed} (mode {stat.S_IMODE(os.stat(closed).st_mode):o}): make what the "
+                            f"bot needs readable by all (chmod o+rX), or give it a folder of its own that is"
+                        ),
+                        spec.name,
+                    )
                 try:
                     if user is not None:
                         for folder in shared_sources:
@@ -239,10 +254,18 @@ class BotProcess:
     async def _spawn(self, argv: list[str], cwd: str | None, env: dict[str, str], passed: list[int]) -> None:
         spec = self.spec
         log = open(self.log_path, "wb", buffering=0) if self.log_path else None  # noqa: SIM115 - closed by the log task
-        creating = asyncio.ensure_future(asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, pass_fds=passed,
-        ))  # fmt: skip
+        creating = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=passed,
+            )
+        )
         try:
             # Shielded: interrupted halfway (Ctrl-C), asyncio would leave a process it no longer tracks;
             # once made, the process is stopped like any other (launch's caller stops it).
@@ -258,14 +281,18 @@ class BotProcess:
             if log:
                 log.close()
             raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
+        assert self.process.stdout is not None  # started with its output to a pipe
         self._log_task = asyncio.create_task(_drain_output(self.process.stdout, log, self.log_cap, self))
         if spec.freeze:
             try:
                 self.freezer = freezer_for(self.process.pid, self.cgroup)
             except OSError as error:
-                raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: cannot freeze it off move "
-                               f"({error.strerror or error}); freeze: false in the league file turns freezing off",
-                               spec.name) from None  # fmt: skip
+                raise BotFault(
+                    FaultKind.STARTUP,
+                    f"cannot start {spec.describe()!r}: cannot freeze it off move "
+                    f"({error.strerror or error}); freeze: false in the league file turns freezing off",
+                    spec.name,
+                ) from None
         if spec.limits.cpu_seconds is not None and self.cgroup is not None and self.cgroup.cpu_us() is not None:
             self._watch_task = asyncio.create_task(self._watch_cpu_time(spec.limits.cpu_seconds))
 
@@ -297,8 +324,9 @@ class BotProcess:
         finally:
             transport.close()
         await self.wait_exit(STOP_GRACE_SECONDS)
-        raise BotFault(FaultKind.STARTUP, f"its sandbox did not start: {self.exit_detail()}{self.log_hint()}",
-                       self.spec.name)  # fmt: skip
+        raise BotFault(
+            FaultKind.STARTUP, f"its sandbox did not start: {self.exit_detail()}{self.log_hint()}", self.spec.name
+        )
 
     def accepts_connections(self) -> bool:
         """Whether something accepts connections at the bot's address, whatever it speaks there."""
@@ -452,6 +480,7 @@ class BotProcess:
         Kept until then: :meth:`limits_hit` still reads it after the process ended.
         """
         cgroup = self.cgroup
+        assert cgroup is not None  # called only for a bot that has one
         loop = asyncio.get_running_loop()
         deadline = loop.time() + sandbox.CGROUP_WAIT_SECONDS
         while not cgroup.is_empty() and loop.time() < deadline:
@@ -473,7 +502,9 @@ async def _child_pid(reader: asyncio.StreamReader) -> int:
     return int(json.loads(text)["child-pid"])
 
 
-async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, counter: BotProcess) -> None:
+async def _drain_output(
+    stream: asyncio.StreamReader, log: IO[bytes] | None, cap: int | None, counter: BotProcess
+) -> None:
     """Copy a bot's output to its log up to ``cap`` bytes, then discard the rest (never block the bot).
 
     Counts the lines received in ``counter.output_lines``.
@@ -510,7 +541,8 @@ async def _drain_output(stream: asyncio.StreamReader, log, cap: int | None, coun
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _exit_text(returncode: int | None) -> str:

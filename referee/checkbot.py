@@ -40,7 +40,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from referee import __version__
 from referee.bots import BotSpec, log_tail
@@ -55,7 +55,7 @@ from referee.match import Match, stop_bots
 from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
 from referee.sandbox import DEFAULT_LIMITS
-from referee.session import BotSession
+from referee.session import BotSession, Player
 
 CANDIDATE = "candidate"
 SELF = "self"  # --opponent self: another process of the bot under test
@@ -82,10 +82,14 @@ class Check:
     game_id: str | None = None
     seat: int | None = None
     decision: int | None = None
-    facts: dict = field(default_factory=dict)  # what else a reader may want: the seed, the place, times, paths
+    facts: dict[str, Any] = field(
+        default_factory=dict
+    )  # what else a reader may want: the seed, the place, times, paths
 
-    def json(self) -> dict:
-        data = {key: value for key, value in dataclasses.asdict(self).items() if key != "facts" and value not in (None, "")}
+    def json(self) -> dict[str, Any]:
+        data = {
+            key: value for key, value in dataclasses.asdict(self).items() if key != "facts" and value not in (None, "")
+        }
         return {**data, **self.facts}
 
 
@@ -121,7 +125,7 @@ class Report:
             self.say(f"  - {problem}")
         return 1
 
-    def json(self, bot: str, logs: Path | None) -> dict:
+    def json(self, bot: str, logs: Path | None) -> dict[str, Any]:
         return {
             "referee_version": __version__,
             "bot": bot,
@@ -151,7 +155,7 @@ class Submission:
     """A submission folder to check: read its bot.yaml, build it (or reuse the cached build), run it from the copy."""
 
     folder: str  # as given
-    bot: Mapping  # the BotSpec fields the command line sets: transport, sandbox, network, shared
+    bot: Mapping[str, Any]  # the BotSpec fields the command line sets: transport, sandbox, network, shared
     cache: Path  # where builds are kept between checks
     build_timeout_s: float = BUILD_TIMEOUT_S
 
@@ -198,16 +202,24 @@ async def build_bot(submission: Submission, report: Report) -> BotSpec | None:
         report.problem(str(error), Check("manifest", FAIL, str(error)))
         return None
     report.add(Check("manifest", PASS, f"{manifest.manifest}: {manifest.name} {manifest.version}"))
-    spec = BotSpec(name=manifest.name, command=manifest.run, cwd=str(manifest.folder), limits=DEFAULT_LIMITS,
-                   folders=(str(manifest.folder),), **submission.bot)  # fmt: skip
+    spec = BotSpec(
+        name=manifest.name,
+        command=manifest.run,
+        cwd=str(manifest.folder),
+        limits=DEFAULT_LIMITS,
+        folders=(str(manifest.folder),),
+        **submission.bot,
+    )
     league_bot = LeagueBot(spec=spec, submission=manifest, declared_at=manifest.manifest, written={})
     # One build cache per submission folder, named for the folder, so two folders of one name never share a build.
     output = submission.cache / f"{manifest.name}-{_short_digest(str(manifest.folder))}"
     if manifest.build is not None:
-        report.say(f"build: {manifest.build}, in a copy under {output} (the last build stands while the folder "
-                   "is unchanged)")
-    result, copy = await build_submission(league_bot, output, output / "logs", submission.build_timeout_s,
-                                          rebuild_changed=True)  # fmt: skip
+        report.say(
+            f"build: {manifest.build}, in a copy under {output} (the last build stands while the folder is unchanged)"
+        )
+    result, copy = await build_submission(
+        league_bot, output, output / "logs", submission.build_timeout_s, rebuild_changed=True
+    )
     facts = {"reused": result.reused, "copy": str(copy)}
     if not result.ok:
         report.problem(f"build: {result.message}", Check("build", FAIL, result.message, facts=facts))
@@ -289,14 +301,16 @@ class _Table:
         self.processes = 0
         # The opponents given (--opponent), one per seat, cycling; SELF is another process of the candidate.
         given = settings.opponents
-        self.opponent_specs = [self._opponent(given[index % len(given)], index) for index in range(seats - 1)] if given else []
+        self.opponent_specs = (
+            [self._opponent(given[index % len(given)], index) for index in range(seats - 1)] if given else []
+        )
         self.opponents: list[BotSession | BotFault | None] = [None] * len(self.opponent_specs)
         self.opponent_processes = [0] * len(self.opponent_specs)
         self.first_decisions: list[float] = []
         self.other_decisions: list[float] = []
 
     def _opponent(self, given: BotSpec | str, index: int) -> BotSpec:
-        if given == SELF:
+        if isinstance(given, str):  # SELF, the only name an opponent is given by
             return dataclasses.replace(self.candidate, name=f"{SELF}-{index + 1}")
         return dataclasses.replace(given, name=f"{given.name}-{index + 1}")
 
@@ -326,13 +340,24 @@ class _Table:
             except BotFault as fault:
                 self.bot = None
                 text = f"{self.label}: {fault.kind.value}: {fault.detail}" + log_tail(log_path)
-                self.report.problem(text, Check(fault.kind.value, FAIL, fault.detail, game=self.game,
-                                                seats=self.seats, facts={"log": str(log_path)}))  # fmt: skip
+                self.report.problem(
+                    text,
+                    Check(
+                        fault.kind.value,
+                        FAIL,
+                        fault.detail,
+                        game=self.game,
+                        seats=self.seats,
+                        facts={"log": str(log_path)},
+                    ),
+                )
                 return False
         if not self.opponent_specs:
             return True
         # Opponents given on the command line: started once for the table, again after a game that left one unusable.
-        restart = [index for index, bot in enumerate(self.opponents) if not (isinstance(bot, BotSession) and bot.usable)]
+        restart = [
+            index for index, bot in enumerate(self.opponents) if not (isinstance(bot, BotSession) and bot.usable)
+        ]
         await stop_bots([self.opponents[index] for index in restart])
         started = await asyncio.gather(*(self._start_opponent(index) for index in restart))
         for index, bot in zip(restart, started, strict=True):
@@ -360,71 +385,131 @@ class _Table:
 
     async def _play(self, number: int) -> None:
         settings, seats, bot = self.settings, self.seats, self.bot
+        assert bot is not None  # started by _ready() before each game
         seat = (number + seats // 2) % seats
-        players: list = list(self.opponents) if self.opponent_specs else sample_opponents(seats - 1)
+        players: list[Player | BotFault] = (
+            [opponent for opponent in self.opponents if opponent is not None]
+            if self.opponent_specs
+            else list(sample_opponents(seats - 1))
+        )
         players.insert(seat, bot)
         seed = settings.seed + 1000 * seats + number
         game_id = f"check-{self.game}-{seats}-{number + 1}"
         game_log = self.log_dir / f"{game_id}.jsonl"
         match = Match(
-            self.game, players, seed=seed, game_id=game_id, timing=settings.timing, turn_limit=settings.turn_limit,
-            policy=settings.policy, log_path=game_log,
-            players=[CANDIDATE if player is bot else player.name for player in players],
-        )  # fmt: skip
+            self.game,
+            players,
+            seed=seed,
+            game_id=game_id,
+            timing=settings.timing,
+            turn_limit=settings.turn_limit,
+            policy=settings.policy,
+            log_path=game_log,
+            players=[
+                CANDIDATE if player is bot else player.bot if isinstance(player, BotFault) else player.name
+                for player in players
+            ],
+        )
         result = await match.play()
         records = read_log(game_log)
-        answered = [record for record in records if record["type"] == "decision" and record["seat"] == seat
-                    and not record.get("default")]  # fmt: skip
+        answered = [
+            record
+            for record in records
+            if record["type"] == "decision" and record["seat"] == seat and not record.get("default")
+        ]
         times = [record["ms"] for record in answered]
         game_label = f"{self.label}, game {number + 1} (seat {seat}, seed {seed})"
-        where = {"game": self.game, "seats": seats, "game_id": game_id, "seat": seat}
-        game_check = self.report.add(Check("game", PASS, "", **where, facts={
-            "seed": seed, "placed": result.place_of(seat), "decisions": len(result.latencies_ms[seat]),
-            "slowest_ms": max(times, default=0.0), "log": str(game_log),
-        }))  # fmt: skip
-        self.report.say(f"- {game_label}: placed {result.place_of(seat)} of {seats}, {len(result.latencies_ms[seat])} "
-                        f"decisions, slowest {max(times, default=0.0):.1f} ms")  # fmt: skip
+        where: dict[str, Any] = {"game": self.game, "seats": seats, "game_id": game_id, "seat": seat}
+        game_check = self.report.add(
+            Check(
+                "game",
+                PASS,
+                "",
+                **where,
+                facts={
+                    "seed": seed,
+                    "placed": result.place_of(seat),
+                    "decisions": len(result.latencies_ms[seat]),
+                    "slowest_ms": max(times, default=0.0),
+                    "log": str(game_log),
+                },
+            )
+        )
+        self.report.say(
+            f"- {game_label}: placed {result.place_of(seat)} of {seats}, {len(result.latencies_ms[seat])} "
+            f"decisions, slowest {max(times, default=0.0):.1f} ms"
+        )
         problems = len(self.report.problems)
         self._faults(records, seat, game_label, where)
         if seat in result.forfeits:
-            reason = result.forfeits[seat]
-            self.report.problem(f"{game_label}: forfeited the game: {reason}" + log_tail(bot.log_path),
-                                Check("forfeit", FAIL, reason, **where, facts={"log": str(bot.log_path)}))  # fmt: skip
+            reason = str(result.forfeits[seat])
+            self.report.problem(
+                f"{game_label}: forfeited the game: {reason}" + log_tail(bot.log_path),
+                Check("forfeit", FAIL, reason, **where, facts={"log": str(bot.log_path)}),
+            )
         limit = settings.timing.move_time_ms * SLOW_FRACTION
         slow = [record for record in answered if record["ms"] > limit]
         if slow:
             self.report.problem(
                 f"{game_label}: {len(slow)} slow decision{'' if len(slow) == 1 else 's'} (over half the "
                 f"{settings.timing.move_time_ms} ms move time; slowest {max(r['ms'] for r in slow):.0f} ms)",
-                *(Check("slow decision", FAIL, f"{record['ms']:.0f} ms", **where, decision=record["n"],
-                        facts={"ms": record["ms"]}) for record in slow),
-            )  # fmt: skip
+                *(
+                    Check(
+                        "slow decision",
+                        FAIL,
+                        f"{record['ms']:.0f} ms",
+                        **where,
+                        decision=record["n"],
+                        facts={"ms": record["ms"]},
+                    )
+                    for record in slow
+                ),
+            )
         if len(self.report.problems) > problems:
             game_check.verdict = FAIL
         if times:
             self.first_decisions.append(times[0])
             self.other_decisions.extend(times[1:])
 
-    def _faults(self, records: list[dict], seat: int, game_label: str, where: dict) -> None:
+    def _faults(self, records: list[dict[str, Any]], seat: int, game_label: str, where: dict[str, Any]) -> None:
         """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'."""
         faults = [record for record in records if record["type"] == "fault"]
         own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]
         for kind in sorted({record["kind"] for record in own}):
             of_kind = [record for record in own if record["kind"] == kind]
-            details = "; ".join(record["detail"] + ("" if record["seat"] == seat else
-                                                    f" (as opponent {record['bot']}, seat {record['seat']})")
-                                for record in of_kind)  # fmt: skip
+            details = "; ".join(
+                record["detail"]
+                + ("" if record["seat"] == seat else f" (as opponent {record['bot']}, seat {record['seat']})")
+                for record in of_kind
+            )
             self.report.problem(
                 f"{game_label}: {len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}: {details}",
-                *(Check("fault", FAIL, record["detail"], **{**where, "seat": record["seat"]}, decision=record["n"],
-                        facts={"kind": kind, "bot": record["bot"]}) for record in of_kind),
-            )  # fmt: skip
+                *(
+                    Check(
+                        "fault",
+                        FAIL,
+                        record["detail"],
+                        **{**where, "seat": record["seat"]},
+                        decision=record["n"],
+                        facts={"kind": kind, "bot": record["bot"]},
+                    )
+                    for record in of_kind
+                ),
+            )
         for record in faults:
             if record not in own:
                 text = f"{record['bot']} (seat {record['seat']}): {record['kind']}: {record['detail']}"
                 self.report.say(f"  note: an opponent faulted, which is not a problem of the bot checked: {text}")
-                self.report.add(Check("opponent fault", NOTE, record["detail"], **{**where, "seat": record["seat"]},
-                                      decision=record["n"], facts={"kind": record["kind"], "bot": record["bot"]}))  # fmt: skip
+                self.report.add(
+                    Check(
+                        "opponent fault",
+                        NOTE,
+                        record["detail"],
+                        **{**where, "seat": record["seat"]},
+                        decision=record["n"],
+                        facts={"kind": record["kind"], "bot": record["bot"]},
+                    )
+                )
 
     def _slow_messages(self) -> None:
         if not (self.first_decisions and self.other_decisions):
@@ -437,8 +522,10 @@ class _Table:
                 f"{first:.0f} ms (median), against {usual:.1f} ms for the others; do the work of a game's start or "
                 "end faster, as it is charged to the first decision"
             )
-            self.report.problem(f"{self.label}: slow handling of the messages between decisions: {detail}",
-                                Check("slow messages", FAIL, detail, game=self.game, seats=self.seats))  # fmt: skip
+            self.report.problem(
+                f"{self.label}: slow handling of the messages between decisions: {detail}",
+                Check("slow messages", FAIL, detail, game=self.game, seats=self.seats),
+            )
 
 
 def default_cache() -> Path:

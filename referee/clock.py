@@ -48,6 +48,36 @@ class Timing:
     notify_timeout_ms: int = 1000
 
 
+@dataclass(slots=True)
+class TimeControl:
+    """One seat's clock in a game: the move time, the bank left, the grace, and what each decision is charged.
+
+    A decision may be charged up to :attr:`limit_ms` (move time, bank left and
+    grace) before it is a timeout; what it is charged beyond the move time
+    comes out of the bank (:meth:`spend`). The charge itself is the honest
+    clock's (:func:`charged_seconds`), measured by the session.
+    """
+
+    move_time_ms: int
+    bank_ms: int
+    grace_ms: int
+
+    @classmethod
+    def of(cls, timing: Timing) -> TimeControl:
+        """A seat's clock at the start of a game played with ``timing``."""
+        return cls(timing.move_time_ms, timing.time_bank_ms, timing.grace_ms)
+
+    @property
+    def limit_ms(self) -> int:
+        """The time a decision may be charged before it is a timeout."""
+        return self.move_time_ms + self.bank_ms + self.grace_ms
+
+    def spend(self, charged_ms: float) -> None:
+        """Take what a decision was charged beyond the move time out of the bank (never below zero)."""
+        over = charged_ms - self.move_time_ms
+        if over > 0:
+            self.bank_ms = max(0, int(self.bank_ms - over))
+
 
 # How often the lag monitor samples the event loop, and how many samples it keeps.
 LAG_TICK_SECONDS = 0.005
@@ -88,6 +118,7 @@ class LagMonitor:
         now = time.perf_counter()
         self._samples.append((self._due, max(0.0, now - self._due)))
         self._due = now + self._tick
+        assert self._loop is not None  # ticks run only between start() and stop()
         self._handle = self._loop.call_later(self._tick, self._on_tick)
 
     def lag_before(self, now: float, since: float) -> float:

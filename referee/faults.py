@@ -10,8 +10,6 @@ import enum
 from dataclasses import dataclass
 
 from referee.errors import RefereeError
-from referee.games.base import DRAW, PASS, Action, ActionKind, Game, Phase, action
-from referee.games.bastard_brag import FACE_UP_SLOT
 from referee.printable import printable
 
 
@@ -41,6 +39,21 @@ class BotFault(RefereeError):
         super().__init__(f"{bot + ': ' if bot else ''}{kind.value}: {detail}")
 
 
+@dataclass(frozen=True)
+class Forfeit:
+    """Why a seat left a game: the kind of fault, and what happened (its text form is ``kind: detail``)."""
+
+    kind: FaultKind
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.detail}"
+
+    @classmethod
+    def of(cls, fault: BotFault) -> Forfeit:
+        return cls(fault.kind, fault.detail)
+
+
 class PolicyMode(enum.Enum):
     FORFEIT = "forfeit"
     DEFAULT_ACTION = "default_action"
@@ -51,29 +64,9 @@ class FaultPolicy:
     """What the referee does when a bot faults during a game.
 
     ``forfeit`` (the default): the bot leaves the game at once. ``default_action``:
-    :func:`default_action` is played for it, and after ``max_faults`` faults
+    the game's :meth:`~referee.games.base.Game.default_action` is played for it, and after ``max_faults`` faults
     in one game it forfeits.
     """
 
     mode: PolicyMode = PolicyMode.FORFEIT
     max_faults: int = 3
-
-
-def default_action(game: Game) -> Action:
-    """The neutral legal action played for a faulting bot under the ``default_action`` policy.
-
-    Stop the Bus: draw from the stock on a normal turn, pass a final turn, and
-    after a draw discard the drawn card (the hand is unchanged; after a take,
-    the lowest other card). Bastard Brag: exchange the lowest card for the
-    face-up centre card.
-    """
-    legal = game.legal_actions()
-    if game.name == "stop_the_bus":
-        pending = getattr(game, "pending", None)
-        if pending is None:
-            return PASS if game.phase is Phase.FINAL else DRAW
-        if pending[0] is DRAW:
-            return action(ActionKind.DISCARD, pending[1])
-        return legal[0]
-    hand = game.hands[game.current_seat]
-    return action(ActionKind.EXCHANGE, min(hand), FACE_UP_SLOT)

@@ -192,7 +192,7 @@ def freezer_for(root: int, cgroup: BotCgroup | None) -> Freezer:
 def description() -> str:
     """How bots are frozen off move on this machine, in a few words (for the start of a run)."""
     kind = cgroup_support().freezer()
-    return {"v2": V2, "freezer": V1}.get(kind, f"{SIGNALS} (no cgroup freezer here)")
+    return {"v2": V2, "freezer": V1}.get(kind or "", f"{SIGNALS} (no cgroup freezer here)")
 
 
 class OffMove:
@@ -255,14 +255,14 @@ class OffMove:
     def _mark(self) -> None:
         self._timer = None
         if not self._on_move and not self._released:
-            self._marked = self._cpu_us()
+            self._marked = self._cpu_us() if self._cpu_us is not None else None
             self._timer = self._loop.call_later(FREEZE_DELAY_S, self._freeze)
 
     def _freeze(self) -> None:
         self._timer = None
         if self._on_move or self._released:
             return
-        if self._marked is not None:
+        if self._marked is not None and self._cpu_us is not None:  # marked only where the CPU time is known
             used = (self._cpu_us() or 0) - self._marked
             self._marked = None
             if used > RESTLESS_CPU_S * 1e6:

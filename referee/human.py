@@ -26,7 +26,7 @@ from referee.bots import BotSpec
 from referee.cards import Card, format_cards
 from referee.clock import Timing
 from referee.errors import MalformedActionError, RefereeError
-from referee.faults import FaultPolicy
+from referee.faults import BotFault, FaultPolicy
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.games.base import Action, ActionKind, Phase
 from referee.gamesetup import GameSetup
@@ -34,6 +34,7 @@ from referee.hands import hand_rank
 from referee.inprocess import InProcessBot
 from referee.match import Match, MatchResult, start_bots, stop_bots
 from referee.protocol import card_from_pb
+from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 
 CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear the screen
@@ -49,10 +50,10 @@ class LeftTheGame(RefereeError):
 class HumanSeat(InProcessBot):
     """A seat played by a person at the terminal: each turn, the seat's view and its legal actions, by number."""
 
-    def __init__(self, name: str, ask: Callable[[str], str] = input, out: TextIO = sys.stdout,
-                 clear: bool | None = None) -> None:  # fmt: skip
-        super().__init__(name, self._choose, on_game_start=self._started, on_event=self._seen,
-                         on_game_end=self._ended)  # fmt: skip
+    def __init__(
+        self, name: str, ask: Callable[[str], str] = input, out: TextIO = sys.stdout, clear: bool | None = None
+    ) -> None:
+        super().__init__(name, self._choose, on_game_start=self._started, on_event=self._seen, on_game_end=self._ended)
         self._ask = ask
         self._out = out
         self._clear = out.isatty() if clear is None else clear
@@ -66,7 +67,7 @@ class HumanSeat(InProcessBot):
         """The kit's reply, in a thread of its own: the person takes their time, the referee goes on meanwhile."""
         self._number = request.decision_number
         loop = asyncio.get_running_loop()
-        answered: asyncio.Future = loop.create_future()
+        answered: asyncio.Future[pb.PlayResponse] = loop.create_future()
 
         def run() -> None:
             try:
@@ -88,8 +89,10 @@ class HumanSeat(InProcessBot):
     def _started(self, start: pb.GameStart) -> None:
         self._players = list(start.players)
         self._seat = start.seat
-        self._since = [f"{GAME_NAMES[_game_name(start.game)]}, {start.num_players} players: "
-                       + ", ".join(self._name(seat) for seat in range(start.num_players))]  # fmt: skip
+        self._since = [
+            f"{GAME_NAMES[_game_name(start.game)]}, {start.num_players} players: "
+            + ", ".join(self._name(seat) for seat in range(start.num_players))
+        ]
 
     def _seen(self, event: pb.Event) -> None:
         self._since.extend(describe_event(event, self._name))
@@ -97,10 +100,16 @@ class HumanSeat(InProcessBot):
     def _ended(self, end: pb.GameEnd) -> None:
         places = ", ".join(f"{place}. {self._name(seat)}" for place, seat in enumerate(end.placements, start=1))
         void = " (void: it does not count)" if end.is_void else ""
-        self._draw([
-            f"Game over after {end.hands_played} hand{'s' * (end.hands_played != 1)}{void}", RULE,
-            "Since your last turn", *self._events(), RULE, f"Placings: {places}",
-        ])  # fmt: skip
+        self._draw(
+            [
+                f"Game over after {end.hands_played} hand{'s' * (end.hands_played != 1)}{void}",
+                RULE,
+                "Since your last turn",
+                *self._events(),
+                RULE,
+                f"Placings: {places}",
+            ]
+        )
 
     # ----- a turn ---------------------------------------------------------------------------------
 
@@ -109,9 +118,14 @@ class HumanSeat(InProcessBot):
         labels = [action_label(act, view) for act in legal]
         lines = [
             f"{GAME_NAMES[view.game]} - hand {view.hand_number} - decision {self._number} - you are seat {view.seat}",
-            RULE, "Since your last turn", *self._events(), RULE, *self._table(view), RULE,
+            RULE,
+            "Since your last turn",
+            *self._events(),
+            RULE,
+            *self._table(view),
+            RULE,
             *(f"  {index:>2}  {label}" for index, label in enumerate(labels, start=1)),
-        ]  # fmt: skip
+        ]
         self._since = []
         self._draw(lines)
         prompt = f"Your move (1-{len(legal)}, or q to leave): "
@@ -124,7 +138,7 @@ class HumanSeat(InProcessBot):
             if chosen is LEAVE:
                 self._left = True  # answer() ends the game
                 return legal[0]
-            if chosen is not None:
+            if isinstance(chosen, Action):
                 return chosen
             prompt = f"Type a number from 1 to {len(legal)} (or an action such as {legal[-1]}), or q to leave: "
 
@@ -132,7 +146,9 @@ class HumanSeat(InProcessBot):
         width = max(len(self._name(seat)) for seat in range(view.num_players))
         lines = []
         for seat in range(view.num_players):
-            state = "out of the game" if not view.in_game[seat] else "in the hand" if view.in_hand[seat] else "sitting out"
+            state = (
+                "out of the game" if not view.in_game[seat] else "in the hand" if view.in_hand[seat] else "sitting out"
+            )
             lives = f"{view.lives[seat]} li{'ves' if view.lives[seat] != 1 else 'fe'}"
             extra = (", floating" if view.floating[seat] else "") + (", dealer" if seat == view.dealer else "")
             extra += ", stopped the bus" if seat == view.ender and view.game == "stop_the_bus" else ""
@@ -150,8 +166,11 @@ class HumanSeat(InProcessBot):
         elif isinstance(view, BastardBragObservation):
             slots = [str(card) if card is not None else "??" for card in view.centre]
             lines.append(f"Centre: {slots[0]} {slots[1]} face down, {slots[2]} face up")
-        lines.append(f"Your hand: {format_cards(view.hand)}   {hand_rank(view.hand)}" if len(view.hand) == 3
-                     else f"Your hand: {format_cards(view.hand)}")  # fmt: skip
+        lines.append(
+            f"Your hand: {format_cards(view.hand)}   {hand_rank(view.hand)}"
+            if len(view.hand) == 3
+            else f"Your hand: {format_cards(view.hand)}"
+        )
         if view.phase is Phase.FINAL:
             lines.append("Final turns: the hand ends when every other seat has had one")
         return lines
@@ -188,16 +207,18 @@ def _chosen(text: str, legal: Sequence[Action]) -> Action | object | None:
     return typed if typed in legal else None
 
 
-def _settle(future: asyncio.Future, result, error: BaseException | None) -> None:
+def _settle(
+    future: asyncio.Future[pb.PlayResponse], result: pb.PlayResponse | None, error: BaseException | None
+) -> None:
     if future.done():
         return
     if error is not None:
         future.set_exception(error)
-    else:
+    elif result is not None:
         future.set_result(result)
 
 
-def _game_name(game: int) -> str:
+def _game_name(game: pb.Game) -> str:
     return {pb.GAME_STOP_THE_BUS: "stop_the_bus", pb.GAME_BASTARD_BRAG: "bastard_brag"}[game]
 
 
@@ -210,6 +231,7 @@ def action_label(act: Action, view: Observation) -> str:
     if kind is ActionKind.DRAW:
         return "draw from the stock"
     if kind is ActionKind.TAKE:
+        assert isinstance(view, StopTheBusObservation)  # a take is an action of Stop the Bus
         return f"take {view.discard_top} from the discard pile"
     if kind is ActionKind.DISCARD:
         kept = [card for card in view.hand if card != act.card]
@@ -220,14 +242,18 @@ def action_label(act: Action, view: Observation) -> str:
         return "pass"
     if kind is ActionKind.KNOCK:
         return "knock"
+    assert isinstance(view, BastardBragObservation)  # the other actions are Bastard Brag's
     centre = view.centre
     if kind is ActionKind.EXCHANGE:
+        assert act.slot is not None  # an exchange names its slot
         taken = centre[act.slot]
         kept = [card for card in view.hand if card != act.card] + ([taken] if taken is not None else [])
         rank = f"   {hand_rank(kept)}" if len(kept) == 3 else ""
         if act.slot == 2:
             return f"give {act.card} for {taken}, face up{rank}"
-        what = f"{taken} (face down, slot {act.slot})" if taken is not None else f"the face-down card in slot {act.slot}"
+        what = (
+            f"{taken} (face down, slot {act.slot})" if taken is not None else f"the face-down card in slot {act.slot}"
+        )
         return f"give {act.card} for {what}{rank}"
     # exchange-all: the hand for the centre, the given card laid face up
     return f"swap your hand for the centre, laying {act.card} face up"
@@ -257,12 +283,15 @@ def describe_event(event: pb.Event, name: Callable[[int], str]) -> list[str]:
     if kind == pb.EVENT_KIND_SHOWDOWN:
         return _showdown(event, name)
     words = {
-        pb.EVENT_KIND_STOP: f"{seat} stops the bus", pb.EVENT_KIND_PASS: f"{seat} passes",
-        pb.EVENT_KIND_KNOCK: f"{seat} knocks", pb.EVENT_KIND_STOCK_EXHAUSTED: "the stock is out: showdown",
+        pb.EVENT_KIND_STOP: f"{seat} stops the bus",
+        pb.EVENT_KIND_PASS: f"{seat} passes",
+        pb.EVENT_KIND_KNOCK: f"{seat} knocks",
+        pb.EVENT_KIND_STOCK_EXHAUSTED: "the stock is out: showdown",
         pb.EVENT_KIND_TURN_LIMIT: f"the turn limit ({event.count}) is reached: showdown",
-        pb.EVENT_KIND_ELIMINATED: f"{seat} is out of the game", pb.EVENT_KIND_FORFEIT: f"{seat} forfeits (a fault)",
+        pb.EVENT_KIND_ELIMINATED: f"{seat} is out of the game",
+        pb.EVENT_KIND_FORFEIT: f"{seat} forfeits (a fault)",
         pb.EVENT_KIND_GAME_OVER: f"{seat} wins the game",
-    }  # fmt: skip
+    }
     return [words.get(kind, pb.EventKind.Name(kind))]
 
 
@@ -279,7 +308,9 @@ def _showdown(event: pb.Event, name: Callable[[int], str]) -> list[str]:
         if loser.lives == 0 and not loser.floating:
             lines.append(f"  {name(event.seat)} loses its last life")
         else:
-            left = f"{loser.lives} li{'fe' if loser.lives == 1 else 'ves'} left" + (", now floating" if loser.floating else "")
+            left = f"{loser.lives} li{'fe' if loser.lives == 1 else 'ves'} left" + (
+                ", now floating" if loser.floating else ""
+            )
             lines.append(f"  {name(event.seat)} loses a life ({left})")
     return lines
 
@@ -289,18 +320,35 @@ def _cards(count: int) -> str:
 
 
 async def play_as_human(
-    game: str, seat: int, specs: Sequence[BotSpec], *, seed: int, timing: Timing, turn_limit: int,
-    policy: FaultPolicy, log_path: Path | None, bot_log_dir: Path | None, seat_name: str = "you",
-) -> MatchResult:  # fmt: skip
+    game: str,
+    seat: int,
+    specs: Sequence[BotSpec],
+    *,
+    seed: int,
+    timing: Timing,
+    turn_limit: int,
+    policy: FaultPolicy,
+    log_path: Path | None,
+    bot_log_dir: Path | None,
+    seat_name: str = "you",
+) -> MatchResult:
     """Start the bots (``specs``: the other seats, in order), play one game with a person in ``seat``, stop the bots."""
     seats = [index for index in range(len(specs) + 1) if index != seat]
-    bots: list = []
+    bots: list[BotSession | BotFault] = []
     try:
         bots = await start_bots(specs, GameSetup(game, len(specs) + 1, timing, turn_limit), bot_log_dir, seats)
         players = [*bots[:seat], HumanSeat(seat_name), *bots[seat:]]
-        match = Match(game, players, seed=seed, game_id=f"play-{seed}", timing=timing, turn_limit=turn_limit,
-                      policy=policy, log_path=log_path, players=[*(spec.name for spec in specs[:seat]), seat_name,
-                                                                 *(spec.name for spec in specs[seat:])])  # fmt: skip
+        match = Match(
+            game,
+            players,
+            seed=seed,
+            game_id=f"play-{seed}",
+            timing=timing,
+            turn_limit=turn_limit,
+            policy=policy,
+            log_path=log_path,
+            players=[*(spec.name for spec in specs[:seat]), seat_name, *(spec.name for spec in specs[seat:])],
+        )
         return await match.play()
     finally:
         await stop_bots(bots)

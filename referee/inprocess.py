@@ -21,32 +21,54 @@ import time
 from collections.abc import Callable
 from functools import cache
 
-from referee.botkit import BotServicer
-from referee.games import GAMES, Action, Observation
+from referee.botkit import BotServicer, DecideFunction
+from referee.clock import TimeControl
+from referee.faults import BotFault
+from referee.games import GAMES
 from referee.resources import sample_bot_path
-from referee.session import decision_action
+from referee.session import Reply, decision_action
 from referee.v2 import bot_pb2 as pb
 
 SAMPLE_BOTS = ("heuristic", "random")
 
 
 @cache
-def sample_decide(name: str) -> Callable[[Observation], object]:
+def sample_decide(name: str) -> DecideFunction:
     """The ``decide`` function of a sample bot shipped with the referee (``random`` or ``heuristic``)."""
     path = sample_bot_path(f"{name}_bot.py")
     spec = importlib.util.spec_from_file_location(f"referee_sample_{name}", path)
+    if spec is None or spec.loader is None:  # pragma: no cover - the sample bots ship with the referee
+        raise ImportError(f"cannot load the sample bot {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.decide
+    decide: DecideFunction = module.decide
+    return decide
 
 
 class InProcessBot:
     """A seat played inside the referee by ``decide`` (and the kit's hooks), as a Python kit bot would play it."""
 
-    def __init__(self, name: str, decide: Callable[[Observation], object], **hooks) -> None:
+    def __init__(
+        self,
+        name: str,
+        decide: DecideFunction,
+        *,
+        on_game_start: Callable[[pb.GameStart], None] | None = None,
+        on_event: Callable[[pb.Event], None] | None = None,
+        on_fault: Callable[[pb.FaultNotice], None] | None = None,
+        on_game_end: Callable[[pb.GameEnd], None] | None = None,
+    ) -> None:
         self.name = name
-        self.servicer = BotServicer(decide, name, "1.0", tuple(GAMES), **hooks)
-        self.last_wall_ms = self.last_charged_ms = 0.0
+        self.servicer = BotServicer(
+            decide,
+            name,
+            "1.0",
+            tuple(GAMES),
+            on_game_start=on_game_start,
+            on_event=on_event,
+            on_fault=on_fault,
+            on_game_end=on_game_end,
+        )
         self.connected = self.usable = True
 
     def game_start(self, message: pb.GameStart) -> None:
@@ -60,15 +82,18 @@ class InProcessBot:
         self.servicer.end_game(pb.GameEnd.FromString(body))
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        """The kit's reply to an encoded request, charged its wall time (a person's thinking included)."""
         if while_waiting is not None:
             while_waiting()
         started = time.perf_counter()
         decision = (await self.answer(pb.DecisionRequest.FromString(request))).decision
-        self.last_wall_ms = self.last_charged_ms = (time.perf_counter() - started) * 1000
-        return decision_action(decision, self.name)  # as a bot on a stream: an error is a malformed fault
+        wall_ms = (time.perf_counter() - started) * 1000
+        try:
+            return Reply(decision_action(decision, self.name), wall_ms, wall_ms)
+        except BotFault as fault:  # as a bot on a stream: an error is a malformed fault
+            return Reply(None, wall_ms, wall_ms, fault)
 
     async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The kit's reply to ``request`` (a player that waits for a person answers in a thread)."""
@@ -80,6 +105,4 @@ class InProcessBot:
 
 def sample_opponents(count: int) -> list[InProcessBot]:
     """``count`` sample opponents, heuristic and random in turn."""
-    return [
-        InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)
-    ]
+    return [InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)]

@@ -16,26 +16,27 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from referee.bots import BotSpec
 from referee.cards import Card
-from referee.clock import Timing
-from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode, default_action
+from referee.clock import TimeControl, Timing
+from referee.faults import BotFault, FaultKind, FaultPolicy, Forfeit, PolicyMode
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
-from referee.games import Game, HandResult, game_class
-from referee.games.base import ActionKind
+from referee.games import Game, HandResult, StopTheBus, game_class
+from referee.games.base import Action, ActionKind
 from referee.gamesetup import GameSetup
 from referee.printable import printable
-from referee.protocol import GAME_TO_PB, RequestEncoder, action_to_pb
+from referee.protocol import fault_notice, game_start
 from referee.seeding import derive_seed
-from referee.session import BotSession
-from referee.v2 import bot_pb2 as pb
+from referee.session import BotSession, Player, Reply
+from referee.wire import RequestEncoder
 
-FAULT_KIND_TO_PB = {kind: getattr(pb, f"FAULT_KIND_{kind.name}") for kind in FaultKind}
-POLICY_TO_PB = {PolicyMode.FORFEIT: pb.FAULT_POLICY_FORFEIT, PolicyMode.DEFAULT_ACTION: pb.FAULT_POLICY_DEFAULT_ACTION}
+if TYPE_CHECKING:
+    from referee.v2 import bot_pb2 as pb
 
 
 @dataclass
@@ -49,8 +50,8 @@ class MatchResult:
     placements: list[int]  # seats, first to last
     hands_played: int
     decisions: int
-    faults: list[Counter]  # by seat: fault kind value -> count
-    forfeits: dict[int, str]  # seat -> reason
+    faults: list[Counter[str]]  # by seat: fault kind value -> count
+    forfeits: dict[int, Forfeit]  # seat -> why it left the game
     latencies_ms: list[list[float]]  # by seat: every decision's charged time
     hand_results: list[HandResult] = field(repr=False, default_factory=list)
     void_reason: str | None = None  # set when the game does not count
@@ -75,7 +76,7 @@ class Match:
     def __init__(
         self,
         game_name: str,
-        bots: Sequence[BotSession | BotFault],
+        bots: Sequence[Player | BotFault],
         *,
         seed: int,
         game_id: str,
@@ -86,7 +87,7 @@ class Match:
         first_dealer: int | None = None,
         decks: Sequence[Sequence[Card]] | None = None,
         players: Sequence[str] | None = None,
-        observer: Callable[[dict], None] | None = None,
+        observer: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.game: Game = game_class(game_name)(
             len(bots), seed, first_dealer=first_dealer, decks=decks, turn_limit=turn_limit
@@ -98,22 +99,23 @@ class Match:
         self.policy = policy
         self.players = list(players) if players else [_bot_name(bot) for bot in bots]
         n = len(bots)
-        self.faults = [Counter() for _ in range(n)]
-        self.forfeits: dict[int, str] = {}
+        self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
+        self.forfeits: dict[int, Forfeit] = {}
         self.latencies: list[list[float]] = [[] for _ in range(n)]
-        self.bank_ms = [timing.time_bank_ms] * n
+        self.clocks = [TimeControl.of(timing) for _ in range(n)]
         self.asked = [False] * n  # whether each seat ever got to make a decision
         self.decisions = 0
         self._events_sent = [0] * n
         self._unannounced: list[int] = []  # seats whose bot has not yet been sent the GameStart
         self._hands_logged = 0
         self._hand_logged = 0  # the last hand whose deal is logged
-        self._encoder = RequestEncoder(self.game, game_id, timing.move_time_ms)
+        self._encoder = RequestEncoder(self.game, game_id)
         self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
         # observer: shown each log record as it is made (referee play --verbose); None costs nothing.
         self.log = GameLog(log_path, observer)
-        start = game_start_record(game=self.game, game_id=game_id, players=self.players, timing=timing,
-                                  policy=policy, decks=decks)  # fmt: skip
+        start = game_start_record(
+            game=self.game, game_id=game_id, players=self.players, timing=timing, policy=policy, decks=decks
+        )
         start["bots"] = [_self_description(bot) for bot in self.bots]  # each bot's own name and version
         self.log.write(start)
         self._log_progress()
@@ -134,7 +136,7 @@ class Match:
                     # Every failure is counted; once one seat is left the game is over and it cannot forfeit.
                     self._record_fault(seat, bot)
                     if not game.is_over:
-                        self._forfeit(seat, f"{bot.kind.value}: {bot.detail}")
+                        self._forfeit(seat, Forfeit.of(bot))
             # Each seat is sent its GameStart before its first decision; the others while the first seat thinks
             # (see _while_waiting), so that their bots taking the news do not hold up its first decision.
             self._unannounced = [seat for seat, _ in self._sessions() if seat not in self.forfeits]
@@ -142,8 +144,13 @@ class Match:
                 await self._decision()
             result = game.result()
             void_reason = self._void_reason()
-            record = {"type": "game_end", "placements": list(result.placements), "hands_played": result.hands_played,
-                      "decisions": self.decisions, "faults": [dict(counter) for counter in self.faults]}  # fmt: skip
+            record = {
+                "type": "game_end",
+                "placements": list(result.placements),
+                "hands_played": result.hands_played,
+                "decisions": self.decisions,
+                "faults": [dict(counter) for counter in self.faults],
+            }
             if void_reason:
                 record["void"] = True
                 record["void_reason"] = void_reason
@@ -172,7 +179,7 @@ class Match:
             void_reason=void_reason,
         )
 
-    def _sessions(self) -> list[tuple[int, BotSession]]:
+    def _sessions(self) -> list[tuple[int, Player]]:
         """The seats whose bot started, with its session."""
         return [(seat, bot) for seat, bot in enumerate(self.bots) if not isinstance(bot, BotFault)]
 
@@ -180,8 +187,11 @@ class Match:
         asked = sum(self.asked)
         if asked >= 2:
             return None
-        failed = [f"{self.players[seat]} ({self.forfeits[seat]})" for seat in range(len(self.bots))
-                  if not self.asked[seat] and seat in self.forfeits]  # fmt: skip
+        failed = [
+            f"{self.players[seat]} ({self.forfeits[seat]})"
+            for seat in range(len(self.bots))
+            if not self.asked[seat] and seat in self.forfeits
+        ]
         who = "no bot" if asked == 0 else "only one bot"
         return f"{who} got to make a decision" + (f"; {'; '.join(failed)}" if failed else "")
 
@@ -190,7 +200,9 @@ class Match:
     async def _decision(self) -> None:
         game = self.game
         seat = game.current_seat
+        assert seat is not None  # asked only while the game is on
         bot = self.bots[seat]
+        assert not isinstance(bot, BotFault)  # a bot that failed to start forfeited before the first decision
         self.asked[seat] = True
         self.decisions += 1
         number = self.decisions
@@ -199,28 +211,23 @@ class Match:
             self._announce(seat)
         legal = game.legal_actions()
         holding = tuple(game.hands[seat])
-        fallback = default_action(game) if self._default_policy else None
-        bank_ms = self.bank_ms[seat]
-        move_ms = self.timing.move_time_ms
+        fallback = game.default_action() if self._default_policy else None
+        clock = self.clocks[seat]
         # What the seat is shown is Game.observation(seat), encoded straight from the game (see RequestEncoder).
-        request = self._encoder.request(number, bank_ms, self._events_sent[seat], fallback)
+        request = self._encoder.request(number, clock, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
-        try:
-            chosen = await bot.decide(
-                request, number, move_ms, move_ms + bank_ms + self.timing.grace_ms, self._while_waiting
-            )
-            if chosen not in legal:
-                raise illegal_action_fault(game, chosen, legal, bot.name)
-        except BotFault as fault:
-            self._fault(seat, bot, fault, number, bank_ms, holding, legal, fallback)
+        reply = await bot.decide(request, number, clock, self._while_waiting)
+        clock.spend(reply.charged_ms)
+        self.latencies[seat].append(reply.charged_ms)
+        chosen = reply.action
+        if chosen is None or chosen not in legal:
+            fault = reply.fault if chosen is None else illegal_action_fault(game, chosen, legal, bot.name)
+            assert fault is not None  # a reply without an action carries its fault
+            self._fault(seat, bot, fault, number, holding, legal, fallback, reply)
             return
-        charged_ms = bot.last_charged_ms
-        if charged_ms > move_ms:
-            self._spend_bank(seat, bank_ms, charged_ms)
-        self.latencies[seat].append(charged_ms)
         game.apply(chosen)
-        drew = game.pending[1] if chosen.kind is ActionKind.DRAW else None
-        self.log.decision(number, hand, seat, holding, legal, chosen, charged_ms, bot.last_wall_ms, False, drew)
+        drew = _drawn(game) if chosen.kind is ActionKind.DRAW else None
+        self.log.decision(number, hand, seat, holding, legal, chosen, reply.charged_ms, reply.wall_ms, False, drew)
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
 
@@ -236,44 +243,48 @@ class Match:
         """Send ``seat`` its GameStart if it was not sent yet: every message of the game to a seat follows it."""
         if seat in self._unannounced:
             self._unannounced.remove(seat)
-            self.bots[seat].game_start(self._game_start(seat))  # on its way: the seat's next write follows it
+            self._player(seat).game_start(self._game_start(seat))  # on its way: the seat's next write follows it
 
     def _announce_all(self) -> None:
         unannounced, self._unannounced = self._unannounced, []
         for seat in unannounced:
-            self.bots[seat].game_start(self._game_start(seat))
+            self._player(seat).game_start(self._game_start(seat))
 
-    def _fault(self, seat, bot, fault: BotFault, number, bank_ms, holding, legal, fallback) -> None:
+    def _player(self, seat: int) -> Player:
+        """The player of a seat whose bot started (only such seats are sent messages)."""
+        bot = self.bots[seat]
+        assert not isinstance(bot, BotFault)
+        return bot
+
+    def _fault(
+        self,
+        seat: int,
+        bot: Player,
+        fault: BotFault,
+        number: int,
+        holding: tuple[Card, ...],
+        legal: Sequence[Action],
+        fallback: Action | None,
+        reply: Reply,
+    ) -> None:
         """Record a decision's fault, tell the bot, and apply the policy: the default action or a forfeit."""
         game = self.game
-        charged_ms = bot.last_charged_ms
-        self._spend_bank(seat, bank_ms, charged_ms)
-        self.latencies[seat].append(charged_ms)
         self._record_fault(seat, fault, number)
         faults = sum(self.faults[seat].values())
         # A bot whose stream is gone cannot answer again: it forfeits at once, whatever the policy.
-        replace = fallback is not None and faults < self.policy.max_faults and bot.connected
-        notice = pb.FaultNotice(
-            game_id=self.game_id, decision_number=number, kind=FAULT_KIND_TO_PB[fault.kind], detail=fault.detail,
-            forfeited=not replace, faults_this_game=faults,
-        )  # fmt: skip
-        if replace:
-            action_to_pb(fallback, notice.replaced_by)
-        bot.fault_notice(notice)
-        if replace:
+        replacement = fallback if fallback is not None and faults < self.policy.max_faults and bot.connected else None
+        bot.fault_notice(fault_notice(self.game_id, number, fault, faults, replacement))
+        if replacement is not None:
             hand = game.hand_number
-            game.apply(fallback)
-            drew = game.pending[1] if fallback.kind is ActionKind.DRAW else None
-            self.log.decision(number, hand, seat, holding, legal, fallback, charged_ms, bot.last_wall_ms, True, drew)
+            game.apply(replacement)
+            drew = _drawn(game) if replacement.kind is ActionKind.DRAW else None
+            self.log.decision(
+                number, hand, seat, holding, legal, replacement, reply.charged_ms, reply.wall_ms, True, drew
+            )
         else:
-            self._forfeit(seat, f"{fault.kind.value}: {fault.detail}")
+            self._forfeit(seat, Forfeit.of(fault))
         if game.hand_number != self._hand_logged or game.is_over:
             self._log_progress()
-
-    def _spend_bank(self, seat: int, bank_ms: int, charged_ms: float) -> None:
-        over = charged_ms - self.timing.move_time_ms
-        if over > 0:
-            self.bank_ms[seat] = max(0, int(bank_ms - over))
 
     def _log_progress(self) -> None:
         """Log the hands finished and the hand dealt since the last call."""
@@ -289,8 +300,14 @@ class Match:
 
     def _record_fault(self, seat: int, fault: BotFault, decision: int | None = None) -> None:
         self.faults[seat][fault.kind.value] += 1
-        record = {"type": "fault", "n": decision, "seat": seat, "bot": self.players[seat], "kind": fault.kind.value,
-                  "detail": fault.detail}  # fmt: skip
+        record = {
+            "type": "fault",
+            "n": decision,
+            "seat": seat,
+            "bot": self.players[seat],
+            "kind": fault.kind.value,
+            "detail": fault.detail,
+        }
         bot = self.bots[seat]
         if isinstance(bot, BotSession) and bot.log_path is not None:
             # Where the bot's output stood, so a reader can find the lines it wrote around the fault.
@@ -298,8 +315,9 @@ class Match:
             record["log_line"] = bot.process.output_lines
         self.log.write(record)
 
-    def _forfeit(self, seat: int, reason: str) -> None:
-        self.forfeits[seat] = reason
+    def _forfeit(self, seat: int, forfeit: Forfeit) -> None:
+        self.forfeits[seat] = forfeit
+        reason = str(forfeit)
         self.log.write({"type": "forfeit", "seat": seat, "reason": reason})
         self.game.forfeit(seat, reason)
         self._log_progress()
@@ -307,20 +325,8 @@ class Match:
     # ----- the stream's other messages ------------------------------------------------
 
     def _game_start(self, seat: int) -> pb.GameStart:
-        timing = self.timing
-        return pb.GameStart(
-            game_id=self.game_id,
-            game=GAME_TO_PB[self.game.name],
-            num_players=self.game.num_players,
-            seat=seat,
-            players=self.players,
-            time_limits=pb.TimeLimits(
-                move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
-            ),
-            turn_limit=self.game.turn_limit,
-            random_seed=bot_random_seed(self.seed, seat),
-            fault_policy=POLICY_TO_PB[self.policy.mode],
-            max_faults=self.policy.max_faults,
+        return game_start(
+            self.game, self.game_id, seat, self.players, self.timing, bot_random_seed(self.seed, seat), self.policy
         )
 
     def _game_end(self, seat: int, void_reason: str | None) -> bytes:
@@ -328,27 +334,35 @@ class Match:
         return self._encoder.game_end(self._events_sent[seat], void_reason is not None)
 
 
-def illegal_action_fault(game: Game, chosen, legal: Sequence, bot: str) -> BotFault:
+def illegal_action_fault(game: Game, chosen: Action, legal: Sequence[Action], bot: str) -> BotFault:
     """The illegal fault of ``bot`` choosing ``chosen``, which is not among the ``legal`` actions: why, and what was legal."""
-    return BotFault(FaultKind.ILLEGAL, f"{game._why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
+    return BotFault(FaultKind.ILLEGAL, f"{game.why_illegal(chosen)} (legal: {', '.join(map(action_text, legal))})", bot)
 
 
-def _retrieve(future: asyncio.Future) -> None:
+def _drawn(game: Game) -> Card | None:
+    """The card the current seat just drew from the stock (Stop the Bus), for the log."""
+    return game.pending[1] if isinstance(game, StopTheBus) and game.pending is not None else None
+
+
+def _retrieve(future: asyncio.Future[None]) -> None:
     """Mark a future's exception as seen (it is raised where it matters, or the game was cancelled)."""
     if not future.cancelled():
         future.exception()
 
 
-def _self_description(bot: BotSession | BotFault) -> dict | None:
+def _self_description(bot: Player | BotFault) -> dict[str, str] | None:
     """What a bot said of itself in its handshake (name, version, author), or None."""
     response = getattr(bot, "handshake_response", None)
     if response is None:
         return None
-    return {"name": printable(response.name), "version": printable(response.version),
-            "author": printable(response.author)}  # fmt: skip
+    return {
+        "name": printable(response.name),
+        "version": printable(response.version),
+        "author": printable(response.author),
+    }
 
 
-def _bot_name(bot: BotSession | BotFault) -> str:
+def _bot_name(bot: Player | BotFault) -> str:
     return bot.bot if isinstance(bot, BotFault) else bot.name
 
 
@@ -369,23 +383,32 @@ async def start_bots(
             return fault
         return bot
 
-    tasks = [asyncio.ensure_future(start(index, spec)) for index, spec in enumerate(specs)]
+    return await start_all([start(index, spec) for index, spec in enumerate(specs)], stop_bots)
+
+
+Started = TypeVar("Started")
+
+
+async def start_all(
+    starts: Sequence[Awaitable[Started]], undo: Callable[[list[Started]], Awaitable[object]]
+) -> list[Started]:
+    """Run every start at once and return their results in order.
+
+    Interrupted (Ctrl-C), or a start failed unexpectedly: every start ends
+    first (a cancelled one cleans up after itself), then ``undo`` is given
+    the results of those that succeeded, so that no bot is left half started.
+    """
+    tasks = [asyncio.ensure_future(start) for start in starts]
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
-        # Interrupted (Ctrl-C), or a start failed unexpectedly: every start ends, and the bots that started stop,
-        # so none is left half started behind this.
-        await stop_bots(await _every_result(tasks))
+        await asyncio.wait(tasks)
+        await undo([task.result() for task in tasks if not task.cancelled() and task.exception() is None])
         raise
 
 
-async def _every_result(tasks: Sequence[asyncio.Future]) -> list:
-    """Wait for every task to end (a cancelled one cleans up first), and return the results of those that succeeded."""
-    await asyncio.wait(tasks)
-    return [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
-
-
-async def stop_bots(bots: Sequence[BotSession | BotFault]) -> None:
+async def stop_bots(bots: Sequence[BotSession | BotFault | None]) -> None:
+    """Stop every bot that started (the others are faults, or seats never filled)."""
     await asyncio.gather(*(bot.stop() for bot in bots if isinstance(bot, BotSession)))
 
 
@@ -402,7 +425,7 @@ async def play_game(
     bot_log_dir: Path | None = None,
     first_dealer: int | None = None,
     decks: Sequence[Sequence[Card]] | None = None,
-    observer: Callable[[dict], None] | None = None,
+    observer: Callable[[dict[str, Any]], None] | None = None,
 ) -> MatchResult:
     """Start the bots, play one game, stop the bots (always), and return the result.
 
@@ -413,10 +436,19 @@ async def play_game(
     try:
         bots = await start_bots(specs, setup, bot_log_dir)
         match = Match(
-            game_name, bots, seed=seed, game_id=game_id, timing=timing, turn_limit=turn_limit, policy=policy,
-            log_path=log_path, first_dealer=first_dealer, decks=decks, players=[spec.name for spec in specs],
+            game_name,
+            bots,
+            seed=seed,
+            game_id=game_id,
+            timing=timing,
+            turn_limit=turn_limit,
+            policy=policy,
+            log_path=log_path,
+            first_dealer=first_dealer,
+            decks=decks,
+            players=[spec.name for spec in specs],
             observer=observer,
-        )  # fmt: skip
+        )
         return await match.play()
     finally:
         await stop_bots(bots)

@@ -28,11 +28,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO
 
 from referee.bots import BotSpec, log_tail
 from referee.cards import parse_cards
 from referee.checkbot import Report, Submission, build_bot
-from referee.clock import Timing
+from referee.clock import TimeControl, Timing
 from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind, FaultPolicy, PolicyMode
 from referee.gamelog import action_text, read_game_log, verify_log
@@ -40,7 +41,7 @@ from referee.games import Game
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
 from referee.match import Match, illegal_action_fault
-from referee.session import BotSession
+from referee.session import BotSession, Player, Reply
 from referee.v2 import bot_pb2 as pb
 
 
@@ -55,22 +56,23 @@ class Recorded:
     number: int
     hand: int | None
     chosen: Action | None  # the bot's own action; None after a fault
-    fault: dict | None  # the fault record
+    fault: dict[str, Any] | None  # the fault record
     replaced: bool  # after a fault: the default action was played for it (else it forfeited)
     ms: float  # the time charged (0 when it forfeited: the log does not record it)
     wall_ms: float
 
     def text(self) -> str:
         if self.fault is None:
+            assert self.chosen is not None  # a decision without a fault has its action
             return action_text(self.chosen)
         return f"{self.fault['kind']} fault: {self.fault['detail']}"
 
 
-def recorded_decisions(records: list[dict]) -> tuple[dict[int, Recorded], dict[int, dict]]:
+def recorded_decisions(records: list[dict[str, Any]]) -> tuple[dict[int, Recorded], dict[int, dict[str, Any]]]:
     """Every decision of a game's log records by number, and the start-up faults by seat."""
     decisions: dict[int, Recorded] = {}
-    start_faults: dict[int, dict] = {}
-    fault: dict | None = None  # the last fault, until the record that says what followed it
+    start_faults: dict[int, dict[str, Any]] = {}
+    fault: dict[str, Any] | None = None  # the last fault, until the record that says what followed it
     for record in records:
         kind = record["type"]
         if kind == "fault":
@@ -82,8 +84,9 @@ def recorded_decisions(records: list[dict]) -> tuple[dict[int, Recorded], dict[i
             number = record["n"]
             own = fault if fault is not None and fault["n"] == number else None
             chosen = None if record.get("default") else Action.parse(record["action"])
-            decisions[number] = Recorded(number, record["hand"], chosen, own, own is not None, record["ms"],
-                                         record.get("wall_ms", record["ms"]))  # fmt: skip
+            decisions[number] = Recorded(
+                number, record["hand"], chosen, own, own is not None, record["ms"], record.get("wall_ms", record["ms"])
+            )
             fault = None
         elif kind == "forfeit" and fault is not None and fault["seat"] == record["seat"]:
             decisions[fault["n"]] = Recorded(fault["n"], None, None, fault, False, 0.0, 0.0)
@@ -99,7 +102,6 @@ class _RecordedSeat:
         self.decisions = decisions
         self.connected = True  # what the policy saw after a fault: replaced by the default action, or forfeited
         self.recorded_usable = True  # whether the league's session could still take notices
-        self.last_charged_ms = self.last_wall_ms = 0.0
 
     def game_start(self, message: pb.GameStart) -> None:
         """A recorded seat takes no message."""
@@ -111,25 +113,25 @@ class _RecordedSeat:
         """A recorded seat takes no message."""
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
         if while_waiting is not None:
             while_waiting()
         return self.recorded(number)
 
-    def recorded(self, number: int) -> Action:
-        """The recorded answer to decision ``number``: its action, or its fault raised."""
+    def recorded(self, number: int) -> Reply:
+        """The recorded answer to decision ``number``, charged as it was: its action, or its fault."""
         done = self.decisions.get(number)
         if done is None:
             raise ReplayError(f"decision {number}: the log records no answer of {self.name}")
-        self.last_charged_ms, self.last_wall_ms = done.ms, done.wall_ms
         if done.fault is None:
-            return done.chosen
+            return Reply(done.chosen, done.ms, done.wall_ms)
         self.connected = done.replaced
         if done.fault["kind"] in (FaultKind.TIMEOUT.value, FaultKind.CRASH.value):
             self.recorded_usable = False  # the league's session no longer sent it notices
-        raise BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name)
+        return Reply(
+            None, done.ms, done.wall_ms, BotFault(FaultKind(done.fault["kind"]), done.fault["detail"], self.name)
+        )
 
 
 @dataclass
@@ -143,14 +145,13 @@ class Answer:
     recorded_ms: float
     now_ms: float
     same: bool
-    fault: dict | None = None  # the fault the answer would be charged now: kind and detail
+    fault: dict[str, Any] | None = None  # the fault the answer would be charged now: kind and detail
 
     def line(self) -> str:
         where = f"decision {self.number}" + (f" (hand {self.hand})" if self.hand is not None else "")
         if self.same:
             return f"{where}: as recorded: {self.now} ({self.now_ms:.1f} ms; recorded {self.recorded_ms:.1f} ms)"
-        return (f"{where}: recorded {self.recorded} ({self.recorded_ms:.1f} ms); now {self.now} "
-                f"({self.now_ms:.1f} ms)")  # fmt: skip
+        return f"{where}: recorded {self.recorded} ({self.recorded_ms:.1f} ms); now {self.now} ({self.now_ms:.1f} ms)"
 
 
 class _ReplayedSeat(_RecordedSeat):
@@ -176,29 +177,38 @@ class _ReplayedSeat(_RecordedSeat):
             self.session.game_end(body)
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
-        legal = self.game.legal_actions()
-        chosen: Action | None = None
-        fault: BotFault | None = None
-        try:
-            chosen = await self.session.decide(request, number, move_time_ms, limit_ms, while_waiting)
-            if chosen not in legal:
-                raise illegal_action_fault(self.game, chosen, legal, self.name)
-        except BotFault as error:
-            chosen, fault = None, error
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        game = self.game
+        assert game is not None  # set once the match is made, before its first decision
+        legal = game.legal_actions()
+        reply = await self.session.decide(request, number, clock, while_waiting)
+        chosen, fault = reply.action, reply.fault
+        if chosen is not None and chosen not in legal:
+            fault = illegal_action_fault(game, chosen, legal, self.name)
+            chosen = None
         done = self.decisions.get(number)
         if done is not None:
-            now = action_text(chosen) if fault is None else f"{fault.kind.value} fault: {fault.detail}"
+            if chosen is not None:
+                now = action_text(chosen)
+            else:
+                assert fault is not None  # a reply without an action carries its fault
+                now = f"{fault.kind.value} fault: {fault.detail}"
             same = (done.fault is None and fault is None and chosen == done.chosen) or (
                 done.fault is not None and fault is not None and done.fault["kind"] == fault.kind.value
             )
-            self.answers.append(Answer(
-                number, done.hand if done.hand is not None else self.game.hand_number, done.text(), now, done.ms,
-                round(self.session.last_charged_ms, 3), same,
-                {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
-            ))  # fmt: skip
+            self.answers.append(
+                Answer(
+                    number,
+                    done.hand if done.hand is not None else game.hand_number,
+                    done.text(),
+                    now,
+                    done.ms,
+                    round(reply.charged_ms, 3),
+                    same,
+                    {"kind": fault.kind.value, "detail": fault.detail} if fault is not None else None,
+                )
+            )
         return self.recorded(number)
 
 
@@ -218,20 +228,32 @@ class ReplayReport:
     def differences(self) -> list[Answer]:
         return [answer for answer in self.answers if not answer.same]
 
-    def json(self, bot: str) -> dict:
+    def json(self, bot: str) -> dict[str, Any]:
         first = self.differences[0] if self.differences else None
         return {
-            "game_id": self.game_id, "seat": self.seat, "recorded_name": self.recorded_name, "bot": bot,
-            "problem": self.problem, "decisions": len(self.answers), "differences": len(self.differences),
-            "first_difference": first.__dict__ if first else None, "answers": [answer.__dict__ for answer in self.answers],
+            "game_id": self.game_id,
+            "seat": self.seat,
+            "recorded_name": self.recorded_name,
+            "bot": bot,
+            "problem": self.problem,
+            "decisions": len(self.answers),
+            "differences": len(self.differences),
+            "first_difference": first.__dict__ if first else None,
+            "answers": [answer.__dict__ for answer in self.answers],
             "logs": str(self.logs) if self.logs is not None else None,
-        }  # fmt: skip
+        }
 
 
 async def replay_to(
-    log_path: Path, seat: int, bot: BotSpec, *, startup_timeout_ms: int = Timing.startup_timeout_ms,
-    log_dir: Path | None = None, out=None, every: bool = False,
-) -> ReplayReport:  # fmt: skip
+    log_path: Path,
+    seat: int,
+    bot: BotSpec,
+    *,
+    startup_timeout_ms: int = Timing.startup_timeout_ms,
+    log_dir: Path | None = None,
+    out: TextIO | None = None,
+    every: bool = False,
+) -> ReplayReport:
     """Replay the game of ``log_path`` to ``bot`` in ``seat``; print the differences (``every``: every decision)."""
     out = out or sys.stdout
     records = _records(log_path)
@@ -247,8 +269,10 @@ async def replay_to(
         print(line, file=out, flush=True)
 
     timing = Timing(**start["timing"], startup_timeout_ms=startup_timeout_ms)
-    say(f"replaying {start['game_id']} ({start['game']}, {start['num_players']} seats, seed {start['seed']}) to "
-        f"seat {seat}, recorded as {players[seat]}{_described(start, seat)}: {bot.describe()}")  # fmt: skip
+    say(
+        f"replaying {start['game_id']} ({start['game']}, {start['num_players']} seats, seed {start['seed']}) to "
+        f"seat {seat}, recorded as {players[seat]}{_described(start, seat)}: {bot.describe()}"
+    )
     given = log_dir is not None
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="replay-to-"))
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -261,11 +285,14 @@ async def replay_to(
             say(f"the bot did not start: {report.problem}")
             return report
         response = session.handshake_response
+        assert response is not None  # started: the handshake was answered
         say(f"handshake ok: {response.name} {response.version}" + (f" by {response.author}" if response.author else ""))
         if seat in start_faults:
-            fault = start_faults[seat]
-            report.problem = (f"in the recorded game seat {seat} failed before its first decision ({fault['kind']}: "
-                              f"{fault['detail']}); now it started and answered the handshake")  # fmt: skip
+            failed = start_faults[seat]
+            report.problem = (
+                f"in the recorded game seat {seat} failed before its first decision ({failed['kind']}: "
+                f"{failed['detail']}); now it started and answered the handshake"
+            )
             say(report.problem)
             return report
         await _play(start, records, decisions, start_faults, seat, session, report)
@@ -277,7 +304,7 @@ async def replay_to(
         await session.stop()
         # A bot that could not even be launched wrote no output: there is nothing to point to.
         wanted = given or report.problem is not None or bool(report.differences)
-        if wanted and session.log_path.exists():
+        if wanted and session.log_path is not None and session.log_path.exists():
             report.logs = session.log_path
             say(f"the bot's output is kept in {session.log_path}")
         elif not given:
@@ -286,61 +313,91 @@ async def replay_to(
 
 
 async def replay_command(
-    log_path: Path, seat: int, bot: BotSpec | Submission, *, as_json: bool = False, every: bool = False,
-    startup_timeout_ms: int = Timing.startup_timeout_ms, log_dir: Path | None = None,
-) -> int:  # fmt: skip
+    log_path: Path,
+    seat: int,
+    bot: BotSpec | Submission,
+    *,
+    as_json: bool = False,
+    every: bool = False,
+    startup_timeout_ms: int = Timing.startup_timeout_ms,
+    log_dir: Path | None = None,
+) -> int:
     """``referee replay-to``: build the bot if it is a submission folder, replay the game to it, print the
     report (as JSON, ``as_json``: the progress goes to stderr); return the exit status (0: no answer differs)."""
     out = sys.stderr if as_json else sys.stdout
     if isinstance(bot, Submission):
-        bot = await build_bot(bot, Report(out))
-        if bot is None:
+        built = await build_bot(bot, Report(out))
+        if built is None:
             return 1
-    report = await replay_to(log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out,
-                             every=every)  # fmt: skip
+        bot = built
+    report = await replay_to(
+        log_path, seat, bot, startup_timeout_ms=startup_timeout_ms, log_dir=log_dir, out=out, every=every
+    )
     if as_json:
         print(json.dumps(report.json(bot.describe()), indent=2))
     return 1 if report.problem or report.differences else 0
 
 
-async def _play(start, records, decisions, start_faults, seat, session, report: ReplayReport) -> None:
+async def _play(
+    start: dict[str, Any],
+    records: list[dict[str, Any]],
+    decisions: dict[int, Recorded],
+    start_faults: dict[int, dict[str, Any]],
+    seat: int,
+    session: BotSession,
+    report: ReplayReport,
+) -> None:
     """Play the recorded game again through Match, the replayed seat's messages to ``session``."""
     players = list(start["players"])
     by_seat: list[dict[int, Recorded]] = [{} for _ in players]
-    owner = {record["n"]: record["seat"] for record in records if record["type"] in ("decision", "fault")
-             and record.get("n") is not None}  # fmt: skip
+    owner = {
+        record["n"]: record["seat"]
+        for record in records
+        if record["type"] in ("decision", "fault") and record.get("n") is not None
+    }
     for number, done in decisions.items():
         by_seat[owner[number]][number] = done
     replayed = _ReplayedSeat(players[seat], by_seat[seat], session)
-    seats: list = [
-        BotFault(FaultKind(start_faults[index]["kind"]), start_faults[index]["detail"], name) if index in start_faults
-        else replayed if index == seat else _RecordedSeat(name, by_seat[index])
+    seats: list[Player | BotFault] = [
+        BotFault(FaultKind(start_faults[index]["kind"]), start_faults[index]["detail"], name)
+        if index in start_faults
+        else replayed
+        if index == seat
+        else _RecordedSeat(name, by_seat[index])
         for index, name in enumerate(players)
-    ]  # fmt: skip
+    ]
     policy = FaultPolicy(PolicyMode(start["policy"]["mode"]), start["policy"]["max_faults"])
     match = Match(
-        start["game"], seats, seed=start["seed"], game_id=start["game_id"],
-        timing=Timing(**start["timing"]), turn_limit=start["turn_limit"], policy=policy,
-        first_dealer=start["first_dealer"], decks=[parse_cards(deck) for deck in start["decks"]] if start["decks"] else None,
+        start["game"],
+        seats,
+        seed=start["seed"],
+        game_id=start["game_id"],
+        timing=Timing(**start["timing"]),
+        turn_limit=start["turn_limit"],
+        policy=policy,
+        first_dealer=start["first_dealer"],
+        decks=[parse_cards(deck) for deck in start["decks"]] if start["decks"] else None,
         players=players,
-    )  # fmt: skip
+    )
     replayed.game = match.game
     await match.play()
     report.answers = replayed.answers
 
 
-def _records(log_path: Path) -> list[dict]:
+def _records(log_path: Path) -> list[dict[str, Any]]:
     records = read_game_log(log_path)
     if not records or records[0].get("type") != "game_start":
         raise ReplayError(f"{log_path}: not a game log: it does not start with a game_start record")
     problems = verify_log(log_path)
     if problems:
-        raise ReplayError(f"{log_path}: the log does not replay through the rules engine, so it cannot be replayed "
-                          f"to a bot: {problems[0]}")  # fmt: skip
+        raise ReplayError(
+            f"{log_path}: the log does not replay through the rules engine, so it cannot be replayed "
+            f"to a bot: {problems[0]}"
+        )
     return records
 
 
-def _described(start: dict, seat: int) -> str:
+def _described(start: dict[str, Any], seat: int) -> str:
     """`` (NAME VERSION)``: what the recorded bot said of itself in its handshake, if the log has it."""
     described = (start.get("bots") or [None] * start["num_players"])[seat]
     return f" ({described['name']} {described['version']})" if described else ""
@@ -353,5 +410,4 @@ def _summary(report: ReplayReport) -> str:
     if not differences:
         return f"{made}: the bot answered every one as recorded"
     first = differences[0]
-    return (f"{made}: {len(differences)} answered otherwise than recorded; the first: {first.line()}")
-
+    return f"{made}: {len(differences)} answered otherwise than recorded; the first: {first.line()}"

@@ -19,7 +19,7 @@ A task reads the stream for the life of the session, so a reply is taken
 whenever it comes: a late reply to a decision that already ended in a fault
 (it timed out, say) is dropped without a second fault, and the stream stays
 usable; so is a second reply to a decision already answered. The usual reply is read straight from its bytes
-(:func:`referee.protocol.decision_from_bytes`), anything else with the
+(:func:`referee.wire.decision_from_bytes`), anything else with the
 protobuf library.
 """
 
@@ -30,31 +30,31 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
-from referee import __version__
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
-from referee.clock import charged_seconds, lag_monitor
+from referee.clock import LagMonitor, TimeControl, charged_seconds, lag_monitor
 from referee.faults import BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
 from referee.protocol import (
-    DECISION_REQUEST_FIELD,
     GAME_FROM_PB,
     GAME_TO_PB,
     PLAY_METHOD,
     PROTOCOL_VERSION,
     MalformedMessage,
     action_from_pb,
-    decision_from_bytes,
-    play_request,
-)  # fmt: skip
+    handshake_message,  # re-exported: the session sends it first
+)
 from referee.v2 import bot_pb2 as pb
+from referee.wire import decision_from_bytes, play_request
 
 MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 # How long a broken stream waits for the bot's exit status, so the fault can name it. It passes
@@ -74,15 +74,22 @@ WRITE_TIMEOUT_SECONDS = 5.0
 # On stop, how long the bot has to take the last messages and end its side of the stream before it is killed.
 CLOSE_GRACE_SECONDS = 1.0
 
-_HANDSHAKE_FIELD, _GAME_START_FIELD, _FAULT_NOTICE_FIELD, _GAME_END_FIELD = 2, 3, 5, 6
+# The PlayRequest fields each message goes in.
+_HANDSHAKE_FIELD = pb.PlayRequest.HANDSHAKE_FIELD_NUMBER
+_GAME_START_FIELD = pb.PlayRequest.GAME_START_FIELD_NUMBER
+_DECISION_REQUEST_FIELD = pb.PlayRequest.DECISION_REQUEST_FIELD_NUMBER
+_FAULT_NOTICE_FIELD = pb.PlayRequest.FAULT_NOTICE_FIELD_NUMBER
+_GAME_END_FIELD = pb.PlayRequest.GAME_END_FIELD_NUMBER
 
 
 class _Pending:
     """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
-    __slots__ = ("number", "waiter", "started", "usage", "move_s", "limit_s", "timer", "settled")
+    __slots__ = ("charged_s", "limit_s", "move_s", "number", "settled", "started", "timer", "usage", "waiter", "wall_s")
 
-    def __init__(self, number: int, waiter: asyncio.Future, started: float, move_s: float, limit_s: float) -> None:
+    def __init__(
+        self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float
+    ) -> None:
         self.number = number
         self.waiter = waiter
         self.started = started
@@ -91,10 +98,58 @@ class _Pending:
         self.limit_s = limit_s
         self.timer: asyncio.TimerHandle | None = None
         self.settled = False  # its times are recorded (by the deadline, for a timeout)
+        self.wall_s = self.charged_s = 0.0
+
+    def settle(self, wall_s: float, charged_s: float) -> None:
+        self.settled = True
+        self.wall_s = wall_s
+        self.charged_s = charged_s
+
+    def reply(self, chosen: Action | None, fault: BotFault | None = None) -> Reply:
+        return Reply(chosen, self.charged_s * 1000, self.wall_s * 1000, fault)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a decision came to: the action chosen (or the fault instead), the time charged and the wall time.
+
+    ``fault`` is set, and ``action`` None, when the decision ended in a fault
+    (timeout, crash, malformed or stale reply); whether the action is legal is
+    the caller's to say.
+    """
+
+    action: Action | None
+    charged_ms: float
+    wall_ms: float
+    fault: BotFault | None = None
+
+
+class Player(Protocol):
+    """What a game asks of a seat's player: a bot's :class:`BotSession`, or a player inside the referee."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def connected(self) -> bool:
+        """Whether the player can still answer (a bot whose stream is gone cannot)."""
+        ...
+
+    def game_start(self, message: pb.GameStart) -> None: ...
+
+    def fault_notice(self, message: pb.FaultNotice) -> None: ...
+
+    def game_end(self, body: bytes) -> None: ...
+
+    async def decide(
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply: ...
 
 
 class BotSession:
     """One bot: its process (see :mod:`referee.bots`) and the v2 stream the referee talks to it on."""
+
+    _loop: asyncio.AbstractEventLoop  # the loop the session runs on, from start() on
 
     def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int | None = None) -> None:
         self.process = BotProcess(spec, log_path, log_cap)
@@ -104,21 +159,18 @@ class BotSession:
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
         self.late_replies = 0  # replies to decisions that had already ended (a fault, or answered already), dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
-        self.last_wall_ms = 0.0  # the last decision's wall time and charged time
-        self.last_charged_ms = 0.0
-        self._call = None
-        self._reader: asyncio.Task | None = None
+        self._call: grpc.aio.StreamStreamCall[bytes, bytes] | None = None
+        self._reader: asyncio.Task[None] | None = None
         self._sequence = 0
         self._pending: _Pending | None = None
-        self._handshake_waiter: asyncio.Future | None = None
+        self._handshake_waiter: asyncio.Future[pb.HandshakeResponse] | None = None
         # Decisions of this game asked of this bot that have ended (answered, or a fault): a reply to one is late.
         self._ended: set[int] = set()
         self._broken: BotFault | None = None  # set once the stream is gone
-        self._lag = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lag: LagMonitor | None = None
         self._closing = False
         self._outbox: deque[tuple[int, bytes]] = deque()  # notices to send: (PlayRequest field, message bytes)
-        self._sending: asyncio.Task | None = None  # the task writing the outbox while it is not empty, or None
+        self._sending: asyncio.Task[None] | None = None  # the task writing the outbox while it is not empty, or None
         self._off_move: OffMove | None = None  # keeps the bot frozen between its decisions (referee.freezer)
 
     @property
@@ -155,8 +207,10 @@ class BotSession:
         self._lag.start()
         try:
             await self.process.launch()
+            address = self.process.address
+            assert address is not None  # launched: the bot's address is known
             self.channel = grpc.aio.insecure_channel(
-                self.process.address,
+                address,
                 options=[
                     ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
                     ("grpc.enable_retries", 0),
@@ -183,9 +237,10 @@ class BotSession:
             raise
 
     async def _wait_ready(self, timeout: float) -> None:
+        assert self.channel is not None  # opened by start()
         ready = asyncio.ensure_future(self.channel.channel_ready())
-        waiters = {ready}
-        exited = None
+        waiters: set[asyncio.Future[Any]] = {ready}
+        exited: asyncio.Future[int] | None = None
         process = self.process.process
         if process is not None:
             exited = asyncio.ensure_future(process.wait())
@@ -207,14 +262,17 @@ class BotSession:
         hits = self.process.limits_hit()
         if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
             raise BotFault(
-                FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint, self.name
+                FaultKind.STARTUP,
+                f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint,
+                self.name,
             )
         if self.process.accepts_connections():
             raise BotFault(
-                FaultKind.STARTUP, f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
+                FaultKind.STARTUP,
+                f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
                 f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
                 self.name,
-            )  # fmt: skip
+            )
         raise BotFault(FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.name)
 
     async def _handshake(self, setup: GameSetup) -> None:
@@ -258,7 +316,8 @@ class BotSession:
         moment can fail first, and gRPC then ends the call with INTERNAL
         instead: this second call, which writes nothing, cannot race.
         """
-        probe = self.channel.stream_stream(PLAY_METHOD)()
+        assert self.channel is not None  # opened by start()
+        probe: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
         try:
             async with asyncio.timeout(V1_PROBE_SECONDS):
                 code = await probe.code()
@@ -276,9 +335,11 @@ class BotSession:
         :class:`BotFault` if the stream is gone."""
         if self._broken is not None:
             raise self._broken
+        call = self._call
+        assert call is not None  # opened by start(), before anything is written
         self._sequence += 1
         try:
-            await self._call.write(play_request(self._sequence, field, body))
+            await call.write(play_request(self._sequence, field, body))
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError) as error:
             raise await self._stream_lost(error) from None
 
@@ -331,26 +392,24 @@ class BotSession:
         self.notify(_FAULT_NOTICE_FIELD, message.SerializeToString())
 
     def game_end(self, body: bytes) -> None:
-        """Send the GameEnd whose bytes are ``body`` (see ``RequestEncoder.game_end``)."""
+        """Send the GameEnd whose bytes are ``body`` (see ``referee.wire.RequestEncoder.game_end``)."""
         self.notify(_GAME_END_FIELD, body)
 
     # ----- decisions: the hot path ---------------------------------------------------
 
     async def decide(
-        self, request: bytes, number: int, move_time_ms: int, limit_ms: int,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> Action:  # fmt: skip
-        """Send an encoded DecisionRequest for decision ``number``; return the action the bot chose.
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        """Send an encoded DecisionRequest for decision ``number``; return the bot's :class:`Reply`.
 
         ``while_waiting`` is called once the request is sent, before waiting
         for the reply: work done there (the game log's formatting) costs the
         decision nothing, as the bot is thinking.
 
-        ``limit_ms`` is the time the bot may be charged before the reply is a
-        timeout (move time, bank left and grace). On return or fault,
-        ``last_wall_ms`` and ``last_charged_ms`` hold the decision's times.
-        Raises :class:`BotFault` for a timeout, crash, malformed or stale reply
-        (whether the action is legal is the caller's to say).
+        ``clock`` is the seat's: the reply is a timeout once the bot was
+        charged its :attr:`~referee.clock.TimeControl.limit_ms` (move time,
+        bank left and grace); the caller spends the charge. A timeout, crash,
+        malformed or stale reply comes back as the reply's ``fault``.
         """
         loop = self._loop
         off_move = self._off_move
@@ -358,13 +417,15 @@ class BotSession:
             off_move.on_move()  # thawed before anything is sent: notices waiting in its socket are read now
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
-        pending = self._pending = _Pending(number, loop.create_future(), time.perf_counter(), move_time_ms / 1000,
-                                           limit_ms / 1000)  # fmt: skip
+        started = time.perf_counter()
+        pending = self._pending = _Pending(
+            number, loop.create_future(), started, clock.move_time_ms / 1000, clock.limit_ms / 1000
+        )
         try:
             if self._broken is None and self.healthy:
-                await self._write(DECISION_REQUEST_FIELD, request)
+                await self._write(_DECISION_REQUEST_FIELD, request)
             else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
-                await asyncio.wait_for(self._write(DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+                await asyncio.wait_for(self._write(_DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
@@ -375,14 +436,18 @@ class BotSession:
             self.healthy = False
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
-            raise BotFault(
-                FaultKind.TIMEOUT, f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
-                self.name,
-            ) from None
-        except BotFault:
+            return pending.reply(
+                None,
+                BotFault(
+                    FaultKind.TIMEOUT,
+                    f"stopped reading its stream (a request was not taken in {WRITE_TIMEOUT_SECONDS:g} s)",
+                    self.name,
+                ),
+            )
+        except BotFault as fault:
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())
-            raise
+            return pending.reply(None, fault)
         finally:
             if pending.timer is not None:
                 pending.timer.cancel()
@@ -390,16 +455,13 @@ class BotSession:
             if off_move is not None:
                 off_move.off_move()
         self._settle_times(pending, time.perf_counter())
-        return chosen
+        return pending.reply(chosen)
 
     def _settle_times(self, pending: _Pending, now: float) -> None:
         if pending.settled:
             return
-        pending.settled = True
         wall = now - pending.started
-        charged = wall if wall <= pending.move_s else self._charge(pending, now)
-        self.last_wall_ms = wall * 1000
-        self.last_charged_ms = charged * 1000
+        pending.settle(wall, wall if wall <= pending.move_s else self._charge(pending, now))
 
     def _charge(self, pending: _Pending, now: float) -> float:
         """The honest clock's charge for ``pending`` up to ``now``, in seconds (see referee.clock)."""
@@ -411,7 +473,8 @@ class BotSession:
             if after is not None:
                 cpu = (after[0] - before[0]) / 1e6
                 stall = (after[1] - before[1]) / 1e6
-        return charged_seconds(wall, cpu, stall, self._lag.lag_before(now, pending.started))
+        lag = self._lag.lag_before(now, pending.started) if self._lag is not None else 0.0
+        return charged_seconds(wall, cpu, stall, lag)
 
     def _on_deadline(self, pending: _Pending) -> None:
         """The decision's timer: a timeout if the bot was charged its limit, else wait for what is left."""
@@ -423,15 +486,15 @@ class BotSession:
         wall_cap = pending.limit_s * WALL_CAP_FACTOR + WALL_CAP_EXTRA_SECONDS
         if charged >= pending.limit_s or wall >= wall_cap:
             self.healthy = False
-            pending.settled = True
-            self.last_wall_ms = wall * 1000
-            self.last_charged_ms = charged * 1000
+            pending.settle(wall, charged)
             limit_ms = pending.limit_s * 1000
             if charged >= pending.limit_s:
                 detail = f"no reply after {charged * 1000:.0f} ms charged (limit {limit_ms:.0f} ms; {wall * 1000:.0f} ms on the wall clock)"
             else:
-                detail = (f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
-                          f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)")  # fmt: skip
+                detail = (
+                    f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
+                    f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)"
+                )
             pending.waiter.set_exception(BotFault(FaultKind.TIMEOUT, detail, self.name))
             return
         left = max(pending.limit_s - charged, 0.001)
@@ -442,6 +505,7 @@ class BotSession:
     async def _read_stream(self) -> None:
         """Take every message the bot sends, for the life of the stream."""
         call = self._call
+        assert call is not None  # the reader starts once the stream is open
         try:
             while True:
                 data = await call.read()
@@ -449,6 +513,7 @@ class BotSession:
                     if self._closing:
                         return  # the bot ended its side after the referee ended its own: a clean close
                     raise _StreamEnded("the bot closed its stream")
+                assert isinstance(data, bytes)  # no deserializer: a message is its bytes
                 self._received(data)
                 # Let the decision just answered go on (the engine step, the next request) before asking
                 # gRPC for the next message: starting a read costs ~20 us that the next request need not wait.
@@ -472,21 +537,29 @@ class BotSession:
         if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
             fault = _v1_fault(self.name, _status_text(error.code(), error.details()))
         elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
-            fault = BotFault(FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name)
+            fault = BotFault(
+                FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name
+            )
         else:
             self._broken = BotFault(FaultKind.CRASH, "the stream is gone", self.name)  # until the exit status is in
             if self.process.process is not None:
                 await self.process.wait_exit(EXIT_STATUS_WAIT_SECONDS)
             if self.process.has_exited():
-                fault = BotFault(FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name)
+                fault = BotFault(
+                    FaultKind.CRASH, f"process {self.process.exit_detail()}" + self.process.log_hint(), self.name
+                )
             else:
-                how = _status_text(error.code(), error.details()) if isinstance(error, grpc.aio.AioRpcError) else str(error)
+                how = (
+                    _status_text(error.code(), error.details())
+                    if isinstance(error, grpc.aio.AioRpcError)
+                    else str(error)
+                )
                 fault = BotFault(FaultKind.CRASH, f"the stream broke: {how}", self.name)
         self._broken = fault
         return fault
 
     def _received(self, data: bytes) -> None:
-        read = decision_from_bytes(data)  # the usual reply, read straight from its bytes
+        read: tuple[int, Action | BotFault] | None = decision_from_bytes(data)  # the usual reply, from its bytes
         if read is None:
             read = self._read_message(data)
             if read is None:
@@ -538,7 +611,9 @@ class BotSession:
             else:
                 self._answer_fault(pending, FaultKind.MALFORMED, "sent a handshake response where a decision was asked")
         else:
-            self._answer_fault(pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)")
+            self._answer_fault(
+                pending, FaultKind.MALFORMED, "sent an empty PlayResponse (neither handshake nor decision)"
+            )
         return None
 
     def _answer_fault(self, pending: _Pending | None, kind: FaultKind, detail: str) -> None:
@@ -593,21 +668,6 @@ class BotSession:
                 self._lag = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
-
-
-def handshake_message(setup: GameSetup) -> pb.Handshake:
-    """The Handshake a bot is sent first: the protocol versions, this referee's version, the game, the limits."""
-    timing = setup.timing
-    return pb.Handshake(
-        protocol_versions=[PROTOCOL_VERSION],
-        referee_version=__version__,
-        game=GAME_TO_PB[setup.game],
-        num_players=setup.num_players,
-        time_limits=pb.TimeLimits(
-            move_time_ms=timing.move_time_ms, time_bank_ms=timing.time_bank_ms, grace_ms=timing.grace_ms
-        ),
-        turn_limit=setup.turn_limit,
-    )
 
 
 def decision_action(decision: pb.Decision, bot: str) -> Action:

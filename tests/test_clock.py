@@ -19,10 +19,24 @@ from pathlib import Path
 
 import pytest
 
-from referee.clock import LagMonitor, Timing, charged_seconds
+from referee.clock import LagMonitor, TimeControl, Timing, charged_seconds
 from tests.conftest import Bots, play, read_log
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+
+# ----- a seat's time control ------------------------------------------------------------------------
+
+
+def test_a_seat_spends_its_bank_only_beyond_the_move_time_and_never_below_zero() -> None:
+    clock = TimeControl.of(Timing(move_time_ms=200, time_bank_ms=500, grace_ms=50))
+    assert clock.limit_ms == 750
+    clock.spend(199.9)  # within the move time: the bank is untouched
+    assert (clock.bank_ms, clock.limit_ms) == (500, 750)
+    clock.spend(350.5)  # 150.5 ms over
+    assert (clock.bank_ms, clock.limit_ms) == (349, 599)
+    clock.spend(10_000)
+    assert (clock.bank_ms, clock.limit_ms) == (0, 250)
 
 
 # ----- the charge ---------------------------------------------------------------------------------

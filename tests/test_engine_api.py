@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from referee.cards import DECK, Card, parse_cards
@@ -341,3 +343,14 @@ def test_dealing_ahead_changes_nothing_the_game_does(game: type) -> None:
     given = game(3, seed=5, decks=[seeded_deck(1, 1)])
     given.deal_ahead()  # a game given its decks shuffles none
     assert given._next_deck is None
+
+
+@pytest.mark.parametrize("game_class_", [StopTheBus, BastardBrag])
+def test_the_default_action_is_legal_at_every_decision(game_class_: type[StopTheBus] | type[BastardBrag]) -> None:
+    for seed in range(20):
+        game = game_class_(game_class_.min_players + seed % 3, seed)
+        picks = random.Random(seed)
+        while not game.is_over:
+            default = game.default_action()
+            assert default in game.legal_actions(), (seed, str(default))
+            game.apply(default if picks.random() < 0.3 else picks.choice(game.legal_actions()))

@@ -59,9 +59,9 @@ def assert_complete_game(result: MatchResult, log: list[dict], log_path: Path) -
 
 def assert_forfeited_last(result: MatchResult, log: list[dict], seat: int, kind: str) -> None:
     """``seat`` was removed for a ``kind`` fault and ranks below every seat still in the game at that moment."""
-    assert result.forfeits[seat].startswith(f"{kind}: ")
+    assert result.forfeits[seat].kind.value == kind
     (forfeit,) = records(log, "forfeit", seat)
-    assert forfeit["reason"] == result.forfeits[seat]
+    assert forfeit["reason"] == str(result.forfeits[seat]) == f"{kind}: {result.forfeits[seat].detail}"
     forfeit_line = log.index(forfeit)
     out_before = {out for record in log[:forfeit_line] if record["type"] == "hand" for out in record["eliminated"]}
     still_in = set(range(len(result.players))) - out_before - {seat}

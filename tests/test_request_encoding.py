@@ -1,7 +1,7 @@
 """The referee's fast paths equal their references: request bytes, reading replies, decision log lines.
 
 The referee encodes each DecisionRequest straight from the game's state
-(``RequestEncoder``) rather than through ``Game.observation``, reads a reply's
+(``referee.wire.RequestEncoder``) rather than through ``Game.observation``, reads a reply's
 decision and action from its bytes, and writes decision log lines without
 ``json``. Each is checked here against the plain way: the message built field
 by field from ``Game.observation`` (the one place that decides what a seat may
@@ -21,15 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import DECK, Card
-from referee.faults import default_action
 from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
 from referee.gamelog import GameLog, decision_record
-from referee.protocol import (
-    MalformedMessage, RequestEncoder, action_from_pb, action_to_pb, decision_from_bytes, decision_request_to_pb,
-    game_end_to_pb,
-)  # fmt: skip
+from referee.clock import TimeControl
+from referee.protocol import MalformedMessage, action_from_pb, action_to_pb, decision_request_to_pb, game_end_to_pb
 from referee.v2 import bot_pb2 as pb
+from referee.wire import RequestEncoder, decision_from_bytes
 
 # Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).
 NUMBER_STEPS = (1, 1, 1, 126, 16_255)
@@ -52,15 +50,15 @@ def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(
         game = GAMES[game_name](players, seed, turn_limit=rng.choice((3, 40, 200)))
         game_id = "" if seed == 0 else f"league-{game_name}-{seed}"
         move_time_ms = rng.choice((1, 1000, 200_000))
-        encoder = RequestEncoder(game, game_id, move_time_ms)
+        encoder = RequestEncoder(game, game_id)
         events_sent = [0] * players
         number = 0
         while not game.is_over:
             seat = game.current_seat
             number += rng.choice(NUMBER_STEPS)
             bank_ms = rng.choice(BANKS)
-            default = default_action(game) if seed % 2 else None
-            encoded = encoder.request(number, bank_ms, events_sent[seat], default)
+            default = game.default_action() if seed % 2 else None
+            encoded = encoder.request(number, TimeControl(move_time_ms, bank_ms, 50), events_sent[seat], default)
             expected = decision_request_to_pb(game, game_id, number, events_sent[seat], move_time_ms, bank_ms, default)
             assert encoded == expected.SerializeToString(), (
                 f"seed {seed}, decision {number}, seat {seat}:\n{pb.DecisionRequest.FromString(encoded)}\n"

@@ -27,11 +27,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.faults import BotFault, FaultKind
 from referee.lanes import lane_spec
-from referee.match import Match, MatchResult
+from referee.match import Match, MatchResult, start_all
 from referee.session import BotSession
 
 if TYPE_CHECKING:
@@ -54,9 +54,7 @@ class Restarts:
             self.last_failed_log[name] = log_path
         self.failures[name] += 1
         if self.failures[name] > self.limit and name not in self.disabled:
-            self.disabled[name] = (
-                f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
-            )
+            self.disabled[name] = f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
 
 
 class BotPool:
@@ -115,16 +113,23 @@ class BotPool:
         await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
 
 
-async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict:
+async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict[str, Any]:
     """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record."""
     bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
     began = time.time()
     clock = time.perf_counter()
     try:
         match = Match(
-            league.game, bots, seed=game.seed, game_id=game.game_id, timing=league.timing,
-            turn_limit=league.turn_limit, policy=league.fault_policy, log_path=log_path, players=list(game.seats),
-        )  # fmt: skip
+            league.game,
+            bots,
+            seed=game.seed,
+            game_id=game.game_id,
+            timing=league.timing,
+            turn_limit=league.turn_limit,
+            policy=league.fault_policy,
+            log_path=log_path,
+            players=list(game.seats),
+        )
         result = await match.play()
     finally:
         await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
@@ -133,17 +138,16 @@ async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log
 
 async def acquire_all(pool: BotPool, seats: Sequence[tuple[str, int]]) -> list[BotSession | BotFault]:
     """A process (or the fault that prevents one) for each (bot, lane); interrupted, every process goes back."""
-    tasks = [asyncio.ensure_future(pool.acquire(name, lane)) for name, lane in seats]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:  # interrupted: gather cancelled them all; each ends its start (stopping its bot) first
-        await asyncio.wait(tasks)
-        acquired = [task.result() for task in tasks if not task.cancelled() and task.exception() is None]
+
+    async def give_back(acquired: list[BotSession | BotFault]) -> None:
         await asyncio.gather(*(pool.release(bot) for bot in acquired if isinstance(bot, BotSession)))
-        raise
+
+    return await start_all([pool.acquire(name, lane) for name, lane in seats], give_back)
 
 
-def game_record(game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float) -> dict:
+def game_record(
+    game: ScheduledGame, league: League, result: MatchResult, started: float, wall_s: float
+) -> dict[str, Any]:
     """The ``games.jsonl`` line of a finished game; wall-clock figures only under ``timing``."""
     return {
         **game.record(),
@@ -153,7 +157,7 @@ def game_record(game: ScheduledGame, league: League, result: MatchResult, starte
         "decisions": result.decisions,
         "faults": [dict(sorted(counter.items())) for counter in result.faults],
         # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
-        "forfeits": {str(seat): reason.split(":", 1)[0] for seat, reason in sorted(result.forfeits.items())},
+        "forfeits": {str(seat): forfeit.kind.value for seat, forfeit in sorted(result.forfeits.items())},
         **({"void": result.void_reason} if result.void else {}),
         "timing": {
             "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),

@@ -1,4 +1,4 @@
-"""What both games share: actions, public events, results, and the game interface.
+"""The game interface both games share: a pure state machine (actions and records are beside it).
 
 A game is a pure state machine. It does no I/O, reads no clock and keeps no
 global random state: every deck comes from a :class:`~referee.seeding.SeedStream`
@@ -26,201 +26,58 @@ number, wrapping round.
 
 from __future__ import annotations
 
-import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar
 
-from referee.cards import DECK, Card, format_cards, shuffled_deck
-from referee.errors import (
-    CardParseError,
-    DecksExhaustedError,
-    GameArgumentError,
-    GameOverError,
-    IllegalActionError,
-    MalformedActionError,
+from referee.cards import Card, shuffled_deck
+from referee.errors import DecksExhaustedError, GameArgumentError, GameOverError, IllegalActionError
+from referee.games.actions import (
+    CENTRE_SLOTS,
+    DECK_CARDS,
+    DRAW,
+    KNOCK,
+    PASS,
+    SHARED_ACTION_IDS,
+    STOP,
+    TAKE,
+    Action,
+    ActionKind,
+    action,
+    check_action_form,
+    require_int,
 )
+from referee.games.records import EndReason, Event, EventKind, GameResult, HandResult, Observation, Phase
 from referee.hands import HandRank, hand_rank
 from referee.seeding import SeedStream
 
+# Actions and records are re-exported: ``from referee.games.base import Action`` keeps working.
+__all__ = [
+    "CENTRE_SLOTS",
+    "DEFAULT_TURN_LIMIT",
+    "DRAW",
+    "KNOCK",
+    "PASS",
+    "STARTING_LIVES",
+    "STOP",
+    "TAKE",
+    "Action",
+    "ActionKind",
+    "EndReason",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameResult",
+    "HandResult",
+    "Observation",
+    "Phase",
+    "action",
+    "check_action_form",
+    "seeded_deck",
+]
+
 DEFAULT_TURN_LIMIT = 200
 STARTING_LIVES = 3
-
-
-class Phase(enum.Enum):
-    """Where a hand stands: normal turns, final turns after a stop or knock, or game over."""
-
-    NORMAL = "normal"
-    FINAL = "final"
-    OVER = "over"
-
-
-class ActionKind(enum.Enum):
-    """Every kind of decision in either game. The value is the action's text form."""
-
-    DRAW = "draw"  # Stop the Bus: take the top of the stock
-    TAKE = "take"  # Stop the Bus: take the top of the discard pile
-    DISCARD = "discard"  # Stop the Bus: discard one of the four cards held
-    STOP = "stop"  # Stop the Bus: call "stop the bus"
-    PASS = "pass"  # Stop the Bus: pass a final turn
-    EXCHANGE = "exchange"  # Bastard Brag: swap one card for one centre slot
-    EXCHANGE_ALL = "exchange-all"  # Bastard Brag: swap the hand for the centre
-    KNOCK = "knock"  # Bastard Brag: knock
-
-
-class Action(NamedTuple):
-    """One decision, with a text form: ``draw``, ``discard QS``, ``exchange QS 2``, ``exchange-all 7H``.
-
-    ``card`` is the card discarded (``discard``), the card given to the
-    centre (``exchange``) or the given card that will lie face up
-    (``exchange-all``). ``slot`` is the centre slot taken (``exchange``).
-    """
-
-    kind: ActionKind
-    card: Card | None = None
-    slot: int | None = None
-
-    def __str__(self) -> str:
-        kind = getattr(self.kind, "value", self.kind)  # a malformed action still prints, for its error message
-        if self.card is None:
-            return str(kind)
-        if self.slot is None:
-            return f"{kind} {self.card}"
-        return f"{kind} {self.card} {self.slot}"
-
-    @classmethod
-    def parse(cls, text: str) -> Action:
-        """Read an action from its text form; raise :class:`MalformedActionError` naming what is allowed."""
-        if not isinstance(text, str):
-            raise MalformedActionError(text, f"an action's text form is a str, not {type(text).__name__}")
-        parts = text.split()
-        if not parts:
-            raise MalformedActionError(text, "empty action; expected one of: " + ", ".join(_ACTION_FORMS.values()))
-        try:
-            kind = ActionKind(parts[0].lower())
-        except ValueError:
-            raise MalformedActionError(
-                text, f"unknown action {parts[0]!r}; expected one of: " + ", ".join(_ACTION_FORMS.values())
-            ) from None
-        expected = _ACTION_ARITY[kind]
-        if len(parts) - 1 != expected:
-            raise MalformedActionError(text, f"{kind.value!r} is written {_ACTION_FORMS[kind]!r}")
-        try:
-            card = Card.parse(parts[1]) if expected >= 1 else None
-        except CardParseError as error:
-            raise MalformedActionError(text, str(error)) from None
-        slot = None
-        if expected == 2:
-            if parts[2] not in ("0", "1", "2"):
-                raise MalformedActionError(text, f"centre slot must be 0, 1 or 2, got {parts[2]!r}")
-            slot = int(parts[2])
-        return action(kind, card, slot)
-
-
-_ACTION_FORMS = {
-    ActionKind.DRAW: "draw",
-    ActionKind.TAKE: "take",
-    ActionKind.DISCARD: "discard CARD",
-    ActionKind.STOP: "stop",
-    ActionKind.PASS: "pass",
-    ActionKind.EXCHANGE: "exchange CARD SLOT",
-    ActionKind.EXCHANGE_ALL: "exchange-all CARD",
-    ActionKind.KNOCK: "knock",
-}
-_ACTION_ARITY = {kind: form.count(" ") for kind, form in _ACTION_FORMS.items()}
-
-CENTRE_SLOTS = (0, 1, 2)  # Bastard Brag: slots 0 and 1 face down, slot 2 face up
-
-# Every possible action exists once, made here, so legal lists hold shared
-# objects, membership tests hit the identity fast path, and an action known
-# by its identity needs no further check.
-_INTERNED: dict[tuple[ActionKind, Card | None, int | None], Action] = {}
-for _kind, _arity in _ACTION_ARITY.items():
-    for _card in DECK if _arity else (None,):
-        for _slot in CENTRE_SLOTS if _arity == 2 else (None,):
-            _INTERNED[_kind, _card, _slot] = Action(_kind, _card, _slot)
-del _kind, _arity, _card, _slot
-_INTERNED_IDS = frozenset(map(id, _INTERNED.values()))
-_DECK_CARDS = frozenset(DECK)
-
-
-def action(kind: ActionKind, card: Card | None = None, slot: int | None = None) -> Action:
-    """Return the shared :class:`Action` object for ``kind``, ``card`` and ``slot``.
-
-    Raises :class:`MalformedActionError` unless ``kind`` is an
-    :class:`ActionKind`, ``card`` a :class:`Card` (exactly when the kind
-    names one) and ``slot`` the ``int`` 0, 1 or 2 (exactly for ``exchange``):
-    ``1.0`` and ``True`` are not slots, though they compare equal to 1.
-    """
-    try:
-        found = _INTERNED.get((kind, card, slot))
-    except TypeError:  # an unhashable part: certainly not an action
-        found = None
-    if found is not None and found.card is card and found.slot is slot:
-        return found
-    problem = _form_problem(kind, card, slot)
-    if problem is not None:
-        raise MalformedActionError(Action(kind, card, slot), problem)
-    return found  # type: ignore[return-value]  # well formed, with an equal card made anew
-
-
-def _form_problem(kind: object, card: object, slot: object) -> str | None:
-    """Say what makes ``(kind, card, slot)`` no possible action, or return ``None`` if it is one."""
-    if kind.__class__ is not ActionKind:
-        kinds = ", ".join(kind.value for kind in ActionKind)
-        return f"kind must be an ActionKind ({kinds}), got {kind!r} ({type(kind).__name__})"
-    form = _ACTION_FORMS[kind]
-    arity = _ACTION_ARITY[kind]
-    if card is None:
-        if arity:
-            return f"{kind.value!r} needs a card: it is written {form!r}"
-    elif not arity:
-        return f"{kind.value!r} takes no card: it is written {form!r}"
-    elif not (
-        isinstance(card, Card) and card.rank.__class__ is int and card.suit.__class__ is int and card in _DECK_CARDS
-    ):
-        return (
-            f"card must be a Card of the deck (Card.parse('QS'), or one of referee.cards.DECK), "
-            f"got {card!r} ({type(card).__name__})"
-        )
-    if slot is None:
-        if arity == 2:
-            return f"{kind.value!r} needs a centre slot: it is written {form!r}"
-    elif arity != 2:
-        return f"{kind.value!r} takes no slot: it is written {form!r}"
-    elif slot.__class__ is not int:
-        return f"the centre slot must be the int 0, 1 or 2, got {slot!r} ({type(slot).__name__})"
-    elif slot not in CENTRE_SLOTS:
-        return f"the centre slot must be 0, 1 or 2, got {slot}"
-    return None
-
-
-def check_action_form(act: object, seat: int | None = None) -> None:
-    """Raise :class:`MalformedActionError` unless ``act`` is a possible action of either game.
-
-    Possible means an :class:`Action` whose kind, card and slot have the
-    right types and shape (see :func:`action`); whether it is legal now is
-    the game's question.
-    """
-    if id(act) in _INTERNED_IDS:
-        return
-    if not isinstance(act, Action):
-        raise MalformedActionError(
-            act,
-            f"an action is an Action (Action.parse('discard QS'), or referee.games.base.action(kind, card, slot)), "
-            f"not {type(act).__name__}",
-            seat,
-        )
-    problem = _form_problem(act.kind, act.card, act.slot)
-    if problem is not None:
-        raise MalformedActionError(act, problem, seat)
-
-
-def _require_int(name: str, value: object, allowed: str) -> None:
-    """Raise :class:`GameArgumentError` unless ``value`` is an ``int`` (``True`` and ``1.0`` are not)."""
-    if value.__class__ is not int:
-        raise GameArgumentError(f"{name} must be an int ({allowed}), got {value!r} ({type(value).__name__})")
 
 
 def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
@@ -233,8 +90,9 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
     cards = tuple(deck)
     seen: set[Card] = set()
     for position, card in enumerate(cards):
-        if not (isinstance(card, Card) and card in _DECK_CARDS and card.rank.__class__ is int
-                and card.suit.__class__ is int):  # fmt: skip
+        if not (
+            isinstance(card, Card) and card in DECK_CARDS and card.rank.__class__ is int and card.suit.__class__ is int
+        ):
             raise GameArgumentError(
                 f"{source}: position {position} holds {card!r} ({type(card).__name__}), not a Card of the deck"
             )
@@ -247,140 +105,6 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
 def seeded_deck(seed: int, hand_number: int) -> list[Card]:
     """Return the deck of hand ``hand_number`` of a game with ``seed``, as a game deals it without ``decks``."""
     return shuffled_deck(SeedStream.derive(seed, "hand", hand_number, "deck"))
-
-
-DRAW = action(ActionKind.DRAW)
-TAKE = action(ActionKind.TAKE)
-STOP = action(ActionKind.STOP)
-PASS = action(ActionKind.PASS)
-KNOCK = action(ActionKind.KNOCK)
-
-
-class EventKind(enum.Enum):
-    """Kinds of public event. The value is the name used in logs and the protocol."""
-
-    DEAL = "deal"  # a hand was dealt: seat = dealer, card = the first face-up card
-    DRAW = "draw"  # seat drew the top of the stock (the card stays hidden)
-    TAKE = "take"  # seat took the top of the discard pile: card
-    DISCARD = "discard"  # seat discarded card
-    STOP = "stop"  # seat stopped the bus
-    PASS = "pass"  # seat passed its final turn
-    RECYCLE = "recycle"  # the stock was empty: count discards were shuffled into a new stock
-    EXCHANGE = "exchange"  # seat swapped a card for centre slot; face-up slot: card given, taken
-    EXCHANGE_ALL = "exchange-all"  # seat swapped its hand for the centre; card = new face-up card
-    KNOCK = "knock"  # seat knocked
-    STOCK_EXHAUSTED = "stock-exhausted"  # nothing left to recycle: the showdown comes at once
-    TURN_LIMIT = "turn-limit"  # the hand reached the turn limit: the showdown comes at once
-    SHOWDOWN = "showdown"  # hands revealed (see HandResult); seat = the loser
-    ELIMINATED = "eliminated"  # seat is out of the game
-    FORFEIT = "forfeit"  # seat was removed from the game by the referee
-    GAME_OVER = "game-over"  # seat won the game
-
-
-class Event(NamedTuple):
-    """One public event. Fields a kind does not use are ``None``."""
-
-    kind: EventKind
-    hand_number: int
-    seat: int | None = None
-    card: Card | None = None
-    taken: Card | None = None
-    slot: int | None = None
-    count: int | None = None
-
-    def __str__(self) -> str:
-        parts = [f"hand {self.hand_number}: {self.kind.value}"]
-        if self.seat is not None:
-            parts.append(f"seat={self.seat}")
-        if self.card is not None:
-            parts.append(f"card={self.card}")
-        if self.taken is not None:
-            parts.append(f"taken={self.taken}")
-        if self.slot is not None:
-            parts.append(f"slot={self.slot}")
-        if self.count is not None:
-            parts.append(f"count={self.count}")
-        return " ".join(parts)
-
-
-class EndReason(enum.Enum):
-    """Why a hand ended."""
-
-    STOP = "stop"  # Stop the Bus: final turns after a stop are done
-    KNOCK = "knock"  # Bastard Brag: final turns after a knock are done
-    STOCK_EXHAUSTED = "stock-exhausted"  # Stop the Bus: empty stock, nothing to recycle
-    TURN_LIMIT = "turn-limit"  # the hand reached the turn limit
-    FORFEIT = "forfeit"  # forfeits left a single player: no showdown
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """The outcome of one hand: every hand revealed, the loser and the lives after."""
-
-    hand_number: int
-    dealer: int
-    ended_by: EndReason
-    ender: int | None  # the stopper or knocker, if any
-    turns: int
-    hands: dict[int, tuple[Card, ...]]  # seat -> final hand, for every seat at the showdown
-    ranks: dict[int, HandRank]
-    loser: int | None  # None only when forfeits ended the hand
-    lives_after: tuple[int, ...]
-    floating_after: tuple[bool, ...]
-    eliminated: tuple[int, ...]  # seats out of the game during this hand, in order
-
-    def describe(self) -> str:
-        """Several lines for people: each hand with its rank, then the loser."""
-        lines = [f"hand {self.hand_number} (dealer seat {self.dealer}) ended by {self.ended_by.value}"]
-        for seat in sorted(self.hands):
-            mark = "  <- loses a life" if seat == self.loser else ""
-            lines.append(f"  seat {seat}: {format_cards(self.hands[seat])}  {self.ranks[seat]}{mark}")
-        for seat in self.eliminated:
-            lines.append(f"  seat {seat} is out of the game")
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """The outcome of a game: seats from first place to last."""
-
-    placements: tuple[int, ...]
-    hands_played: int
-    forfeited: tuple[int, ...]
-
-    @property
-    def winner(self) -> int:
-        return self.placements[0]
-
-    def place_of(self, seat: int) -> int:
-        """Return the 1-based place of ``seat``; raise :class:`GameArgumentError` for anything but a seat."""
-        _require_int("place_of(seat)", seat, f"a seat 0..{len(self.placements) - 1}")
-        if not 0 <= seat < len(self.placements):
-            raise GameArgumentError(f"place_of(seat): seat must be 0..{len(self.placements) - 1}, got {seat}")
-        return self.placements.index(seat) + 1
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Observation:
-    """What one seat may know, common to both games. Built only by :meth:`Game.observation`."""
-
-    game: str
-    seat: int
-    num_players: int
-    hand_number: int
-    dealer: int
-    phase: Phase
-    current_seat: int | None
-    hand: tuple[Card, ...]  # this seat's own cards (four mid-turn in Stop the Bus)
-    lives: tuple[int, ...]  # every seat's lives (tokens)
-    floating: tuple[bool, ...]  # every seat's floating state (always False in Bastard Brag)
-    in_game: tuple[bool, ...]  # every seat: still in the game
-    in_hand: tuple[bool, ...]  # every seat: taking part in the current hand
-    ender: int | None  # the stopper or knocker, once there is one
-    turns_this_hand: int  # turns finished this hand, final turns included (so may pass turn_limit then)
-    turn_limit: int  # normal turns a hand may have; final turns after a stop or knock are not limited
-    hand_events: tuple[Event, ...]  # the public history of the current hand
-    legal_actions: tuple[Action, ...]  # non-empty only when it is this seat's decision
 
 
 class Game(ABC):
@@ -414,17 +138,17 @@ class Game(ABC):
         turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> None:
         players = f"{self.min_players} to {self.max_players}"
-        _require_int("num_players", num_players, f"{self.name} is played by {players} players")
+        require_int("num_players", num_players, f"{self.name} is played by {players} players")
         if not self.min_players <= num_players <= self.max_players:
             raise GameArgumentError(f"{self.name} is played by {players} players, not {num_players}")
-        _require_int("seed", seed, "any whole number")
-        _require_int("turn_limit", turn_limit, "normal turns in a hand, at least 1")
+        require_int("seed", seed, "any whole number")
+        require_int("turn_limit", turn_limit, "normal turns in a hand, at least 1")
         if turn_limit < 1:
             raise GameArgumentError(f"turn_limit must be at least 1 (normal turns in a hand), got {turn_limit}")
         if first_dealer is None:
             first_dealer = SeedStream.derive(seed, "first-dealer").randbelow(num_players)
         else:
-            _require_int("first_dealer", first_dealer, f"a seat 0..{num_players - 1}, or None for a seeded choice")
+            require_int("first_dealer", first_dealer, f"a seat 0..{num_players - 1}, or None for a seeded choice")
             if not 0 <= first_dealer < num_players:
                 raise GameArgumentError(f"first_dealer must be a seat 0..{num_players - 1}, got {first_dealer}")
         self.num_players = num_players
@@ -502,7 +226,7 @@ class Game(ABC):
         if self.phase is Phase.OVER:
             raise GameOverError(f"the game is over; no action {str(action)!r} can be played")
         if action not in self.legal_actions():
-            raise IllegalActionError(action, self._why_illegal(action), self.current_seat)
+            raise IllegalActionError(action, self.why_illegal(action), self.current_seat)
 
     def is_legal(self, action: Action) -> bool:
         """Say whether the current seat may play ``action`` now (``False`` once the game is over).
@@ -515,7 +239,7 @@ class Game(ABC):
 
     def apply(self, action: Action) -> None:
         """Play ``action`` for the current seat, after checking it is legal (see :meth:`check_action`)."""
-        if id(action) not in _INTERNED_IDS or self.phase is Phase.OVER or action not in self.legal_actions():
+        if id(action) not in SHARED_ACTION_IDS or self.phase is Phase.OVER or action not in self.legal_actions():
             self.check_action(action)
         self._legal = None
         self._apply(action)
@@ -537,30 +261,31 @@ class Game(ABC):
         return self._observe(seat, self._common_view(seat))
 
     def _check_seat(self, seat: object, where: str) -> None:
-        _require_int(where, seat, f"a seat 0..{self.num_players - 1}")
+        require_int(where, seat, f"a seat 0..{self.num_players - 1}")
         if not 0 <= seat < self.num_players:  # type: ignore[operator]
             raise GameArgumentError(f"{where}: seat must be 0..{self.num_players - 1}, got {seat}")
 
-    def _common_view(self, seat: int) -> dict:
-        return dict(
-            game=self.name,
-            seat=seat,
-            num_players=self.num_players,
-            hand_number=self.hand_number,
-            dealer=self.dealer,
-            phase=self.phase,
-            current_seat=self.current_seat,
-            hand=tuple(self.hands[seat]),
-            lives=tuple(self.lives),
-            floating=tuple(self.floating),
-            in_game=tuple(self.in_game),
-            in_hand=tuple(self.in_hand),
-            ender=self.ender,
-            turns_this_hand=self.turns_this_hand,
-            turn_limit=self.turn_limit,
-            hand_events=self.hand_events,
-            legal_actions=self.legal_actions() if seat == self.current_seat else (),
-        )
+    def _common_view(self, seat: int) -> dict[str, Any]:
+        """The fields of every game's observation: the public state, and the seat's own hand and legal actions."""
+        return {
+            "game": self.name,
+            "seat": seat,
+            "num_players": self.num_players,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "phase": self.phase,
+            "current_seat": self.current_seat,
+            "hand": tuple(self.hands[seat]),
+            "lives": tuple(self.lives),
+            "floating": tuple(self.floating),
+            "in_game": tuple(self.in_game),
+            "in_hand": tuple(self.in_hand),
+            "ender": self.ender,
+            "turns_this_hand": self.turns_this_hand,
+            "turn_limit": self.turn_limit,
+            "hand_events": self.hand_events,
+            "legal_actions": self.legal_actions() if seat == self.current_seat else (),
+        }
 
     # ----- forfeit ----------------------------------------------------------
 
@@ -652,8 +377,12 @@ class Game(ABC):
         their ``decks`` have nothing to shuffle.
         """
         upcoming = self.hand_number + 1
-        if (self._next_deck is None and self._deck_source is None and self._fixed_decks is None
-                and self.phase is not Phase.OVER):  # fmt: skip
+        if (
+            self._next_deck is None
+            and self._deck_source is None
+            and self._fixed_decks is None
+            and self.phase is not Phase.OVER
+        ):
             self._next_deck = (upcoming, seeded_deck(self.seed, upcoming))
 
     def _start_hand(self) -> None:
@@ -787,8 +516,12 @@ class Game(ABC):
         """Legal actions of the current seat, in a stable order."""
 
     @abstractmethod
-    def _why_illegal(self, action: Action) -> str:
+    def why_illegal(self, action: Action) -> str:
         """Say why ``action`` is not legal now (it is known not to be)."""
+
+    @abstractmethod
+    def default_action(self) -> Action:
+        """The neutral legal action of the current seat: what a fault policy may play for a bot that failed."""
 
     @abstractmethod
     def _apply(self, action: Action) -> None:
@@ -803,8 +536,13 @@ class Game(ABC):
         """Return the dealer of the next hand (called after eliminations are known)."""
 
     @abstractmethod
-    def _observe(self, seat: int, common: dict) -> Observation:
-        """Build the game's observation from the common fields."""
+    def table_view(self, seat: int) -> tuple[object, ...]:
+        """What ``seat`` may see of the game's own table (piles, centre): the one place a game decides it, read
+        by :meth:`observation` and by the referee's request encoder alike."""
+
+    @abstractmethod
+    def _observe(self, seat: int, common: dict[str, Any]) -> Observation:
+        """Build the game's observation from the common fields and :meth:`table_view`."""
 
     @abstractmethod
     def cards_in_play(self) -> int:

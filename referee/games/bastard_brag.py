@@ -11,6 +11,7 @@ cards going to slots 0 and 1 in card order. See ``docs/rules.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from referee.cards import DECK, Card, format_cards
 from referee.games.base import (
@@ -54,7 +55,7 @@ class BastardBrag(Game):
     max_players = 10
     _final_reason = EndReason.KNOCK
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         # The engine's working centre, by slot; read it with centre_by_slot().
         self.centre: list[Card] = []
         self.set_aside: list[Card] = []
@@ -102,13 +103,16 @@ class BastardBrag(Game):
     # ----- legality ------------------------------------------------------------
 
     def _compute_legal(self) -> tuple[Action, ...]:
-        a, b, c = (_EXCHANGES[card] for card in self.hands[self.current_seat])
+        seat = self.current_seat
+        assert seat is not None  # legal actions are asked only while the game is on
+        a, b, c = (_EXCHANGES[card] for card in self.hands[seat])
         legal = (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], a[3], b[3], c[3])
         return (*legal, KNOCK) if self.knock_allowed() else legal
 
-    def _why_illegal(self, act: Action) -> str:
+    def why_illegal(self, act: Action) -> str:
         kind = act.kind
-        hand = self.hands[self.current_seat]
+        seat = self.current_seat
+        hand = self.hands[seat] if seat is not None else []
         if kind is ActionKind.KNOCK:
             if self.phase is Phase.FINAL:
                 return f"seat {self.ender} has already knocked; a final turn must exchange one card or all three"
@@ -130,13 +134,21 @@ class BastardBrag(Game):
             return f"{act.card} is not in your hand ({format_cards(hand)})"
         return "not allowed now"  # pragma: no cover - a well-formed exchange of a card held is legal
 
+    def default_action(self) -> Action:
+        """Exchange the lowest card for the face-up centre card."""
+        seat = self.current_seat
+        assert seat is not None  # asked only while the game is on
+        return action(ActionKind.EXCHANGE, min(self.hands[seat]), FACE_UP_SLOT)
+
     # ----- applying actions ------------------------------------------------------
 
     def _apply(self, act: Action) -> None:
         seat = self.current_seat
+        assert seat is not None  # only a legal action is applied, so the game is on
         kind = act.kind
         if kind is ActionKind.EXCHANGE:
             given, slot = act.card, act.slot
+            assert given is not None and slot is not None  # an exchange names its card and slot
             hand = self.hands[seat]
             taken = self.centre[slot]
             self.centre[slot] = given
@@ -150,10 +162,11 @@ class BastardBrag(Game):
                 self.events.append(Event(EventKind.EXCHANGE, self.hand_number, seat, slot=slot))
         elif kind is ActionKind.EXCHANGE_ALL:
             face_up = act.card
-            given = self.hands[seat]
+            assert face_up is not None  # an exchange-all names the card to lie face up
+            given_hand = self.hands[seat]
             taken_face_up = self.centre[FACE_UP_SLOT]
             self.hands[seat] = sorted(self.centre)
-            face_down = [card for card in given if card != face_up]
+            face_down = [card for card in given_hand if card != face_up]
             self.centre = [face_down[0], face_down[1], face_up]
             self.centre_known_to = [seat, seat]
             self.events.append(Event(EventKind.EXCHANGE_ALL, self.hand_number, seat, face_up, taken_face_up))
@@ -176,14 +189,16 @@ class BastardBrag(Game):
 
     # ----- observation -------------------------------------------------------------
 
-    def _observe(self, seat: int, common: dict) -> BastardBragObservation:
+    def table_view(self, seat: int) -> tuple[Card | None, Card | None, Card]:
+        """What ``seat`` may see of the centre, by slot: a face-down card only while it is the seat that put it
+        there, the face-up card always."""
         centre = self.centre
         known = self.centre_known_to
-        return BastardBragObservation(
-            **common,
-            centre=(
-                centre[0] if known[0] == seat else None,
-                centre[1] if known[1] == seat else None,
-                centre[FACE_UP_SLOT],
-            ),
+        return (
+            centre[0] if known[0] == seat else None,
+            centre[1] if known[1] == seat else None,
+            centre[FACE_UP_SLOT],
         )
+
+    def _observe(self, seat: int, common: dict[str, Any]) -> BastardBragObservation:
+        return BastardBragObservation(**common, centre=self.table_view(seat))

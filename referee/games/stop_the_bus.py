@@ -15,6 +15,7 @@ and drawn from index 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from referee.cards import DECK, Card, format_cards, shuffle
 from referee.games.base import (
@@ -62,7 +63,7 @@ class StopTheBus(Game):
     max_players = 9
     _final_reason = EndReason.STOP
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         # The engine's working piles; read them with stock_top_first() and discard_pile_top_first().
         self.stock: list[Card] = []  # next card to draw is stock[-1]
         self.discard_pile: list[Card] = []  # top is discard_pile[-1]
@@ -139,13 +140,15 @@ class StopTheBus(Game):
             if self.discard_pile:
                 return _FINAL_TURN if self.phase is Phase.FINAL else _NORMAL_TURN
             return _FINAL_TURN_NO_DISCARD if self.phase is Phase.FINAL else _NORMAL_TURN_NO_DISCARD
-        hand = self.hands[self.current_seat]
+        seat = self.current_seat
+        assert seat is not None  # legal actions are asked only while the game is on
+        hand = self.hands[seat]
         if pending[0] is TAKE:
             taken = pending[1]
             return tuple(_DISCARD[card] for card in hand if card != taken)
         return tuple(map(_DISCARD.__getitem__, hand))
 
-    def _why_illegal(self, act: Action) -> str:
+    def why_illegal(self, act: Action) -> str:
         kind = act.kind
         hand = self.hands[self.current_seat] if self.current_seat is not None else []
         if kind not in (ActionKind.DRAW, ActionKind.TAKE, ActionKind.DISCARD, ActionKind.STOP, ActionKind.PASS):
@@ -167,14 +170,26 @@ class StopTheBus(Game):
             return "there is no pass on a normal turn; pass is allowed only in a final turn after a stop"
         return "not allowed now"  # pragma: no cover - every legal kind is handled above
 
+    def default_action(self) -> Action:
+        """Draw from the stock on a normal turn, pass a final turn; after a draw, discard the drawn card (the
+        hand is unchanged), after a take the lowest other card."""
+        pending = self.pending
+        if pending is None:
+            return PASS if self.phase is Phase.FINAL else DRAW
+        if pending[0] is DRAW:
+            return _DISCARD[pending[1]]
+        return self.legal_actions()[0]
+
     # ----- applying actions ------------------------------------------------------
 
     def _apply(self, act: Action) -> None:
         seat = self.current_seat
+        assert seat is not None  # only a legal action is applied, so the game is on
         kind = act.kind
         hand = self.hands[seat]
         if kind is ActionKind.DISCARD:
             card = act.card
+            assert card is not None  # a discard names its card
             hand.remove(card)
             self.discard_pile.append(card)
             self.pending = None
@@ -239,13 +254,26 @@ class StopTheBus(Game):
 
     # ----- observation -------------------------------------------------------------
 
-    def _observe(self, seat: int, common: dict) -> StopTheBusObservation:
+    def table_view(self, seat: int) -> tuple[Card | None, int, int, Card | None, bool]:
+        """What ``seat`` may see of the piles: the discard pile's top, the stock's and the pile's sizes, and the
+        card just drawn or taken with whether it was taken (to the seat that drew it, mid-turn, only)."""
         pending = self.pending if seat == self.current_seat else None
+        discard_pile = self.discard_pile
+        return (
+            discard_pile[-1] if discard_pile else None,
+            len(self.stock),
+            len(discard_pile),
+            pending[1] if pending is not None else None,
+            pending is not None and pending[0] is TAKE,
+        )
+
+    def _observe(self, seat: int, common: dict[str, Any]) -> StopTheBusObservation:
+        discard_top, stock_count, discard_count, drawn_card, took_discard = self.table_view(seat)
         return StopTheBusObservation(
             **common,
-            discard_top=self.discard_pile[-1] if self.discard_pile else None,
-            stock_count=len(self.stock),
-            discard_count=len(self.discard_pile),
-            drawn_card=pending[1] if pending else None,
-            took_discard=pending is not None and pending[0] is TAKE,
+            discard_top=discard_top,
+            stock_count=stock_count,
+            discard_count=discard_count,
+            drawn_card=drawn_card,
+            took_discard=took_discard,
         )

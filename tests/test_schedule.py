@@ -32,9 +32,9 @@ from referee.schedule import (
     table_seed,
     tables_for_games,
 )
-from referee.schedule import sampled as sampled_module
+from referee.schedule import draw as draw_module
 from referee.schedule.base import spaced_shifts
-from referee.schedule.sampled import draw_tables
+from referee.schedule.draw import draw_tables
 from referee.seeding import derive_seed
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
@@ -399,8 +399,8 @@ def test_the_draw_keeps_its_guarantees(bots, table_size, tables_per_bot):
 
 @pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), [(30, 4, 40), (25, 3, 41)])
 def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_size, tables_per_bot):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
-    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
+    plan = list(draw_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
     assert len(plan) >= 3 and sum(tables for tables, _ in plan) == tables_per_bot
     check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3, rotations=table_size)
 
@@ -409,8 +409,8 @@ def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_
     ("bots", "table_size", "tables_per_bot", "rotations"), [(20, 4, 24, 2), (18, 6, 30, 3), (15, 3, 30, 1)]
 )
 def test_seats_stay_even_over_several_blocks(monkeypatch, bots, table_size, tables_per_bot, rotations):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
-    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
+    plan = list(draw_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
     assert len(plan) >= 4 and sum(tables for tables, _ in plan) == tables_per_bot
     check_sampled(bot_names(bots), table_size, tables_per_bot * rotations, league_seed=7, rotations=rotations)
 
@@ -459,7 +459,7 @@ def test_any_sampled_game_is_found_by_its_index():
 
 
 def test_a_longer_draw_starts_with_the_shorter_ones_blocks(monkeypatch):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 40)  # 10 bots: a block gives each bot 4 tables of 2
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 40)  # 10 bots: a block gives each bot 4 tables of 2
     shorter = list(draw_tables(10, 2, 10 * 10 // 2, league_seed=8))  # blocks of 4, 4 and 2 tables a bot
     longer = list(draw_tables(10, 2, 10 * 13 // 2, league_seed=8))  # blocks of 4, 4, 4 and 1
     assert longer[:40] == shorter[:40]

@@ -51,8 +51,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group, tables_for_games
+from referee.schedule.draw import draw_tables
 from referee.schedule.round_robin import combination_at, tables
-from referee.schedule.sampled import MAX_SAMPLED_BOTS, draw_tables
+from referee.schedule.sampled import MAX_SAMPLED_BOTS
 from referee.seeding import derive_seed
 
 

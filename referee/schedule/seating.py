@@ -29,7 +29,7 @@ bipartite graph is even, so its colours alternate all the way round) and each
 table keeps its ``g`` of each. Each recolouring lowers the sum of squares of
 the bots' class counts, so it ends.
 
-The draw comes in blocks (:func:`referee.schedule.sampled.draw_blocks`), and
+The draw comes in blocks (:func:`referee.schedule.draw.draw_blocks`), and
 each block is coloured on its own, so a bot's counts could drift a little
 apart from block to block. So then, while a bot has, counting its earlier
 blocks, two classes two or more apart, one of its tables moves from the fuller

@@ -44,7 +44,8 @@ from typing import NamedTuple
 
 from referee import __version__
 from referee.atomic import replace_json
-from referee.config import League, LeagueBot, Submission, resolve_command
+from referee.commands import resolve_command
+from referee.config import League, LeagueBot, Submission
 from referee.errors import LeagueError
 from referee.printable import printable
 

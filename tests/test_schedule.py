@@ -26,7 +26,6 @@ from referee.schedule import (
     ScheduledGame,
     combination_at,
     json_lines,
-    schedule,
     schedule_games,
     table_lines,
     table_seed,
@@ -548,17 +547,17 @@ def test_impossible_gauntlets_are_refused(bots, candidates, table_size, message)
 
 def test_the_same_league_file_gives_the_same_schedule(tmp_path):
     path = write_league(tmp_path, NAMES[:4])
-    first = list(schedule(load_league(path)))
-    assert first == list(schedule(load_league(path)))
+    first = list(load_league(path).schedule())
+    assert first == list(load_league(path).schedule())
     assert first == list(schedule_games(NAMES[:4], 3, 2, league_seed=99))
 
 
 def test_the_league_file_chooses_the_format(tmp_path):
     sampled = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: sampled, games_per_bot: 6}"))
-    assert sampled.format == Sampled(6) and isinstance(schedule(sampled), SampledSchedule)
+    assert sampled.format == Sampled(6) and isinstance(sampled.schedule(), SampledSchedule)
     gauntlet = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: gauntlet, candidates: [bob]}"))
     assert gauntlet.candidates == ("bob",)
-    assert {game.candidate for game in schedule(gauntlet)} == {"bob"}
+    assert {game.candidate for game in gauntlet.schedule()} == {"bob"}
     default = load_league(write_league(tmp_path, NAMES, "table_size: 3"))
     assert default.format == RoundRobin() and default.candidates == ()
 
@@ -570,15 +569,15 @@ def test_a_gauntlet_whose_candidate_was_left_out_plays_on_with_the_others(tmp_pa
     league = load_league(write_league(tmp_path, NAMES, body))
     without_bob = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name != "bob"))
     assert without_bob.candidates == ("dave",)
-    assert {game.candidate for game in schedule(without_bob)} == {"dave"}
+    assert {game.candidate for game in without_bob.schedule()} == {"dave"}
     alone = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name not in ("bob", "dave")))
     with pytest.raises(LeagueError, match="no candidate of the gauntlet is left"):
-        schedule(alone)
+        alone.schedule()
 
 
 @pytest.mark.parametrize("seeds", [False, True])
 def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_asked(tmp_path, seeds):
-    games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
+    games = load_league(write_league(tmp_path, NAMES[:4])).schedule()
     lines = list(table_lines(games, seeds=seeds))
     assert lines[0] == "24 games: 4 tables x 3 rotations x 2 rounds"
     assert lines[2].split() == ("# game round table rotation seat 0 seat 1 seat 2" + " seed" * seeds).split()
@@ -595,13 +594,13 @@ def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_ask
 
 def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
     league = load_league(write_league(tmp_path, NAMES, "table_size: 2\nformat: {type: gauntlet, candidates: [erin]}"))
-    lines = list(table_lines(schedule(league)))
+    lines = list(table_lines(league.schedule()))
     assert lines[2].split()[-1] == "candidate"
     assert all(row.split()[-1] == "erin" for row in lines[4:])
 
 
 def test_json_lines_are_the_records_of_the_games_seeds_as_strings_only_when_asked(tmp_path):
-    games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
+    games = load_league(write_league(tmp_path, NAMES[:4])).schedule()
     with_seeds = [{**game.record(), "seed": str(game.seed)} for game in games]
     assert [json.loads(line) for line in json_lines(games, seeds=True)] == with_seeds
     without = [json.loads(line) for line in json_lines(games)]
@@ -655,4 +654,4 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
     counts = [met[pair] for pair in itertools.combinations(bot_names(30), 2)]
     assert min(counts) >= 1 and max(counts) - min(counts) <= 2  # every pair meets, counts at most 2 apart
     assert records == [{key: value for key, value in game.record().items() if key != "seed"}
-                       for game in schedule(load_league(path))]  # fmt: skip
+                       for game in load_league(path).schedule()]  # fmt: skip

@@ -38,7 +38,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -90,10 +90,18 @@ async def build_submissions(
         if earlier is not None:
             first, result, copy = earlier
             outcome = "built" if result.ok else "failed"
-            results.append(BuildResult(bot.name, result.ok, f"{bot.name}: same folder as {first}, so the same build "
-                                       f"({outcome}; see {first})", result.reused))  # fmt: skip
+            results.append(
+                BuildResult(
+                    bot.name,
+                    result.ok,
+                    f"{bot.name}: same folder as {first}, so the same build ({outcome}; see {first})",
+                    result.reused,
+                )
+            )
         else:
-            result, copy = await build_submission(bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed)
+            result, copy = await build_submission(
+                bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed
+            )
             done[submission.folder] = (bot.name, result, copy)
             results.append(result)
         if results[-1].ok:
@@ -116,7 +124,12 @@ async def build_submissions(
 
 
 async def build_submission(
-    bot: LeagueBot, output: Path, log_dir: Path, timeout_s: float, *, retry_failed: bool = True,
+    bot: LeagueBot,
+    output: Path,
+    log_dir: Path,
+    timeout_s: float,
+    *,
+    retry_failed: bool = True,
     rebuild_changed: bool = False,
 ) -> tuple[BuildResult, Path]:
     """Copy and build one bot's submission in ``OUTPUT/builds/BOT``, or reuse the build recorded there;
@@ -174,8 +187,13 @@ def _recorded(
     if record.get("ok") is not True:
         if retry_failed:
             return None
-        return BuildResult(bot.name, False, f"{record.get('message')} (recorded on {when}: a build that failed "
-                           "stands once the league has finished games)", reused=True)  # fmt: skip
+        return BuildResult(
+            bot.name,
+            False,
+            f"{record.get('message')} (recorded on {when}: a build that failed "
+            "stands once the league has finished games)",
+            reused=True,
+        )
     _, problem = resolve_command(submission.run, copy, bot.spec.env)
     if problem:  # the copy was removed or damaged since: build it again
         return None
@@ -211,18 +229,21 @@ async def _copy_and_build(
     except BaseException:
         _remove(copy)  # interrupted: the next run starts this build afresh
         raise
-    replace_json(record_path, {
-        "record_version": _RECORD_VERSION,
-        "bot": bot.name,
-        "source": str(submission.folder),
-        "manifest": _manifest(submission),
-        "digest": digest.hexdigest(),
-        "ok": result.ok,
-        "message": result.message,
-        "seconds": round(time.monotonic() - started, 3),
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "referee_version": __version__,
-    })  # fmt: skip
+    replace_json(
+        record_path,
+        {
+            "record_version": _RECORD_VERSION,
+            "bot": bot.name,
+            "source": str(submission.folder),
+            "manifest": _manifest(submission),
+            "digest": digest.hexdigest(),
+            "ok": result.ok,
+            "message": result.message,
+            "seconds": round(time.monotonic() - started, 3),
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "referee_version": __version__,
+        },
+    )
     return result
 
 
@@ -268,8 +289,13 @@ async def _build(bot: LeagueBot, submission: Submission, copy: Path, log_path: P
             False,
             f"{described} failed with {how} after {elapsed:.1f} s; its output is in {log_path}{_log_tail(log_path)}",
         )
-    return _check_run_program(bot, submission, copy, f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})",
-                              f"{described} succeeded, but its run command")  # fmt: skip
+    return _check_run_program(
+        bot,
+        submission,
+        copy,
+        f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})",
+        f"{described} succeeded, but its run command",
+    )
 
 
 def _check_run_program(
@@ -291,8 +317,12 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
 
 
 def _manifest(submission: Submission) -> dict:
-    return {"name": submission.name, "version": submission.version, "build": submission.build,
-            "run": list(submission.run)}  # fmt: skip
+    return {
+        "name": submission.name,
+        "version": submission.version,
+        "build": submission.build,
+        "run": list(submission.run),
+    }
 
 
 def _log_tail(log_path: Path) -> str:
@@ -347,7 +377,7 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
 
 
 def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[bytes], None]) -> None:
-    with open(source, "rb") as reader, (open(target, "xb") if target is not None else contextlib.nullcontext()) as out:
+    with open(source, "rb") as reader, open(target, "xb") if target is not None else contextlib.nullcontext() as out:
         while chunk := reader.read(_COPY_CHUNK_BYTES):
             update(chunk)
             if out is not None:

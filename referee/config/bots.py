@@ -47,9 +47,11 @@ def read_network(
             node = keys.get("transport")
             where = "transport" if node is not None else key
             raise checker.error(
-                node, where, "tcp needs network: host (a bot in its sandbox has no network by default, so the "
+                node,
+                where,
+                "tcp needs network: host (a bot in its sandbox has no network by default, so the "
                 "referee could not reach it over TCP); add network: host, or use transport: unix",
-            )  # fmt: skip
+            )
         return default
     network = checker.choice(keys[name], key, NETWORKS)
     if network == "none" and transport == "tcp":
@@ -73,8 +75,11 @@ def hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path)
     a file it names in another bot's folder is shown alone.
     """
     competition = [(str(output), "the league's output"), (str(league_file.resolve()), "the league file")]
-    owners = [sandbox.Owner(bot.name, bot.spec.cwd or "", tuple(_own_paths(bot)), _private_paths(bot))
-              for bot in bots if bot.spec.command]  # fmt: skip
+    owners = [
+        sandbox.Owner(bot.name, bot.spec.cwd or "", tuple(_own_paths(bot)), _private_paths(bot))
+        for bot in bots
+        if bot.spec.command
+    ]
     hidden = sandbox.hidden_from_each(owners, competition)
     hidden_bots = []
     for index, bot in enumerate(bots):
@@ -97,7 +102,9 @@ def hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path)
                     f"{path}, which no bot may see; give the bot what it needs in a folder of its own"
                 )
             given_cwd = "cwd" in bot.written
-            folders = tuple(sandbox.command_folders(spec.command, spec.cwd, given_cwd, bare_cwd=not given_cwd, hidden=others))
+            folders = tuple(
+                sandbox.command_folders(spec.command, spec.cwd, given_cwd, bare_cwd=not given_cwd, hidden=others)
+            )
         spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
         hidden_bots.append(dataclasses.replace(bot, spec=spec))
     return hidden_bots
@@ -110,7 +117,10 @@ def _own_paths(bot: LeagueBot) -> list[tuple[str, str]]:
     if bot.submission is not None:
         own = [(str(bot.submission.folder), "submission folder")]
     else:
-        own = [(spec.cwd, "folder (its cwd)"), *((path, "own files") for path in sandbox.own_paths(spec.command, spec.cwd))]
+        own = [
+            (spec.cwd, "folder (its cwd)"),
+            *((path, "own files") for path in sandbox.own_paths(spec.command, spec.cwd)),
+        ]
     return [*own, *((folder, "shared folder") for folder in spec.shared)]
 
 
@@ -121,8 +131,15 @@ def _private_paths(bot: LeagueBot) -> tuple[str, ...]:
 
 
 def read_bot(
-    checker: Checker, entry: yaml.Node, key: str, folder: Path, transport: str, network: str, sandboxed: bool,
-    league_limits: ResourceLimits, freeze: bool,
+    checker: Checker,
+    entry: yaml.Node,
+    key: str,
+    folder: Path,
+    transport: str,
+    network: str,
+    sandboxed: bool,
+    league_limits: ResourceLimits,
+    freeze: bool,
 ) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]
@@ -216,12 +233,18 @@ def read_address(checker: Checker, node: yaml.Node, key: str) -> str:
     text = checker.text(node, key)
     problem = address_problem(text)
     if problem:
-        raise checker.error(node, key, f"{shown(node)} is not an address ({problem}); give HOST:PORT of a bot "
-                                    "server already running (e.g. 127.0.0.1:50051), or unix:/PATH of its socket")
+        raise checker.error(
+            node,
+            key,
+            f"{shown(node)} is not an address ({problem}); give HOST:PORT of a bot "
+            "server already running (e.g. 127.0.0.1:50051), or unix:/PATH of its socket",
+        )
     return text
 
 
-_HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+)
 
 
 def address_problem(text: str) -> str | None:

@@ -25,13 +25,17 @@ def unstartable_limits(league: League) -> list[str]:
         for key, floor, why in floors:
             value = getattr(bot.spec.limits, key, None) if getattr(bot.spec, "limits", None) else None
             if value is not None and value < floor:
-                warnings.append(f"{league.source}: warning: bot {bot.name}: limits.{key} is {value}; the sample Python "
-                                f"bot needs {floor} to start ({why}): a bot held below what it needs fails to start "
-                                "in every game")  # fmt: skip
+                warnings.append(
+                    f"{league.source}: warning: bot {bot.name}: limits.{key} is {value}; the sample Python "
+                    f"bot needs {floor} to start ({why}): a bot held below what it needs fails to start "
+                    "in every game"
+                )
     if league.timing.startup_timeout_ms < 200:
-        warnings.append(f"{league.source}: warning: startup_timeout_ms is {league.timing.startup_timeout_ms}, below "
-                        "200: no bot process starts, listens and answers its handshake that fast, so every game "
-                        "would be forfeited")  # fmt: skip
+        warnings.append(
+            f"{league.source}: warning: startup_timeout_ms is {league.timing.startup_timeout_ms}, below "
+            "200: no bot process starts, listens and answers its handshake that fast, so every game "
+            "would be forfeited"
+        )
     return warnings
 
 

@@ -57,17 +57,19 @@ def _games(
     node, key = keys[schema.name], f"format.{schema.name}"
     if rotations is not None and games < rotations:
         raise checker.error(
-            node, key,
+            node,
+            key,
             f"{games} is fewer than one table's games: a table plays {rotations} games, one per seat rotation it "
             f"plays (format.rotations), so write {rotations} or more (a multiple of {rotations}, or it is rounded "
             "to one)",
-        )  # fmt: skip
+        )
     if rotations is None and games < table_size:
         raise checker.error(
-            node, key,
+            node,
+            key,
             f"{games} is fewer than one table's games: a table of {table_size} plays {table_size} games, one per "
             f"seat rotation, so write {table_size} or more (a multiple of {table_size}, or it is rounded to one)",
-        )  # fmt: skip
+        )
     return games
 
 
@@ -91,22 +93,26 @@ def _sprt(
     candidates = _candidates(checker, keys["candidates"], bot_names)
     if len(candidates) != 2:
         raise checker.error(
-            keys["candidates"], "format.candidates",
+            keys["candidates"],
+            "format.candidates",
             f"{len(candidates)} bot{'' if len(candidates) == 1 else 's'} listed; a duel has exactly two candidates, "
             "A and B, e.g. [new, old] (A's advantage over B is what the test measures)",
-        )  # fmt: skip
+        )
     pairs = [measure for measure, pair in HYPOTHESIS_KEYS.items() if any(key in keys for key in pair)]
     if not pairs:
         raise checker.error(
-            node, "format", "a duel needs its hypotheses: elo0 and elo1 (Elo), or difference0 and difference1 "
+            node,
+            "format",
+            "a duel needs its hypotheses: elo0 and elo1 (Elo), or difference0 and difference1 "
             f"(mean score difference); write format: {FORMAT_EXAMPLES[Sprt.type]}",
-        )  # fmt: skip
+        )
     if len(pairs) > 1:
         extra = next(key for key in HYPOTHESIS_KEYS[Measure.SCORE_DIFFERENCE] if key in keys)
         raise checker.error(
-            keys[extra], f"format.{extra}",
+            keys[extra],
+            f"format.{extra}",
             "give either elo0 and elo1 or difference0 and difference1, not both: a test measures one of them",
-        )  # fmt: skip
+        )
     measure = pairs[0]
     first, second = HYPOTHESIS_KEYS[measure]
     for key, other in ((first, second), (second, first)):
@@ -116,25 +122,28 @@ def _sprt(
     h1: float = checker.key(keys, _SPRT[second], "format.")
     if not h0 < h1:
         raise checker.error(
-            keys[second], f"format.{second}",
+            keys[second],
+            f"format.{second}",
             f"{keys[second].value} is not above {first} ({keys[first].value}); H1 ({second}) is the larger advantage "
             f"of {candidates[0]} over {candidates[1]}, H0 ({first}) the smaller, e.g. {first}: 0, {second}: "
             + ("10" if measure is Measure.ELO else "0.05"),
-        )  # fmt: skip
+        )
     rates: dict[str, float] = {key: checker.key(keys, _SPRT[key], "format.") for key in ("alpha", "beta")}
     if rates["alpha"] + rates["beta"] >= 1.0:
         raise checker.error(
-            keys.get("beta", keys.get("alpha")), "format.beta" if "beta" in keys else "format.alpha",
+            keys.get("beta", keys.get("alpha")),
+            "format.beta" if "beta" in keys else "format.alpha",
             f"alpha {rates['alpha']:g} plus beta {rates['beta']:g} is 1 or more; the two error rates must add up "
             "to less than 1 (0.05 each is usual)",
-        )  # fmt: skip
+        )
     max_games: int = checker.key(keys, _SPRT["max_games"], "format.")
     if "max_games" in keys and max_games < table_size:
         raise checker.error(
-            keys["max_games"], "format.max_games",
+            keys["max_games"],
+            "format.max_games",
             f"{max_games} is fewer than one deal's games: a deal at a table of {table_size} plays {table_size} "
             f"games, one per seat rotation, so write {table_size} or more (it is rounded down to whole deals)",
-        )  # fmt: skip
+        )
     return Sprt((candidates[0], candidates[1]), measure, h0, h1, rates["alpha"], rates["beta"], max_games)
 
 
@@ -150,8 +159,12 @@ def _candidates(checker: Checker, node: yaml.Node, bot_names: tuple[str, ...]) -
         if name not in bot_names:
             close = difflib.get_close_matches(name, bot_names, n=1, cutoff=0.6)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
-            raise checker.error(item, f"{key}[{index}]", f"{json.dumps(name)} is not a bot of this league{hint}; "
-                                "a candidate is one of the bots listed under bots")  # fmt: skip
+            raise checker.error(
+                item,
+                f"{key}[{index}]",
+                f"{json.dumps(name)} is not a bot of this league{hint}; "
+                "a candidate is one of the bots listed under bots",
+            )
         if name in candidates:
             raise checker.error(
                 item, f"{key}[{index}]", f"{json.dumps(name)} is listed twice; list each candidate once"
@@ -161,9 +174,14 @@ def _candidates(checker: Checker, node: yaml.Node, bot_names: tuple[str, ...]) -
 
 
 def check_size(
-    checker: Checker, keys: dict[str, yaml.Node], league_format: Format, bot_names: tuple[str, ...],
-    table_size: int, rounds: int, seed: int,
-) -> None:  # fmt: skip
+    checker: Checker,
+    keys: dict[str, yaml.Node],
+    league_format: Format,
+    bot_names: tuple[str, ...],
+    table_size: int,
+    rounds: int,
+    seed: int,
+) -> None:
     """Check that a schedule can be made and that its game count stays within MAX_GAMES, without making it."""
     format_node = keys.get("format", keys["bots"])
     one_round = isinstance(league_format, Sampled | Sprt) or (
@@ -172,10 +190,11 @@ def check_size(
     if one_round and rounds != 1:
         length = {Sampled.type: "games_per_bot", Sprt.type: "max_games"}.get(league_format.type, "games_per_candidate")
         raise checker.error(
-            keys["rounds"], "rounds",
+            keys["rounds"],
+            "rounds",
             f"{rounds} is not allowed with format {league_format.type}: it plays one round, as long as "
             f"format.{length} says; remove rounds and raise {length} for a longer league",
-        )  # fmt: skip
+        )
     try:
         games = league_format.schedule(bot_names, table_size, rounds, seed).count
     except ValueError as error:
@@ -183,7 +202,8 @@ def check_size(
     if games > MAX_GAMES:
         where = "rounds" if rounds > 1 else ("format" if "format" in keys else "bots")
         raise checker.error(
-            keys.get(where, format_node), where,
+            keys.get(where, format_node),
+            where,
             f"the league would play {games:,} games, more than the {MAX_GAMES:,} a schedule can number; "
             "use fewer rounds, or format: {type: sampled, games_per_bot: N} for a large field",
-        )  # fmt: skip
+        )

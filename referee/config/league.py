@@ -136,10 +136,17 @@ def load_league(path: str | os.PathLike[str]) -> League:
     seed: int = checker.key(keys, _KEYS["seed"])
     warnings = []
     if is_guessable(seed):
-        warnings.append(checker.located(keys["seed"], "seed", (
-            f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
-            "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
-            "prints one) and publish it when the league is over (its pages show a commitment until then)")))
+        warnings.append(
+            checker.located(
+                keys["seed"],
+                "seed",
+                (
+                    f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
+                    "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
+                    "prints one) and publish it when the league is over (its pages show a commitment until then)"
+                ),
+            )
+        )
     table_node = keys["table_size"]
     table_size: int = checker.key(keys, _KEYS["table_size"])
     if not game_class.min_players <= table_size <= game_class.max_players:

@@ -107,7 +107,12 @@ class Checker:
             return TOO_LONG
 
     def mapping(
-        self, node: yaml.Node, key: str, allowed: tuple[str, ...], required: tuple[str, ...], what: str = "",
+        self,
+        node: yaml.Node,
+        key: str,
+        allowed: tuple[str, ...],
+        required: tuple[str, ...],
+        what: str = "",
         rules: Mapping[str, str] | None = None,
     ) -> dict[str, yaml.Node]:
         """Return a mapping's value nodes by key, after checking for unknown, repeated and missing keys
@@ -211,9 +216,14 @@ class Checker:
         return value
 
     def optional_integer(
-        self, keys: dict[str, yaml.Node], name: str, default: int, minimum: int, prefix: str = "",
+        self,
+        keys: dict[str, yaml.Node],
+        name: str,
+        default: int,
+        minimum: int,
+        prefix: str = "",
         maximum: int | None = None,
-    ) -> int:  # fmt: skip
+    ) -> int:
         return self.integer(keys[name], prefix + name, minimum, maximum) if name in keys else default
 
     def real(self, node: yaml.Node, key: str, low: float, high: float, inclusive: bool = True) -> float:
@@ -257,7 +267,9 @@ class Checker:
             value = self.value(value_node) if isinstance(value_node, yaml.ScalarNode) else None
             if type(value) not in (str, int, float):
                 written_value = shown(value_node)
-                raise self.error(value_node, f"{key}.{variable}", f"{written_value} is not allowed; write text or a number")
+                raise self.error(
+                    value_node, f"{key}.{variable}", f"{written_value} is not allowed; write text or a number"
+                )
             env[variable] = value_node.value
         return env
 

@@ -62,6 +62,8 @@ class Key:
             return " | ".join(self.choices)
         if self.kind == "boolean":
             return "true | false"
+        if self.kind in ("name", "text"):
+            return f"a {self.kind}"
         if self.kind == "seconds":
             return "above 0" + (f", at most {_number(self.maximum)}" if self.maximum is not None else "")
         if self.kind in ("integer", "real"):
@@ -230,11 +232,20 @@ FORMAT_EXAMPLES = {
 LIMITS: tuple[Key, ...] = tuple(
     Key(name, "integer", help, default=getattr(DEFAULT_LIMITS, name), minimum=1, value="N | none")
     for name, help in (
-        ("memory_mb", "memory of all the bot's processes together (and its files in its writable places), in MB"),
+        (
+            "memory_mb",
+            "memory of all the bot's processes together (and its files in its writable places, and so their number)",
+        ),
         ("processes", "processes and threads at once"),
         ("cpu_seconds", "CPU time of all its processes over the bot process's life (many games)"),
         ("open_files", "open files, per process"),
-        ("output_mb", "the most of its output kept in its log, and the size of each of its writable places, in MB"),
+        (
+            "output_mb",
+            (
+                "its log (it keeps the first `output_mb` MB of the bot's output) and each of its writable "
+                "places (`/tmp`, `/scratch`, `/dev/shm`, its socket folder)"
+            ),
+        ),
     )
 )
 

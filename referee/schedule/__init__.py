@@ -42,10 +42,28 @@ FORMATS: dict[str, type[RoundRobin | Sampled | Gauntlet | Sprt]] = {
 }
 
 __all__ = [
-    "FORMATS", "MAX_SAMPLED_BOTS", "Format", "Gauntlet", "GauntletSchedule", "RoundRobin", "RoundRobinSchedule",
-    "Sampled", "SampledSchedule", "Schedule", "ScheduledGame", "Sprt", "SprtSchedule", "combination_at", "game_id",
-    "json_lines", "rotate", "schedule_games", "table_lines", "table_seed", "tables_for_games",
-]  # fmt: skip
+    "FORMATS",
+    "MAX_SAMPLED_BOTS",
+    "Format",
+    "Gauntlet",
+    "GauntletSchedule",
+    "RoundRobin",
+    "RoundRobinSchedule",
+    "Sampled",
+    "SampledSchedule",
+    "Schedule",
+    "ScheduledGame",
+    "Sprt",
+    "SprtSchedule",
+    "combination_at",
+    "game_id",
+    "json_lines",
+    "rotate",
+    "schedule_games",
+    "table_lines",
+    "table_seed",
+    "tables_for_games",
+]
 
 
 def schedule_games(bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> RoundRobinSchedule:
@@ -98,8 +116,15 @@ def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
     yield row(headers)
     yield "  ".join("-" * width for width in widths)
     for game in games:
-        cells = [game.index, game.game_id, game.round, game.table, game.rotation, *game.seats,
-                 *([game.seed] if seeds else [])]  # fmt: skip
+        cells = [
+            game.index,
+            game.game_id,
+            game.round,
+            game.table,
+            game.rotation,
+            *game.seats,
+            *([game.seed] if seeds else []),
+        ]
         if isinstance(games, GauntletSchedule):
             cells.append(game.candidate)
         yield row(cells)

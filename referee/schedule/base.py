@@ -126,9 +126,15 @@ def game_id(round_number: int, table_number: int, rotation: int) -> str:
 
 
 def rotation_group(
-    first_index: int, round_number: int, table_number: int, table_bots: Sequence[str], seed: int,
-    candidate: str | None = None, shifts: Sequence[int] | None = None, deal_offset: int = 0,
-) -> Iterator[ScheduledGame]:  # fmt: skip
+    first_index: int,
+    round_number: int,
+    table_number: int,
+    table_bots: Sequence[str],
+    seed: int,
+    candidate: str | None = None,
+    shifts: Sequence[int] | None = None,
+    deal_offset: int = 0,
+) -> Iterator[ScheduledGame]:
     """Yield a table's games, all on the same seed (duplicate deals): one per seat rotation, or per shift of ``shifts``.
 
     A game's ``rotation`` is its shift (so ``shifts`` of 0, 2 and 4 make game ids ending in ``-s0``, ``-s2``

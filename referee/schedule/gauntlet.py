@@ -89,9 +89,14 @@ class GauntletSchedule(Schedule):
     format = Gauntlet.type
 
     def __init__(
-        self, bot_names: Sequence[str], candidates: Sequence[str], table_size: int, rounds: int, league_seed: int,
+        self,
+        bot_names: Sequence[str],
+        candidates: Sequence[str],
+        table_size: int,
+        rounds: int,
+        league_seed: int,
         drawn_tables: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         check_bots(bot_names, table_size, rounds)
         unknown = [name for name in candidates if name not in bot_names]
         if unknown:
@@ -136,8 +141,15 @@ class GauntletSchedule(Schedule):
                 seed = self._seed(round_number, field_number, field_bots)
                 for position, (table_number, candidate) in enumerate(self._seatings(field_number)):
                     table_bots = (candidate, *field_bots)
-                    yield from rotation_group(index, round_number, table_number, table_bots, seed, candidate,
-                                              deal_offset=position * self.table_size)  # fmt: skip
+                    yield from rotation_group(
+                        index,
+                        round_number,
+                        table_number,
+                        table_bots,
+                        seed,
+                        candidate,
+                        deal_offset=position * self.table_size,
+                    )
                     index += self.table_size
 
     def game(self, index: int) -> ScheduledGame:
@@ -152,9 +164,14 @@ class GauntletSchedule(Schedule):
         candidate = self.candidates[candidate_rank]
         seed = self._seed(round_number, field_rank + 1, field_bots)
         group = rotation_group(
-            index - rotation, round_number, table_rank + 1, (candidate, *field_bots), seed, candidate,
+            index - rotation,
+            round_number,
+            table_rank + 1,
+            (candidate, *field_bots),
+            seed,
+            candidate,
             deal_offset=candidate_rank * self.table_size,
-        )  # fmt: skip
+        )
         return next(itertools.islice(group, rotation, None))
 
     def summary(self) -> str:

@@ -45,15 +45,20 @@ class Sampled:
             raise ValueError(f"a sampled schedule has one round (games_per_bot sets its length), got {rounds}")
         rotations = self.rotations_for(len(bot_names), table_size)
         return SampledSchedule(
-            bot_names, table_size, tables_for_games(self.games_per_bot, rotations), league_seed, rotations,
+            bot_names,
+            table_size,
+            tables_for_games(self.games_per_bot, rotations),
+            league_seed,
+            rotations,
             chosen=self.rotations is None,
-        )  # fmt: skip
+        )
 
     def written(self) -> dict:
         return {
-            "type": self.type, "games_per_bot": self.games_per_bot,
+            "type": self.type,
+            "games_per_bot": self.games_per_bot,
             "rotations": "auto" if self.rotations is None else self.rotations,
-        }  # fmt: skip
+        }
 
 
 def auto_rotations(bots: int, table_size: int, games_per_bot: int) -> int:
@@ -82,9 +87,15 @@ class SampledSchedule(Schedule):
     rounds = 1
 
     def __init__(
-        self, bot_names: Sequence[str], table_size: int, tables_per_bot: int, league_seed: int,
-        rotations: int | None = None, *, chosen: bool = False,
-    ) -> None:  # fmt: skip
+        self,
+        bot_names: Sequence[str],
+        table_size: int,
+        tables_per_bot: int,
+        league_seed: int,
+        rotations: int | None = None,
+        *,
+        chosen: bool = False,
+    ) -> None:
         check_bots(bot_names, table_size, 1)
         if len(bot_names) > MAX_SAMPLED_BOTS:
             raise ValueError(f"a sampled schedule takes at most {MAX_SAMPLED_BOTS} bots, got {len(bot_names)}")

@@ -97,10 +97,14 @@ class Seating:
         """Swap two bots' places at a table while that lowers the sum of squared seat counts."""
         sat, seats_of_place = self.sat, self.seats_of_place
         pairs = [
-            (first, second, [s for s in seats_of_place[first] if s not in seats_of_place[second]],
-             [s for s in seats_of_place[second] if s not in seats_of_place[first]])
+            (
+                first,
+                second,
+                [s for s in seats_of_place[first] if s not in seats_of_place[second]],
+                [s for s in seats_of_place[second] if s not in seats_of_place[first]],
+            )
             for first, second in itertools.combinations(range(self.size), 2)
-        ]  # fmt: skip
+        ]
         improved = True
         while improved:  # each swap lowers a whole number that cannot go below 0: it ends
             improved = False

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from referee import __version__
 from referee.atomic import replace_file, replace_json
@@ -122,7 +122,7 @@ class GameRecord:
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this version does not know, kept as they are
 
     @property
-    def deal(self) -> tuple:
+    def deal(self) -> tuple[str, int]:
         """What the games of one deal share: ``("seed", seed)``, or ``("game", index)`` for a game without a seed."""
         return ("game", self.index) if self.seed is None else ("seed", self.seed)
 
@@ -141,7 +141,7 @@ class GameRecord:
         return GameRecord(**{**self.__dict__, "latency_ms": None})
 
     @classmethod
-    def of(cls, data: Mapping | GameRecord, *, latencies: bool = True) -> GameRecord:
+    def of(cls, data: Mapping[str, Any] | GameRecord, *, latencies: bool = True) -> GameRecord:
         """Read and check a record (a ``games.jsonl`` object); a :class:`RecordError` names what is wrong."""
         if isinstance(data, GameRecord):
             return data if latencies or data.latency_ms is None else data.without_latencies()
@@ -230,7 +230,7 @@ class GameRecord:
             extra={key: value for key, value in data.items() if key not in _KNOWN_KEYS},
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record as its ``games.jsonl`` object (the seed as a string of digits)."""
         data: dict[str, Any] = {"index": self.index, "game_id": self.game_id}
         for key in ("round", "table", "rotation"):
@@ -263,7 +263,7 @@ class GameRecord:
         return data
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -275,7 +275,7 @@ def _optional_whole(value: Any) -> int | None:
     return value if _whole(value) else None
 
 
-def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict:
+def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict[str, Any]:
     """A scheduled game as ``referee schedule --json`` prints it: its record's schedule fields, the seed only if asked."""
     data = {
         "index": game.index,
@@ -295,7 +295,7 @@ def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict:
 # ----- games.jsonl: the reader -----------------------------------------------------------------
 
 
-def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
+def scan_results(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Yield ``(line number, end offset, JSON object)`` for each game of a ``games.jsonl`` file.
 
     A last line that is not a whole record (cut short by a crash or a full
@@ -324,7 +324,7 @@ def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
             yield line_number, offset, record
 
 
-def _game_object(line: bytes) -> dict | str:
+def _game_object(line: bytes) -> dict[str, Any] | str:
     """A line of ``games.jsonl`` read as a game's JSON object, or why it is not a whole one."""
     if not line.endswith(b"\n"):
         return "the line is cut short"
@@ -362,7 +362,7 @@ def read_games(path: Path, *, latencies: bool = True) -> Iterator[GameRecord]:
             raise RecordError(f"{path}:{line_number}: {error}") from None
 
 
-def read_records(path: Path) -> Iterator[dict]:
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """Yield the JSON objects of a ``games.jsonl`` file, as written (for tools that want the raw lines)."""
     for _, _, record in scan_results(path):
         yield record
@@ -457,7 +457,7 @@ class ResultsFile:
             lines.append(_line(record))
         replace_file(self.path, b"".join(lines))
 
-    def append(self, record: GameRecord | Mapping) -> None:
+    def append(self, record: GameRecord | Mapping[str, Any]) -> None:
         """Append the game's line and flush it to disk; on failure (a full disk), leave the file as it was and raise."""
         game = GameRecord.of(record)
         data = _line(game.to_json())
@@ -479,7 +479,7 @@ class ResultsFile:
             self._fd = -1
 
 
-def _line(record: Mapping) -> bytes:
+def _line(record: Mapping[str, Any]) -> bytes:
     return (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
 

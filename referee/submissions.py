@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from referee import __version__
 from referee.atomic import replace_json
@@ -143,18 +143,25 @@ async def build_submission(
     builds.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     copy = builds / bot.name
-    result = _recorded(bot, bot.submission, copy, output, retry_failed, rebuild_changed)
+    submission = _submission(bot)
+    result = _recorded(bot, submission, copy, output, retry_failed, rebuild_changed)
     if result is None:
-        result = await _copy_and_build(bot, bot.submission, copy, output, log_dir, timeout_s)
+        result = await _copy_and_build(bot, submission, copy, output, log_dir, timeout_s)
     return result, copy
 
 
 def run_from(bot: LeagueBot, folder: Path) -> LeagueBot:
     """The bot, started from ``folder`` (its built copy) instead of its submission's folder."""
-    command, _ = resolve_command(bot.submission.run, folder, bot.spec.env)
+    command, _ = resolve_command(_submission(bot).run, folder, bot.spec.env)
     # Its sandbox shows the bot its own folder, read-only: the copy it runs from, never the submission's folder.
     spec = dataclasses.replace(bot.spec, command=command, cwd=str(folder), folders=(str(folder),))
     return dataclasses.replace(bot, spec=spec)
+
+
+def _submission(bot: LeagueBot) -> Submission:
+    if bot.submission is None:
+        raise ValueError(f"bot {bot.name} is not a submission: it has no bot.yaml to build or run")
+    return bot.submission
 
 
 def folder_digest(folder: Path, leave_out: Path | None = None) -> str:
@@ -225,7 +232,8 @@ async def _copy_and_build(
         if submission.build is None:
             result = _check_run_program(bot, submission, copy, f"{bot.name}: copied to {copy} (no build)")
         else:
-            result = await _build(bot, submission, copy, log_dir / f"build-{bot.name}.log", timeout_s)
+            build_log = log_dir / f"build-{bot.name}.log"
+            result = await _build(bot, submission, submission.build, copy, build_log, timeout_s)
     except BaseException:
         _remove(copy)  # interrupted: the next run starts this build afresh
         raise
@@ -247,18 +255,21 @@ async def _copy_and_build(
     return result
 
 
-async def _build(bot: LeagueBot, submission: Submission, copy: Path, log_path: Path, timeout_s: float) -> BuildResult:
+async def _build(
+    bot: LeagueBot, submission: Submission, build: str, copy: Path, log_path: Path, timeout_s: float
+) -> BuildResult:
+    """Run ``build`` (the submission's build command) by a shell in ``copy``, its output in ``log_path``."""
     env = {**os.environ, **bot.spec.env}
     if sys.prefix != sys.base_prefix:  # in a virtual environment: `python` in a build means this interpreter
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    described = f"{bot.name} ({submission.manifest}): build {json.dumps(submission.build)}"
+    described = f"{bot.name} ({submission.manifest}): build {json.dumps(build)}"
     started = time.monotonic()
     with open(log_path, "wb") as log:
-        log.write(f"$ {submission.build}\n# in {copy}, a copy of {submission.folder}\n".encode())
+        log.write(f"$ {build}\n# in {copy}, a copy of {submission.folder}\n".encode())
         log.flush()
         try:
             process = await asyncio.create_subprocess_shell(
-                submission.build,
+                build,
                 cwd=copy,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -316,7 +327,7 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
     await process.wait()
 
 
-def _manifest(submission: Submission) -> dict:
+def _manifest(submission: Submission) -> dict[str, Any]:
     return {
         "name": submission.name,
         "version": submission.version,

@@ -89,9 +89,10 @@ def hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path)
             continue
         folders = spec.folders
         if bot.submission is None:
-            named = sandbox.named_paths(spec.command, spec.cwd)
+            cwd = _cwd(bot)
+            named = sandbox.named_paths(spec.command, cwd)
             if "cwd" in bot.written:
-                named.append((bot.written["cwd"], spec.cwd))
+                named.append((bot.written["cwd"], cwd))
             others = [path for path, _ in hidden[bot.name][len(competition) :]]
             conflict = sandbox.naming_a_hidden_path(named, hidden[bot.name], files_shared_from=others)
             if conflict is not None:
@@ -103,7 +104,7 @@ def hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path)
                 )
             given_cwd = "cwd" in bot.written
             folders = tuple(
-                sandbox.command_folders(spec.command, spec.cwd, given_cwd, bare_cwd=not given_cwd, hidden=others)
+                sandbox.command_folders(spec.command, cwd, given_cwd, bare_cwd=not given_cwd, hidden=others)
             )
         spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
         hidden_bots.append(dataclasses.replace(bot, spec=spec))
@@ -117,11 +118,16 @@ def _own_paths(bot: LeagueBot) -> list[tuple[str, str]]:
     if bot.submission is not None:
         own = [(str(bot.submission.folder), "submission folder")]
     else:
-        own = [
-            (spec.cwd, "folder (its cwd)"),
-            *((path, "own files") for path in sandbox.own_paths(spec.command, spec.cwd)),
-        ]
+        cwd = _cwd(bot)
+        own = [(cwd, "folder (its cwd)"), *((path, "own files") for path in sandbox.own_paths(spec.command, cwd))]
     return [*own, *((folder, "shared folder") for folder in spec.shared)]
+
+
+def _cwd(bot: LeagueBot) -> str:
+    """A started bot's folder: every bot the referee starts has one (read_bot gives it)."""
+    if bot.spec.cwd is None:
+        raise ValueError(f"bot {bot.name} has a command but no cwd")
+    return bot.spec.cwd
 
 
 def _private_paths(bot: LeagueBot) -> tuple[str, ...]:
@@ -153,7 +159,7 @@ def read_bot(
         )
     source = sources[0]
     written: dict[str, Any] = {}
-    name = None
+    name: str | None = None
     if "name" in keys:
         name = written["name"] = checker.name(keys["name"], f"{key}.name")
     elif source != "path":
@@ -180,15 +186,16 @@ def read_bot(
         written["shared"] = [item.value for item in keys["shared"].value]
     if "freeze" in keys:
         freeze = written["freeze"] = checker.boolean(keys["freeze"], f"{key}.freeze")
-    sandbox = {"network": network, "sandbox": sandboxed, "shared": shared, "freeze": freeze}
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
 
     if source == "address":
+        assert name is not None  # a bot without a path has a name: checked above
         address = written["address"] = read_address(checker, keys["address"], f"{key}.address")
         spec = BotSpec(name=name, address=address, transport=transport)
         return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
 
     if source == "command":
+        assert name is not None  # a bot without a path has a name: checked above
         written_command = checker.command(keys["command"], f"{key}.command")
         written["command"] = list(written_command)
         cwd = folder
@@ -203,7 +210,18 @@ def read_bot(
             raise checker.error(
                 keys["command"], f"{key}.command", f"{command_text(keys['command'])} could not be started ({problem})"
             )
-        spec = BotSpec(name=name, command=command, cwd=str(cwd), env=env, limits=limits, transport=transport, **sandbox)
+        spec = BotSpec(
+            name=name,
+            command=command,
+            cwd=str(cwd),
+            env=env,
+            limits=limits,
+            transport=transport,
+            network=network,
+            sandbox=sandboxed,
+            shared=shared,
+            freeze=freeze,
+        )
         return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
 
     path_text = written["path"] = checker.text(keys["path"], f"{key}.path")
@@ -223,7 +241,10 @@ def read_bot(
         limits=limits,
         transport=transport,
         folders=(str(submission.folder),),
-        **sandbox,
+        network=network,
+        sandbox=sandboxed,
+        shared=shared,
+        freeze=freeze,
     )
     return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written)
 

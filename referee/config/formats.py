@@ -33,6 +33,7 @@ def read_format(checker: Checker, node: yaml.Node | None, table_size: int, bot_n
         type_node = next((value for key, value in node.value if getattr(key, "value", None) == "type"), None)
     if type_node is None:
         checker.mapping(node, "format", ("type",), ("type",), what="format")  # raises, naming what is wrong
+        raise AssertionError("format without a type was not refused")
     kind = checker.choice(type_node, "format.type", tuple(FORMATS))
     keys = checker.mapping(node, "format", FORMAT_KEYS[kind], FORMAT_REQUIRED[kind], what=f"format {kind}")
     if kind == RoundRobin.type:

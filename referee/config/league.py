@@ -192,7 +192,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         bot = read_bot(checker, entry, key, folder, transport, network, sandboxed, limits, freeze)
         if bot.name in declared:
             first_key, first_line = declared[bot.name]
-            named_by = "" if "name" in bot.written else f" (from {bot.submission.manifest})"
+            named_by = "" if "name" in bot.written or bot.submission is None else f" (from {bot.submission.manifest})"
             raise checker.error(
                 entry,
                 f"{key}.name",

@@ -79,7 +79,7 @@ def shown(node: yaml.Node) -> str:
         return json.dumps(node.value, ensure_ascii=False)
     if node.tag == "tag:yaml.org,2002:null":
         return "an empty value"
-    return node.value
+    return str(node.value)
 
 
 TOO_LONG = object()  # what Checker.value returns for an integer too long to convert
@@ -174,7 +174,7 @@ class Checker:
             raise self.error(node, key, f"{shown(node)} is not text{hint}")
         if not node.value:
             raise self.error(node, key, "is empty; write a value")
-        return node.value
+        return str(node.value)
 
     def name(self, node: yaml.Node, key: str) -> str:
         name = self.text(node, key)
@@ -184,7 +184,7 @@ class Checker:
 
     def boolean(self, node: yaml.Node, key: str) -> bool:
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
-        if type(value) is not bool:
+        if not isinstance(value, bool):
             raise self.error(node, key, f"{shown(node)} is not allowed; write true or false")
         return value
 
@@ -194,7 +194,7 @@ class Checker:
             close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6) if value is not None else []
             hint = f' (did you mean "{close[0]}"?)' if close else ""
             raise self.error(node, key, f"{shown(node)} is not allowed{hint}; allowed: {', '.join(choices)}")
-        return value
+        return str(value)
 
     def integer(self, node: yaml.Node, key: str, minimum: int | None = None, maximum: int | None = None) -> int:
         """Read a whole number within ``minimum`` and ``maximum`` (either may be None: no bound)."""
@@ -207,7 +207,7 @@ class Checker:
             allowed = "a whole number"
         if value is TOO_LONG:
             raise self.error(node, key, f"{shown(node)} is too large; write {allowed}")
-        if type(value) is not int:  # bool is an int subclass, "yes" is not a number, and 2.0 is not whole
+        if isinstance(value, bool) or not isinstance(value, int):  # "yes" is not a number, and 2.0 is not whole
             raise self.error(node, key, f"{shown(node)} is not an integer; write {allowed}")
         if minimum is not None and value < minimum:
             raise self.error(node, key, f"{value} is too small; write {allowed}")
@@ -215,23 +215,14 @@ class Checker:
             raise self.error(node, key, f"{shown(node)} is too large; write {allowed}")
         return value
 
-    def optional_integer(
-        self,
-        keys: dict[str, yaml.Node],
-        name: str,
-        default: int,
-        minimum: int,
-        prefix: str = "",
-        maximum: int | None = None,
-    ) -> int:
-        return self.integer(keys[name], prefix + name, minimum, maximum) if name in keys else default
-
     def real(self, node: yaml.Node, key: str, low: float, high: float, inclusive: bool = True) -> float:
         """Read a number (whole or not) from ``low`` to ``high``, the ends allowed only when ``inclusive``."""
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
         within = "from {} to {}" if inclusive else "between {} and {} (exclusive)"
         allowed = "a number " + within.format(f"{low:g}", f"{high:g}")
-        if type(value) not in (int, float) or not (low <= value <= high if inclusive else low < value < high):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            low <= value <= high if inclusive else low < value < high
+        ):
             raise self.error(node, key, f"{shown(node)} is not allowed; write {allowed}")
         return float(value)
 
@@ -239,7 +230,12 @@ class Checker:
         """Read a number of seconds above 0 (and at most ``maximum``)."""
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
         allowed = "a number of seconds above 0" + (f" and at most {maximum}" if maximum is not None else "")
-        if type(value) not in (int, float) or not value > 0 or (maximum is not None and not value <= maximum):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not value > 0
+            or (maximum is not None and not value <= maximum)
+        ):
             raise self.error(node, key, f"{shown(node)} is not allowed; write {allowed}")
         return float(value)
 
@@ -276,7 +272,7 @@ class Checker:
     def limits(self, node: yaml.Node, key: str, defaults: ResourceLimits) -> ResourceLimits:
         """Read ``limits:``: each key a whole number (at least 1) or ``none`` (no limit); the rest from ``defaults``."""
         keys = self.mapping(node, key, names(LIMITS), ())
-        values = {}
+        values: dict[str, int | None] = {}
         for name, value in keys.items():
             if isinstance(value, yaml.ScalarNode) and value.value in ("none", "null", "~", ""):
                 values[name] = None

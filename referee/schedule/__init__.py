@@ -133,4 +133,6 @@ def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
 def _bot_names(games: Schedule) -> tuple[str, ...]:
     if isinstance(games, GauntletSchedule):
         return games.candidates + games.field
-    return games.bot_names
+    if isinstance(games, RoundRobinSchedule | SampledSchedule | SprtSchedule):
+        return games.bot_names
+    raise TypeError(f"a schedule of format {games.format} has no list of bots")

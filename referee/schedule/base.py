@@ -6,6 +6,7 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class ScheduledGame:
         """
         return self.place if bot == self.candidate else self.deal_offset + self.place
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """The schedule's part of the game's ``games.jsonl`` record."""
         record = {
             "index": self.index,

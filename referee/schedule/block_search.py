@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from referee.schedule.meetings import COVER_FROM, MAX_SPREAD, Meetings, bands
 from referee.seeding import SeedStream
@@ -60,9 +61,9 @@ class Block:
         for band in bands(draw.histogram())[:REPAIR_BANDS]:
             if draw.score()[1] <= MAX_SPREAD:
                 break
-            self._keeping_the_better(lambda band=band: self._pull_into_band(band, len(cube)))
+            self._keeping_the_better(functools.partial(self._pull_into_band, band, len(cube)))
         if average >= COVER_FROM and draw.score()[0] and draw.score()[1] <= MAX_SPREAD:
-            self._keeping_the_better(lambda: self._pull_into_band(1, len(cube)))  # make every pair meet
+            self._keeping_the_better(functools.partial(self._pull_into_band, 1, len(cube)))  # make every pair meet
         return seats
 
     def _keeping_the_better(self, search: Callable[[], None]) -> None:
@@ -143,7 +144,7 @@ class Block:
         table = seat - seat % self.size
         return [self.seats[i] for i in range(table, table + self.size) if i != seat]
 
-    def _swap_change(self, first: int, second: int, up: list, down: list) -> float | None:
+    def _swap_change(self, first: int, second: int, up: list[float], down: list[float]) -> float | None:
         """What swapping two seats' bots adds to the weight; None when it cannot be done."""
         if first - first % self.size == second - second % self.size:
             return None
@@ -152,14 +153,14 @@ class Block:
         if mover in second_others or other in first_others:
             return None
         mover_met, other_met = self.met[mover], self.met[other]
-        change = 0
+        change = 0.0
         for bot in first_others:
             change += down[mover_met[bot]] + up[other_met[bot]]
         for bot in second_others:
             change += down[other_met[bot]] + up[mover_met[bot]]
         return change
 
-    def _handover_change(self, seat: int, taker: int, up: list, down: list) -> float | None:
+    def _handover_change(self, seat: int, taker: int, up: list[float], down: list[float]) -> float | None:
         """What handing ``seat`` (of a bot with an extra table) to ``taker`` adds; None when it cannot be done."""
         giver = self.seats[seat]
         if self.tables_of[giver] <= self.tables_per_bot or self.tables_of[taker] != self.tables_per_bot:
@@ -293,7 +294,7 @@ class Block:
             if mover in second_others or other in first_others:
                 continue
             mover_met, other_met = met[mover], met[other]
-            change = 0
+            change = 0.0
             for bot in first_others:
                 change += down[mover_met[bot]] + up[other_met[bot]]
             for bot in second_others:
@@ -396,7 +397,7 @@ def seat_tables(seats: list[int], size: int) -> list[list[int]]:
     return [seats[start : start + size] for start in range(0, len(seats), size)]
 
 
-def _differences(weight: list[float]) -> tuple[list[float], list[float]]:
+def _differences(weight: Sequence[float]) -> tuple[list[float], list[float]]:
     """What one more meeting (``up[count]``) and one fewer (``down[count]``) add to a pair's weight."""
     up = [weight[count + 1] - weight[count] for count in range(len(weight) - 1)]
     down = [0.0] + [weight[count - 1] - weight[count] for count in range(1, len(weight) - 1)]

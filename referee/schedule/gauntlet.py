@@ -48,7 +48,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group, tables_for_games
 from referee.schedule.draw import draw_tables
@@ -76,8 +76,8 @@ class Gauntlet:
             bot_names, self.candidates, table_size, rounds, league_seed, self.field_tables(table_size)
         )
 
-    def written(self) -> dict:
-        written: dict = {"type": self.type, "candidates": list(self.candidates)}
+    def written(self) -> dict[str, Any]:
+        written: dict[str, Any] = {"type": self.type, "candidates": list(self.candidates)}
         if self.games_per_candidate is not None:
             written["games_per_candidate"] = self.games_per_candidate
         return written

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from referee.schedule.base import (
     Schedule,
@@ -53,7 +53,7 @@ class Sampled:
             chosen=self.rotations is None,
         )
 
-    def written(self) -> dict:
+    def written(self) -> dict[str, Any]:
         return {
             "type": self.type,
             "games_per_bot": self.games_per_bot,

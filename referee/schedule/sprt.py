@@ -75,7 +75,7 @@ class Sprt:
             raise ValueError(f"a duel has one round (max_games sets its length), got {rounds}")
         return SprtSchedule(bot_names, self.candidates, table_size, self.deals(table_size), league_seed, self)
 
-    def written(self) -> dict:
+    def written(self) -> dict[str, Any]:
         first, second = HYPOTHESIS_KEYS[self.measure]
         return {  # from_written reads it back
             "type": self.type,

@@ -724,11 +724,12 @@ def _validate(args: argparse.Namespace, league) -> int:
 
 def _schedule(args: argparse.Namespace, league) -> int:
     """Stream the schedule, a line at a time: as JSON objects, or as a table for people."""
-    from referee.schedule import json_lines, table_lines
+    from referee.results import schedule_json_lines
+    from referee.schedule import table_lines
 
     games = league.schedule()
     write = sys.stdout.write
-    for line in json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
+    for line in schedule_json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
         write(line + "\n")
     sys.stdout.flush()
     return 0

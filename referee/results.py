@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -290,6 +290,15 @@ def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict[str, Any]:
     if game.candidate is not None:
         data["candidate"] = game.candidate
     return data
+
+
+def schedule_json_lines(games: Iterable[ScheduledGame], *, seeds: bool = False) -> Iterator[str]:
+    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``.
+
+    A game's seed gives away its every deal: it is printed only with ``seeds``, as a string of digits.
+    """
+    for game in games:
+        yield json.dumps(schedule_json(game, seeds=seeds), separators=(",", ":"))
 
 
 # ----- games.jsonl: the reader -----------------------------------------------------------------

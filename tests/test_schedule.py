@@ -17,6 +17,7 @@ import pytest
 from referee.config import load_league
 from referee.errors import LeagueError
 from referee.games import StopTheBus
+from referee.results import schedule_json_lines
 from referee.schedule import (
     Gauntlet,
     GauntletSchedule,
@@ -25,7 +26,6 @@ from referee.schedule import (
     SampledSchedule,
     ScheduledGame,
     combination_at,
-    json_lines,
     schedule_games,
     table_lines,
     table_seed,
@@ -602,8 +602,8 @@ def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
 def test_json_lines_are_the_records_of_the_games_seeds_as_strings_only_when_asked(tmp_path):
     games = load_league(write_league(tmp_path, NAMES[:4])).schedule()
     with_seeds = [{**game.record(), "seed": str(game.seed)} for game in games]
-    assert [json.loads(line) for line in json_lines(games, seeds=True)] == with_seeds
-    without = [json.loads(line) for line in json_lines(games)]
+    assert [json.loads(line) for line in schedule_json_lines(games, seeds=True)] == with_seeds
+    without = [json.loads(line) for line in schedule_json_lines(games)]
     assert without == [{key: value for key, value in record.items() if key != "seed"} for record in with_seeds]
     printed = referee("schedule", str(write_league(tmp_path, NAMES[:4])), "--json", check=True).stdout
     assert printed.count("\n") == len(games) and str(games[0].seed) not in printed

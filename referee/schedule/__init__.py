@@ -24,7 +24,6 @@ league file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 
 from referee.schedule.base import Schedule, ScheduledGame, game_id, rotate, tables_for_games
@@ -69,17 +68,6 @@ __all__ = [
 def schedule_games(bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> RoundRobinSchedule:
     """Return the round-robin where every ``table_size`` of ``bot_names`` meet in every rotation, ``rounds`` times."""
     return RoundRobinSchedule(bot_names, table_size, rounds, league_seed)
-
-
-def json_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
-    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``.
-
-    A game's seed gives away its every deal: it is printed only with ``seeds``, as a string of digits.
-    """
-    from referee.results import schedule_json
-
-    for game in games:
-        yield json.dumps(schedule_json(game, seeds=seeds), separators=(",", ":"))
 
 
 def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:

@@ -220,8 +220,10 @@ class Checker:
         value = self.value(node) if isinstance(node, yaml.ScalarNode) else None
         within = "from {} to {}" if inclusive else "between {} and {} (exclusive)"
         allowed = "a number " + within.format(f"{low:g}", f"{high:g}")
-        if isinstance(value, bool) or not isinstance(value, int | float) or not (
-            low <= value <= high if inclusive else low < value < high
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not (low <= value <= high if inclusive else low < value < high)
         ):
             raise self.error(node, key, f"{shown(node)} is not allowed; write {allowed}")
         return float(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from referee.clock import Timing
 from referee.faults import FaultPolicy, PolicyMode
@@ -34,13 +34,33 @@ MANY_GAMES = 100_000  # `referee validate` warns above this many games (a day or
 
 REQUIRED: Any = object()  # the default of a key that must be given
 
+# What a key holds. The scalar kinds are read by Checker.key from the schema alone; the others (a format,
+# limits, a list of bots or folders, an address, an environment) by their own readers.
+Kind = Literal[
+    "integer",
+    "real",
+    "seconds",
+    "choice",
+    "boolean",
+    "name",
+    "text",
+    "command",
+    "format",
+    "mapping",
+    "limits",
+    "list",
+    "folders",
+    "address",
+    "environment",
+]
+
 
 @dataclass(frozen=True)
 class Key:
     """One key of a mapping: what it holds (``kind``), its range or choices, its default and a line of help."""
 
     name: str
-    kind: str  # integer, seconds, real, choice, boolean, name, text, command, address, mapping, list, ...
+    kind: Kind
     help: str
     default: Any = REQUIRED
     minimum: int | float | None = None

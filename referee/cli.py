@@ -707,9 +707,8 @@ def _backend(args: argparse.Namespace):
 def _validate(args: argparse.Namespace, league) -> int:
     """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big."""
     from referee.config import MANY_GAMES, unchecked_runs, unstartable_limits
-    from referee.schedule import schedule
 
-    games = schedule(league)
+    games = league.schedule()
     print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
           f"tables of {league.table_size}, {games.format}: {games.summary()}")  # fmt: skip
     if games.note:
@@ -725,11 +724,12 @@ def _validate(args: argparse.Namespace, league) -> int:
 
 def _schedule(args: argparse.Namespace, league) -> int:
     """Stream the schedule, a line at a time: as JSON objects, or as a table for people."""
-    from referee.schedule import json_lines, schedule, table_lines
+    from referee.results import schedule_json_lines
+    from referee.schedule import table_lines
 
-    games = schedule(league)
+    games = league.schedule()
     write = sys.stdout.write
-    for line in json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
+    for line in schedule_json_lines(games, seeds=args.seeds) if args.json else table_lines(games, seeds=args.seeds):
         write(line + "\n")
     sys.stdout.flush()
     return 0

@@ -67,10 +67,12 @@ def with_lane_copies(league: League, output: Path, games: Schedule) -> League:
         spec = bot.spec
         lanes = games.lanes(bot.name) if spec.command and spec.shared and spec.sandbox else 1
         copies = tuple(
-            tuple(str(_copied(folder, lane_copy(output, bot.name, lane, index, folder)))
-                  for index, folder in enumerate(spec.shared))
+            tuple(
+                str(_copied(folder, lane_copy(output, bot.name, lane, index, folder)))
+                for index, folder in enumerate(spec.shared)
+            )
             for lane in range(1, lanes)
-        )  # fmt: skip
+        )
         bots.append(dataclasses.replace(bot, spec=dataclasses.replace(spec, lane_copies=copies)) if copies else bot)
     return dataclasses.replace(league, bots=tuple(bots))
 

@@ -74,7 +74,7 @@ from referee.errors import OutputError, RefereeError
 from referee.lanes import with_lane_copies
 from referee.publish import console_table, write_leaderboards
 from referee.publish.live import LiveSite
-from referee.schedule import ScheduledGame, schedule
+from referee.schedule import ScheduledGame
 from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read_records: for tools that import them here
     LEAGUE_FILE,
     LEAGUE_RECORD_VERSION,
@@ -278,7 +278,7 @@ async def run_league(
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         playing = _hide_output(playing, league.output, output)
-        games = schedule(playing)
+        games = playing.schedule()
         playing = await asyncio.to_thread(with_lane_copies, playing, output, games)
         results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
         try:
@@ -532,7 +532,7 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
     print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
           + (f", {plan.already_finished} already finished" if plan.already_finished else "")
           + f"; results in {plan.output}", flush=True)  # fmt: skip
-    note = schedule(league).note
+    note = league.schedule().note
     if note:
         print(note, flush=True)
     cpus = auto_concurrency()

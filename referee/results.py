@@ -24,11 +24,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from referee import __version__
 from referee.atomic import replace_file, replace_json
@@ -45,10 +45,27 @@ LEAGUE_RECORD_VERSION = 2
 FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 SEED_RANGE = (-(2**63), 2**64 - 1)
 
-_KNOWN_KEYS = frozenset({
-    "index", "game_id", "round", "table", "rotation", "seed", "seats", "candidate", "game", "finish_order",
-    "placements", "hands_played", "decisions", "faults", "forfeits", "void", "timing",
-})  # fmt: skip
+_KNOWN_KEYS = frozenset(
+    {
+        "index",
+        "game_id",
+        "round",
+        "table",
+        "rotation",
+        "seed",
+        "seats",
+        "candidate",
+        "game",
+        "finish_order",
+        "placements",
+        "hands_played",
+        "decisions",
+        "faults",
+        "forfeits",
+        "void",
+        "timing",
+    }
+)
 
 
 class RecordError(RefereeError, ValueError):
@@ -105,7 +122,7 @@ class GameRecord:
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this version does not know, kept as they are
 
     @property
-    def deal(self) -> tuple:
+    def deal(self) -> tuple[str, int]:
         """What the games of one deal share: ``("seed", seed)``, or ``("game", index)`` for a game without a seed."""
         return ("game", self.index) if self.seed is None else ("seed", self.seed)
 
@@ -124,7 +141,7 @@ class GameRecord:
         return GameRecord(**{**self.__dict__, "latency_ms": None})
 
     @classmethod
-    def of(cls, data: Mapping | GameRecord, *, latencies: bool = True) -> GameRecord:
+    def of(cls, data: Mapping[str, Any] | GameRecord, *, latencies: bool = True) -> GameRecord:
         """Read and check a record (a ``games.jsonl`` object); a :class:`RecordError` names what is wrong."""
         if isinstance(data, GameRecord):
             return data if latencies or data.latency_ms is None else data.without_latencies()
@@ -181,30 +198,39 @@ class GameRecord:
         latency = timing.get("latency_ms")
         if latency is not None:
             if (
-                not isinstance(latency, list) or len(latency) != size
+                not isinstance(latency, list)
+                or len(latency) != size
                 # Each time is checked only when kept: a reader that leaves them out pays nothing for them.
                 or not all(isinstance(times, list) and (not latencies or all(map(_number, times))) for times in latency)
-            ):  # fmt: skip
+            ):
                 raise RecordError(
                     f"{where}: timing.latency_ms is {latency!r:.80}; expected one list of times per seat ({size})"
                 )
             latency = tuple(tuple(times) for times in latency) if latencies else None
         candidate = data.get("candidate")
         return cls(
-            index=index, game_id=game_id, seats=tuple(seats), finish_order=tuple(order),
-            round=_optional_whole(data.get("round")), table=_optional_whole(data.get("table")),
-            rotation=_optional_whole(data.get("rotation")), seed=seed,
+            index=index,
+            game_id=game_id,
+            seats=tuple(seats),
+            finish_order=tuple(order),
+            round=_optional_whole(data.get("round")),
+            table=_optional_whole(data.get("table")),
+            rotation=_optional_whole(data.get("rotation")),
+            seed=seed,
             candidate=candidate if isinstance(candidate, str) else None,
             game=data.get("game") if isinstance(data.get("game"), str) else None,
-            hands_played=_optional_whole(data.get("hands_played")), decisions=_optional_whole(data.get("decisions")),
+            hands_played=_optional_whole(data.get("hands_played")),
+            decisions=_optional_whole(data.get("decisions")),
             faults=tuple(dict(seat_faults) for seat_faults in faults),
-            forfeits={int(seat): str(kind) for seat, kind in forfeits.items()}, void=void,
+            forfeits={int(seat): str(kind) for seat, kind in forfeits.items()},
+            void=void,
             started=timing.get("started") if isinstance(timing.get("started"), str) else None,
-            wall_s=timing.get("wall_s") if _number(timing.get("wall_s")) else None, latency_ms=latency,
+            wall_s=timing.get("wall_s") if _number(timing.get("wall_s")) else None,
+            latency_ms=latency,
             extra={key: value for key, value in data.items() if key not in _KNOWN_KEYS},
-        )  # fmt: skip
+        )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record as its ``games.jsonl`` object (the seed as a string of digits)."""
         data: dict[str, Any] = {"index": self.index, "game_id": self.game_id}
         for key in ("round", "table", "rotation"):
@@ -237,7 +263,7 @@ class GameRecord:
         return data
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -249,10 +275,15 @@ def _optional_whole(value: Any) -> int | None:
     return value if _whole(value) else None
 
 
-def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict:
+def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict[str, Any]:
     """A scheduled game as ``referee schedule --json`` prints it: its record's schedule fields, the seed only if asked."""
-    data = {"index": game.index, "game_id": game.game_id, "round": game.round, "table": game.table,
-            "rotation": game.rotation}  # fmt: skip
+    data = {
+        "index": game.index,
+        "game_id": game.game_id,
+        "round": game.round,
+        "table": game.table,
+        "rotation": game.rotation,
+    }
     if seeds:
         data["seed"] = seed_text(game.seed)
     data["seats"] = list(game.seats)
@@ -261,10 +292,19 @@ def schedule_json(game: ScheduledGame, *, seeds: bool) -> dict:
     return data
 
 
+def schedule_json_lines(games: Iterable[ScheduledGame], *, seeds: bool = False) -> Iterator[str]:
+    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``.
+
+    A game's seed gives away its every deal: it is printed only with ``seeds``, as a string of digits.
+    """
+    for game in games:
+        yield json.dumps(schedule_json(game, seeds=seeds), separators=(",", ":"))
+
+
 # ----- games.jsonl: the reader -----------------------------------------------------------------
 
 
-def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
+def scan_results(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Yield ``(line number, end offset, JSON object)`` for each game of a ``games.jsonl`` file.
 
     A last line that is not a whole record (cut short by a crash or a full
@@ -293,7 +333,7 @@ def scan_results(path: Path) -> Iterator[tuple[int, int, dict]]:
             yield line_number, offset, record
 
 
-def _game_object(line: bytes) -> dict | str:
+def _game_object(line: bytes) -> dict[str, Any] | str:
     """A line of ``games.jsonl`` read as a game's JSON object, or why it is not a whole one."""
     if not line.endswith(b"\n"):
         return "the line is cut short"
@@ -314,7 +354,7 @@ def _shown(line: bytes, limit: int = 60) -> str:
     text = line[:limit].decode("utf-8", errors="backslashreplace").rstrip("\n")
     text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
     more = "…" if len(line.rstrip(b"\n")) > limit else ""
-    return f"\"{text}{more}\""
+    return f'"{text}{more}"'
 
 
 def read_games(path: Path, *, latencies: bool = True) -> Iterator[GameRecord]:
@@ -331,7 +371,7 @@ def read_games(path: Path, *, latencies: bool = True) -> Iterator[GameRecord]:
             raise RecordError(f"{path}:{line_number}: {error}") from None
 
 
-def read_records(path: Path) -> Iterator[dict]:
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """Yield the JSON objects of a ``games.jsonl`` file, as written (for tools that want the raw lines)."""
     for _, _, record in scan_results(path):
         yield record
@@ -426,7 +466,7 @@ class ResultsFile:
             lines.append(_line(record))
         replace_file(self.path, b"".join(lines))
 
-    def append(self, record: GameRecord | Mapping) -> None:
+    def append(self, record: GameRecord | Mapping[str, Any]) -> None:
         """Append the game's line and flush it to disk; on failure (a full disk), leave the file as it was and raise."""
         game = GameRecord.of(record)
         data = _line(game.to_json())
@@ -448,7 +488,7 @@ class ResultsFile:
             self._fd = -1
 
 
-def _line(record: Mapping) -> bytes:
+def _line(record: Mapping[str, Any]) -> bytes:
     return (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -527,16 +567,24 @@ def read_league(output: Path) -> LeagueRecord | None:
         if "seed" in settings:
             settings["seed"] = parse_seed(settings["seed"], "settings.seed")
         if identity is not None and isinstance(identity.get("rules"), dict) and "seed" in identity["rules"]:
-            identity = {**identity, "rules": {**identity["rules"],
-                                              "seed": parse_seed(identity["rules"]["seed"], "league.rules.seed")}}
+            identity = {
+                **identity,
+                "rules": {**identity["rules"], "seed": parse_seed(identity["rules"]["seed"], "league.rules.seed")},
+            }
     except RecordError as error:
         raise OutputError(f"{path}: {error}") from None
     return LeagueRecord(
-        name=data["name"], bots=tuple(bots) if bots is not None else None,
-        game=data.get("game") if isinstance(data.get("game"), str) else None, settings=settings, identity=identity,
-        record_version=data.get("record_version"), referee_version=data.get("referee_version"),
-        source=data.get("source"), started=data.get("started"), scheduled=_optional_whole(data.get("scheduled")),
-    )  # fmt: skip
+        name=data["name"],
+        bots=tuple(bots) if bots is not None else None,
+        game=data.get("game") if isinstance(data.get("game"), str) else None,
+        settings=settings,
+        identity=identity,
+        record_version=data.get("record_version"),
+        referee_version=data.get("referee_version"),
+        source=data.get("source"),
+        started=data.get("started"),
+        scheduled=_optional_whole(data.get("scheduled")),
+    )
 
 
 def write_league(output: Path, league: League, playing: League, scheduled: int | None = None) -> None:
@@ -548,21 +596,30 @@ def write_league(output: Path, league: League, playing: League, scheduled: int |
     identity["rules"] = {**identity["rules"], "seed": seed_text(league.seed)}
     timing = league.timing
     settings = {
-        "seed": seed_text(league.seed), "table_size": league.table_size, "rounds": league.rounds,
+        "seed": seed_text(league.seed),
+        "table_size": league.table_size,
+        "rounds": league.rounds,
         "turn_limit": league.turn_limit,
-        "timing": {"move_time_ms": timing.move_time_ms, "time_bank_ms": timing.time_bank_ms, "grace_ms": timing.grace_ms},
+        "timing": {
+            "move_time_ms": timing.move_time_ms,
+            "time_bank_ms": timing.time_bank_ms,
+            "grace_ms": timing.grace_ms,
+        },
         "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
-    }  # fmt: skip
-    replace_json(output / LEAGUE_FILE, {
-        "record_version": LEAGUE_RECORD_VERSION,
-        "name": league.name,
-        "source": str(league.source),
-        "game": league.game,
-        "bots": list(playing.bot_names),  # the standings' rows: bots whose build failed are left out
-        "fingerprint": league_fingerprint(league),
-        "league": identity,
-        "started": (previous.started if previous else None) or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "referee_version": __version__,
-        "settings": settings,  # what the league's page shows of its settings
-        **({"scheduled": scheduled} if scheduled is not None else {}),  # once all are played, pages show the seed
-    })  # fmt: skip
+    }
+    replace_json(
+        output / LEAGUE_FILE,
+        {
+            "record_version": LEAGUE_RECORD_VERSION,
+            "name": league.name,
+            "source": str(league.source),
+            "game": league.game,
+            "bots": list(playing.bot_names),  # the standings' rows: bots whose build failed are left out
+            "fingerprint": league_fingerprint(league),
+            "league": identity,
+            "started": (previous.started if previous else None) or datetime.now(UTC).isoformat(timespec="seconds"),
+            "referee_version": __version__,
+            "settings": settings,  # what the league's page shows of its settings
+            **({"scheduled": scheduled} if scheduled is not None else {}),  # once all are played, pages show the seed
+        },
+    )

@@ -38,13 +38,14 @@ import stat
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from referee import __version__
 from referee.atomic import replace_json
-from referee.config import League, LeagueBot, Submission, resolve_command
+from referee.commands import resolve_command
+from referee.config import League, LeagueBot, Submission
 from referee.errors import LeagueError
 from referee.printable import printable
 
@@ -89,10 +90,18 @@ async def build_submissions(
         if earlier is not None:
             first, result, copy = earlier
             outcome = "built" if result.ok else "failed"
-            results.append(BuildResult(bot.name, result.ok, f"{bot.name}: same folder as {first}, so the same build "
-                                       f"({outcome}; see {first})", result.reused))  # fmt: skip
+            results.append(
+                BuildResult(
+                    bot.name,
+                    result.ok,
+                    f"{bot.name}: same folder as {first}, so the same build ({outcome}; see {first})",
+                    result.reused,
+                )
+            )
         else:
-            result, copy = await build_submission(bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed)
+            result, copy = await build_submission(
+                bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed
+            )
             done[submission.folder] = (bot.name, result, copy)
             results.append(result)
         if results[-1].ok:
@@ -115,7 +124,12 @@ async def build_submissions(
 
 
 async def build_submission(
-    bot: LeagueBot, output: Path, log_dir: Path, timeout_s: float, *, retry_failed: bool = True,
+    bot: LeagueBot,
+    output: Path,
+    log_dir: Path,
+    timeout_s: float,
+    *,
+    retry_failed: bool = True,
     rebuild_changed: bool = False,
 ) -> tuple[BuildResult, Path]:
     """Copy and build one bot's submission in ``OUTPUT/builds/BOT``, or reuse the build recorded there;
@@ -129,18 +143,25 @@ async def build_submission(
     builds.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
     copy = builds / bot.name
-    result = _recorded(bot, bot.submission, copy, output, retry_failed, rebuild_changed)
+    submission = _submission(bot)
+    result = _recorded(bot, submission, copy, output, retry_failed, rebuild_changed)
     if result is None:
-        result = await _copy_and_build(bot, bot.submission, copy, output, log_dir, timeout_s)
+        result = await _copy_and_build(bot, submission, copy, output, log_dir, timeout_s)
     return result, copy
 
 
 def run_from(bot: LeagueBot, folder: Path) -> LeagueBot:
     """The bot, started from ``folder`` (its built copy) instead of its submission's folder."""
-    command, _ = resolve_command(bot.submission.run, folder, bot.spec.env)
+    command, _ = resolve_command(_submission(bot).run, folder, bot.spec.env)
     # Its sandbox shows the bot its own folder, read-only: the copy it runs from, never the submission's folder.
     spec = dataclasses.replace(bot.spec, command=command, cwd=str(folder), folders=(str(folder),))
     return dataclasses.replace(bot, spec=spec)
+
+
+def _submission(bot: LeagueBot) -> Submission:
+    if bot.submission is None:
+        raise ValueError(f"bot {bot.name} is not a submission: it has no bot.yaml to build or run")
+    return bot.submission
 
 
 def folder_digest(folder: Path, leave_out: Path | None = None) -> str:
@@ -173,8 +194,13 @@ def _recorded(
     if record.get("ok") is not True:
         if retry_failed:
             return None
-        return BuildResult(bot.name, False, f"{record.get('message')} (recorded on {when}: a build that failed "
-                           "stands once the league has finished games)", reused=True)  # fmt: skip
+        return BuildResult(
+            bot.name,
+            False,
+            f"{record.get('message')} (recorded on {when}: a build that failed "
+            "stands once the league has finished games)",
+            reused=True,
+        )
     _, problem = resolve_command(submission.run, copy, bot.spec.env)
     if problem:  # the copy was removed or damaged since: build it again
         return None
@@ -206,37 +232,44 @@ async def _copy_and_build(
         if submission.build is None:
             result = _check_run_program(bot, submission, copy, f"{bot.name}: copied to {copy} (no build)")
         else:
-            result = await _build(bot, submission, copy, log_dir / f"build-{bot.name}.log", timeout_s)
+            build_log = log_dir / f"build-{bot.name}.log"
+            result = await _build(bot, submission, submission.build, copy, build_log, timeout_s)
     except BaseException:
         _remove(copy)  # interrupted: the next run starts this build afresh
         raise
-    replace_json(record_path, {
-        "record_version": _RECORD_VERSION,
-        "bot": bot.name,
-        "source": str(submission.folder),
-        "manifest": _manifest(submission),
-        "digest": digest.hexdigest(),
-        "ok": result.ok,
-        "message": result.message,
-        "seconds": round(time.monotonic() - started, 3),
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "referee_version": __version__,
-    })  # fmt: skip
+    replace_json(
+        record_path,
+        {
+            "record_version": _RECORD_VERSION,
+            "bot": bot.name,
+            "source": str(submission.folder),
+            "manifest": _manifest(submission),
+            "digest": digest.hexdigest(),
+            "ok": result.ok,
+            "message": result.message,
+            "seconds": round(time.monotonic() - started, 3),
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "referee_version": __version__,
+        },
+    )
     return result
 
 
-async def _build(bot: LeagueBot, submission: Submission, copy: Path, log_path: Path, timeout_s: float) -> BuildResult:
+async def _build(
+    bot: LeagueBot, submission: Submission, build: str, copy: Path, log_path: Path, timeout_s: float
+) -> BuildResult:
+    """Run ``build`` (the submission's build command) by a shell in ``copy``, its output in ``log_path``."""
     env = {**os.environ, **bot.spec.env}
     if sys.prefix != sys.base_prefix:  # in a virtual environment: `python` in a build means this interpreter
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    described = f"{bot.name} ({submission.manifest}): build {json.dumps(submission.build)}"
+    described = f"{bot.name} ({submission.manifest}): build {json.dumps(build)}"
     started = time.monotonic()
     with open(log_path, "wb") as log:
-        log.write(f"$ {submission.build}\n# in {copy}, a copy of {submission.folder}\n".encode())
+        log.write(f"$ {build}\n# in {copy}, a copy of {submission.folder}\n".encode())
         log.flush()
         try:
             process = await asyncio.create_subprocess_shell(
-                submission.build,
+                build,
                 cwd=copy,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -267,8 +300,13 @@ async def _build(bot: LeagueBot, submission: Submission, copy: Path, log_path: P
             False,
             f"{described} failed with {how} after {elapsed:.1f} s; its output is in {log_path}{_log_tail(log_path)}",
         )
-    return _check_run_program(bot, submission, copy, f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})",
-                              f"{described} succeeded, but its run command")  # fmt: skip
+    return _check_run_program(
+        bot,
+        submission,
+        copy,
+        f"{bot.name}: built in {elapsed:.1f} s (output in {log_path})",
+        f"{described} succeeded, but its run command",
+    )
 
 
 def _check_run_program(
@@ -289,9 +327,13 @@ async def _kill(process: asyncio.subprocess.Process) -> None:
     await process.wait()
 
 
-def _manifest(submission: Submission) -> dict:
-    return {"name": submission.name, "version": submission.version, "build": submission.build,
-            "run": list(submission.run)}  # fmt: skip
+def _manifest(submission: Submission) -> dict[str, Any]:
+    return {
+        "name": submission.name,
+        "version": submission.version,
+        "build": submission.build,
+        "run": list(submission.run),
+    }
 
 
 def _log_tail(log_path: Path) -> str:
@@ -346,7 +388,7 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
 
 
 def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[bytes], None]) -> None:
-    with open(source, "rb") as reader, (open(target, "xb") if target is not None else contextlib.nullcontext()) as out:
+    with open(source, "rb") as reader, open(target, "xb") if target is not None else contextlib.nullcontext() as out:
         while chunk := reader.read(_COPY_CHUNK_BYTES):
             update(chunk)
             if out is not None:

@@ -25,7 +25,7 @@ from referee.config import (
 )
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
-from referee.schedule import Gauntlet, RoundRobin, Sampled, schedule
+from referee.schedule import Gauntlet, RoundRobin, Sampled
 from referee.seeding import seed_commitment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -671,7 +671,7 @@ def test_a_huge_league_is_counted_at_once(tmp_path):
     """rounds: 100000000 used to list the schedule in memory; now it is counted (a timeout here means a listing)."""
     path = league_file(tmp_path, "rounds: 100000000\n", header="name: l\ngame: stop_the_bus\nseed: 1\ntable_size: 2\n")
     league = load_league(path)
-    assert schedule(league).count == 200_000_000
+    assert league.schedule().count == 200_000_000
 
 
 # ----- the format -----------------------------------------------------------------------
@@ -1082,7 +1082,7 @@ def test_the_demo_league():
     assert league.game == "stop_the_bus"
     assert league.table_size == 3
     assert len(league.bots) == 4
-    assert len(schedule(league)) == 12
+    assert len(league.schedule()) == 12
     assert league.timing.move_time_ms == 1000
     assert league.concurrency == 2
     assert league.output == ROOT / "results" / "demo"

@@ -27,7 +27,7 @@ from referee.gamesetup import GameSetup
 from referee.lanes import lane_copy
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
 from referee.match import Match
-from referee.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedule, SprtSchedule, schedule
+from referee.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedule, SprtSchedule
 from referee.session import BotSession
 
 from .conftest import PYTHON, Bots, read_log
@@ -160,7 +160,7 @@ def test_a_remembering_bot_guesses_at_chance_in_a_league_at_any_concurrency_and_
 ) -> None:
     league = load_league(write_gauntlet(tmp_path, bots))
     output = tmp_path / "results"
-    games = schedule(league)
+    games = league.schedule()
     assert len(games) == 8  # 2 field tables x 2 candidates x 2 rotations
 
     def three_done() -> bool:
@@ -206,7 +206,7 @@ def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: 
         env=bots.subprocess_env(), capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert ray.returncode == 0, ray.stderr
-    games = schedule(load_league(league_path))
+    games = load_league(league_path).schedule()
     guesses = score(sorted((output / "logs").glob("*.log")), sorted((output / GAME_LOG_DIR).glob("*.jsonl")))
     assert sum(map(len, guesses.games_of.values())) == 16
     check_no_seed_twice(guesses, {game.game_id: game.seed for game in games})

@@ -29,7 +29,7 @@ from referee.duel import DuelState, duel_report, run_duel
 from referee.results import read_league
 from referee.errors import OutputError
 from referee.league import RESULTS_FILE, read_records, run_league
-from referee.schedule import Sprt, SprtSchedule, schedule
+from referee.schedule import Sprt, SprtSchedule
 from referee.seeding import derive_seed
 from referee.stats import Measure, SequentialTest, deal_outcome
 from tests.simulated_bots import planted_difference, play_deal, strengths_from_elo
@@ -198,7 +198,7 @@ def test_the_league_file_sets_the_duel(tmp_path: Path, capsys: pytest.CaptureFix
                                 "  beta: 0.1\n  max_games: 25\n", table_size=3))  # fmt: skip
     league = load_league(path)
     assert league.format == Sprt(("new", "old"), Measure.SCORE_DIFFERENCE, 0.0, 0.1, 0.05, 0.1, 25)
-    assert len(schedule(league)) == 24  # rounded down to whole deals of 3 games
+    assert len(league.schedule()) == 24  # rounded down to whole deals of 3 games
     assert referee_main(["validate", str(path)]) == 0
     summary = "sprt: at most 24 games: 8 deals of new and old with 1 of a field of 1 x 3 rotations"
     assert summary in capsys.readouterr().out

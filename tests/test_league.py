@@ -18,7 +18,6 @@ from referee.cli import main as referee_main
 from referee.config import load_league
 from referee.errors import OutputError
 from referee.league import RESULTS_FILE, ResultsFile, read_records, run_league
-from referee.schedule import schedule
 
 from .conftest import SAMPLE_BOTS, Bots
 
@@ -80,7 +79,7 @@ def test_the_same_league_twice_and_at_any_concurrency_gives_the_same_results(tmp
     second = run(league_path, tmp_path / "second", concurrency=1)
     parallel = run(league_path, tmp_path / "parallel", concurrency=2)
 
-    expected_games = len(schedule(load_league(league_path)))
+    expected_games = len(load_league(league_path).schedule())
     assert first.played == second.played == parallel.played == expected_games == 12
     assert without_timing(tmp_path / "first") == without_timing(tmp_path / "second")
     assert without_timing(tmp_path / "first") == without_timing(tmp_path / "parallel")
@@ -118,7 +117,7 @@ def test_a_line_cut_short_by_a_crash_is_dropped_and_its_game_replayed(tmp_path: 
     lines = results.read_bytes().splitlines(keepends=True)
     # Keep two whole lines and half of the third, as a power cut might.
     results.write_bytes(b"".join(lines[:2]) + lines[2][: len(lines[2]) // 2])
-    recovered = ResultsFile(results, schedule(load_league(league_path)))
+    recovered = ResultsFile(results, load_league(league_path).schedule())
     recovered.close()
     assert len(recovered.finished) == 2
     assert results.read_bytes() == b"".join(lines[:2])
@@ -129,7 +128,7 @@ def test_a_line_cut_short_by_a_crash_is_dropped_and_its_game_replayed(tmp_path: 
 
 def test_a_run_killed_with_sigkill_resumes_to_the_same_results_and_leaves_no_bot(tmp_path: Path, bots: Bots) -> None:
     league_path = write_league(tmp_path / "league.yaml", bots, rounds=3, table_size=3)
-    total = len(schedule(load_league(league_path)))  # 1 table x 3 rotations x 3 rounds
+    total = len(load_league(league_path).schedule())  # 1 table x 3 rotations x 3 rounds
     reference = tmp_path / "reference"
     run(league_path, reference)
     bots.leaves_socket_dirs = True  # a SIGKILLed referee cannot clean up after itself

@@ -40,7 +40,7 @@ from referee.league import (
     read_records,
 )
 from referee.publish import console_table
-from referee.schedule import schedule, schedule_games
+from referee.schedule import schedule_games
 from referee.standings import FAULT_KINDS, compute_standings
 from referee.submissions import build_submissions
 
@@ -119,7 +119,7 @@ def test_a_damaged_last_line_is_dropped_with_a_tail_of_zeros(tmp_path: Path, bot
     run(league_path, output)
     lines = (output / RESULTS_FILE).read_bytes().splitlines(keepends=True)
     (output / RESULTS_FILE).write_bytes(b"".join(lines[:4]) + b"\0" * 300 + b"\n" + b"\0" * 20)  # as a power cut leaves
-    results = ResultsFile(output / RESULTS_FILE, schedule(load_league(league_path)))
+    results = ResultsFile(output / RESULTS_FILE, load_league(league_path).schedule())
     results.close()
     assert len(results.finished) == 4 and (output / RESULTS_FILE).read_bytes() == b"".join(lines[:4])
 

@@ -20,7 +20,6 @@ import pytest
 from referee.backends.netns import NamespaceError, in_private_network
 from referee.config import load_league
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
-from referee.schedule import schedule
 from tests.processes import marked_processes
 
 from .conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
@@ -93,7 +92,7 @@ def test_a_node_removed_in_the_middle_of_a_league_loses_no_game(tmp_path: Path, 
     entries = [(name, bots.command(SAMPLE_BOTS / f"{kind}_bot.py"))
                for name, kind in (("alpha", "random"), ("bravo", "heuristic"), ("charlie", "random"), ("delta", "heuristic"))]  # fmt: skip
     league_path = write_league(tmp_path / "league.yaml", bots, entries=entries, table_size=3, concurrency=2)
-    total = len(schedule(load_league(league_path)))  # 4 tables x 3 rotations
+    total = len(load_league(league_path).schedule())  # 4 tables x 3 rotations
     local_run(league_path, tmp_path / "local")
 
     command = in_private_network([PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "ray"),

@@ -17,6 +17,7 @@ import pytest
 from referee.config import load_league
 from referee.errors import LeagueError
 from referee.games import StopTheBus
+from referee.results import schedule_json_lines
 from referee.schedule import (
     Gauntlet,
     GauntletSchedule,
@@ -25,16 +26,14 @@ from referee.schedule import (
     SampledSchedule,
     ScheduledGame,
     combination_at,
-    json_lines,
-    schedule,
     schedule_games,
     table_lines,
     table_seed,
     tables_for_games,
 )
-from referee.schedule import sampled as sampled_module
+from referee.schedule import draw as draw_module
 from referee.schedule.base import spaced_shifts
-from referee.schedule.sampled import draw_tables
+from referee.schedule.draw import draw_tables
 from referee.seeding import derive_seed
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
@@ -399,8 +398,8 @@ def test_the_draw_keeps_its_guarantees(bots, table_size, tables_per_bot):
 
 @pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), [(30, 4, 40), (25, 3, 41)])
 def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_size, tables_per_bot):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
-    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 400)  # blocks of 12 and 15 tables a bot: four and three
+    plan = list(draw_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
     assert len(plan) >= 3 and sum(tables for tables, _ in plan) == tables_per_bot
     check_sampled(bot_names(bots), table_size, tables_per_bot * table_size, league_seed=3, rotations=table_size)
 
@@ -409,8 +408,8 @@ def test_a_draw_of_several_blocks_keeps_its_guarantees(monkeypatch, bots, table_
     ("bots", "table_size", "tables_per_bot", "rotations"), [(20, 4, 24, 2), (18, 6, 30, 3), (15, 3, 30, 1)]
 )
 def test_seats_stay_even_over_several_blocks(monkeypatch, bots, table_size, tables_per_bot, rotations):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
-    plan = list(sampled_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 120)  # blocks of 6, 6 and 8 tables a bot
+    plan = list(draw_module.block_plan(bots, table_size, tables_per_bot, -(bots * tables_per_bot) % table_size))
     assert len(plan) >= 4 and sum(tables for tables, _ in plan) == tables_per_bot
     check_sampled(bot_names(bots), table_size, tables_per_bot * rotations, league_seed=7, rotations=rotations)
 
@@ -459,7 +458,7 @@ def test_any_sampled_game_is_found_by_its_index():
 
 
 def test_a_longer_draw_starts_with_the_shorter_ones_blocks(monkeypatch):
-    monkeypatch.setattr(sampled_module, "BLOCK_SEATS", 40)  # 10 bots: a block gives each bot 4 tables of 2
+    monkeypatch.setattr(draw_module, "BLOCK_SEATS", 40)  # 10 bots: a block gives each bot 4 tables of 2
     shorter = list(draw_tables(10, 2, 10 * 10 // 2, league_seed=8))  # blocks of 4, 4 and 2 tables a bot
     longer = list(draw_tables(10, 2, 10 * 13 // 2, league_seed=8))  # blocks of 4, 4, 4 and 1
     assert longer[:40] == shorter[:40]
@@ -548,17 +547,17 @@ def test_impossible_gauntlets_are_refused(bots, candidates, table_size, message)
 
 def test_the_same_league_file_gives_the_same_schedule(tmp_path):
     path = write_league(tmp_path, NAMES[:4])
-    first = list(schedule(load_league(path)))
-    assert first == list(schedule(load_league(path)))
+    first = list(load_league(path).schedule())
+    assert first == list(load_league(path).schedule())
     assert first == list(schedule_games(NAMES[:4], 3, 2, league_seed=99))
 
 
 def test_the_league_file_chooses_the_format(tmp_path):
     sampled = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: sampled, games_per_bot: 6}"))
-    assert sampled.format == Sampled(6) and isinstance(schedule(sampled), SampledSchedule)
+    assert sampled.format == Sampled(6) and isinstance(sampled.schedule(), SampledSchedule)
     gauntlet = load_league(write_league(tmp_path, NAMES, "table_size: 3\nformat: {type: gauntlet, candidates: [bob]}"))
     assert gauntlet.candidates == ("bob",)
-    assert {game.candidate for game in schedule(gauntlet)} == {"bob"}
+    assert {game.candidate for game in gauntlet.schedule()} == {"bob"}
     default = load_league(write_league(tmp_path, NAMES, "table_size: 3"))
     assert default.format == RoundRobin() and default.candidates == ()
 
@@ -570,15 +569,15 @@ def test_a_gauntlet_whose_candidate_was_left_out_plays_on_with_the_others(tmp_pa
     league = load_league(write_league(tmp_path, NAMES, body))
     without_bob = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name != "bob"))
     assert without_bob.candidates == ("dave",)
-    assert {game.candidate for game in schedule(without_bob)} == {"dave"}
+    assert {game.candidate for game in without_bob.schedule()} == {"dave"}
     alone = dataclasses.replace(league, bots=tuple(bot for bot in league.bots if bot.name not in ("bob", "dave")))
     with pytest.raises(LeagueError, match="no candidate of the gauntlet is left"):
-        schedule(alone)
+        alone.schedule()
 
 
 @pytest.mark.parametrize("seeds", [False, True])
 def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_asked(tmp_path, seeds):
-    games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
+    games = load_league(write_league(tmp_path, NAMES[:4])).schedule()
     lines = list(table_lines(games, seeds=seeds))
     assert lines[0] == "24 games: 4 tables x 3 rotations x 2 rounds"
     assert lines[2].split() == ("# game round table rotation seat 0 seat 1 seat 2" + " seed" * seeds).split()
@@ -595,16 +594,16 @@ def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_ask
 
 def test_table_lines_of_a_gauntlet_name_the_candidate(tmp_path):
     league = load_league(write_league(tmp_path, NAMES, "table_size: 2\nformat: {type: gauntlet, candidates: [erin]}"))
-    lines = list(table_lines(schedule(league)))
+    lines = list(table_lines(league.schedule()))
     assert lines[2].split()[-1] == "candidate"
     assert all(row.split()[-1] == "erin" for row in lines[4:])
 
 
 def test_json_lines_are_the_records_of_the_games_seeds_as_strings_only_when_asked(tmp_path):
-    games = schedule(load_league(write_league(tmp_path, NAMES[:4])))
+    games = load_league(write_league(tmp_path, NAMES[:4])).schedule()
     with_seeds = [{**game.record(), "seed": str(game.seed)} for game in games]
-    assert [json.loads(line) for line in json_lines(games, seeds=True)] == with_seeds
-    without = [json.loads(line) for line in json_lines(games)]
+    assert [json.loads(line) for line in schedule_json_lines(games, seeds=True)] == with_seeds
+    without = [json.loads(line) for line in schedule_json_lines(games)]
     assert without == [{key: value for key, value in record.items() if key != "seed"} for record in with_seeds]
     printed = referee("schedule", str(write_league(tmp_path, NAMES[:4])), "--json", check=True).stdout
     assert printed.count("\n") == len(games) and str(games[0].seed) not in printed
@@ -655,4 +654,4 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
     counts = [met[pair] for pair in itertools.combinations(bot_names(30), 2)]
     assert min(counts) >= 1 and max(counts) - min(counts) <= 2  # every pair meets, counts at most 2 apart
     assert records == [{key: value for key, value in game.record().items() if key != "seed"}
-                       for game in schedule(load_league(path))]  # fmt: skip
+                       for game in load_league(path).schedule()]  # fmt: skip

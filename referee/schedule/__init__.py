@@ -24,22 +24,16 @@ league file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
-from referee.errors import LeagueError
 from referee.schedule.base import Schedule, ScheduledGame, game_id, rotate, tables_for_games
 from referee.schedule.gauntlet import Gauntlet, GauntletSchedule
 from referee.schedule.round_robin import RoundRobin, RoundRobinSchedule, combination_at, table_seed
 from referee.schedule.sampled import MAX_SAMPLED_BOTS, Sampled, SampledSchedule
 from referee.schedule.sprt import Sprt, SprtSchedule
 
-if TYPE_CHECKING:
-    from referee.config import League
-
 Format = RoundRobin | Sampled | Gauntlet | Sprt
-FORMATS: dict[str, type[RoundRobin] | type[Sampled] | type[Gauntlet] | type[Sprt]] = {
+FORMATS: dict[str, type[RoundRobin | Sampled | Gauntlet | Sprt]] = {
     RoundRobin.type: RoundRobin,
     Sampled.type: Sampled,
     Gauntlet.type: Gauntlet,
@@ -47,55 +41,33 @@ FORMATS: dict[str, type[RoundRobin] | type[Sampled] | type[Gauntlet] | type[Sprt
 }
 
 __all__ = [
-    "FORMATS", "MAX_SAMPLED_BOTS", "Format", "Gauntlet", "GauntletSchedule", "RoundRobin", "RoundRobinSchedule",
-    "Sampled", "SampledSchedule", "Schedule", "ScheduledGame", "Sprt", "SprtSchedule", "combination_at", "game_id",
-    "json_lines", "rotate", "schedule", "schedule_games", "table_lines", "table_seed", "tables_for_games",
-]  # fmt: skip
-
-
-def schedule(league: League) -> Schedule:
-    """Return the schedule of ``league``: every game in the canonical order, made as it is reached.
-
-    Only the league's bots count, so after a failed build left a bot out the
-    schedule is that of the bots that remain (a gauntlet without a candidate
-    plays on with the others; a duel without one of its two cannot be played).
-    """
-    league_format = league.format
-    if isinstance(league_format, Sprt):
-        missing = [name for name in league_format.candidates if name not in league.bot_names]
-        if missing:
-            raise LeagueError(
-                f"{league.source}: the duel cannot be played: {', '.join(missing)} "
-                f"{'is' if len(missing) == 1 else 'are'} left out of the league, and a duel needs both candidates"
-            )
-    if isinstance(league_format, Gauntlet):
-        kept = tuple(name for name in league_format.candidates if name in league.bot_names)
-        if not kept:
-            raise LeagueError(
-                f"{league.source}: no candidate of the gauntlet is left to play "
-                f"({', '.join(league_format.candidates)}: left out of the league)"
-            )
-        league_format = Gauntlet(kept, league_format.games_per_candidate)
-    try:
-        return league_format.schedule(league.bot_names, league.table_size, league.rounds, league.seed)
-    except ValueError as error:
-        raise LeagueError(f"{league.source}: no schedule can be made: {error}") from None
+    "FORMATS",
+    "MAX_SAMPLED_BOTS",
+    "Format",
+    "Gauntlet",
+    "GauntletSchedule",
+    "RoundRobin",
+    "RoundRobinSchedule",
+    "Sampled",
+    "SampledSchedule",
+    "Schedule",
+    "ScheduledGame",
+    "Sprt",
+    "SprtSchedule",
+    "combination_at",
+    "game_id",
+    "json_lines",
+    "rotate",
+    "schedule_games",
+    "table_lines",
+    "table_seed",
+    "tables_for_games",
+]
 
 
 def schedule_games(bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> RoundRobinSchedule:
     """Return the round-robin where every ``table_size`` of ``bot_names`` meet in every rotation, ``rounds`` times."""
     return RoundRobinSchedule(bot_names, table_size, rounds, league_seed)
-
-
-def json_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
-    """Yield one JSON object per game (its ``games.jsonl`` schedule fields), for ``referee schedule --json``.
-
-    A game's seed gives away its every deal: it is printed only with ``seeds``, as a string of digits.
-    """
-    from referee.results import schedule_json
-
-    for game in games:
-        yield json.dumps(schedule_json(game, seeds=seeds), separators=(",", ":"))
 
 
 def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
@@ -132,8 +104,15 @@ def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
     yield row(headers)
     yield "  ".join("-" * width for width in widths)
     for game in games:
-        cells = [game.index, game.game_id, game.round, game.table, game.rotation, *game.seats,
-                 *([game.seed] if seeds else [])]  # fmt: skip
+        cells = [
+            game.index,
+            game.game_id,
+            game.round,
+            game.table,
+            game.rotation,
+            *game.seats,
+            *([game.seed] if seeds else []),
+        ]
         if isinstance(games, GauntletSchedule):
             cells.append(game.candidate)
         yield row(cells)
@@ -142,4 +121,6 @@ def table_lines(games: Schedule, *, seeds: bool = False) -> Iterator[str]:
 def _bot_names(games: Schedule) -> tuple[str, ...]:
     if isinstance(games, GauntletSchedule):
         return games.candidates + games.field
-    return games.bot_names
+    if isinstance(games, RoundRobinSchedule | SampledSchedule | SprtSchedule):
+        return games.bot_names
+    raise TypeError(f"a schedule of format {games.format} has no list of bots")

@@ -6,6 +6,7 @@ import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class ScheduledGame:
         """
         return self.place if bot == self.candidate else self.deal_offset + self.place
 
-    def record(self) -> dict:
+    def record(self) -> dict[str, Any]:
         """The schedule's part of the game's ``games.jsonl`` record."""
         record = {
             "index": self.index,
@@ -126,9 +127,15 @@ def game_id(round_number: int, table_number: int, rotation: int) -> str:
 
 
 def rotation_group(
-    first_index: int, round_number: int, table_number: int, table_bots: Sequence[str], seed: int,
-    candidate: str | None = None, shifts: Sequence[int] | None = None, deal_offset: int = 0,
-) -> Iterator[ScheduledGame]:  # fmt: skip
+    first_index: int,
+    round_number: int,
+    table_number: int,
+    table_bots: Sequence[str],
+    seed: int,
+    candidate: str | None = None,
+    shifts: Sequence[int] | None = None,
+    deal_offset: int = 0,
+) -> Iterator[ScheduledGame]:
     """Yield a table's games, all on the same seed (duplicate deals): one per seat rotation, or per shift of ``shifts``.
 
     A game's ``rotation`` is its shift (so ``shifts`` of 0, 2 and 4 make game ids ending in ``-s0``, ``-s2``

@@ -48,11 +48,12 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group, tables_for_games
+from referee.schedule.draw import draw_tables
 from referee.schedule.round_robin import combination_at, tables
-from referee.schedule.sampled import MAX_SAMPLED_BOTS, draw_tables
+from referee.schedule.sampled import MAX_SAMPLED_BOTS
 from referee.seeding import derive_seed
 
 
@@ -75,8 +76,8 @@ class Gauntlet:
             bot_names, self.candidates, table_size, rounds, league_seed, self.field_tables(table_size)
         )
 
-    def written(self) -> dict:
-        written: dict = {"type": self.type, "candidates": list(self.candidates)}
+    def written(self) -> dict[str, Any]:
+        written: dict[str, Any] = {"type": self.type, "candidates": list(self.candidates)}
         if self.games_per_candidate is not None:
             written["games_per_candidate"] = self.games_per_candidate
         return written
@@ -88,9 +89,14 @@ class GauntletSchedule(Schedule):
     format = Gauntlet.type
 
     def __init__(
-        self, bot_names: Sequence[str], candidates: Sequence[str], table_size: int, rounds: int, league_seed: int,
+        self,
+        bot_names: Sequence[str],
+        candidates: Sequence[str],
+        table_size: int,
+        rounds: int,
+        league_seed: int,
         drawn_tables: int | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         check_bots(bot_names, table_size, rounds)
         unknown = [name for name in candidates if name not in bot_names]
         if unknown:
@@ -135,8 +141,15 @@ class GauntletSchedule(Schedule):
                 seed = self._seed(round_number, field_number, field_bots)
                 for position, (table_number, candidate) in enumerate(self._seatings(field_number)):
                     table_bots = (candidate, *field_bots)
-                    yield from rotation_group(index, round_number, table_number, table_bots, seed, candidate,
-                                              deal_offset=position * self.table_size)  # fmt: skip
+                    yield from rotation_group(
+                        index,
+                        round_number,
+                        table_number,
+                        table_bots,
+                        seed,
+                        candidate,
+                        deal_offset=position * self.table_size,
+                    )
                     index += self.table_size
 
     def game(self, index: int) -> ScheduledGame:
@@ -151,9 +164,14 @@ class GauntletSchedule(Schedule):
         candidate = self.candidates[candidate_rank]
         seed = self._seed(round_number, field_rank + 1, field_bots)
         group = rotation_group(
-            index - rotation, round_number, table_rank + 1, (candidate, *field_bots), seed, candidate,
+            index - rotation,
+            round_number,
+            table_rank + 1,
+            (candidate, *field_bots),
+            seed,
+            candidate,
             deal_offset=candidate_rank * self.table_size,
-        )  # fmt: skip
+        )
         return next(itertools.islice(group, rotation, None))
 
     def summary(self) -> str:

@@ -43,7 +43,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group
 from referee.seeding import derive_seed
@@ -58,7 +58,7 @@ class RoundRobin:
     def schedule(self, bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> RoundRobinSchedule:
         return RoundRobinSchedule(bot_names, table_size, rounds, league_seed)
 
-    def written(self) -> dict:
+    def written(self) -> dict[str, Any]:
         """The format as the league file writes it (for fingerprints and ``league.json``)."""
         return {"type": self.type}
 

@@ -29,7 +29,7 @@ bipartite graph is even, so its colours alternate all the way round) and each
 table keeps its ``g`` of each. Each recolouring lowers the sum of squares of
 the bots' class counts, so it ends.
 
-The draw comes in blocks (:func:`referee.schedule.sampled.draw_blocks`), and
+The draw comes in blocks (:func:`referee.schedule.draw.draw_blocks`), and
 each block is coloured on its own, so a bot's counts could drift a little
 apart from block to block. So then, while a bot has, counting its earlier
 blocks, two classes two or more apart, one of its tables moves from the fuller
@@ -97,10 +97,14 @@ class Seating:
         """Swap two bots' places at a table while that lowers the sum of squared seat counts."""
         sat, seats_of_place = self.sat, self.seats_of_place
         pairs = [
-            (first, second, [s for s in seats_of_place[first] if s not in seats_of_place[second]],
-             [s for s in seats_of_place[second] if s not in seats_of_place[first]])
+            (
+                first,
+                second,
+                [s for s in seats_of_place[first] if s not in seats_of_place[second]],
+                [s for s in seats_of_place[second] if s not in seats_of_place[first]],
+            )
             for first, second in itertools.combinations(range(self.size), 2)
-        ]  # fmt: skip
+        ]
         improved = True
         while improved:  # each swap lowers a whole number that cannot go below 0: it ends
             improved = False
@@ -185,7 +189,7 @@ class _Colouring:
             frontier = following
         return False
 
-    def _swap_along(self, end: int, came_from: dict, fuller: int, emptier: int) -> None:
+    def _swap_along(self, end: int, came_from: dict[int, tuple[int, int, int, int]], fuller: int, emptier: int) -> None:
         bot = end
         while came_from[bot][0] >= 0:
             previous, number, place, other_place = came_from[bot]
@@ -220,9 +224,9 @@ class _Colouring:
                     ends.append((bot, bots + number))
                     places.append((number, place))
         degree: dict[int, int] = {}
-        for bot, table in ends:
+        for bot, table_vertex in ends:
             degree[bot] = degree.get(bot, 0) + 1
-            degree[table] = degree.get(table, 0) + 1
+            degree[table_vertex] = degree.get(table_vertex, 0) + 1
         for vertex, count in sorted(degree.items()):
             if count % 2:  # a bot of odd degree joins the dummy table, a table the dummy bot
                 ends.append((vertex, dummy_table) if vertex < bots else (dummy_bot, vertex))
@@ -231,16 +235,17 @@ class _Colouring:
             ends.append((dummy_bot, dummy_table))
             places.append(None)
         incident: dict[int, list[int]] = {}
-        for edge, (bot, table) in enumerate(ends):
+        for edge, (bot, table_vertex) in enumerate(ends):
             incident.setdefault(bot, []).append(edge)
-            incident.setdefault(table, []).append(edge)
+            incident.setdefault(table_vertex, []).append(edge)
         used = [False] * len(ends)
         next_edge = dict.fromkeys(incident, 0)
         for start in sorted(incident):
             circuit = _circuit(start, incident, ends, used, next_edge)
             for position, edge in enumerate(circuit):
-                if places[edge] is not None:
-                    number, place = places[edge]
+                spot = places[edge]
+                if spot is not None:
+                    number, place = spot
                     bot = self.tables[number][place]
                     colour = first if position % 2 == 0 else second
                     self.counts[bot][self.colour[number][place]] -= 1
@@ -249,7 +254,7 @@ class _Colouring:
 
 
 def _circuit(
-    start: int, incident: dict[int, list[int]], ends: list[tuple[int, int]], used: list[bool], next_edge: dict
+    start: int, incident: dict[int, list[int]], ends: list[tuple[int, int]], used: list[bool], next_edge: dict[int, int]
 ) -> list[int]:
     """The unused edges reachable from ``start`` as one closed trail (Hierholzer's algorithm), in order."""
     circuit: list[int] = []

@@ -75,12 +75,17 @@ class Sprt:
             raise ValueError(f"a duel has one round (max_games sets its length), got {rounds}")
         return SprtSchedule(bot_names, self.candidates, table_size, self.deals(table_size), league_seed, self)
 
-    def written(self) -> dict:
+    def written(self) -> dict[str, Any]:
         first, second = HYPOTHESIS_KEYS[self.measure]
         return {  # from_written reads it back
-            "type": self.type, "candidates": list(self.candidates), first: self.h0, second: self.h1,
-            "alpha": self.alpha, "beta": self.beta, "max_games": self.max_games,
-        }  # fmt: skip
+            "type": self.type,
+            "candidates": list(self.candidates),
+            first: self.h0,
+            second: self.h1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "max_games": self.max_games,
+        }
 
     @classmethod
     def from_written(cls, written: Mapping[str, Any]) -> Sprt | None:
@@ -91,9 +96,14 @@ class Sprt:
         first, second = HYPOTHESIS_KEYS[measure]
         bot, other = written["candidates"]
         return cls(
-            (str(bot), str(other)), measure, float(written[first]), float(written[second]), float(written["alpha"]),
-            float(written["beta"]), int(written["max_games"]),
-        )  # fmt: skip
+            (str(bot), str(other)),
+            measure,
+            float(written[first]),
+            float(written[second]),
+            float(written["alpha"]),
+            float(written["beta"]),
+            int(written["max_games"]),
+        )
 
     def hypotheses(self) -> str:
         """``elo 0 against elo +10, alpha 0.05, beta 0.05``: the test in one phrase."""
@@ -110,9 +120,14 @@ class SprtSchedule(Schedule):
     rounds = 1
 
     def __init__(
-        self, bot_names: Sequence[str], candidates: Sequence[str], table_size: int, deals: int, league_seed: int,
+        self,
+        bot_names: Sequence[str],
+        candidates: Sequence[str],
+        table_size: int,
+        deals: int,
+        league_seed: int,
         test: Sprt | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         check_bots(bot_names, table_size, 1)
         if table_size < 2:
             raise ValueError(f"a duel seats both candidates, so it needs tables of 2 or more, got {table_size}")

@@ -1,0 +1,305 @@
+"""The loaded league: :func:`load_league` reads a league file into a :class:`League`, and what its results depend on.
+
+Paths and commands are explained in docs/leagues.md ("The league file"); every
+key, its range and default are in :mod:`referee.config.schema`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from referee.clock import Timing
+from referee.commands import resolve_path
+from referee.config.bots import LeagueBot, hide_from_each_other, read_bot, read_network
+from referee.config.formats import check_size, read_format
+from referee.config.reader import Checker, compose, read_text, shown
+from referee.config.schema import FAULT_POLICY, FAULT_POLICY_KEYS, LEAGUE, LEAGUE_KEYS, LEAGUE_REQUIRED, by_name
+from referee.errors import LeagueError
+from referee.faults import FaultPolicy, PolicyMode
+from referee.games import GAMES
+from referee.gamesetup import GameSetup
+from referee.sandbox import ResourceLimits
+from referee.schedule import Format, Gauntlet, RoundRobin, Schedule, Sprt
+from referee.seeding import is_guessable
+
+_KEYS = by_name(LEAGUE)
+_FAULT_POLICY = by_name(FAULT_POLICY)
+
+
+@dataclass(frozen=True)
+class League:
+    """A checked league file; build it with :func:`load_league`."""
+
+    source: Path  # the league file, as given
+    folder: Path  # the league file's folder, absolute: relative paths start here
+    name: str
+    game: str
+    seed: int
+    table_size: int
+    rounds: int
+    timing: Timing
+    turn_limit: int
+    fault_policy: FaultPolicy
+    max_restarts: int  # restarts of a crashed bot, per bot, over the league
+    concurrency: int | None  # games played at once; None: auto
+    output: Path  # absolute
+    transport: str
+    network: str  # the league's default for its bots: "host" or "none"
+    sandbox: bool  # bots run in their sandbox (sandbox: bubblewrap, the default)
+    limits: ResourceLimits  # the league's default limits for its bots
+    build_timeout_s: float
+    on_build_failure: str
+    bots: tuple[LeagueBot, ...]
+    format: Format = dataclasses.field(default_factory=RoundRobin)  # how tables are made: referee.schedule
+    freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
+    warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(bot.name for bot in self.bots)
+
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """A gauntlet's candidates that are in the league (standings are for them); empty in other formats."""
+        if not isinstance(self.format, Gauntlet):
+            return ()
+        return tuple(name for name in self.format.candidates if name in self.bot_names)
+
+    @property
+    def game_setup(self) -> GameSetup:
+        """What every bot's handshake is told: the game, the table size and the limits."""
+        return GameSetup(game=self.game, num_players=self.table_size, timing=self.timing, turn_limit=self.turn_limit)
+
+    def schedule(self) -> Schedule:
+        """Return the league's schedule: every game in the canonical order, made as it is reached.
+
+        Only the league's bots count, so after a failed build left a bot out the
+        schedule is that of the bots that remain (a gauntlet without a candidate
+        plays on with the others; a duel without one of its two cannot be played).
+        """
+        league_format = self.format
+        if isinstance(league_format, Sprt):
+            missing = [name for name in league_format.candidates if name not in self.bot_names]
+            if missing:
+                raise LeagueError(
+                    f"{self.source}: the duel cannot be played: {', '.join(missing)} "
+                    f"{'is' if len(missing) == 1 else 'are'} left out of the league, and a duel needs both candidates"
+                )
+        if isinstance(league_format, Gauntlet):
+            kept = self.candidates
+            if not kept:
+                raise LeagueError(
+                    f"{self.source}: no candidate of the gauntlet is left to play "
+                    f"({', '.join(league_format.candidates)}: left out of the league)"
+                )
+            league_format = Gauntlet(kept, league_format.games_per_candidate)
+        try:
+            return league_format.schedule(self.bot_names, self.table_size, self.rounds, self.seed)
+        except ValueError as error:
+            raise LeagueError(f"{self.source}: no schedule can be made: {error}") from None
+
+    def bot(self, name: str) -> LeagueBot:
+        """Return the bot called ``name``; raise ``KeyError`` naming the bots there are."""
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(f"no bot {name!r} in league {self.name!r}; the bots are: {', '.join(self.bot_names)}")
+
+
+def load_league(path: str | os.PathLike[str]) -> League:
+    """Read and check a league file; raise :class:`LeagueError` naming the file, line and key of any problem.
+
+    Every number is checked against its range, and the league's size is
+    counted without making its schedule, so any file is checked in moments.
+    """
+    source = Path(path)
+    label = str(path)
+    text = read_text(source, label, "the league file")
+    root = compose(text, label)
+    folder = source.resolve().parent
+    checker = Checker(label)
+    if root is None:
+        raise LeagueError(f"{label}:1: the league file is empty; see tournaments/league.example.yaml for every key")
+    keys = checker.mapping(root, "", LEAGUE_KEYS, LEAGUE_REQUIRED, what="the league file")
+
+    name: str = checker.key(keys, _KEYS["name"])
+    game: str = checker.key(keys, _KEYS["game"])
+    game_class = GAMES[game]
+    seed: int = checker.key(keys, _KEYS["seed"])
+    warnings = []
+    if is_guessable(seed):
+        warnings.append(
+            checker.located(
+                keys["seed"],
+                "seed",
+                (
+                    f"warning: {seed} can be guessed: a bot that tries every seed below 2^32 against the cards it is dealt "
+                    "finds it, and then knows every hand; for a competition use a secret 64-bit seed (`referee seed` "
+                    "prints one) and publish it when the league is over (its pages show a commitment until then)"
+                ),
+            )
+        )
+    table_node = keys["table_size"]
+    table_size: int = checker.key(keys, _KEYS["table_size"])
+    if not game_class.min_players <= table_size <= game_class.max_players:
+        raise checker.error(
+            table_node,
+            "table_size",
+            f"{table_size} player{'s' if table_size != 1 else ''} is outside the range of {game}; "
+            f"allowed: {game_class.min_players} to {game_class.max_players}",
+        )
+    rounds: int = checker.key(keys, _KEYS["rounds"])
+    timing = Timing(
+        move_time_ms=checker.key(keys, _KEYS["move_time_ms"]),
+        time_bank_ms=checker.key(keys, _KEYS["time_bank_ms"]),
+        grace_ms=checker.key(keys, _KEYS["grace_ms"]),
+        startup_timeout_ms=checker.key(keys, _KEYS["startup_timeout_ms"]),
+    )
+    turn_limit: int = checker.key(keys, _KEYS["turn_limit"])
+    fault_policy = read_fault_policy(checker, keys.get("fault_policy"))
+    max_restarts: int = checker.key(keys, _KEYS["max_restarts"])
+    concurrency: int | None = None  # auto: what the machine holds fairly (referee.league.auto_concurrency)
+    if not (isinstance(keys.get("concurrency"), yaml.ScalarNode) and keys["concurrency"].value == "auto"):
+        concurrency = checker.key(keys, _KEYS["concurrency"])
+    output = folder / "results" / name
+    if "output" in keys:
+        output = resolve_path(folder, checker.key(keys, _KEYS["output"]))
+    transport: str = checker.key(keys, _KEYS["transport"])
+    sandboxed = checker.key(keys, _KEYS["sandbox"]) == "bubblewrap"
+    network = read_network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed)
+    limits: ResourceLimits = _KEYS["limits"].default
+    if "limits" in keys:
+        limits = checker.limits(keys["limits"], "limits", limits)
+    freeze: bool = checker.key(keys, _KEYS["freeze"])
+    build_timeout_s: float = checker.key(keys, _KEYS["build_timeout_s"])
+    on_build_failure: str = checker.key(keys, _KEYS["on_build_failure"])
+
+    bots_node = keys["bots"]
+    if not isinstance(bots_node, yaml.SequenceNode):
+        raise checker.error(bots_node, "bots", f"{shown(bots_node)} is not a list; list the bots, one entry each")
+    bots: list[LeagueBot] = []
+    declared: dict[str, tuple[str, int]] = {}
+    for index, entry in enumerate(bots_node.value):
+        key = f"bots[{index}]"
+        bot = read_bot(checker, entry, key, folder, transport, network, sandboxed, limits, freeze)
+        if bot.name in declared:
+            first_key, first_line = declared[bot.name]
+            named_by = "" if "name" in bot.written or bot.submission is None else f" (from {bot.submission.manifest})"
+            raise checker.error(
+                entry,
+                f"{key}.name",
+                f"{json.dumps(bot.name)}{named_by} is already the name of {first_key} (line {first_line}); "
+                "bot names must be unique, so give this entry its own name",
+            )
+        declared[bot.name] = (key, entry.start_mark.line + 1)
+        bots.append(bot)
+    bots = hide_from_each_other(bots, output, source)
+    if len(bots) < table_size:
+        raise checker.error(
+            bots_node,
+            "bots",
+            f"{len(bots)} bot{'' if len(bots) == 1 else 's'} cannot fill a table of {table_size} (table_size); "
+            f"list at least {table_size} bots or lower table_size",
+        )
+    bot_names = tuple(bot.name for bot in bots)
+    league_format = read_format(checker, keys.get("format"), table_size, bot_names)
+    check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
+    return League(
+        source=source,
+        folder=folder,
+        name=name,
+        game=game,
+        seed=seed,
+        table_size=table_size,
+        rounds=rounds,
+        timing=timing,
+        turn_limit=turn_limit,
+        fault_policy=fault_policy,
+        max_restarts=max_restarts,
+        concurrency=concurrency,
+        output=output,
+        transport=transport,
+        network=network,
+        sandbox=sandboxed,
+        limits=limits,
+        build_timeout_s=build_timeout_s,
+        on_build_failure=on_build_failure,
+        bots=tuple(bots),
+        format=league_format,
+        freeze=freeze,
+        warnings=tuple(warnings),
+    )
+
+
+def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:
+    """Read ``fault_policy:``: its mode and, under default_action, the faults before a forfeit."""
+    if node is None:
+        return FaultPolicy()
+    keys = checker.mapping(node, "fault_policy", FAULT_POLICY_KEYS, ())
+    mode = PolicyMode(checker.key(keys, _FAULT_POLICY["mode"], "fault_policy."))
+    max_faults: int = checker.key(keys, _FAULT_POLICY["max_faults"], "fault_policy.")
+    return FaultPolicy(mode=mode, max_faults=max_faults)
+
+
+def league_without_sandbox(league: League) -> League:
+    """The same league with every bot started without its sandbox (``--no-sandbox``): host network, no masks."""
+    bots = tuple(
+        dataclasses.replace(bot, spec=dataclasses.replace(bot.spec, sandbox=False, network="host"))
+        for bot in league.bots
+    )
+    return dataclasses.replace(league, sandbox=False, network="host", bots=bots)
+
+
+def league_identity(league: League) -> dict[str, Any]:
+    """The league as its results depend on it, as plain JSON data: ``rules``, ``rounds`` and ``bots``.
+
+    ``rules`` is everything that changes how any game is played: the game,
+    seed, table size, format, time limits, turn limit, fault policy, restarts,
+    network, freezing (when it is off) and the bots' default resource limits.
+    ``bots`` is every bot as the league file declares it, in order
+    (its entry as written, with its submission's manifest), whether or not
+    its build succeeds. ``rounds`` and ``bots`` may grow between runs: more
+    rounds or bots appended at the end only add games
+    (:func:`referee.league.league_changes`). Not included, because results
+    do not depend on them: the name, output, concurrency, transport, sandbox
+    and build settings. Paths are kept as written, so moving the league folder
+    changes nothing.
+    """
+    return {
+        "rules": {
+            "game": league.game,
+            "seed": league.seed,
+            "table_size": league.table_size,
+            "move_time_ms": league.timing.move_time_ms,
+            "time_bank_ms": league.timing.time_bank_ms,
+            "grace_ms": league.timing.grace_ms,
+            "startup_timeout_ms": league.timing.startup_timeout_ms,
+            "turn_limit": league.turn_limit,
+            "fault_policy": {"mode": league.fault_policy.mode.value, "max_faults": league.fault_policy.max_faults},
+            "max_restarts": league.max_restarts,
+            "network": league.network,
+            "limits": dataclasses.asdict(league.limits),  # the bots' defaults; a bot's own are in its entry
+            "format": league.format.written(),
+            # Only when off: leagues begun before bots were frozen resume as they were.
+            **({} if league.freeze else {"freeze": False}),
+        },
+        "rounds": league.rounds,
+        "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],
+    }
+
+
+def league_fingerprint(league: League) -> str:
+    """A SHA-256 hex digest of the league's rules (see :func:`league_identity`): what no finished league may change.
+
+    Rounds and bots are not in it: a league grows by them.
+    """
+    text = json.dumps(league_identity(league)["rules"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -16,17 +16,26 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from referee.atomic import replace_file
 from referee.results import RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
-from referee.stats import CONFIDENCE, Comparison, Interval, format_elo, format_interval, stronger_bot_sentence
+from referee.stats import (
+    CONFIDENCE,
+    Comparison,
+    Interval,
+    Verdict,
+    describe_hypothesis,
+    format_elo,
+    format_interval,
+    stronger_bot_sentence,
+)
 
 if TYPE_CHECKING:
-    from referee.duel import DuelState
+    from referee.duel_state import DuelState
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 STRENGTH_DIGITS = 1  # Elo
@@ -168,7 +177,7 @@ def write_leaderboards(
     faults and replays (see :mod:`referee.publish.league_page`); ``live`` makes
     it refresh itself while a league runs, ``scheduled`` games in all.
     """
-    from referee.duel import duel_report
+    from referee.duel_state import duel_report
     from referee.publish.league_page import page_data, render
 
     directory = Path(directory)
@@ -244,7 +253,7 @@ def leaderboard_data(
         },
     }
     if duel is not None:
-        data["duel"] = duel.data()
+        data["duel"] = duel_data(duel)
     return data
 
 
@@ -299,6 +308,54 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     if comparison.deals < 2:
         lines.append("  one deal cannot show how results vary from deal to deal: the intervals are the whole range")
     return "\n".join(lines)
+
+
+def duel_lines(state: DuelState) -> list[str]:
+    """A duel's verdict as a block of lines for the terminal and the Markdown leaderboard."""
+    first, second = state.sprt.candidates
+    measure, lower_upper = state.sprt.measure, state.test.bounds
+    h0, h1 = describe_hypothesis(measure, state.sprt.h0), describe_hypothesis(measure, state.sprt.h1)
+    lines = [f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, "
+             f"beta {state.sprt.beta:g}", f"  {state.headline()}"]  # fmt: skip
+    lower, upper = lower_upper
+    if state.test.verdict is Verdict.ACCEPT_H1:
+        lines.append(f"  the results favour {h1} over {h0}: a true {h0} gives this verdict at most "
+                     f"{state.sprt.alpha:.0%} of the time")  # fmt: skip
+    elif state.test.verdict is Verdict.ACCEPT_H0:
+        lines.append(f"  the results favour {h0} over {h1}: a true {h1} gives this verdict at most "
+                     f"{state.sprt.beta:.0%} of the time")  # fmt: skip
+    lines.append(f"  log-likelihood ratio {state.test.llr:+.2f}; bounds {lower:+.2f} (accept H0) and "
+                 f"{upper:+.2f} (accept H1)")  # fmt: skip
+    comparison = comparison_text(first, second, state.test.comparison())
+    lines.extend("  " + line for line in comparison.splitlines())
+    if state.games_not_counted:
+        why = "running when the verdict came" if state.decided else "of deals not yet complete"
+        lines.append(f"  {state.games_not_counted} more game{'s' if state.games_not_counted != 1 else ''} "
+                     f"recorded ({why}): in games.jsonl and the standings, not in the test")  # fmt: skip
+    return lines
+
+
+def duel_data(state: DuelState) -> dict[str, Any]:
+    """A duel's verdict as JSON-ready data: the ``duel`` object of ``leaderboard.json``."""
+    lower, upper = state.test.bounds
+    return {
+        "candidates": list(state.sprt.candidates),
+        "measure": state.sprt.measure.value,
+        "h0": state.sprt.h0,
+        "h1": state.sprt.h1,
+        "alpha": state.sprt.alpha,
+        "beta": state.sprt.beta,
+        "max_games": state.sprt.max_games,
+        "verdict": state.outcome,
+        "headline": state.headline(),
+        "deals": state.deals,
+        "games": state.games_counted,
+        "games_not_counted": state.games_not_counted,
+        "scheduled_deals": state.scheduled_deals,
+        "llr": round(state.test.llr, FRACTION_DIGITS),
+        "bounds": [round(lower, FRACTION_DIGITS), round(upper, FRACTION_DIGITS)],
+        "comparison": comparison_data(state.test.comparison()),
+    }
 
 
 def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
@@ -372,7 +429,7 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
         disable_numparse=True,
         colalign=["left", *(["right"] * len(bots))],
     )
-    verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel.lines()) + "\n```\n\n"
+    verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel_lines(duel)) + "\n```\n\n"
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
         f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{RANKING_NOTE}\n\n"

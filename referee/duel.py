@@ -56,8 +56,9 @@ def duel_league(league: League, sprt: Sprt) -> League:
     first, second = sprt.candidates
     for name in sprt.candidates:
         if name not in league.bot_names:
-            raise LeagueError(f"{league.source}: no bot {name!r} in the league; the bots are: "
-                              + ", ".join(league.bot_names))  # fmt: skip
+            raise LeagueError(
+                f"{league.source}: no bot {name!r} in the league; the bots are: " + ", ".join(league.bot_names)
+            )
     try:
         sprt.schedule(league.bot_names, league.table_size, 1, league.seed)
     except ValueError as error:

@@ -70,7 +70,6 @@ from referee.errors import OutputError
 from referee.lanes import with_lane_copies
 from referee.publish import write_leaderboards
 from referee.publish.live import LiveSite
-from referee.schedule import ScheduledGame, schedule
 from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read_records: for tools that import them here
     LEAGUE_FILE,
     LEAGUE_RECORD_VERSION,
@@ -82,9 +81,9 @@ from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read
     read_records,
     write_league,
 )
+from referee.schedule import ScheduledGame, schedule
 from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
-
 
 # ----- the output folder and what changed in the league --------------------------------
 
@@ -136,8 +135,9 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
     after_names = [bot["league_name"] for bot in after_bots]
     removed = [name for name in before_names if name not in after_names]
     if removed:
-        changes.refused.append(f"bots: {', '.join(map(str, removed))} {'is' if len(removed) == 1 else 'are'} "
-                               "no longer in the league file")  # fmt: skip
+        changes.refused.append(
+            f"bots: {', '.join(map(str, removed))} {'is' if len(removed) == 1 else 'are'} no longer in the league file"
+        )
     kept = [name for name in after_names if name in before_names]
     if not removed and after_names[: len(before_names)] != before_names:
         if kept != before_names:
@@ -159,8 +159,10 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
     added = [name for name in after_names if name not in before_names]
     format_type = after_rules.get("format", {}).get("type", "round-robin")
     if added and format_type != "round-robin":
-        changes.refused.append(f"bots added: {', '.join(added)} (a {format_type} league's tables are drawn from its "
-                               "bots: new bots would change every table; start it afresh in another output)")  # fmt: skip
+        changes.refused.append(
+            f"bots added: {', '.join(added)} (a {format_type} league's tables are drawn from its "
+            "bots: new bots would change every table; start it afresh in another output)"
+        )
     if added and not changes.refused:
         changes.growth.append(f"bots added: {', '.join(added)}")
     return changes
@@ -200,7 +202,8 @@ def claim_output(league: League, output: Path) -> LeagueChanges:
     if changes.refused:
         raise OutputError(
             f"{output}: holds results of league {recorded.name!r} (from {recorded.source}), and "
-            f"{league.source} differs from it in what decides them: " + "; ".join(changes.refused)
+            f"{league.source} differs from it in what decides them: "
+            + "; ".join(changes.refused)
             + ". A league may only gain rounds, or bots added at the end of its list: undo the change, "
             "or give this league another --output."
         )
@@ -266,9 +269,7 @@ async def run_league(
     with output_folder(output):
         growth = claim_output(league, output)
         has_results = count_games(output / RESULTS_FILE) > 0
-        playing, builds = await build_submissions(
-            league, output, output / BOT_LOG_DIR, retry_failed=not has_results
-        )
+        playing, builds = await build_submissions(league, output, output / BOT_LOG_DIR, retry_failed=not has_results)
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         playing = _hide_output(playing, league.output, output)
@@ -293,9 +294,16 @@ async def run_league(
         standings = publish_standings(output, len(games))
     left_out = {build.bot: build.message for build in builds if not build.ok}
     return RunSummary(
-        played, already, len(games), standings, time.perf_counter() - started, dict(players.restarts.disabled),
-        left_out, dict(players.restarts.last_failed_log), players.concurrency,
-    )  # fmt: skip
+        played,
+        already,
+        len(games),
+        standings,
+        time.perf_counter() - started,
+        dict(players.restarts.disabled),
+        left_out,
+        dict(players.restarts.last_failed_log),
+        players.concurrency,
+    )
 
 
 def _hide_output(league: League, written: Path, output: Path) -> League:
@@ -303,11 +311,16 @@ def _hide_output(league: League, written: Path, output: Path) -> League:
     if written == output:
         return league
     bots = tuple(
-        dataclasses.replace(bot, spec=dataclasses.replace(
-            bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))))
-        if bot.spec.command else bot
+        dataclasses.replace(
+            bot,
+            spec=dataclasses.replace(
+                bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))
+            ),
+        )
+        if bot.spec.command
+        else bot
         for bot in league.bots
-    )  # fmt: skip
+    )
     return dataclasses.replace(league, bots=bots)
 
 

@@ -76,6 +76,7 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
     """The web application serving ``directory`` with its ``/events`` stream."""
     _, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles = _libraries()
     from starlette.responses import FileResponse, HTMLResponse
+
     directory = Path(directory).resolve()
     if not directory.is_dir():
         raise ServeError(f"{directory}: no such directory; give a league's output directory (its `output:`)")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from referee.backends.pool import Restarts
 
@@ -91,7 +91,7 @@ class Backend(ABC):
     async def close(self) -> None:
         """Stop every bot process and everything the backend started."""
 
-    async def __aenter__(self) -> Backend:
+    async def __aenter__(self) -> Self:
         try:
             await self.open()
         except BaseException:

@@ -22,8 +22,8 @@ import sys
 
 from referee import __version__
 from referee.cli import bots, game_logs, leagues, results
-from referee.cli.process import describe_os_error
 from referee.cli.options import UsageError
+from referee.cli.process import describe_os_error
 from referee.errors import RefereeError
 
 EXIT_FAILURE = 1
@@ -37,13 +37,16 @@ TRACEBACK_VARIABLE = "REFEREE_TRACEBACK"  # set to 1: show the traceback of an u
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command, each with its handler as ``func``, listed in the order of ``--help``."""
     parser = argparse.ArgumentParser(
-        prog="referee", description="Referee for Stop the Bus and Bastard Brag bots.",
+        prog="referee",
+        description="Referee for Stop the Bus and Bastard Brag bots.",
         epilog="Exit status: 0 success, 1 failure, 2 usage error, 130 Ctrl-C, 141 broken pipe, 143 SIGTERM.",
     )
-    parser.add_argument("--version", action="version", version=f"referee {__version__}",
-                        help="print the referee's version and exit")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                     help="what to do (referee COMMAND --help for its options)")
+    parser.add_argument(
+        "--version", action="version", version=f"referee {__version__}", help="print the referee's version and exit"
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="what to do (referee COMMAND --help for its options)"
+    )
     bots.add_play(commands)
     bots.add_check_bot(commands)
     game_logs.add_verify(commands)
@@ -85,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bug: still one line, with the way to see more
         if os.environ.get(TRACEBACK_VARIABLE):
             raise
-        return _fail(f"{name}: internal error: {type(error).__name__}: {error} (set {TRACEBACK_VARIABLE}=1 to see "
-                     "where; please report it)")
+        return _fail(
+            f"{name}: internal error: {type(error).__name__}: {error} (set {TRACEBACK_VARIABLE}=1 to see "
+            "where; please report it)"
+        )
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -124,4 +129,3 @@ def _quiet_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-

@@ -120,8 +120,7 @@ class DuelProgress:
         if verdict_now or now - self._last_line >= PROGRESS_LINE_EVERY_S:
             self._last_line = now
             self._told_verdict = state.decided
-            print(f"{done} games: {state.status()}" + (f"; {state.headline()}" if verdict_now else ""),
-                  file=sys.stderr)
+            print(f"{done} games: {state.status()}" + (f"; {state.headline()}" if verdict_now else ""), file=sys.stderr)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -130,9 +129,14 @@ class DuelProgress:
 
 
 def run_league_command(
-    league: League, output: Path | None, concurrency: int | None, show_progress: bool,
-    backend: BackendFactory | None = None, *,
-    stop: Callable[[], bool] | None = None, display: Display | None = None,
+    league: League,
+    output: Path | None,
+    concurrency: int | None,
+    show_progress: bool,
+    backend: BackendFactory | None = None,
+    *,
+    stop: Callable[[], bool] | None = None,
+    display: Display | None = None,
     report: Callable[[], None] | None = None,
 ) -> int:
     """Run a league from the command line; print the final table. Returns the exit status.
@@ -151,8 +155,15 @@ def run_league_command(
 
     try:
         summary = run_interruptibly(
-            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce,
-                       stop=stop, backend=backend)
+            run_league(
+                league,
+                output=output,
+                concurrency=concurrency,
+                progress=display,
+                announce=announce,
+                stop=stop,
+                backend=backend,
+            )
         )
     except (KeyboardInterrupt, asyncio.CancelledError) as interruption:
         display.close()
@@ -165,16 +176,20 @@ def run_league_command(
         display.close()
         finished = count_games(output / RESULTS_FILE) if output.is_dir() else 0
         what = describe_os_error(error) if error.filename else f"cannot write in {output}: {describe_os_error(error)}"
-        raise OutputError(f"{what}; the {finished} games finished so far are kept: "
-                          f"{_remedy(error)}run the same command again to resume") from None
+        raise OutputError(
+            f"{what}; the {finished} games finished so far are kept: "
+            f"{_remedy(error)}run the same command again to resume"
+        ) from None
     finally:
         display.close()
     print(console_table(summary.standings))
     for game_id, reason in summary.standings.void_games:
         print(f"{game_id}: void ({reason}): it counts for nobody")
     rate = summary.played / summary.wall_s * 60 if summary.wall_s > 0 else 0.0
-    print(f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min, "
-          f"{summary.concurrency} at once); leaderboards written to {output}")
+    print(
+        f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min, "
+        f"{summary.concurrency} at once); leaderboards written to {output}"
+    )
     if report is not None:
         report()
     problems = run_problems(summary)
@@ -191,7 +206,10 @@ def run_league_command(
 
 
 def run_duel_command(
-    league: League, output: Path | None, concurrency: int | None, show_progress: bool,
+    league: League,
+    output: Path | None,
+    concurrency: int | None,
+    show_progress: bool,
     backend: BackendFactory | None = None,
 ) -> int:
     """Run an sprt league from the command line until its test decides; print the standings and the verdict."""
@@ -201,15 +219,24 @@ def run_duel_command(
     state = DuelState(sprt, league.table_size)
     watch = DuelWatch(output / RESULTS_FILE, state)
     first, second = sprt.candidates
-    print(f"duel {first} against {second}: {sprt.hypotheses()}; at most {state.scheduled_deals * league.table_size} "
-          f"games ({state.scheduled_deals} deals), stopping as soon as the test decides", flush=True)
+    print(
+        f"duel {first} against {second}: {sprt.hypotheses()}; at most {state.scheduled_deals * league.table_size} "
+        f"games ({state.scheduled_deals} deals), stopping as soon as the test decides",
+        flush=True,
+    )
 
     def report() -> None:
         watch.update()
         print("\n".join(duel_lines(state)))
 
     return run_league_command(
-        league, output, concurrency, show_progress, backend, stop=watch, display=DuelProgress(show_progress, watch),
+        league,
+        output,
+        concurrency,
+        show_progress,
+        backend,
+        stop=watch,
+        display=DuelProgress(show_progress, watch),
         report=report,
     )
 
@@ -227,8 +254,10 @@ class RunProblems:
         """One line naming every problem, or empty when the run has none."""
         parts: list[str] = []
         if self.incomplete:
-            parts.append(f"{len(self.incomplete)} bot{'s' if len(self.incomplete) > 1 else ''} did not play every "
-                         "game: " + ", ".join(self.incomplete))
+            parts.append(
+                f"{len(self.incomplete)} bot{'s' if len(self.incomplete) > 1 else ''} did not play every "
+                "game: " + ", ".join(self.incomplete)
+            )
         if self.no_game_counted:
             parts.append("no game counted")
         return "; ".join(parts)
@@ -242,14 +271,17 @@ def run_problems(summary: RunSummary) -> RunProblems:
         if row.decisions == 0 and (row.games or any(row.faults.values())):
             what = faults_text(row) or "no fault recorded"
             why = summary.disabled.get(row.bot, "")
-            never[row.bot] = (f"never played: it made no decision in any of its games ({what})"
-                              + (f"; {why}" if why else ""))
+            never[row.bot] = f"never played: it made no decision in any of its games ({what})" + (
+                f"; {why}" if why else ""
+            )
     finished = standings.games + len(standings.void_games)
     no_game = None
     if finished and not standings.games:
         reasons = sorted({reason.split(";")[0] for _, reason in standings.void_games})
-        no_game = (f"all {finished} finished game{'s are' if finished > 1 else ' is'} void ({'; '.join(reasons[:3])}), "
-                   "so nothing ranks the bots")
+        no_game = (
+            f"all {finished} finished game{'s are' if finished > 1 else ' is'} void ({'; '.join(reasons[:3])}), "
+            "so nothing ranks the bots"
+        )
     incomplete = sorted({*summary.disabled, *summary.left_out, *never})
     return RunProblems(never, incomplete, no_game)
 
@@ -262,19 +294,28 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
         elif build.note:
             print(f"note: {build.note}", file=sys.stderr)
     if plan.growth:
-        print(f"the league has grown since its last run ({'; '.join(plan.growth)}): its finished games are kept "
-              "and only the new ones are played", file=sys.stderr)
-    print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
-          + (f", {plan.already_finished} already finished" if plan.already_finished else "")
-          + f"; results in {plan.output}", flush=True)
+        print(
+            f"the league has grown since its last run ({'; '.join(plan.growth)}): its finished games are kept "
+            "and only the new ones are played",
+            file=sys.stderr,
+        )
+    print(
+        f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
+        + (f", {plan.already_finished} already finished" if plan.already_finished else "")
+        + f"; results in {plan.output}",
+        flush=True,
+    )
     note = schedule(league).note
     if note:
         print(note, flush=True)
     cpus = auto_concurrency()
     if plan.backend == "local" and asked_concurrency is not None and asked_concurrency > cpus:
-        print(f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "
-              "fairly: bots will wait for a CPU (the clock does not charge them for it, but games take longer); "
-              "`concurrency: auto` picks what the machine holds", file=sys.stderr)
+        print(
+            f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "
+            "fairly: bots will wait for a CPU (the clock does not charge them for it, but games take longer); "
+            "`concurrency: auto` picks what the machine holds",
+            file=sys.stderr,
+        )
 
 
 def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: int) -> int:
@@ -287,8 +328,11 @@ def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: i
         where = f"; the standings so far are in {output}/leaderboard.*"
     else:
         where = ""
-    print(f"referee run: stopped by {signal_name}: {finished}{total} games finished and kept{where}; "
-          "run the same command again to resume", file=sys.stderr)
+    print(
+        f"referee run: stopped by {signal_name}: {finished}{total} games finished and kept{where}; "
+        "run the same command again to resume",
+        file=sys.stderr,
+    )
     return status
 
 

@@ -23,14 +23,19 @@ def add_verify(commands: Commands) -> None:
 
 def add_show(commands: Commands) -> None:
     show = commands.add_parser(
-        "show", help="tell a game move by move from its log",
+        "show",
+        help="tell a game move by move from its log",
         description="One line per step: the deal, every move with the player's cards and the table, each "
-                    "showdown with its ranks and lives lost, the result.",
+        "showdown with its ranks and lives lost, the result.",
     )
     show.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
     show.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
-    show.add_argument("--seat", type=int, metavar="N",
-                      help="only what seat N saw: its own cards, the face-up cards and moves, the showdowns")
+    show.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="only what seat N saw: its own cards, the face-up cards and moves, the showdowns",
+    )
     show.add_argument("--json", action="store_true", help="print JSON: every step with the table (or the seat's view)")
     show.add_argument("--html", type=Path, metavar="FILE", help="write the game's replay page to FILE instead")
     show.set_defaults(func=_show)
@@ -39,7 +44,9 @@ def add_show(commands: Commands) -> None:
 def add_replay(commands: Commands) -> None:
     replay = commands.add_parser("replay", help="write a game's replay page: one HTML file that opens anywhere")
     replay.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
-    replay.add_argument("--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id")
+    replay.add_argument(
+        "--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id"
+    )
     replay.add_argument("-o", "--out", type=Path, metavar="FILE", help="the page to write (default: GAME_ID.html here)")
     replay.set_defaults(func=_replay)
 
@@ -116,4 +123,3 @@ def _verify(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.log}: the log replays exactly")
     return 0
-

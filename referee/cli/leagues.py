@@ -19,59 +19,98 @@ if TYPE_CHECKING:
 
 def add_run(commands: Commands) -> None:
     run = commands.add_parser(
-        "run", help="run a league (again: resume it, or play what it gained)",
+        "run",
+        help="run a league (again: resume it, or play what it gained)",
         description="Plays every game of the league not yet finished in its output folder: a second run resumes "
-                    "an interrupted league, and plays only the new games of a league that gained rounds or bots. "
-                    "Exit status: 0 when every bot played every game, 1 on a failure or when a bot was left out "
-                    "or disabled, 130 after Ctrl-C and 143 after SIGTERM (the finished games and the standings "
-                    "so far are kept).",
+        "an interrupted league, and plays only the new games of a league that gained rounds or bots. "
+        "Exit status: 0 when every bot played every game, 1 on a failure or when a bot was left out "
+        "or disabled, 130 after Ctrl-C and 143 after SIGTERM (the finished games and the standings "
+        "so far are kept).",
     )
     run.add_argument("league", type=Path, help="the league file (YAML; see tournaments/league.example.yaml)")
-    run.add_argument("--output", type=Path, metavar="DIR",
-                     help="the results folder (overrides the league file's output)")
-    run.add_argument("--concurrency", type=concurrency, metavar="N|auto",
-                     help="games at once, or auto: one per CPU (overrides the league file)")
+    run.add_argument(
+        "--output", type=Path, metavar="DIR", help="the results folder (overrides the league file's output)"
+    )
+    run.add_argument(
+        "--concurrency",
+        type=concurrency,
+        metavar="N|auto",
+        help="games at once, or auto: one per CPU (overrides the league file)",
+    )
     run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
-    run.add_argument("--backend", choices=["local", "ray"], default="local",
-                     help="where games are played: on this machine (local, the default) or on a Ray cluster "
-                          "(ray; needs pip install 'brag-referee[ray]'; see docs/scaling.md)")
-    run.add_argument("--address", metavar="ADDR",
-                     help="with --backend ray: the Ray cluster to run on (its head's host:port, or auto on a node "
-                          "of it); default: a Ray started for the run on this machine, in a private network "
-                          "namespace")
+    run.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="where games are played: on this machine (local, the default) or on a Ray cluster "
+        "(ray; needs pip install 'brag-referee[ray]'; see docs/scaling.md)",
+    )
+    run.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --backend ray: the Ray cluster to run on (its head's host:port, or auto on a node "
+        "of it); default: a Ray started for the run on this machine, in a private network "
+        "namespace",
+    )
     add_sandbox_options(run, share=False)
     run.set_defaults(func=_run)
 
 
 def add_duel(commands: Commands) -> None:
     duel = commands.add_parser(
-        "duel", help="test whether bot A is stronger than bot B (SPRT), on a league's settings, until it is clear",
+        "duel",
+        help="test whether bot A is stronger than bot B (SPRT), on a league's settings, until it is clear",
         description="Runs the league file's game, tables, clock, sandbox and bots as a duel: A and B on the same "
-                    "deals (every seat rotation), the other seats filled from the league's other bots, stopping as "
-                    "soon as a sequential probability ratio test decides between H0 (A's advantage is elo0) and H1 "
-                    "(it is elo1), as fastchess's -sprt does. Results go beside the league's output, in "
-                    "NAME-duel-A-B (or --output); running the same command again resumes. Exit status: 0 when the "
-                    "test decided or max games were played without a verdict (inconclusive), 1 on a failure or "
-                    "when a bot was left out or disabled, 2 for a bad option, 130 after Ctrl-C, 143 after SIGTERM.",
+        "deals (every seat rotation), the other seats filled from the league's other bots, stopping as "
+        "soon as a sequential probability ratio test decides between H0 (A's advantage is elo0) and H1 "
+        "(it is elo1), as fastchess's -sprt does. Results go beside the league's output, in "
+        "NAME-duel-A-B (or --output); running the same command again resumes. Exit status: 0 when the "
+        "test decided or max games were played without a verdict (inconclusive), 1 on a failure or "
+        "when a bot was left out or disabled, 2 for a bad option, 130 after Ctrl-C, 143 after SIGTERM.",
     )
     duel.add_argument("league", type=Path, help="the league file whose settings and bots the duel uses")
     duel.add_argument("bot", metavar="A", help="the bot whose advantage is tested (a bot of the league)")
     duel.add_argument("other", metavar="B", help="the bot it is tested against (a bot of the league)")
     duel.add_argument("--elo0", type=float, metavar="ELO", help="H0: A's advantage in Elo (e.g. 0)")
     duel.add_argument("--elo1", type=float, metavar="ELO", help="H1: A's advantage in Elo, above elo0 (e.g. 10)")
-    duel.add_argument("--difference0", type=float, metavar="D",
-                      help="H0 as a mean score difference instead, -1 to 1 (per game (n - place) / (n - 1))")
+    duel.add_argument(
+        "--difference0",
+        type=float,
+        metavar="D",
+        help="H0 as a mean score difference instead, -1 to 1 (per game (n - place) / (n - 1))",
+    )
     duel.add_argument("--difference1", type=float, metavar="D", help="H1 as a mean score difference, above H0")
-    duel.add_argument("--alpha", type=float, default=DEFAULT_ERROR_RATE,
-                      help=f"the chance of accepting H1 when H0 holds (default {DEFAULT_ERROR_RATE})")
-    duel.add_argument("--beta", type=float, default=DEFAULT_ERROR_RATE,
-                      help=f"the chance of accepting H0 when H1 holds (default {DEFAULT_ERROR_RATE})")
-    duel.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
-                      help=f"stop without a verdict after this many games (default {DEFAULT_MAX_GAMES:,})")
-    duel.add_argument("--output", type=Path, metavar="DIR", help="the results folder (default: NAME-duel-A-B "
-                      "beside the league's output)")
-    duel.add_argument("--concurrency", type=concurrency, metavar="N|auto",
-                      help="games at once, or auto: one per CPU (overrides the league file)")
+    duel.add_argument(
+        "--alpha",
+        type=float,
+        default=DEFAULT_ERROR_RATE,
+        help=f"the chance of accepting H1 when H0 holds (default {DEFAULT_ERROR_RATE})",
+    )
+    duel.add_argument(
+        "--beta",
+        type=float,
+        default=DEFAULT_ERROR_RATE,
+        help=f"the chance of accepting H0 when H1 holds (default {DEFAULT_ERROR_RATE})",
+    )
+    duel.add_argument(
+        "--max-games",
+        type=int,
+        default=DEFAULT_MAX_GAMES,
+        metavar="N",
+        help=f"stop without a verdict after this many games (default {DEFAULT_MAX_GAMES:,})",
+    )
+    duel.add_argument(
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="the results folder (default: NAME-duel-A-B beside the league's output)",
+    )
+    duel.add_argument(
+        "--concurrency",
+        type=concurrency,
+        metavar="N|auto",
+        help="games at once, or auto: one per CPU (overrides the league file)",
+    )
     duel.add_argument("--no-progress", action="store_true", help="print no progress while running")
     add_sandbox_options(duel, share=False)
     duel.set_defaults(func=_duel)
@@ -89,14 +128,16 @@ def add_schedule(commands: Commands) -> None:
     schedule = commands.add_parser("schedule", help="print a league's games, in order, without playing them")
     schedule.add_argument("league", type=Path, help="the league file")
     schedule.add_argument(
-        "--json", action="store_true",
+        "--json",
+        action="store_true",
         help="one JSON object per game, a line each: index, game_id, round, table, rotation, seats "
         "(and candidate, in a gauntlet), and with --seeds the seed (a string of digits)",
     )
     schedule.add_argument(
-        "--seeds", action="store_true",
+        "--seeds",
+        action="store_true",
         help="also print every game's seed: each one gives away that game's every deal, so keep it to yourself "
-             "until the league is over (published pairings leave them out)",
+        "until the league is over (published pairings leave them out)",
     )
     schedule.set_defaults(func=_schedule)
 
@@ -117,7 +158,9 @@ def _duel(args: argparse.Namespace) -> int:
     return _run_at_terminal(args, league, args.output or duel_output(league), None)
 
 
-def _run_at_terminal(args: argparse.Namespace, league: League, output: Path | None, backend: BackendFactory | None) -> int:
+def _run_at_terminal(
+    args: argparse.Namespace, league: League, output: Path | None, backend: BackendFactory | None
+) -> int:
     """Play ``league`` at the terminal, after its warnings, the sandbox's check and the machine's summary."""
     from referee.cli.console import run_duel_command, run_league_command
     from referee.config import league_without_sandbox
@@ -155,8 +198,10 @@ def _duel_format(args: argparse.Namespace, league: League) -> Sprt:
     difference = (args.difference0, args.difference1)
     given = [pair for pair in (elo, difference) if pair != (None, None)]
     if len(given) != 1 or None in given[0]:
-        raise UsageError("give --elo0 and --elo1 (the hypotheses in Elo, e.g. --elo0 0 --elo1 10), or --difference0 "
-                         "and --difference1 (in mean score difference), one pair")
+        raise UsageError(
+            "give --elo0 and --elo1 (the hypotheses in Elo, e.g. --elo0 0 --elo1 10), or --difference0 "
+            "and --difference1 (in mean score difference), one pair"
+        )
     measure = Measure.ELO if given[0] is elo else Measure.SCORE_DIFFERENCE
     h0, h1 = given[0]
     if measure is Measure.ELO and not (abs(h0) <= MAX_ELO and abs(h1) <= MAX_ELO):
@@ -166,8 +211,10 @@ def _duel_format(args: argparse.Namespace, league: League) -> Sprt:
     except StatisticsError as error:
         raise UsageError(f"{error} (--elo0, --elo1, --difference0, --difference1, --alpha, --beta)") from None
     if not league.table_size <= args.max_games <= MAX_GAMES:
-        raise UsageError(f"--max-games {args.max_games} must be from {league.table_size} (one deal at tables of "
-                         f"{league.table_size}) to {MAX_GAMES}")
+        raise UsageError(
+            f"--max-games {args.max_games} must be from {league.table_size} (one deal at tables of "
+            f"{league.table_size}) to {MAX_GAMES}"
+        )
     return Sprt((args.bot, args.other), measure, h0, h1, args.alpha, args.beta, args.max_games)
 
 
@@ -201,14 +248,19 @@ def _validate(args: argparse.Namespace) -> int:
 
     league = load_league(args.league)
     games = schedule(league)
-    print(f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
-          f"tables of {league.table_size}, {games.format}: {games.summary()}")
+    print(
+        f"{args.league}: valid: league {league.name!r}, {league.game}, {len(league.bots)} bots, "
+        f"tables of {league.table_size}, {games.format}: {games.summary()}"
+    )
     if games.note:
         print(f"{args.league}: {games.note}")
     if games.count > MANY_GAMES:
-        print(f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
-              "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
-              "format: {type: sampled, games_per_bot: N})", file=sys.stderr)
+        print(
+            f"{args.league}: warning: the league plays {games.count:,} games, more than {MANY_GAMES:,}; "
+            "at a few hundred games a minute on one machine that is days or more (lower rounds, or use "
+            "format: {type: sampled, games_per_bot: N})",
+            file=sys.stderr,
+        )
     for note in (*league.warnings, *unchecked_runs(league), *unstartable_limits(league)):
         print(note, file=sys.stderr)
     return 0
@@ -225,4 +277,3 @@ def _schedule(args: argparse.Namespace) -> int:
         write(line + "\n")
     sys.stdout.flush()
     return 0
-

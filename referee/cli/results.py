@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 def add_seed(commands: Commands) -> None:
     seed = commands.add_parser(
-        "seed", help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league"
+        "seed",
+        help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league",
     )
     seed.add_argument("--check", type=int, metavar="SEED", help="print the commitment of SEED instead")
     seed.set_defaults(func=_seed)
@@ -21,10 +22,13 @@ def add_seed(commands: Commands) -> None:
 
 def add_serve(commands: Commands) -> None:
     serve = commands.add_parser(
-        "serve", help="serve a league's output directory on this machine; open pages update as games finish",
+        "serve",
+        help="serve a league's output directory on this machine; open pages update as games finish",
     )
     serve.add_argument("directory", type=Path, metavar="DIR", help="a league's output directory")
-    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
+    )
     serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     serve.set_defaults(func=_serve)
 
@@ -56,8 +60,10 @@ def _seed(args: argparse.Namespace) -> int:
     value = GUESSABLE_SEED_BELOW + secrets.randbelow(2**64 - GUESSABLE_SEED_BELOW)
     print(f"seed: {value}")
     print(f"commitment: {seed_commitment(value)}")
-    print("Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
-          file=sys.stderr)
+    print(
+        "Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -69,8 +75,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     """Print the standings of a results folder (and a duel's verdict); with ``--write``, write its files again."""
-    from referee.publish import console_table, duel_lines, write_leaderboards
     from referee.duel_state import duel_report
+    from referee.publish import console_table, duel_lines, write_leaderboards
     from referee.publish.live import rebuild_replays
     from referee.results import RESULTS_FILE, read_games
     from referee.standings import folder_standings
@@ -85,9 +91,15 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.write:
         rebuilt = rebuild_replays(args.directory, [game.game_id for game in games])
         write_leaderboards(standings, args.directory, recorded.name)
-        print(f"leaderboards written to {args.directory}"
-              + (f"; {len(rebuilt)} missing or damaged replay page{'s' if len(rebuilt) != 1 else ''} "
-                 "written again from the game logs" if rebuilt else ""))
+        print(
+            f"leaderboards written to {args.directory}"
+            + (
+                f"; {len(rebuilt)} missing or damaged replay page{'s' if len(rebuilt) != 1 else ''} "
+                "written again from the game logs"
+                if rebuilt
+                else ""
+            )
+        )
     return 0
 
 
@@ -98,4 +110,3 @@ def _compare(args: argparse.Namespace) -> int:
     standings, _ = folder_standings(args.directory)
     print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
     return 0
-

@@ -95,7 +95,6 @@ def public_text(text: str, directory: Path | None) -> str:
     return ABSOLUTE_PATH.sub(lambda match: "\u2026/" + match.group(1), text)
 
 
-
 CONSOLE_WIDTH = 100
 
 # The console's columns (the files hold every column): the main figures, then every fault kind
@@ -228,7 +227,9 @@ def leaderboard_data(
                 "bot": row.bot,
                 "candidate": row.candidate,
                 # An end the games cannot bound (a bot first, or last, in every game) is null.
-                "strength": None if row.strength is None else {
+                "strength": None
+                if row.strength is None
+                else {
                     "estimate": _round(row.strength, STRENGTH_DIGITS),
                     "low": _round_finite_or_none(row.strength_low, STRENGTH_DIGITS),
                     "high": _round_finite_or_none(row.strength_high, STRENGTH_DIGITS),
@@ -289,18 +290,24 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     deals = f"{comparison.deals} deal{'s' if comparison.deals != 1 else ''}"
     level = f"{CONFIDENCE:.0%} interval"
     if comparison.ties:  # paired games: never at one table, so "above" is a better place in the same seat
-        counts = (f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
-                  f"({format_interval(comparison.above_rate, '{:.1%}')} better, a tie counting half; {level})")
+        counts = (
+            f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
+            f"({format_interval(comparison.above_rate, '{:.1%}')} better, a tie counting half; {level})"
+        )
         games = f"{comparison.games} paired games (the same deal, seat and opponents) on {deals}"
     else:
-        counts = (f"  finished above: {comparison.above}, below: {comparison.below} "
-                  f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})")
+        counts = (
+            f"  finished above: {comparison.above}, below: {comparison.below} "
+            f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})"
+        )
         games = f"{comparison.games} shared games on {deals}"
     lines = [
         f"{bot_text} against {other_text}: {games}",
         counts,
-        f"  mean score difference: {format_interval(comparison.score_difference, '{:+.3f}')} ({level}; "
-        "score per game (n - place) / (n - 1))",
+        (
+            f"  mean score difference: {format_interval(comparison.score_difference, '{:+.3f}')} ({level}; "
+            "score per game (n - place) / (n - 1))"
+        ),
         f"  {format_elo(comparison.elo)} ({level}; from the share of games above)",
         f"  likelihood of superiority: {comparison.los:.1%}; "
         + stronger_bot_sentence(bot_text, other_text, comparison.los),
@@ -315,23 +322,32 @@ def duel_lines(state: DuelState) -> list[str]:
     first, second = state.sprt.candidates
     measure, lower_upper = state.sprt.measure, state.test.bounds
     h0, h1 = describe_hypothesis(measure, state.sprt.h0), describe_hypothesis(measure, state.sprt.h1)
-    lines = [f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, "
-             f"beta {state.sprt.beta:g}", f"  {state.headline()}"]  # fmt: skip
+    lines = [
+        f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, beta {state.sprt.beta:g}",
+        f"  {state.headline()}",
+    ]
     lower, upper = lower_upper
     if state.test.verdict is Verdict.ACCEPT_H1:
-        lines.append(f"  the results favour {h1} over {h0}: a true {h0} gives this verdict at most "
-                     f"{state.sprt.alpha:.0%} of the time")  # fmt: skip
+        lines.append(
+            f"  the results favour {h1} over {h0}: a true {h0} gives this verdict at most "
+            f"{state.sprt.alpha:.0%} of the time"
+        )
     elif state.test.verdict is Verdict.ACCEPT_H0:
-        lines.append(f"  the results favour {h0} over {h1}: a true {h1} gives this verdict at most "
-                     f"{state.sprt.beta:.0%} of the time")  # fmt: skip
-    lines.append(f"  log-likelihood ratio {state.test.llr:+.2f}; bounds {lower:+.2f} (accept H0) and "
-                 f"{upper:+.2f} (accept H1)")  # fmt: skip
+        lines.append(
+            f"  the results favour {h0} over {h1}: a true {h1} gives this verdict at most "
+            f"{state.sprt.beta:.0%} of the time"
+        )
+    lines.append(
+        f"  log-likelihood ratio {state.test.llr:+.2f}; bounds {lower:+.2f} (accept H0) and {upper:+.2f} (accept H1)"
+    )
     comparison = comparison_text(first, second, state.test.comparison())
     lines.extend("  " + line for line in comparison.splitlines())
     if state.games_not_counted:
         why = "running when the verdict came" if state.decided else "of deals not yet complete"
-        lines.append(f"  {state.games_not_counted} more game{'s' if state.games_not_counted != 1 else ''} "
-                     f"recorded ({why}): in games.jsonl and the standings, not in the test")  # fmt: skip
+        lines.append(
+            f"  {state.games_not_counted} more game{'s' if state.games_not_counted != 1 else ''} "
+            f"recorded ({why}): in games.jsonl and the standings, not in the test"
+        )
     return lines
 
 
@@ -414,14 +430,19 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
         )
 
     if standings.candidates:
-        table = (f"## Candidates\n\n{_CANDIDATES_NOTE}\n\n{rows_table([row for row in standings.rows if row.candidate])}"
-                 f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}")
+        table = (
+            f"## Candidates\n\n{_CANDIDATES_NOTE}\n\n{rows_table([row for row in standings.rows if row.candidate])}"
+            f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}"
+        )
     else:
         table = rows_table(standings.rows)
     every_bot = [row.bot for row in standings.rows]
     bots = every_bot[:HEAD_TO_HEAD_SHOWN]  # a bigger matrix is no table a person reads
-    cut = (f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold "
-           "every pair." if len(bots) < len(every_bot) else "")
+    cut = (
+        f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold every pair."
+        if len(bots) < len(every_bot)
+        else ""
+    )
     head_to_head = tabulate(
         [[_markdown_text(bot), *(_pair_text(standings, bot, other) for other in bots)] for bot in bots],
         headers=["", *(_markdown_text(bot) for bot in bots)],
@@ -463,7 +484,9 @@ def _pair_text(standings: Standings, bot: str, other: str) -> str:
 def _strength_interval(row: BotStanding) -> str:
     if row.strength_low is None or row.strength_high is None:
         return "-"
-    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[1]
+    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[
+        1
+    ]
 
 
 def _optional(value: float | None, form: str) -> str:

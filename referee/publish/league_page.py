@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -68,7 +68,7 @@ def page_data(
             "scheduled": scheduled,
             "first_game": min(started) if started else None,
             "last_game": max(started) if started else None,
-            "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "updated": datetime.now(UTC).isoformat(timespec="seconds"),
             "live": live,
         },
         "board": board,
@@ -161,19 +161,24 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:
                 excerpt = _excerpt(directory / "logs" / log_name, entry["log_line"])
                 if excerpt is not None:
                     excerpt = [excerpt[0], public_text(excerpt[1], directory)]
-            listed.append({
-                "game": record.game_id,
-                "n": entry.get("n"),
-                "kind": kind,
-                "detail": detail,
-                "log": f"logs/{Path(log_name).name}" if log_name else None,
-                "line": entry.get("log_line"),
-                "excerpt": excerpt,
-            })  # fmt: skip
+            listed.append(
+                {
+                    "game": record.game_id,
+                    "n": entry.get("n"),
+                    "kind": kind,
+                    "detail": detail,
+                    "log": f"logs/{Path(log_name).name}" if log_name else None,
+                    "line": entry.get("log_line"),
+                    "excerpt": excerpt,
+                }
+            )
     return {
         "faults": found,
         "causes": {
-            bot: {kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0])) for kind, entries in kinds.items()}
+            bot: {
+                kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0]))
+                for kind, entries in kinds.items()
+            }
             for bot, kinds in causes.items()
         },
     }
@@ -231,8 +236,11 @@ def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: i
     ratings = {name: model.rating(name=name) for name in bots}
     total = len(counted)
     marks = {round(total * step / points) for step in range(1, points + 1)} if total else set()
-    history = {"games": [0], "mu": {name: [round(ratings[name].mu, 2)] for name in bots},
-               "sigma": {name: [round(ratings[name].sigma, 2)] for name in bots}}  # fmt: skip
+    history = {
+        "games": [0],
+        "mu": {name: [round(ratings[name].mu, 2)] for name in bots},
+        "sigma": {name: [round(ratings[name].sigma, 2)] for name in bots},
+    }
     for number, record in enumerate(counted, start=1):
         seats = record.seats
         for name in seats:

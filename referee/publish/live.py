@@ -65,9 +65,11 @@ def replay_is_whole(page: Path) -> bool:
 def missing_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
     """The games of ``game_ids`` whose log is there but whose replay page is missing or damaged."""
     return [
-        game_id for game_id in game_ids
-        if (output / "games" / f"{game_id}.jsonl").is_file() and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
-    ]  # fmt: skip
+        game_id
+        for game_id in game_ids
+        if (output / "games" / f"{game_id}.jsonl").is_file()
+        and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
+    ]
 
 
 def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
@@ -80,6 +82,7 @@ def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
 
 # A full or read-only disk: the league's own results file reports it, in one line.
 _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+
 
 class LiveSite:
     """Writes a running league's replay pages and leaderboard as games finish (see the module's doc)."""
@@ -152,9 +155,13 @@ class LiveSite:
         try:
             if self._helper is None or self._helper.returncode is not None:
                 self._helper = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "referee.publish.live", stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE, start_new_session=True,  # Ctrl-C is for the referee
-                )  # fmt: skip
+                    sys.executable,
+                    "-m",
+                    "referee.publish.live",
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    start_new_session=True,  # Ctrl-C is for the referee
+                )
             self._helper.stdin.write(json.dumps(job).encode() + b"\n")
             await self._helper.stdin.drain()
             line = await self._helper.stdout.readline()
@@ -171,8 +178,9 @@ class LiveSite:
                 return False
             if not self._warned:
                 self._warned = True
-                print(f"warning: a page of {self.output} could not be written ({error}); the games go on",
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"warning: a page of {self.output} could not be written ({error}); the games go on", file=sys.stderr
+                )
             return False
 
     async def _stop_helper(self) -> None:

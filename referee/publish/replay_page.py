@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.atomic import replace_file
-
 from referee.cards import format_cards
 from referee.games import BastardBragObservation, StopTheBusObservation
 from referee.transcript import Step, read_game

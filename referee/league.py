@@ -57,7 +57,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +81,7 @@ from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read
     read_records,
     write_league,
 )
-from referee.schedule import ScheduledGame, schedule
+from referee.schedule import Schedule, schedule
 from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
 
@@ -149,13 +149,13 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
             changes.refused.append(
                 f"bots: {inserted} is added before {before_whom}; add new bots at the end of the list"
             )
-    for before in before_bots:
-        name = before.get("league_name")
-        after = next((bot for bot in after_bots if bot["league_name"] == name), None)
-        if after is None:
+    for was_bot in before_bots:
+        league_name = was_bot.get("league_name")
+        now_bot = next((bot for bot in after_bots if bot["league_name"] == league_name), None)
+        if now_bot is None:
             continue
-        for key, was, now in _differences(before, after):
-            changes.refused.append(f"bot {name}: {key}: {was} -> {now}")
+        for key, was, now in _differences(was_bot, now_bot):
+            changes.refused.append(f"bot {league_name}: {key}: {was} -> {now}")
     added = [name for name in after_names if name not in before_names]
     format_type = after_rules.get("format", {}).get("type", "round-robin")
     if added and format_type != "round-robin":
@@ -328,7 +328,7 @@ async def _play_games(
     backend: Backend,
     league: League,
     output: Path,
-    games: Sequence[ScheduledGame],
+    games: Schedule,
     results: ResultsFile,
     progress: Callable[[int, int, Standings | None], None] | None,
     stop: Callable[[], bool] | None,

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from referee.backends.pool import Restarts
 
@@ -44,7 +44,7 @@ class FinishedGame:
     """A game that ended: its place in the schedule and its ``games.jsonl`` record (its log is written)."""
 
     game: ScheduledGame
-    record: dict
+    record: dict[str, Any]  # its games.jsonl line (referee.results)
 
 
 class Backend(ABC):

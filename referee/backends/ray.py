@@ -158,7 +158,9 @@ class GameSlot:
             )
         return f"{host} ({node[:12]})"
 
-    async def play(self, game: ScheduledGame, disabled: dict[str, str]) -> tuple[dict, str, list]:
+    async def play(
+        self, game: ScheduledGame, disabled: dict[str, str]
+    ) -> tuple[dict[str, Any], str, list[tuple[str, str, str | None]]]:
         """Play ``game``; return its record, its log's text and the bot failures it saw.
 
         ``disabled``: the bots the driver counts as past their restart limit.

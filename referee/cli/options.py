@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee import sandbox
 from referee.bots import BotSpec
@@ -129,7 +129,7 @@ def _with_referee_python(command: tuple[str, ...]) -> tuple[str, ...]:
     return (sys.executable, *command[1:]) if command[0] in ("python", "python3") else command
 
 
-def sandbox_settings(args: argparse.Namespace, shared: bool) -> dict:
+def sandbox_settings(args: argparse.Namespace, shared: bool) -> dict[str, Any]:
     """The BotSpec fields the options set: transport, sandbox, network (tcp needs the host's) and shared folders."""
     return {
         "transport": "tcp" if args.tcp else "unix",

@@ -20,6 +20,7 @@ def run_interruptibly(coroutine: Coroutine[Any, Any, T]) -> T:
 
     async def main() -> T:
         task = asyncio.current_task()
+        assert task is not None  # main() runs as asyncio.run's task
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signal.SIGTERM, task.cancel)

@@ -168,7 +168,12 @@ def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[
 
 
 def write_leaderboards(
-    standings: Standings, directory: str | os.PathLike, title: str, *, live: bool = False, scheduled: int | None = None
+    standings: Standings,
+    directory: str | os.PathLike[str],
+    title: str,
+    *,
+    live: bool = False,
+    scheduled: int | None = None,
 ) -> list[Path]:
     """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically.
 
@@ -204,7 +209,7 @@ def write_leaderboards(
 
 def leaderboard_data(
     standings: Standings, title: str, duel: DuelState | None = None, directory: Path | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
     Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
@@ -258,7 +263,7 @@ def leaderboard_data(
     return data
 
 
-def comparison_data(comparison: Comparison) -> dict:
+def comparison_data(comparison: Comparison) -> dict[str, Any]:
     """One cell of the pairwise matrix; infinite Elo ends (the data cannot bound them) are null."""
     return {
         "games": comparison.games,
@@ -272,7 +277,7 @@ def comparison_data(comparison: Comparison) -> dict:
     }
 
 
-def _interval_data(interval: Interval | None, digits: int) -> dict | None:
+def _interval_data(interval: Interval | None, digits: int) -> dict[str, Any] | None:
     if interval is None:
         return None
     return {
@@ -287,30 +292,32 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     bot_text, other_text = _printable(bot), _printable(other)
     if comparison.games == 0:
         return f"{bot_text} and {other_text} shared no game."
+    above_rate, difference, elo = comparison.above_rate, comparison.score_difference, comparison.elo
+    los = comparison.los
+    assert above_rate is not None and difference is not None and elo is not None and los is not None  # games shared
     deals = f"{comparison.deals} deal{'s' if comparison.deals != 1 else ''}"
     level = f"{CONFIDENCE:.0%} interval"
     if comparison.ties:  # paired games: never at one table, so "above" is a better place in the same seat
         counts = (
             f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
-            f"({format_interval(comparison.above_rate, '{:.1%}')} better, a tie counting half; {level})"
+            f"({format_interval(above_rate, '{:.1%}')} better, a tie counting half; {level})"
         )
         games = f"{comparison.games} paired games (the same deal, seat and opponents) on {deals}"
     else:
         counts = (
             f"  finished above: {comparison.above}, below: {comparison.below} "
-            f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})"
+            f"({format_interval(above_rate, '{:.1%}')} above, {level})"
         )
         games = f"{comparison.games} shared games on {deals}"
     lines = [
         f"{bot_text} against {other_text}: {games}",
         counts,
         (
-            f"  mean score difference: {format_interval(comparison.score_difference, '{:+.3f}')} ({level}; "
+            f"  mean score difference: {format_interval(difference, '{:+.3f}')} ({level}; "
             "score per game (n - place) / (n - 1))"
         ),
-        f"  {format_elo(comparison.elo)} ({level}; from the share of games above)",
-        f"  likelihood of superiority: {comparison.los:.1%}; "
-        + stronger_bot_sentence(bot_text, other_text, comparison.los),
+        f"  {format_elo(elo)} ({level}; from the share of games above)",
+        f"  likelihood of superiority: {los:.1%}; " + stronger_bot_sentence(bot_text, other_text, los),
     ]
     if comparison.deals < 2:
         lines.append("  one deal cannot show how results vary from deal to deal: the intervals are the whole range")
@@ -379,7 +386,7 @@ def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = 
     return _json_text(leaderboard_data(standings, title, duel))
 
 
-def _json_text(data: dict) -> str:
+def _json_text(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
@@ -89,11 +90,11 @@ class LiveSite:
 
     def __init__(self, output: Path, scheduled: int | None, *, interval_s: float = DEFAULT_INTERVAL_S) -> None:
         self.output = Path(output)
-        self._leaderboard = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
+        self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
         self._helper: asyncio.subprocess.Process | None = None
-        self._queue: asyncio.Queue = asyncio.Queue()
-        self._task: asyncio.Task | None = None
+        self._queue: asyncio.Queue[str | list[str] | object] = asyncio.Queue()  # a game id, ids to rebuild, _STOP
+        self._task: asyncio.Task[None] | None = None
         self._next_write = 0.0
         self._warned = False
         self.replays_written = 0
@@ -150,7 +151,7 @@ class LiveSite:
 
     # ----- the helper process ----------------------------------------------------------------
 
-    async def _job(self, job: dict) -> bool:
+    async def _job(self, job: dict[str, Any]) -> bool:
         """Have the helper do ``job``; a failure is told once and never stops the league."""
         try:
             if self._helper is None or self._helper.returncode is not None:
@@ -162,9 +163,11 @@ class LiveSite:
                     stdout=asyncio.subprocess.PIPE,
                     start_new_session=True,  # Ctrl-C is for the referee
                 )
-            self._helper.stdin.write(json.dumps(job).encode() + b"\n")
-            await self._helper.stdin.drain()
-            line = await self._helper.stdout.readline()
+            stdin, stdout = self._helper.stdin, self._helper.stdout
+            assert stdin is not None and stdout is not None  # both are pipes
+            stdin.write(json.dumps(job).encode() + b"\n")
+            await stdin.drain()
+            line = await stdout.readline()
             if not line:
                 raise OSError(f"the page writer stopped ({await self._helper.wait()})")
             answer = json.loads(line)
@@ -187,6 +190,7 @@ class LiveSite:
         helper, self._helper = self._helper, None
         if helper is None or helper.returncode is not None:
             return
+        assert helper.stdin is not None  # a pipe
         helper.stdin.close()  # the helper ends at the end of its input
         try:
             await asyncio.wait_for(helper.wait(), 10)
@@ -209,7 +213,7 @@ def _serve_jobs() -> None:
                 rebuild_replays(output, job["game_ids"])
             else:
                 write_live_leaderboard(output, job["scheduled"])
-            answer = {"ok": True}
+            answer: dict[str, Any] = {"ok": True}
         except Exception as error:  # noqa: BLE001 - told to the runner, which tells the organiser once
             answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "errno": getattr(error, "errno", None)}
         try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from referee.backends.local import auto_concurrency
+from referee.backends.base import auto_concurrency
 from referee.bots import log_tail
 from referee.cli.process import describe_os_error, run_interruptibly
 from referee.duel import DuelState, DuelWatch

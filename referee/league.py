@@ -1,51 +1,12 @@
-"""The league runner: ``referee run league.yaml``.
+"""The league runner: play every unfinished game of a league and write its output folder.
 
-Plays every scheduled game (``referee.schedule``), ``concurrency`` at once,
-and writes to the league's output folder (``league.json`` and
-``games.jsonl`` through :mod:`referee.results`, their one reader and writer):
-
-- ``league.json``: the league's name, the bots playing, and the league file
-  as the results depend on it (:func:`referee.config.league_identity`);
-  a later run compares the league file with it (see "Growth" below).
-- ``games.jsonl``: one line per finished game, appended and flushed to disk
-  (``fsync``) as each game ends, in the order games finish; each line's
-  ``index`` is its place in the schedule. Everything outside its ``timing``
-  object is a pure function of the league file and the bots' choices.
-- ``games/<game_id>.jsonl``: each game's event log (``referee.match``).
-- ``builds/``: each submission's built copy, the bot runs from it
-  (``referee.submissions``).
-- ``logs/``: bot output (one file per bot process, capped) and build logs.
-- ``shared/``: each lane's copies of the bots' ``shared:`` folders (:mod:`referee.lanes`).
-- ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
-  every few seconds while the league runs (``referee.publish.live``), at
-  the end of a run, and when a run is interrupted or stopped by an error.
-- ``replays/<game_id>.html``: each game's replay page, written as it ends;
-  a run writes again any that a finished game lacks (lost to a kill -9, a
-  full disk, or by hand).
-
-Resume: running again on the same folder keeps every finished game (a last
-line cut short by a crash or a full disk is dropped) and plays the others.
-Finished games are found by their game id, never by their place in the
-file, so any of them may be missing. Seeds come from the schedule, never
-from the order games run in, so the results equal an uninterrupted run's.
-
-Growth: a league may gain rounds, and bots added at the end of its list;
-the next run plays only the new games (the schedule keeps every earlier
-game's id, and finished lines get their new ``index``). Any other change to
-what the results depend on is refused, naming what changed.
-
-No bot process plays two games on the same deals: each plays one lane (one
-seat rotation of many tables), and each lane writes its own copy of a bot's
-``shared:`` folders (:mod:`referee.lanes`).
-
-Where the games are played is a backend's business (:mod:`referee.backends`):
-on this machine (``local``, the default) or on a Ray cluster (``ray``,
-docs/scaling.md). A backend hands each finished game back here, the one
-process that writes ``games.jsonl``, so the output, resume and leaderboards
-are the same with either. Bot processes are kept between games and a bot
-that crashed, timed out or failed to start is restarted for its next game,
-at most ``max_restarts`` times over the league (:mod:`referee.backends.pool`);
-after that it forfeits its remaining games.
+What the folder holds, resume and growth are told in docs/leagues.md
+("Results"); :mod:`referee.results` is the one reader and writer of its
+records, and where the games are played is a backend's business
+(:mod:`referee.backends`): either way this process alone writes
+``games.jsonl``. The runner prints nothing: its caller hears of the run
+through ``announce`` and ``progress`` (the command line shows them:
+:mod:`referee.cli.console`).
 """
 
 from __future__ import annotations

@@ -509,12 +509,12 @@ def test_a_closed_pipe_ends_a_command_quietly_with_the_conventional_status(tmp_p
 
 
 def test_an_unexpected_error_is_one_line_unless_the_traceback_is_asked_for(tmp_path, monkeypatch) -> None:
-    import referee.cli
+    import referee.cli.game_logs
 
     def broken(args):
         raise KeyError("nowhere")
 
-    monkeypatch.setattr(referee.cli, "_verify", broken)
+    monkeypatch.setattr(referee.cli.game_logs, "_verify", broken)
     error = one_line_failure(run_cli(["verify", "x.jsonl"]))
     assert error.startswith("referee verify: internal error: KeyError: 'nowhere' (set REFEREE_TRACEBACK=1")
     monkeypatch.setenv("REFEREE_TRACEBACK", "1")

@@ -27,11 +27,11 @@ from referee.clock import Timing
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
-from referee.match import MatchResult, play_game
 
 if TYPE_CHECKING:
     from referee.checkbot import Submission
     from referee.cli.options import Commands
+    from referee.match import MatchResult
 
 
 def add_play(commands: Commands) -> None:
@@ -217,6 +217,8 @@ def add_replay_to(commands: Commands) -> None:
 
 
 async def _play(args: argparse.Namespace) -> int:
+    from referee.match import play_game
+
     game = GAMES[args.game]
     human = args.human is not None
     seats = len(args.bot) + human

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 def add_play(commands: Commands) -> None:
+    """Add ``referee play``: one game between bots (or a bot and you), every hand printed."""
     play = commands.add_parser("play", help="play one game between bots and print every hand")
     play.add_argument("--game", choices=sorted(GAMES), required=True, help="the game to play")
     play.add_argument("--seed", type=int, default=1, help="the game's seed: it names every deal (default 1)")
@@ -90,6 +91,7 @@ def add_play(commands: Commands) -> None:
 
 
 def add_check_bot(commands: Commands) -> None:
+    """Add ``referee check-bot``: a bot played the way a league plays it, before it is submitted."""
     check = commands.add_parser(
         "check-bot",
         help="test a bot before submitting it: a submission folder (DIR) or a command (-- CMD)",
@@ -174,6 +176,7 @@ def add_check_bot(commands: Commands) -> None:
 
 
 def add_replay_to(commands: Commands) -> None:
+    """Add ``referee replay-to``: a recorded game replayed to a bot from one seat."""
     replay_to = commands.add_parser(
         "replay-to",
         help="replay a recorded game to a bot from one seat, and say where its answers differ",

@@ -16,12 +16,14 @@ if TYPE_CHECKING:
 
 
 def add_verify(commands: Commands) -> None:
+    """Add ``referee verify``: a game's log replayed through the rules engine."""
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
     verify.add_argument("log", type=Path, help="a game's log (games/GAME_ID.jsonl in a league's output)")
     verify.set_defaults(func=_verify)
 
 
 def add_show(commands: Commands) -> None:
+    """Add ``referee show``: a game told move by move from its log."""
     show = commands.add_parser(
         "show",
         help="tell a game move by move from its log",
@@ -42,6 +44,7 @@ def add_show(commands: Commands) -> None:
 
 
 def add_replay(commands: Commands) -> None:
+    """Add ``referee replay``: a game's replay page, one HTML file."""
     replay = commands.add_parser("replay", help="write a game's replay page: one HTML file that opens anywhere")
     replay.add_argument("game", metavar="GAME", help="a game log file, or a game id with --output DIR")
     replay.add_argument(

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 
 def add_run(commands: Commands) -> None:
+    """Add ``referee run``: a league played, resumed or grown."""
     run = commands.add_parser(
         "run",
         help="run a league (again: resume it, or play what it gained)",
@@ -57,6 +58,7 @@ def add_run(commands: Commands) -> None:
 
 
 def add_duel(commands: Commands) -> None:
+    """Add ``referee duel``: a sequential test of two bots of a league."""
     duel = commands.add_parser(
         "duel",
         help="test whether bot A is stronger than bot B (SPRT), on a league's settings, until it is clear",
@@ -117,6 +119,7 @@ def add_duel(commands: Commands) -> None:
 
 
 def add_validate(commands: Commands) -> None:
+    """Add ``referee validate``: a league file checked, and its games counted."""
     validate = commands.add_parser(
         "validate", help="check a league file without running it: every key, every bot, and how many games it plays"
     )
@@ -125,6 +128,7 @@ def add_validate(commands: Commands) -> None:
 
 
 def add_schedule(commands: Commands) -> None:
+    """Add ``referee schedule``: a league's games listed without playing them."""
     schedule = commands.add_parser("schedule", help="print a league's games, in order, without playing them")
     schedule.add_argument("league", type=Path, help="the league file")
     schedule.add_argument(

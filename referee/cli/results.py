@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 
 def add_seed(commands: Commands) -> None:
+    """Add ``referee seed``: a secret league seed and its commitment."""
     seed = commands.add_parser(
         "seed",
         help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league",
@@ -21,6 +22,7 @@ def add_seed(commands: Commands) -> None:
 
 
 def add_serve(commands: Commands) -> None:
+    """Add ``referee serve``: a league's output folder over HTTP, pages updated as games finish."""
     serve = commands.add_parser(
         "serve",
         help="serve a league's output directory on this machine; open pages update as games finish",
@@ -34,6 +36,7 @@ def add_serve(commands: Commands) -> None:
 
 
 def add_leaderboard(commands: Commands) -> None:
+    """Add ``referee leaderboard``: the standings of a results folder."""
     leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
     leaderboard.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
     leaderboard.add_argument("--write", action="store_true", help="also rewrite the leaderboard files there")
@@ -41,6 +44,7 @@ def add_leaderboard(commands: Commands) -> None:
 
 
 def add_compare(commands: Commands) -> None:
+    """Add ``referee compare``: two bots compared on the deals they shared."""
     compare = commands.add_parser("compare", help="compare two bots on the deals they shared in a results directory")
     compare.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
     compare.add_argument("bot", help="the bot whose advantage is measured")

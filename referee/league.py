@@ -1,51 +1,12 @@
-"""The league runner: ``referee run league.yaml``.
+"""The league runner: play every unfinished game of a league and write its output folder.
 
-Plays every scheduled game (``referee.schedule``), ``concurrency`` at once,
-and writes to the league's output folder (``league.json`` and
-``games.jsonl`` through :mod:`referee.results`, their one reader and writer):
-
-- ``league.json``: the league's name, the bots playing, and the league file
-  as the results depend on it (:func:`referee.config.league_identity`);
-  a later run compares the league file with it (see "Growth" below).
-- ``games.jsonl``: one line per finished game, appended and flushed to disk
-  (``fsync``) as each game ends, in the order games finish; each line's
-  ``index`` is its place in the schedule. Everything outside its ``timing``
-  object is a pure function of the league file and the bots' choices.
-- ``games/<game_id>.jsonl``: each game's event log (``referee.match``).
-- ``builds/``: each submission's built copy, the bot runs from it
-  (``referee.submissions``).
-- ``logs/``: bot output (one file per bot process, capped) and build logs.
-- ``shared/``: each lane's copies of the bots' ``shared:`` folders (:mod:`referee.lanes`).
-- ``leaderboard.md``, ``.csv``, ``.json``, ``.html``: replaced atomically,
-  every few seconds while the league runs (``referee.publish.live``), at
-  the end of a run, and when a run is interrupted or stopped by an error.
-- ``replays/<game_id>.html``: each game's replay page, written as it ends;
-  a run writes again any that a finished game lacks (lost to a kill -9, a
-  full disk, or by hand).
-
-Resume: running again on the same folder keeps every finished game (a last
-line cut short by a crash or a full disk is dropped) and plays the others.
-Finished games are found by their game id, never by their place in the
-file, so any of them may be missing. Seeds come from the schedule, never
-from the order games run in, so the results equal an uninterrupted run's.
-
-Growth: a league may gain rounds, and bots added at the end of its list;
-the next run plays only the new games (the schedule keeps every earlier
-game's id, and finished lines get their new ``index``). Any other change to
-what the results depend on is refused, naming what changed.
-
-No bot process plays two games on the same deals: each plays one lane (one
-seat rotation of many tables), and each lane writes its own copy of a bot's
-``shared:`` folders (:mod:`referee.lanes`).
-
-Where the games are played is a backend's business (:mod:`referee.backends`):
-on this machine (``local``, the default) or on a Ray cluster (``ray``,
-docs/scaling.md). A backend hands each finished game back here, the one
-process that writes ``games.jsonl``, so the output, resume and leaderboards
-are the same with either. Bot processes are kept between games and a bot
-that crashed, timed out or failed to start is restarted for its next game,
-at most ``max_restarts`` times over the league (:mod:`referee.backends.pool`);
-after that it forfeits its remaining games.
+What the folder holds, resume and growth are told in docs/leagues.md
+("Results"); :mod:`referee.results` is the one reader and writer of its
+records, and where the games are played is a backend's business
+(:mod:`referee.backends`): either way this process alone writes
+``games.jsonl``. The runner prints nothing: its caller hears of the run
+through ``announce`` and ``progress`` (the command line shows them:
+:mod:`referee.cli.console`).
 """
 
 from __future__ import annotations
@@ -53,28 +14,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import errno
 import fcntl
 import json
 import os
-import signal
-import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from referee.atomic import remove_stale_temporaries
 from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
-from referee.backends.local import LocalBackend, auto_concurrency
-from referee.bots import log_tail
+from referee.backends.local import LocalBackend
 from referee.config import League, league_identity
-from referee.errors import OutputError, RefereeError
+from referee.errors import OutputError
 from referee.lanes import with_lane_copies
-from referee.publish import console_table, write_leaderboards
+from referee.publish import write_leaderboards
 from referee.publish.live import LiveSite
-from referee.schedule import ScheduledGame
 from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read_records: for tools that import them here
     LEAGUE_FILE,
     LEAGUE_RECORD_VERSION,
@@ -86,11 +42,9 @@ from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read
     read_records,
     write_league,
 )
+from referee.schedule import Schedule
 from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
-
-T = TypeVar("T")
-
 
 # ----- the output folder and what changed in the league --------------------------------
 
@@ -142,8 +96,9 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
     after_names = [bot["league_name"] for bot in after_bots]
     removed = [name for name in before_names if name not in after_names]
     if removed:
-        changes.refused.append(f"bots: {', '.join(map(str, removed))} {'is' if len(removed) == 1 else 'are'} "
-                               "no longer in the league file")  # fmt: skip
+        changes.refused.append(
+            f"bots: {', '.join(map(str, removed))} {'is' if len(removed) == 1 else 'are'} no longer in the league file"
+        )
     kept = [name for name in after_names if name in before_names]
     if not removed and after_names[: len(before_names)] != before_names:
         if kept != before_names:
@@ -155,18 +110,20 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
             changes.refused.append(
                 f"bots: {inserted} is added before {before_whom}; add new bots at the end of the list"
             )
-    for before in before_bots:
-        name = before.get("league_name")
-        after = next((bot for bot in after_bots if bot["league_name"] == name), None)
-        if after is None:
+    for was_bot in before_bots:
+        league_name = was_bot.get("league_name")
+        now_bot = next((bot for bot in after_bots if bot["league_name"] == league_name), None)
+        if now_bot is None:
             continue
-        for key, was, now in _differences(before, after):
-            changes.refused.append(f"bot {name}: {key}: {was} -> {now}")
+        for key, was, now in _differences(was_bot, now_bot):
+            changes.refused.append(f"bot {league_name}: {key}: {was} -> {now}")
     added = [name for name in after_names if name not in before_names]
     format_type = after_rules.get("format", {}).get("type", "round-robin")
     if added and format_type != "round-robin":
-        changes.refused.append(f"bots added: {', '.join(added)} (a {format_type} league's tables are drawn from its "
-                               "bots: new bots would change every table; start it afresh in another output)")  # fmt: skip
+        changes.refused.append(
+            f"bots added: {', '.join(added)} (a {format_type} league's tables are drawn from its "
+            "bots: new bots would change every table; start it afresh in another output)"
+        )
     if added and not changes.refused:
         changes.growth.append(f"bots added: {', '.join(added)}")
     return changes
@@ -206,7 +163,8 @@ def claim_output(league: League, output: Path) -> LeagueChanges:
     if changes.refused:
         raise OutputError(
             f"{output}: holds results of league {recorded.name!r} (from {recorded.source}), and "
-            f"{league.source} differs from it in what decides them: " + "; ".join(changes.refused)
+            f"{league.source} differs from it in what decides them: "
+            + "; ".join(changes.refused)
             + ". A league may only gain rounds, or bots added at the end of its list: undo the change, "
             "or give this league another --output."
         )
@@ -272,9 +230,7 @@ async def run_league(
     with output_folder(output):
         growth = claim_output(league, output)
         has_results = count_games(output / RESULTS_FILE) > 0
-        playing, builds = await build_submissions(
-            league, output, output / BOT_LOG_DIR, retry_failed=not has_results
-        )
+        playing, builds = await build_submissions(league, output, output / BOT_LOG_DIR, retry_failed=not has_results)
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         playing = _hide_output(playing, league.output, output)
@@ -299,9 +255,16 @@ async def run_league(
         standings = publish_standings(output, len(games))
     left_out = {build.bot: build.message for build in builds if not build.ok}
     return RunSummary(
-        played, already, len(games), standings, time.perf_counter() - started, dict(players.restarts.disabled),
-        left_out, dict(players.restarts.last_failed_log), players.concurrency,
-    )  # fmt: skip
+        played,
+        already,
+        len(games),
+        standings,
+        time.perf_counter() - started,
+        dict(players.restarts.disabled),
+        left_out,
+        dict(players.restarts.last_failed_log),
+        players.concurrency,
+    )
 
 
 def _hide_output(league: League, written: Path, output: Path) -> League:
@@ -309,11 +272,16 @@ def _hide_output(league: League, written: Path, output: Path) -> League:
     if written == output:
         return league
     bots = tuple(
-        dataclasses.replace(bot, spec=dataclasses.replace(
-            bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))))
-        if bot.spec.command else bot
+        dataclasses.replace(
+            bot,
+            spec=dataclasses.replace(
+                bot.spec, hidden=(str(output), *(path for path in bot.spec.hidden if path != str(written)))
+            ),
+        )
+        if bot.spec.command
+        else bot
         for bot in league.bots
-    )  # fmt: skip
+    )
     return dataclasses.replace(league, bots=bots)
 
 
@@ -321,7 +289,7 @@ async def _play_games(
     backend: Backend,
     league: League,
     output: Path,
-    games: Sequence[ScheduledGame],
+    games: Schedule,
     results: ResultsFile,
     progress: Callable[[int, int, Standings | None], None] | None,
     stop: Callable[[], bool] | None,
@@ -368,232 +336,3 @@ def standings_from_directory(directory: Path) -> tuple[Standings, str]:
     """Standings and title from a results folder (for ``referee leaderboard``)."""
     standings, league = folder_standings(directory)
     return standings, league.name
-
-
-# ----- the command ------------------------------------------------------------------
-
-
-class ProgressDisplay:
-    """Games done of total, rate and time left (tqdm on a terminal, plain lines otherwise), plus standings so far.
-
-    The bar starts at the first report, after the run's header is printed,
-    so the two never share a line.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        self._enabled = enabled
-        self._bar = None
-        self._started = time.perf_counter()
-        self._already: int | None = None
-
-    def __call__(self, done: int, total: int, standings: Standings | None) -> None:
-        if not self._enabled:
-            return
-        if self._already is None:
-            self._already = done
-            self._started = time.perf_counter()
-            if sys.stderr.isatty():
-                from tqdm import tqdm
-
-                sys.stdout.flush()
-                self._bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)
-        if self._bar is not None:
-            self._bar.update(done - self._bar.n)
-            if standings is not None:
-                self._bar.write("standings so far:\n" + console_table(standings, compact=True))
-            return
-        if standings is not None:
-            elapsed = time.perf_counter() - self._started
-            rate = (done - self._already) / elapsed * 60 if elapsed > 0 else 0.0
-            left = (total - done) / rate if rate > 0 else 0.0
-            print(f"{done}/{total} games, {rate:.1f} games/min, about {left:.1f} min left", file=sys.stderr)
-            print("standings so far:\n" + console_table(standings, compact=True), file=sys.stderr)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-
-
-def run_command(
-    league: League, output: Path | None, concurrency: int | None, show_progress: bool,
-    backend: BackendFactory | None = None, *,
-    stop: Callable[[], bool] | None = None, display: ProgressDisplay | None = None,
-    report: Callable[[], None] | None = None,
-) -> int:  # fmt: skip
-    """Run a league from the command line; print the final table. Returns the exit status.
-
-    A duel (``referee.duel``) brings its own ``stop``, progress ``display``
-    (called as a :class:`ProgressDisplay` is, with its ``close``) and
-    ``report``, printed after the table and after an interruption.
-    """
-    output = (output or league.output).resolve()
-    display = display or ProgressDisplay(show_progress)
-    plan: RunPlan | None = None
-
-    def announce(run: RunPlan) -> None:
-        nonlocal plan
-        plan = run
-        _print_plan(run, concurrency or league.concurrency)
-
-    try:
-        summary = run_interruptibly(
-            run_league(league, output=output, concurrency=concurrency, progress=display, announce=announce,
-                       stop=stop, backend=backend)  # fmt: skip
-        )
-    except (KeyboardInterrupt, asyncio.CancelledError) as interruption:
-        display.close()
-        ctrl_c = isinstance(interruption, KeyboardInterrupt)
-        status = _interrupted(output, plan, "SIGINT (Ctrl-C)" if ctrl_c else "SIGTERM", 130 if ctrl_c else 143)
-        if report is not None:
-            report()
-        return status
-    except OSError as error:
-        display.close()
-        finished = count_games(output / RESULTS_FILE) if output.is_dir() else 0
-        what = describe_os_error(error) if error.filename else f"cannot write in {output}: {describe_os_error(error)}"
-        raise OutputError(f"{what}; the {finished} games finished so far are kept: "
-                          f"{_remedy(error)}run the same command again to resume") from None  # fmt: skip
-    finally:
-        display.close()
-    print(console_table(summary.standings))
-    for game_id, reason in summary.standings.void_games:
-        print(f"{game_id}: void ({reason}): it counts for nobody")
-    rate = summary.played / summary.wall_s * 60 if summary.wall_s > 0 else 0.0
-    print(f"{summary.played} games played in {summary.wall_s:.1f} s ({rate:.1f} games/min, "
-          f"{summary.concurrency} at once); leaderboards written to {output}")  # fmt: skip
-    if report is not None:
-        report()
-    problems = run_problems(summary)
-    # A bot left out by its build was told of, with the build's message, before the first game.
-    for name in sorted({*summary.disabled, *problems.never_played} - set(summary.left_out)):
-        reason = summary.disabled.get(name) or problems.never_played[name]
-        print(f"{name}: {reason}" + log_tail(summary.failed_logs.get(name)), file=sys.stderr)
-    if problems.no_game_counted:
-        print(f"no game counted: {problems.no_game_counted}", file=sys.stderr)
-    if problems.summary:
-        print(f"referee run: {problems.summary}", file=sys.stderr)
-        return 1
-    return 0
-
-
-@dataclass(frozen=True)
-class RunProblems:
-    """What makes a run's results less than asked for: bots that never played, or no game that counts."""
-
-    never_played: dict[str, str]  # bot -> why: it made no decision in any of its games
-    incomplete: list[str]  # bots left out (a failed build) or disabled (the restart limit), or that never played
-    no_game_counted: str | None  # why no finished game counts, or None
-
-    @property
-    def summary(self) -> str:
-        """One line naming every problem, or empty when the run has none."""
-        parts = []
-        if self.incomplete:
-            parts.append(f"{len(self.incomplete)} bot{'s' if len(self.incomplete) > 1 else ''} did not play every "
-                         "game: " + ", ".join(self.incomplete))  # fmt: skip
-        if self.no_game_counted:
-            parts.append("no game counted")
-        return "; ".join(parts)
-
-
-def run_problems(summary: RunSummary) -> RunProblems:
-    """The problems of a finished run, from its summary and standings."""
-    from referee.publish import faults_text
-
-    standings = summary.standings
-    never = {}
-    for row in standings.rows:
-        if row.decisions == 0 and (row.games or any(row.faults.values())):
-            what = faults_text(row) or "no fault recorded"
-            why = summary.disabled.get(row.bot, "")
-            never[row.bot] = (f"never played: it made no decision in any of its games ({what})"
-                              + (f"; {why}" if why else ""))  # fmt: skip
-    finished = standings.games + len(standings.void_games)
-    no_game = None
-    if finished and not standings.games:
-        reasons = sorted({reason.split(";")[0] for _, reason in standings.void_games})
-        no_game = (f"all {finished} finished game{'s are' if finished > 1 else ' is'} void ({'; '.join(reasons[:3])}), "
-                   "so nothing ranks the bots")  # fmt: skip
-    incomplete = sorted({*summary.disabled, *summary.left_out, *never})
-    return RunProblems(never, incomplete, no_game)
-
-
-def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
-    league = plan.league
-    for build in plan.builds:
-        if not build.ok:
-            print(f"{build.bot}: left out of the league: {build.message}", file=sys.stderr)
-        elif build.note:
-            print(f"note: {build.note}", file=sys.stderr)
-    if plan.growth:
-        print(f"the league has grown since its last run ({'; '.join(plan.growth)}): its finished games are kept "
-              "and only the new ones are played", file=sys.stderr)  # fmt: skip
-    print(f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
-          + (f", {plan.already_finished} already finished" if plan.already_finished else "")
-          + f"; results in {plan.output}", flush=True)  # fmt: skip
-    note = league.schedule().note
-    if note:
-        print(note, flush=True)
-    cpus = auto_concurrency()
-    if plan.backend == "local" and asked_concurrency is not None and asked_concurrency > cpus:
-        print(f"warning: concurrency {asked_concurrency} is more games at once than this machine's {cpus} CPUs hold "
-              "fairly: bots will wait for a CPU (the clock does not charge them for it, but games take longer); "
-              "`concurrency: auto` picks what the machine holds", file=sys.stderr)  # fmt: skip
-
-
-def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: int) -> int:
-    """After Ctrl-C or SIGTERM: the standings so far, and how to go on. Returns the exit status."""
-    finished = count_games(output / RESULTS_FILE) if output.is_dir() else 0
-    total = f" of {plan.total}" if plan is not None else ""
-    if plan is not None and (output / "leaderboard.json").exists():
-        with contextlib.suppress(RefereeError, OSError):
-            print(console_table(folder_standings(output)[0]))
-        where = f"; the standings so far are in {output}/leaderboard.*"
-    else:
-        where = ""
-    print(f"referee run: stopped by {signal_name}: {finished}{total} games finished and kept{where}; "
-          "run the same command again to resume", file=sys.stderr)  # fmt: skip
-    return status
-
-
-def describe_os_error(error: OSError) -> str:
-    """An operating system's refusal as one line: the file, then the reason."""
-    reason = error.strerror or str(error)
-    if error.filename is not None and error.filename2 is not None:
-        return f"{error.filename} -> {error.filename2}: {reason}"
-    if error.filename is not None:
-        return f"{error.filename}: {reason}"
-    return reason
-
-
-def _remedy(error: OSError) -> str:
-    """What to do about a refused write before running again, as the start of a sentence."""
-    if error.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "free some space, then "
-    if error.errno == errno.EFBIG:
-        return "raise the file size limit (ulimit -f), then "
-    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return "make the folder writable, then "
-    return ""
-
-
-def run_interruptibly(coroutine: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, with SIGTERM cancelling the run as Ctrl-C does (which raises ``KeyboardInterrupt`` after).
-
-    A run cancelled by SIGTERM raises ``asyncio.CancelledError``, once its
-    ``finally`` blocks have stopped the bots and saved what is finished.
-    """
-
-    async def main() -> T:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        try:
-            return await coroutine
-        finally:
-            with contextlib.suppress(NotImplementedError):
-                loop.remove_signal_handler(signal.SIGTERM)
-
-    return asyncio.run(main())

@@ -15,11 +15,18 @@ dependencies: ``pip install 'brag-referee[serve]'``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import RefereeError
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 PAGE = "leaderboard.html"
 DEFAULT_PORT = 8000
@@ -48,19 +55,16 @@ class ServeError(RefereeError):
     """``referee serve`` cannot start: no such directory, or the web libraries are not installed."""
 
 
-def _libraries():
+def _require_libraries() -> None:
+    """Raise a :class:`ServeError` saying how to install Starlette and uvicorn when either is missing."""
     try:
-        import uvicorn
-        from starlette.applications import Starlette
-        from starlette.responses import RedirectResponse, StreamingResponse
-        from starlette.routing import Mount, Route
-        from starlette.staticfiles import StaticFiles
+        for library in ("uvicorn", "starlette"):
+            importlib.import_module(library)
     except ImportError as error:
         raise ServeError(
             f"referee serve needs Starlette and uvicorn ({error.name} is missing): "
             "pip install 'brag-referee[serve]' (or: pip install starlette uvicorn)"
         ) from None
-    return uvicorn, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles
 
 
 def _version(path: Path) -> tuple[int, int] | None:
@@ -72,16 +76,20 @@ def _version(path: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
+def create_app(directory: Path, poll_seconds: float = POLL_SECONDS) -> Starlette:
     """The web application serving ``directory`` with its ``/events`` stream."""
-    _, Starlette, RedirectResponse, StreamingResponse, Mount, Route, StaticFiles = _libraries()
-    from starlette.responses import FileResponse, HTMLResponse
+    _require_libraries()
+    from starlette.applications import Starlette
+    from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
     directory = Path(directory).resolve()
     if not directory.is_dir():
         raise ServeError(f"{directory}: no such directory; give a league's output directory (its `output:`)")
     page = directory / PAGE
 
-    async def changes(request) -> AsyncIterator[str]:
+    async def changes(request: Request) -> AsyncIterator[str]:
         seen = _version(page)
         yield "retry: 2000\n\n"  # reconnect after 2 s if the stream breaks
         waited = 0.0
@@ -97,15 +105,15 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
                 waited = 0.0
                 yield ": still here\n\n"
 
-    async def events(request):
+    async def events(request: Request) -> Response:
         return StreamingResponse(
             changes(request), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
         )
 
-    async def home(request):
+    async def home(request: Request) -> Response:
         return RedirectResponse(PAGE)
 
-    async def league_page(request):
+    async def league_page(request: Request) -> Response:
         headers = {"Cache-Control": "no-store"}
         if page.is_file():
             return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
@@ -123,7 +131,9 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS):
 
 def serve(directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
     """Serve ``directory`` until interrupted; return the exit status."""
-    uvicorn = _libraries()[0]
+    _require_libraries()
+    import uvicorn
+
     app = create_app(directory)
     _check_address(host, port)
     where = f"http://{host}:{port}/"

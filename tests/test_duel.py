@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main as referee_main
+from referee.cli.console import run_duel_command
 from referee.config import LeagueError, load_league
-from referee.duel import DuelState, duel_report, run_duel
+from referee.duel_state import DuelState, duel_report
 from referee.results import read_league
 from referee.errors import OutputError
 from referee.league import RESULTS_FILE, read_records, run_league
@@ -334,7 +335,7 @@ def test_the_stop_point_is_the_same_at_concurrency_1_and_2(tmp_path: Path, bots:
     sprt = "format: {type: sprt, candidates: [heuristic, random], elo0: 0, elo1: 300, max_games: 90}"
     league = load_league(write_league(tmp_path / "league.yaml", bots, table_size=3, format_lines=sprt))
     for concurrency in (1, 2):
-        assert run_duel(league, tmp_path / f"c{concurrency}", concurrency, show_progress=False) == 0
+        assert run_duel_command(league, tmp_path / f"c{concurrency}", concurrency, show_progress=False) == 0
     one, two = counted_ids(tmp_path / "c1"), counted_ids(tmp_path / "c2")
     assert one == two and one[0] < 30
     alone = sorted(read_records(tmp_path / "c1" / RESULTS_FILE), key=lambda record: record["index"])

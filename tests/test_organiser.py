@@ -509,12 +509,12 @@ def test_a_closed_pipe_ends_a_command_quietly_with_the_conventional_status(tmp_p
 
 
 def test_an_unexpected_error_is_one_line_unless_the_traceback_is_asked_for(tmp_path, monkeypatch) -> None:
-    import referee.cli
+    import referee.cli.game_logs
 
     def broken(args):
         raise KeyError("nowhere")
 
-    monkeypatch.setattr(referee.cli, "_verify", broken)
+    monkeypatch.setattr(referee.cli.game_logs, "_verify", broken)
     error = one_line_failure(run_cli(["verify", "x.jsonl"]))
     assert error.startswith("referee verify: internal error: KeyError: 'nowhere' (set REFEREE_TRACEBACK=1")
     monkeypatch.setenv("REFEREE_TRACEBACK", "1")
@@ -542,6 +542,13 @@ def test_every_option_and_argument_has_help() -> None:
                 missing.append(f"{path}: {'/'.join(action.option_strings) or action.dest}")
     assert "referee run" in commands and "referee check-bot" in commands
     assert not missing, "without help: " + ", ".join(missing)
+
+
+def test_every_command_names_the_function_that_runs_it() -> None:
+    # Dispatch is by set_defaults(func=...): a command without one would fail as an internal error.
+    commands = {path: parser for path, parser in parsers(build_parser()) if path.count(" ") == 1}
+    assert len(commands) == 14
+    assert not [path for path, parser in commands.items() if not callable(parser.get_default("func"))]
 
 
 def test_version_and_python_dash_m() -> None:

@@ -21,91 +21,11 @@ game at most ``max_restarts`` times; after that it forfeits its games.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING
+from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 
-from referee.backends.pool import Restarts
-
-if TYPE_CHECKING:
-    from referee.config import League
-    from referee.schedule import ScheduledGame
+__all__ = ["BACKENDS", "BOT_LOG_DIR", "GAME_LOG_DIR", "Backend", "BackendFactory", "FinishedGame", "backend_factory"]
 
 BACKENDS = ("local", "ray")
-GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl: each game's log
-BOT_LOG_DIR = "logs"  # OUTPUT/logs/: each bot process's output
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """A game that ended: its place in the schedule and its ``games.jsonl`` record (its log is written)."""
-
-    game: ScheduledGame
-    record: dict
-
-
-class Backend(ABC):
-    """Plays a league's games and hands each one back as it finishes; used as ``async with``.
-
-    ``concurrency`` is the number of games at once asked for (``None``:
-    auto); once open, :attr:`concurrency` is the number the backend plays.
-    """
-
-    name: str
-
-    def __init__(self, league: League, output: Path, concurrency: int | None) -> None:
-        self.league = league
-        self.output = output
-        self.asked_concurrency = concurrency
-        self.concurrency = concurrency or 1
-        self.restarts = Restarts(league.max_restarts)
-
-    @property
-    def game_log_dir(self) -> Path:
-        return self.output / GAME_LOG_DIR
-
-    @property
-    def bot_log_dir(self) -> Path:
-        return self.output / BOT_LOG_DIR
-
-    async def open(self) -> None:
-        """Get ready to play (a Ray backend connects to its cluster); set :attr:`concurrency`."""
-
-    @abstractmethod
-    async def play(
-        self,
-        games: Iterable[ScheduledGame],
-        finished: Callable[[FinishedGame], None],
-        stop: Callable[[], bool],
-    ) -> None:
-        """Play ``games`` (up to :attr:`concurrency` at once) until they are done or ``stop()`` is true.
-
-        ``finished`` is called once for each game that ended, in the order
-        they end; an exception it raises stops the run. ``stop`` is checked
-        before each game is started.
-        """
-
-    async def close(self) -> None:
-        """Stop every bot process and everything the backend started."""
-
-    async def __aenter__(self) -> Backend:
-        try:
-            await self.open()
-        except BaseException:
-            await self.close()
-            raise
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        await self.close()
-
-
-BackendFactory = Callable[["League", Path, "int | None"], Backend]
 
 
 def backend_factory(name: str, address: str | None = None) -> BackendFactory:

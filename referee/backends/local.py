@@ -3,22 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Iterable
 
-from referee.backends import Backend, FinishedGame
+from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
 from referee.schedule import ScheduledGame
-
-
-def auto_concurrency() -> int:
-    """Games at once that this machine holds fairly: one per CPU the referee may use.
-
-    Each game has one bot thinking at a time, so with a CPU for each game a
-    bot that thinks never waits for one; the honest clock does not charge
-    the wait when it does (referee.clock), but every game takes longer.
-    """
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 class LocalBackend(Backend):
@@ -60,18 +49,3 @@ class LocalBackend(Backend):
         pool = getattr(self, "_pool", None)
         if pool is not None:
             await pool.close()
-
-
-def first_error(group: BaseExceptionGroup) -> BaseException:
-    """The error that stopped a group of tasks (the others were cancelled because of it)."""
-    leaves: list[BaseException] = []
-
-    def collect(error: BaseException) -> None:
-        if isinstance(error, BaseExceptionGroup):
-            for inner in error.exceptions:
-                collect(inner)
-        else:
-            leaves.append(error)
-
-    collect(group)
-    return next((error for error in leaves if not isinstance(error, asyncio.CancelledError)), leaves[0])

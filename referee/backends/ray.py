@@ -47,8 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import __version__
-from referee.backends import Backend, FinishedGame
-from referee.backends.local import auto_concurrency, first_error
+from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
 from referee.errors import RefereeError
@@ -74,8 +73,11 @@ def prepare_local_ray() -> None:
     the referee and Ray's processes (a sandboxed bot's is its own) rather
     than in ``~/.ray/auth_token``. Variables already set are kept.
     """
-    for name, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0"),
-                        ("RAY_AUTH_MODE", "token")):  # fmt: skip
+    for name, value in (
+        ("RAY_USAGE_STATS_ENABLED", "0"),
+        ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0"),
+        ("RAY_AUTH_MODE", "token"),
+    ):
         os.environ.setdefault(name, value)
     if os.environ["RAY_AUTH_MODE"] == "token" and not os.environ.get("RAY_AUTH_TOKEN_PATH"):
         os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(32))
@@ -95,12 +97,14 @@ def import_ray() -> Any:
         import ray
     except ModuleNotFoundError as error:
         if (error.name or "ray").partition(".")[0] != "ray":
-            raise RayUnavailable(f"--backend ray needs Ray, which cannot be imported ({error}): "
-                                 f"reinstall it with {INSTALL}") from None  # fmt: skip
+            raise RayUnavailable(
+                f"--backend ray needs Ray, which cannot be imported ({error}): reinstall it with {INSTALL}"
+            ) from None
         raise RayUnavailable(f"--backend ray needs Ray, which is not installed here: {INSTALL}") from None
     except ImportError as error:
-        raise RayUnavailable(f"--backend ray needs Ray, which cannot be imported ({error}): "
-                             f"reinstall it with {INSTALL}") from None  # fmt: skip
+        raise RayUnavailable(
+            f"--backend ray needs Ray, which cannot be imported ({error}): reinstall it with {INSTALL}"
+        ) from None
     return ray
 
 
@@ -141,8 +145,10 @@ class GameSlot:
         host = os.uname().nodename
         node = ray.get_runtime_context().get_node_id()
         if driver_version != __version__:
-            raise RayBackendError(f"node {host} ({node[:12]}) runs referee {__version__}, the driver {driver_version}: "
-                                  "install the same referee on every node")  # fmt: skip
+            raise RayBackendError(
+                f"node {host} ({node[:12]}) runs referee {__version__}, the driver {driver_version}: "
+                "install the same referee on every node"
+            )
         if not (self._log_dir.is_dir() and os.access(self._log_dir, os.W_OK)):
             raise RayBackendError(
                 f"node {host} ({node[:12]}) does not see the league's output folder {self._output} (or cannot write "
@@ -151,7 +157,9 @@ class GameSlot:
             )
         return f"{host} ({node[:12]})"
 
-    async def play(self, game: ScheduledGame, disabled: dict[str, str]) -> tuple[dict, str, list]:
+    async def play(
+        self, game: ScheduledGame, disabled: dict[str, str]
+    ) -> tuple[dict[str, Any], str, list[tuple[str, str, str | None]]]:
         """Play ``game``; return its record, its log's text and the bot failures it saw.
 
         ``disabled``: the bots the driver counts as past their restart limit.
@@ -259,10 +267,17 @@ class RayBackend(Backend):
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         self._temp_dir = tempfile.mkdtemp(prefix="ray-")  # short: Ray's sockets are made under it
         self._owns_ray = True  # from here on: shut it down at the end, even if it did not start
-        self._connect(lambda: ray.init(
-            address="local", num_cpus=cpus, include_dashboard=False, _temp_dir=self._temp_dir,
-            object_store_memory=LOCAL_OBJECT_STORE_BYTES, logging_level=logging.ERROR, log_to_driver=False,
-        ))  # fmt: skip
+        self._connect(
+            lambda: ray.init(
+                address="local",
+                num_cpus=cpus,
+                include_dashboard=False,
+                _temp_dir=self._temp_dir,
+                object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                logging_level=logging.ERROR,
+                log_to_driver=False,
+            )
+        )
         address = ray.util.get_node_ip_address()
         if not address.startswith("127."):
             raise RayBackendError(f"the Ray started for this run took the address {address}, not a loopback one")
@@ -277,7 +292,7 @@ class RayBackend(Backend):
         previous = signal.getsignal(signal.SIGTERM) if main else None
         try:
             connect()
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - ray.init raises anything from ValueError to its own errors
             where = f"the Ray cluster at {self.address}" if self.address else "a Ray for this run"
             raise RayBackendError(f"cannot start or join {where}: {_first_line(error)}") from None
         finally:
@@ -303,8 +318,12 @@ class RayBackend(Backend):
     async def _slot(self, work: _Games, finished: Callable[[FinishedGame], None]) -> None:
         """Play games on one actor, replacing it when its node is lost, until no game is left."""
         ray = self._ray
-        lost = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.NodeDiedError,
-                ray.exceptions.WorkerCrashedError)  # fmt: skip
+        lost = (
+            ray.exceptions.RayActorError,
+            ray.exceptions.ObjectLostError,
+            ray.exceptions.NodeDiedError,
+            ray.exceptions.WorkerCrashedError,
+        )
         actor = None
         try:
             while True:
@@ -361,8 +380,9 @@ class RayBackend(Backend):
             if not isinstance(error, lost):
                 raise error
             if attempt >= MAX_LOSSES:  # not a node lost now and then: the actor cannot start
-                raise RayBackendError(f"a game slot's Ray actor died as it started, {attempt} times in a row "
-                                      f"(last: {_first_line(error)})")  # fmt: skip
+                raise RayBackendError(
+                    f"a game slot's Ray actor died as it started, {attempt} times in a row (last: {_first_line(error)})"
+                )
             if work.over.is_set():
                 return None
             await asyncio.sleep(RESTART_PAUSE_S)  # its node died as it started: try again, wherever Ray can
@@ -373,11 +393,16 @@ class RayBackend(Backend):
         losses = self._losses[game.game_id] = self._losses.get(game.game_id, 0) + 1
         reason = _first_line(error)
         if losses >= MAX_LOSSES:
-            raise RayBackendError(f"game {game.game_id} was lost with its Ray node {losses} times (last: {reason}); "
-                                  "the games finished so far are kept: run the same command again to resume")  # fmt: skip
+            raise RayBackendError(
+                f"game {game.game_id} was lost with its Ray node {losses} times (last: {reason}); "
+                "the games finished so far are kept: run the same command again to resume"
+            )
         self.replayed.append(game.game_id)
-        print(f"ray: game {game.game_id} was lost with its node ({reason}); it is played again on another",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"ray: game {game.game_id} was lost with its node ({reason}); it is played again on another",
+            file=sys.stderr,
+            flush=True,
+        )
 
     async def _stop_slot(self, actor: Any) -> None:
         """Have a slot stop its bots, then end its actor."""
@@ -412,8 +437,10 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise RayBackendError(f"--address {address}: no Ray cluster answers there ({reason}); start Ray on the "
-                              "cluster's head (ray start --head) and give its address (docs/scaling.md)") from None
+        raise RayBackendError(
+            f"--address {address}: no Ray cluster answers there ({reason}); start Ray on the "
+            "cluster's head (ray start --head) and give its address (docs/scaling.md)"
+        ) from None
 
 
 async def _awaited(ref: Any) -> Any:

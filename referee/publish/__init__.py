@@ -16,17 +16,26 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from referee.atomic import replace_file
 from referee.results import RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
-from referee.stats import CONFIDENCE, Comparison, Interval, format_elo, format_interval, stronger_bot_sentence
+from referee.stats import (
+    CONFIDENCE,
+    Comparison,
+    Interval,
+    Verdict,
+    describe_hypothesis,
+    format_elo,
+    format_interval,
+    stronger_bot_sentence,
+)
 
 if TYPE_CHECKING:
-    from referee.duel import DuelState
+    from referee.duel_state import DuelState
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 STRENGTH_DIGITS = 1  # Elo
@@ -84,7 +93,6 @@ def public_text(text: str, directory: Path | None) -> str:
         for root in {str(directory), str(Path(directory).resolve())}:
             text = text.replace(root.rstrip("/") + "/", "")
     return ABSOLUTE_PATH.sub(lambda match: "\u2026/" + match.group(1), text)
-
 
 
 CONSOLE_WIDTH = 100
@@ -160,7 +168,12 @@ def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[
 
 
 def write_leaderboards(
-    standings: Standings, directory: str | os.PathLike, title: str, *, live: bool = False, scheduled: int | None = None
+    standings: Standings,
+    directory: str | os.PathLike[str],
+    title: str,
+    *,
+    live: bool = False,
+    scheduled: int | None = None,
 ) -> list[Path]:
     """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically.
 
@@ -168,7 +181,7 @@ def write_leaderboards(
     faults and replays (see :mod:`referee.publish.league_page`); ``live`` makes
     it refresh itself while a league runs, ``scheduled`` games in all.
     """
-    from referee.duel import duel_report
+    from referee.duel_state import duel_report
     from referee.publish.league_page import page_data, render
 
     directory = Path(directory)
@@ -196,7 +209,7 @@ def write_leaderboards(
 
 def leaderboard_data(
     standings: Standings, title: str, duel: DuelState | None = None, directory: Path | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
     Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
@@ -219,7 +232,9 @@ def leaderboard_data(
                 "bot": row.bot,
                 "candidate": row.candidate,
                 # An end the games cannot bound (a bot first, or last, in every game) is null.
-                "strength": None if row.strength is None else {
+                "strength": None
+                if row.strength is None
+                else {
                     "estimate": _round(row.strength, STRENGTH_DIGITS),
                     "low": _round_finite_or_none(row.strength_low, STRENGTH_DIGITS),
                     "high": _round_finite_or_none(row.strength_high, STRENGTH_DIGITS),
@@ -244,11 +259,11 @@ def leaderboard_data(
         },
     }
     if duel is not None:
-        data["duel"] = duel.data()
+        data["duel"] = duel_data(duel)
     return data
 
 
-def comparison_data(comparison: Comparison) -> dict:
+def comparison_data(comparison: Comparison) -> dict[str, Any]:
     """One cell of the pairwise matrix; infinite Elo ends (the data cannot bound them) are null."""
     return {
         "games": comparison.games,
@@ -262,7 +277,7 @@ def comparison_data(comparison: Comparison) -> dict:
     }
 
 
-def _interval_data(interval: Interval | None, digits: int) -> dict | None:
+def _interval_data(interval: Interval | None, digits: int) -> dict[str, Any] | None:
     if interval is None:
         return None
     return {
@@ -277,28 +292,93 @@ def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     bot_text, other_text = _printable(bot), _printable(other)
     if comparison.games == 0:
         return f"{bot_text} and {other_text} shared no game."
+    above_rate, difference, elo = comparison.above_rate, comparison.score_difference, comparison.elo
+    los = comparison.los
+    assert above_rate is not None and difference is not None and elo is not None and los is not None  # games shared
     deals = f"{comparison.deals} deal{'s' if comparison.deals != 1 else ''}"
     level = f"{CONFIDENCE:.0%} interval"
     if comparison.ties:  # paired games: never at one table, so "above" is a better place in the same seat
-        counts = (f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
-                  f"({format_interval(comparison.above_rate, '{:.1%}')} better, a tie counting half; {level})")
+        counts = (
+            f"  better place: {comparison.above}, worse: {comparison.below}, the same: {comparison.ties} "
+            f"({format_interval(above_rate, '{:.1%}')} better, a tie counting half; {level})"
+        )
         games = f"{comparison.games} paired games (the same deal, seat and opponents) on {deals}"
     else:
-        counts = (f"  finished above: {comparison.above}, below: {comparison.below} "
-                  f"({format_interval(comparison.above_rate, '{:.1%}')} above, {level})")
+        counts = (
+            f"  finished above: {comparison.above}, below: {comparison.below} "
+            f"({format_interval(above_rate, '{:.1%}')} above, {level})"
+        )
         games = f"{comparison.games} shared games on {deals}"
     lines = [
         f"{bot_text} against {other_text}: {games}",
         counts,
-        f"  mean score difference: {format_interval(comparison.score_difference, '{:+.3f}')} ({level}; "
-        "score per game (n - place) / (n - 1))",
-        f"  {format_elo(comparison.elo)} ({level}; from the share of games above)",
-        f"  likelihood of superiority: {comparison.los:.1%}; "
-        + stronger_bot_sentence(bot_text, other_text, comparison.los),
+        (
+            f"  mean score difference: {format_interval(difference, '{:+.3f}')} ({level}; "
+            "score per game (n - place) / (n - 1))"
+        ),
+        f"  {format_elo(elo)} ({level}; from the share of games above)",
+        f"  likelihood of superiority: {los:.1%}; " + stronger_bot_sentence(bot_text, other_text, los),
     ]
     if comparison.deals < 2:
         lines.append("  one deal cannot show how results vary from deal to deal: the intervals are the whole range")
     return "\n".join(lines)
+
+
+def duel_lines(state: DuelState) -> list[str]:
+    """A duel's verdict as a block of lines for the terminal and the Markdown leaderboard."""
+    first, second = state.sprt.candidates
+    measure, lower_upper = state.sprt.measure, state.test.bounds
+    h0, h1 = describe_hypothesis(measure, state.sprt.h0), describe_hypothesis(measure, state.sprt.h1)
+    lines = [
+        f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, beta {state.sprt.beta:g}",
+        f"  {state.headline()}",
+    ]
+    lower, upper = lower_upper
+    if state.test.verdict is Verdict.ACCEPT_H1:
+        lines.append(
+            f"  the results favour {h1} over {h0}: a true {h0} gives this verdict at most "
+            f"{state.sprt.alpha:.0%} of the time"
+        )
+    elif state.test.verdict is Verdict.ACCEPT_H0:
+        lines.append(
+            f"  the results favour {h0} over {h1}: a true {h1} gives this verdict at most "
+            f"{state.sprt.beta:.0%} of the time"
+        )
+    lines.append(
+        f"  log-likelihood ratio {state.test.llr:+.2f}; bounds {lower:+.2f} (accept H0) and {upper:+.2f} (accept H1)"
+    )
+    comparison = comparison_text(first, second, state.test.comparison())
+    lines.extend("  " + line for line in comparison.splitlines())
+    if state.games_not_counted:
+        why = "running when the verdict came" if state.decided else "of deals not yet complete"
+        lines.append(
+            f"  {state.games_not_counted} more game{'s' if state.games_not_counted != 1 else ''} "
+            f"recorded ({why}): in games.jsonl and the standings, not in the test"
+        )
+    return lines
+
+
+def duel_data(state: DuelState) -> dict[str, Any]:
+    """A duel's verdict as JSON-ready data: the ``duel`` object of ``leaderboard.json``."""
+    lower, upper = state.test.bounds
+    return {
+        "candidates": list(state.sprt.candidates),
+        "measure": state.sprt.measure.value,
+        "h0": state.sprt.h0,
+        "h1": state.sprt.h1,
+        "alpha": state.sprt.alpha,
+        "beta": state.sprt.beta,
+        "max_games": state.sprt.max_games,
+        "verdict": state.outcome,
+        "headline": state.headline(),
+        "deals": state.deals,
+        "games": state.games_counted,
+        "games_not_counted": state.games_not_counted,
+        "scheduled_deals": state.scheduled_deals,
+        "llr": round(state.test.llr, FRACTION_DIGITS),
+        "bounds": [round(lower, FRACTION_DIGITS), round(upper, FRACTION_DIGITS)],
+        "comparison": comparison_data(state.test.comparison()),
+    }
 
 
 def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
@@ -306,7 +386,7 @@ def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = 
     return _json_text(leaderboard_data(standings, title, duel))
 
 
-def _json_text(data: dict) -> str:
+def _json_text(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -357,14 +437,19 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
         )
 
     if standings.candidates:
-        table = (f"## Candidates\n\n{_CANDIDATES_NOTE}\n\n{rows_table([row for row in standings.rows if row.candidate])}"
-                 f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}")
+        table = (
+            f"## Candidates\n\n{_CANDIDATES_NOTE}\n\n{rows_table([row for row in standings.rows if row.candidate])}"
+            f"\n\n## Field\n\n{rows_table([row for row in standings.rows if not row.candidate])}"
+        )
     else:
         table = rows_table(standings.rows)
     every_bot = [row.bot for row in standings.rows]
     bots = every_bot[:HEAD_TO_HEAD_SHOWN]  # a bigger matrix is no table a person reads
-    cut = (f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold "
-           "every pair." if len(bots) < len(every_bot) else "")
+    cut = (
+        f"\n\nThe top {len(bots)} of {len(every_bot)} bots; leaderboard.json and the league's page hold every pair."
+        if len(bots) < len(every_bot)
+        else ""
+    )
     head_to_head = tabulate(
         [[_markdown_text(bot), *(_pair_text(standings, bot, other) for other in bots)] for bot in bots],
         headers=["", *(_markdown_text(bot) for bot in bots)],
@@ -372,7 +457,7 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
         disable_numparse=True,
         colalign=["left", *(["right"] * len(bots))],
     )
-    verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel.lines()) + "\n```\n\n"
+    verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel_lines(duel)) + "\n```\n\n"
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
         f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{RANKING_NOTE}\n\n"
@@ -406,7 +491,9 @@ def _pair_text(standings: Standings, bot: str, other: str) -> str:
 def _strength_interval(row: BotStanding) -> str:
     if row.strength_low is None or row.strength_high is None:
         return "-"
-    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[1]
+    return format_interval(Interval(row.strength or 0.0, row.strength_low, row.strength_high), "{:+.0f}").split(" ", 1)[
+        1
+    ]
 
 
 def _optional(value: float | None, form: str) -> str:

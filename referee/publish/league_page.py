@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -44,12 +45,12 @@ _NUMBER = re.compile(r"\d+")
 
 def page_data(
     directory: Path | None,
-    board: dict,
+    board: dict[str, Any],
     records: Sequence[GameRecord] = (),
     *,
     live: bool = False,
     scheduled: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history."""
     league = _league_of(directory)
     records = sorted((GameRecord.of(record, latencies=False) for record in records), key=lambda game: game.index)
@@ -68,7 +69,7 @@ def page_data(
             "scheduled": scheduled,
             "first_game": min(started) if started else None,
             "last_game": max(started) if started else None,
-            "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "updated": datetime.now(UTC).isoformat(timespec="seconds"),
             "live": live,
         },
         "board": board,
@@ -87,7 +88,7 @@ def _league_of(directory: Path | None) -> LeagueRecord | None:
         return None
 
 
-def _public_settings(settings: Mapping, finished: bool) -> dict:
+def _public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, Any]:
     """The settings a page may show: until every game is played, the seed's commitment in place of the seed.
 
     A page may be published while the league runs; a bot that learnt the
@@ -105,7 +106,7 @@ def _public_settings(settings: Mapping, finished: bool) -> dict:
     return shown
 
 
-def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list:
+def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list[Any]:
     """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
     faults = record.faults or ()
     replay = replays is not None and (replays / f"{record.game_id}.html").exists()
@@ -127,7 +128,7 @@ def _cause(detail: str) -> str:
     return _NUMBER.sub("N", ABSOLUTE_PATH.sub("\u2026", detail))
 
 
-def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:
+def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     """Each bot's faults, from the logs of the games that had any, and their causes, counted.
 
     ``faults``: bot -> the first entries (game, decision, kind, detail,
@@ -135,8 +136,8 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:
     its detail], ...]``, most games first: a bot that failed to start in 80
     games is one line, not 80.
     """
-    found: dict[str, list] = {}
-    causes: dict[str, dict[str, dict[str, list]]] = {}
+    found: dict[str, list[Any]] = {}
+    causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
     for record in records:
         if not any(any(seat.values()) for seat in record.faults or ()):
             continue
@@ -161,25 +162,30 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict:
                 excerpt = _excerpt(directory / "logs" / log_name, entry["log_line"])
                 if excerpt is not None:
                     excerpt = [excerpt[0], public_text(excerpt[1], directory)]
-            listed.append({
-                "game": record.game_id,
-                "n": entry.get("n"),
-                "kind": kind,
-                "detail": detail,
-                "log": f"logs/{Path(log_name).name}" if log_name else None,
-                "line": entry.get("log_line"),
-                "excerpt": excerpt,
-            })  # fmt: skip
+            listed.append(
+                {
+                    "game": record.game_id,
+                    "n": entry.get("n"),
+                    "kind": kind,
+                    "detail": detail,
+                    "log": f"logs/{Path(log_name).name}" if log_name else None,
+                    "line": entry.get("log_line"),
+                    "excerpt": excerpt,
+                }
+            )
     return {
         "faults": found,
         "causes": {
-            bot: {kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0])) for kind, entries in kinds.items()}
+            bot: {
+                kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0]))
+                for kind, entries in kinds.items()
+            }
             for bot, kinds in causes.items()
         },
     }
 
 
-def _excerpt(path: Path, line: int) -> list | None:
+def _excerpt(path: Path, line: int) -> list[Any] | None:
     """The bot's output around line ``line`` (lines received when the fault was noted): [first line number, text]."""
     try:
         stat = path.stat()
@@ -189,7 +195,7 @@ def _excerpt(path: Path, line: int) -> list | None:
 
 
 @lru_cache(maxsize=512)
-def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list | None:
+def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list[Any] | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as text:
             lines = text.read().splitlines()
@@ -200,7 +206,7 @@ def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list | None
     return [first + 1, "\n".join(shown)] if shown else None
 
 
-def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict:
+def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict[str, Any]:
     """The settings of a league whose ``league.json`` predates them: from its first game's log."""
     if directory is None or not records:
         return {}
@@ -216,7 +222,7 @@ def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -
     }
 
 
-def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: int = HISTORY_POINTS) -> dict:
+def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: int = HISTORY_POINTS) -> dict[str, Any]:
     """Each bot's openskill rating (mu and sigma) as counted games accumulate, at up to ``points`` evenly spaced counts.
 
     Ratings over time, for the page's chart only: openskill's Plackett-Luce
@@ -231,31 +237,33 @@ def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: i
     ratings = {name: model.rating(name=name) for name in bots}
     total = len(counted)
     marks = {round(total * step / points) for step in range(1, points + 1)} if total else set()
-    history = {"games": [0], "mu": {name: [round(ratings[name].mu, 2)] for name in bots},
-               "sigma": {name: [round(ratings[name].sigma, 2)] for name in bots}}  # fmt: skip
+    games = [0]
+    mu = {name: [round(ratings[name].mu, 2)] for name in bots}
+    sigma = {name: [round(ratings[name].sigma, 2)] for name in bots}
     for number, record in enumerate(counted, start=1):
         seats = record.seats
         for name in seats:
             ratings.setdefault(name, model.rating(name=name))
         teams = [[ratings[name]] for name in seats]
-        rated = model.rate(teams, ranks=record.places())
+        # openskill annotates ranks as list[float]; whole places are what it compares.
+        rated = model.rate(teams, ranks=record.places())  # type: ignore[arg-type]
         for name, (rating,) in zip(seats, rated, strict=True):
             ratings[name] = rating
         if number in marks:
-            history["games"].append(number)
+            games.append(number)
             for name in bots:
-                history["mu"][name].append(round(ratings[name].mu, 2))
-                history["sigma"][name].append(round(ratings[name].sigma, 2))
-    return history
+                mu[name].append(round(ratings[name].mu, 2))
+                sigma[name].append(round(ratings[name].sigma, 2))
+    return {"games": games, "mu": mu, "sigma": sigma}
 
 
-def _script_json(data: dict) -> str:
+def _script_json(data: dict[str, Any]) -> str:
     """JSON to put inside a <script> element: nothing in it can close the element."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render(data: dict) -> str:
+def render(data: dict[str, Any]) -> str:
     """The page: the template with its style, script and data inline."""
     template = (ASSETS / "leaderboard.html").read_text(encoding="utf-8")
     title = data["league"]["name"] + " — leaderboard"
@@ -271,8 +279,9 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def page_data_of(html_text: str) -> dict:
+def page_data_of(html_text: str) -> dict[str, Any]:
     """The data inside a league page (for tests and tools)."""
     start = html_text.index('<script id="league"')
     start = html_text.index(">", start) + 1
-    return json.loads(html_text[start : html_text.index("</script>", start)])
+    data: dict[str, Any] = json.loads(html_text[start : html_text.index("</script>", start)])
+    return data

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
@@ -65,9 +66,11 @@ def replay_is_whole(page: Path) -> bool:
 def missing_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
     """The games of ``game_ids`` whose log is there but whose replay page is missing or damaged."""
     return [
-        game_id for game_id in game_ids
-        if (output / "games" / f"{game_id}.jsonl").is_file() and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
-    ]  # fmt: skip
+        game_id
+        for game_id in game_ids
+        if (output / "games" / f"{game_id}.jsonl").is_file()
+        and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
+    ]
 
 
 def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
@@ -81,16 +84,17 @@ def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
 # A full or read-only disk: the league's own results file reports it, in one line.
 _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
+
 class LiveSite:
     """Writes a running league's replay pages and leaderboard as games finish (see the module's doc)."""
 
     def __init__(self, output: Path, scheduled: int | None, *, interval_s: float = DEFAULT_INTERVAL_S) -> None:
         self.output = Path(output)
-        self._leaderboard = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
+        self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
         self._helper: asyncio.subprocess.Process | None = None
-        self._queue: asyncio.Queue = asyncio.Queue()
-        self._task: asyncio.Task | None = None
+        self._queue: asyncio.Queue[str | list[str] | object] = asyncio.Queue()  # a game id, ids to rebuild, _STOP
+        self._task: asyncio.Task[None] | None = None
         self._next_write = 0.0
         self._warned = False
         self.replays_written = 0
@@ -147,17 +151,23 @@ class LiveSite:
 
     # ----- the helper process ----------------------------------------------------------------
 
-    async def _job(self, job: dict) -> bool:
+    async def _job(self, job: dict[str, Any]) -> bool:
         """Have the helper do ``job``; a failure is told once and never stops the league."""
         try:
             if self._helper is None or self._helper.returncode is not None:
                 self._helper = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "referee.publish.live", stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE, start_new_session=True,  # Ctrl-C is for the referee
-                )  # fmt: skip
-            self._helper.stdin.write(json.dumps(job).encode() + b"\n")
-            await self._helper.stdin.drain()
-            line = await self._helper.stdout.readline()
+                    sys.executable,
+                    "-m",
+                    "referee.publish.live",
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    start_new_session=True,  # Ctrl-C is for the referee
+                )
+            stdin, stdout = self._helper.stdin, self._helper.stdout
+            assert stdin is not None and stdout is not None  # both are pipes
+            stdin.write(json.dumps(job).encode() + b"\n")
+            await stdin.drain()
+            line = await stdout.readline()
             if not line:
                 raise OSError(f"the page writer stopped ({await self._helper.wait()})")
             answer = json.loads(line)
@@ -171,14 +181,16 @@ class LiveSite:
                 return False
             if not self._warned:
                 self._warned = True
-                print(f"warning: a page of {self.output} could not be written ({error}); the games go on",
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"warning: a page of {self.output} could not be written ({error}); the games go on", file=sys.stderr
+                )
             return False
 
     async def _stop_helper(self) -> None:
         helper, self._helper = self._helper, None
         if helper is None or helper.returncode is not None:
             return
+        assert helper.stdin is not None  # a pipe
         helper.stdin.close()  # the helper ends at the end of its input
         try:
             await asyncio.wait_for(helper.wait(), 10)
@@ -201,7 +213,7 @@ def _serve_jobs() -> None:
                 rebuild_replays(output, job["game_ids"])
             else:
                 write_live_leaderboard(output, job["scheduled"])
-            answer = {"ok": True}
+            answer: dict[str, Any] = {"ok": True}
         except Exception as error:  # noqa: BLE001 - told to the runner, which tells the organiser once
             answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "errno": getattr(error, "errno", None)}
         try:

@@ -16,11 +16,11 @@ import gzip
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from referee.atomic import replace_file
-
 from referee.cards import format_cards
-from referee.games import BastardBragObservation, StopTheBusObservation
+from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.transcript import Step, read_game
 
 ASSETS = Path(__file__).resolve().parent / "html"
@@ -28,10 +28,10 @@ PAGE_FORMAT = 1  # the data's layout, for the page's script
 PILE_SHOWN = 4  # discard pile cards kept per frame, top first (the page shows the top few fanned)
 
 
-def frame(step: Step) -> dict:
+def frame(step: Step) -> dict[str, Any]:
     """One step as the page draws it (before the frames are stored as differences)."""
     table = step.table
-    data: dict = {
+    data: dict[str, Any] = {
         "k": step.kind,
         "h": step.hand_number,
         "s": step.seat,
@@ -70,20 +70,20 @@ def frame(step: Step) -> dict:
     return data
 
 
-def _seat_lines(everyone: str, lines: Sequence[str]) -> dict:
+def _seat_lines(everyone: str, lines: Sequence[str]) -> dict[str, Any]:
     """Each seat's line, compactly: ``v`` the line most seats saw (when not ``t``), ``vx`` the others by seat.
 
     In ``vx``, 0 stands for ``t`` (the acting seat usually saw its move whole).
     """
     common = max(set(lines), key=lines.count)
-    data: dict = {} if common == everyone else {"v": common}
+    data: dict[str, Any] = {} if common == everyone else {"v": common}
     others = {str(seat): 0 if line == everyone else line for seat, line in enumerate(lines) if line != common}
     if others:
         data["vx"] = others
     return data
 
 
-def _view(view) -> list:
+def _view(view: Observation) -> list[str]:
     if isinstance(view, BastardBragObservation):
         return [format_cards(view.hand), *("" if card is None else str(card) for card in view.centre[:2])]
     if isinstance(view, StopTheBusObservation) and view.drawn_card is not None:
@@ -91,10 +91,10 @@ def _view(view) -> list:
     return [format_cards(view.hand)]
 
 
-def as_differences(frames: Sequence[dict]) -> list[dict]:
+def as_differences(frames: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each frame as its differences from the one before: changed keys, and ``None`` for keys gone."""
-    out: list[dict] = []
-    previous: dict = {}
+    out: list[dict[str, Any]] = []
+    previous: dict[str, Any] = {}
     for current in frames:
         change = {key: value for key, value in current.items() if previous.get(key, _MISSING) != value}
         change.update({key: None for key in previous if key not in current})
@@ -106,7 +106,7 @@ def as_differences(frames: Sequence[dict]) -> list[dict]:
 _MISSING = object()
 
 
-def page_data(start: dict, steps: Sequence[Step], back: str | None = None) -> dict:
+def page_data(start: dict[str, Any], steps: Sequence[Step], back: str | None = None) -> dict[str, Any]:
     """Everything the page shows: the game, its players and result, and the frames."""
     end = next((step.record for step in reversed(steps) if step.kind == "game_end"), None)
     hands = sorted({step.hand_number for step in steps if step.kind == "deal"})
@@ -128,7 +128,7 @@ def page_data(start: dict, steps: Sequence[Step], back: str | None = None) -> di
     }
 
 
-def packed(data: dict) -> str:
+def packed(data: dict[str, Any]) -> str:
     """The page's data as base64 of gzipped JSON (the page unpacks it with the browser's DecompressionStream).
 
     Compressed, a game's frames take a fifth of the room, which keeps a
@@ -139,12 +139,13 @@ def packed(data: dict) -> str:
     return base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
 
 
-def unpacked(text: str) -> dict:
+def unpacked(text: str) -> dict[str, Any]:
     """The data of :func:`packed` (for tests and tools)."""
-    return json.loads(gzip.decompress(base64.b64decode(text)))
+    data: dict[str, Any] = json.loads(gzip.decompress(base64.b64decode(text)))
+    return data
 
 
-def render(data: dict) -> str:
+def render(data: dict[str, Any]) -> str:
     """The replay page: the template with its style, script and (packed) data put inline."""
     template = (ASSETS / "replay.html").read_text(encoding="utf-8")
     title = f"{data['game_id']}: {data['game'].replace('_', ' ')} — replay"
@@ -162,19 +163,19 @@ def compact_source(path: Path) -> str:
     return "\n".join(line for line in lines if line and not line.startswith("//"))
 
 
-def page_data_of(html_text: str) -> dict:
+def page_data_of(html_text: str) -> dict[str, Any]:
     """The data inside a replay page (for tests and tools)."""
     start = html_text.index('<script id="game"')
     start = html_text.index(">", start) + 1
     return unpacked(html_text[start : html_text.index("</script>", start)].strip())
 
 
-def replay_page(start: dict, steps: Sequence[Step], back: str | None = None) -> str:
+def replay_page(start: dict[str, Any], steps: Sequence[Step], back: str | None = None) -> str:
     """A game's replay page, as HTML text; ``back`` is a link to show back to the leaderboard."""
     return render(page_data(start, steps, back))
 
 
-def write_replay_page(start: dict, steps: Sequence[Step], path: Path, back: str | None = None) -> int:
+def write_replay_page(start: dict[str, Any], steps: Sequence[Step], path: Path, back: str | None = None) -> int:
     """Write the replay page to ``path`` (replaced in one step); return its size in bytes."""
     text = replay_page(start, steps, back)
     path = Path(path)

@@ -1,0 +1,118 @@
+"""What every backend is: a player of a league's games that hands each one back as it finishes.
+
+See :mod:`referee.backends` for the backends and how the league runner uses them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+from referee.backends.pool import Restarts
+
+if TYPE_CHECKING:
+    from referee.config import League
+    from referee.schedule import ScheduledGame
+
+GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl: each game's log
+BOT_LOG_DIR = "logs"  # OUTPUT/logs/: each bot process's output
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game that ended: its place in the schedule and its ``games.jsonl`` record (its log is written)."""
+
+    game: ScheduledGame
+    record: dict[str, Any]  # its games.jsonl line (referee.results)
+
+
+class Backend(ABC):
+    """Plays a league's games and hands each one back as it finishes; used as ``async with``.
+
+    ``concurrency`` is the number of games at once asked for (``None``:
+    auto); once open, :attr:`concurrency` is the number the backend plays.
+    """
+
+    name: str
+
+    def __init__(self, league: League, output: Path, concurrency: int | None) -> None:
+        self.league = league
+        self.output = output
+        self.asked_concurrency = concurrency
+        self.concurrency = concurrency or 1
+        self.restarts = Restarts(league.max_restarts)
+
+    @property
+    def game_log_dir(self) -> Path:
+        return self.output / GAME_LOG_DIR
+
+    @property
+    def bot_log_dir(self) -> Path:
+        return self.output / BOT_LOG_DIR
+
+    async def open(self) -> None:
+        """Get ready to play (a Ray backend connects to its cluster); set :attr:`concurrency`."""
+
+    @abstractmethod
+    async def play(
+        self,
+        games: Iterable[ScheduledGame],
+        finished: Callable[[FinishedGame], None],
+        stop: Callable[[], bool],
+    ) -> None:
+        """Play ``games`` (up to :attr:`concurrency` at once) until they are done or ``stop()`` is true.
+
+        ``finished`` is called once for each game that ended, in the order
+        they end; an exception it raises stops the run. ``stop`` is checked
+        before each game is started.
+        """
+
+    async def close(self) -> None:
+        """Stop every bot process and everything the backend started."""
+
+    async def __aenter__(self) -> Self:
+        try:
+            await self.open()
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+BackendFactory = Callable[["League", Path, "int | None"], Backend]
+
+
+def auto_concurrency() -> int:
+    """Games at once that this machine holds fairly: one per CPU the referee may use.
+
+    Each game has one bot thinking at a time, so with a CPU for each game a
+    bot that thinks never waits for one; the honest clock does not charge
+    the wait when it does (referee.clock), but every game takes longer.
+    """
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def first_error(group: BaseExceptionGroup) -> BaseException:
+    """The error that stopped a group of tasks (the others were cancelled because of it)."""
+    leaves: list[BaseException] = []
+
+    def collect(error: BaseException) -> None:
+        if isinstance(error, BaseExceptionGroup):
+            for inner in error.exceptions:
+                collect(inner)
+        else:
+            leaves.append(error)
+
+    collect(group)
+    return next((error for error in leaves if not isinstance(error, asyncio.CancelledError)), leaves[0])

@@ -1,0 +1,116 @@
+"""The commands around a league's results: a seed to commit to, the leaderboard, two bots compared, the pages served."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.cli.options import Commands
+
+
+def add_seed(commands: Commands) -> None:
+    """Add ``referee seed``: a secret league seed and its commitment."""
+    seed = commands.add_parser(
+        "seed",
+        help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league",
+    )
+    seed.add_argument("--check", type=int, metavar="SEED", help="print the commitment of SEED instead")
+    seed.set_defaults(func=_seed)
+
+
+def add_serve(commands: Commands) -> None:
+    """Add ``referee serve``: a league's output folder over HTTP, pages updated as games finish."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve a league's output directory on this machine; open pages update as games finish",
+    )
+    serve.add_argument("directory", type=Path, metavar="DIR", help="a league's output directory")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    serve.set_defaults(func=_serve)
+
+
+def add_leaderboard(commands: Commands) -> None:
+    """Add ``referee leaderboard``: the standings of a results folder."""
+    leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
+    leaderboard.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
+    leaderboard.add_argument("--write", action="store_true", help="also rewrite the leaderboard files there")
+    leaderboard.set_defaults(func=_leaderboard)
+
+
+def add_compare(commands: Commands) -> None:
+    """Add ``referee compare``: two bots compared on the deals they shared."""
+    compare = commands.add_parser("compare", help="compare two bots on the deals they shared in a results directory")
+    compare.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
+    compare.add_argument("bot", help="the bot whose advantage is measured")
+    compare.add_argument("other", help="the bot it is measured against")
+    compare.set_defaults(func=_compare)
+
+
+def _seed(args: argparse.Namespace) -> int:
+    """A seed no bot can guess, and the commitment that lets anyone check it once it is revealed."""
+    import secrets
+
+    from referee.seeding import GUESSABLE_SEED_BELOW, seed_commitment
+
+    if args.check is not None:
+        print(f"commitment: {seed_commitment(args.check)}")
+        return 0
+    value = GUESSABLE_SEED_BELOW + secrets.randbelow(2**64 - GUESSABLE_SEED_BELOW)
+    print(f"seed: {value}")
+    print(f"commitment: {seed_commitment(value)}")
+    print(
+        "Put the seed in the league file and keep it secret until the league is over; publish the commitment now.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from referee.serve import serve
+
+    return serve(args.directory, args.host, args.port)
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    """Print the standings of a results folder (and a duel's verdict); with ``--write``, write its files again."""
+    from referee.duel_state import duel_report
+    from referee.publish import console_table, duel_lines, write_leaderboards
+    from referee.publish.live import rebuild_replays
+    from referee.results import RESULTS_FILE, read_games
+    from referee.standings import folder_standings
+
+    standings, recorded = folder_standings(args.directory)
+    print(f"{recorded.name}: {standings.games} game{'s' if standings.games != 1 else ''}")
+    print(console_table(standings))
+    games = list(read_games(args.directory / RESULTS_FILE, latencies=False))
+    duel = duel_report(recorded, games)
+    if duel is not None:
+        print("\n".join(duel_lines(duel)))
+    if args.write:
+        rebuilt = rebuild_replays(args.directory, [game.game_id for game in games])
+        write_leaderboards(standings, args.directory, recorded.name)
+        print(
+            f"leaderboards written to {args.directory}"
+            + (
+                f"; {len(rebuilt)} missing or damaged replay page{'s' if len(rebuilt) != 1 else ''} "
+                "written again from the game logs"
+                if rebuilt
+                else ""
+            )
+        )
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from referee.publish import comparison_text
+    from referee.standings import folder_standings
+
+    standings, _ = folder_standings(args.directory)
+    print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
+    return 0

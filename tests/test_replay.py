@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import asyncio
 import dataclasses
 import json
@@ -193,20 +195,25 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
 
     async def scenario() -> tuple[LiveSite, float]:
         site = LiveSite(tmp_path, 8, interval_s=0.5)
+        written = site.leaderboard_written_at
+
+        async def until(condition: Callable[[], bool]) -> None:
+            # A loaded machine makes a rewrite (and so the interval after it) longer: wait for it, not a fixed time.
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not condition():
+                await asyncio.sleep(0.05)
+
         for game_id in ids[:4]:
             site.game_finished(game_id)
         site.game_finished("broken")
-        await asyncio.sleep(0.2)
+        await until(lambda: len(written) >= 1)
+        first_writes = len(written)
         for game_id in ids[4:]:
             site.game_finished(game_id)
             await asyncio.sleep(0.05)
         last_game = time.monotonic()
-        # The trailing write comes without another game: within the interval, or ten times a rewrite's time
-        # (a loaded machine makes both longer), so wait for it rather than for a fixed time.
-        deadline = last_game + 20
-        written = site.leaderboard_written_at
-        while time.monotonic() < deadline and not (written and written[-1] > last_game):
-            await asyncio.sleep(0.05)
+        # The trailing write comes without another game, and shows the games of the last interval.
+        await until(lambda: len(written) > first_writes and written[-1] > last_game)
         await site.close()
         return site, last_game
 

@@ -193,8 +193,10 @@ def fit_time(games: int, bots: int, seats: int) -> None:
                         "finish_order": rng.sample(range(seats), seats)})  # fmt: skip
     started = time.perf_counter()
     compute_standings(records)
-    print(f"4. The ranking of {games:,} games of {bots} bots at tables of {seats}: "
-          f"{time.perf_counter() - started:.1f} s (fit and {RESAMPLES} resamples)")
+    print(
+        f"4. The ranking of {games:,} games of {bots} bots at tables of {seats}: "
+        f"{time.perf_counter() - started:.1f} s (fit and {RESAMPLES} resamples)"
+    )
 
 
 def main() -> None:

@@ -30,11 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import grpc  # noqa: E402
+import grpc
 
-from referee.botkit import bot_address, serve  # noqa: E402
-from referee.v2 import bot_pb2 as pb  # noqa: E402
-from referee.v2 import bot_pb2_grpc as pb_grpc  # noqa: E402
+from referee.botkit import bot_address, serve
+from referee.v2 import bot_pb2 as pb
+from referee.v2 import bot_pb2_grpc as pb_grpc
 
 POLICIES = ("scattered", "first")
 # The bare unary call bench/overhead.py compares a decision with: a DecisionRequest in, a Decision out.

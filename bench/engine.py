@@ -32,14 +32,13 @@ from time import perf_counter, process_time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
+from machine import cpu_name
 
-from referee.games import GAMES, Game  # noqa: E402
+from referee.games import GAMES, Game
 
 TARGET_DECISIONS_PER_SECOND = 20_000
 SECONDS_PER_SIZE = 6.0
 QUICK_SECONDS_PER_SIZE = 1.0
-
 
 
 def play_timed_game(game_class: type[Game], players: int, seed: int, rng: random.Random) -> tuple[int, int, float]:

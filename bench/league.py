@@ -56,7 +56,6 @@ TABLE_SIZE = 3
 GAMES_PER_ROUND = math.comb(BOTS, TABLE_SIZE) * TABLE_SIZE  # every table, every seat rotation
 
 
-
 SEED = 16045690984503098046  # a secret-sized seed, so that validation has nothing to warn about
 FORMATS = ("round-robin", "sampled", "gauntlet")
 

@@ -233,7 +233,7 @@ async def bare_unary_calls(table: Table, calls: int, totals: Totals) -> None:
 @contextlib.contextmanager
 def thawed(bots: list[BotSession]) -> Iterator[None]:
     """The bots on move (thawed) meanwhile: (a) and (u) ask them past their sessions, which thaw them otherwise."""
-    policies = [bot._off_move for bot in bots if bot._off_move is not None]  # noqa: SLF001 - the bench's own way in
+    policies = [bot._off_move for bot in bots if bot._off_move is not None]
     for policy in policies:
         policy.on_move()
     try:

@@ -176,8 +176,10 @@ def seats(seconds: float, seed: int) -> None:
                 off += not set(counts) <= {sum(counts) // size, -(-sum(counts) // size)}
             else:
                 widest = max(widest, max(counts) - min(counts))
-    print(f"{leagues} leagues; rotations dividing the seats: {off} bots off an even share of seats; "
-          f"others: the widest spread of a bot's seat counts {widest}")
+    print(
+        f"{leagues} leagues; rotations dividing the seats: {off} bots off an even share of seats; "
+        f"others: the widest spread of a bot's seat counts {widest}"
+    )
 
 
 def main() -> None:

@@ -282,7 +282,6 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd")) - 1
 
 
-
 def socket_leftovers(*roots: Path) -> list[str]:
     """Private socket directories (``referee-*``) and Unix socket files left under ``roots``."""
     found = []

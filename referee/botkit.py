@@ -216,7 +216,7 @@ async def serve_async(
 ) -> None:
     """Serve ``servicer`` (and any ``extra_handlers``) on ``address`` until SIGTERM or SIGINT."""
     server = grpc.aio.server()
-    pb_grpc.add_BotServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]  # generated, untyped
+    pb_grpc.add_BotServiceServicer_to_server(servicer, server)
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):

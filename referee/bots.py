@@ -109,7 +109,7 @@ class BotSpec:
         return cls(name=name or Path(argv[-1]).stem, command=argv, **kwargs)
 
     def describe(self) -> str:
-        return self.address if self.address else shlex.join(self.command)
+        return self.address or shlex.join(self.command)
 
     def shared_sources(self) -> tuple[str, ...]:
         """What the sandbox shows at each of ``shared``: the folders themselves, or this lane's copies of them."""
@@ -319,7 +319,7 @@ class BotProcess:
         )
         try:
             return await asyncio.wait_for(_child_pid(reader), SANDBOX_REPORT_SECONDS)
-        except (asyncio.TimeoutError, ValueError, KeyError, TypeError):
+        except (TimeoutError, ValueError, KeyError, TypeError):
             pass
         finally:
             transport.close()

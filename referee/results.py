@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -419,7 +419,7 @@ class ResultsFile:
     :class:`OutputError`, as is a game that is not in the schedule.
     """
 
-    def __init__(self, path: Path, games: Sequence[ScheduledGame]) -> None:
+    def __init__(self, path: Path, games: Iterable[ScheduledGame]) -> None:
         self.path = path
         self.finished: set[str] = set()  # game ids
         by_id = {game.game_id: game for game in games}
@@ -432,7 +432,7 @@ class ResultsFile:
             where = f"{path}:{line_number}"
             if game is None:
                 raise OutputError(
-                    f"{where}: game {game_id} is not in this league's schedule ({len(games)} games); "
+                    f"{where}: game {game_id} is not in this league's schedule ({len(by_id)} games); "
                     "these results are of another league, or of this one with other bots playing: "
                     "give this league another --output"
                 )

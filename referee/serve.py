@@ -15,6 +15,7 @@ dependencies: ``pip install 'brag-referee[serve]'``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import socket
 from collections.abc import AsyncIterator
@@ -140,10 +141,8 @@ def serve(directory: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT) ->
     print(f"serving {Path(directory).resolve()} at {where}{PAGE} (Ctrl-C stops)", flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then passes the signal on
         server.run()
-    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then passes the signal on
-        pass
     print("stopped", flush=True)
     return 0
 

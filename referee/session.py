@@ -282,7 +282,7 @@ class BotSession:
         try:
             await asyncio.wait_for(self._write(_HANDSHAKE_FIELD, request.SerializeToString()), timeout)
             response = await asyncio.wait_for(self._handshake_waiter, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", self.name) from None
         except BotFault as fault:
             refusal = None
@@ -432,7 +432,7 @@ class BotSession:
             if while_waiting is not None:
                 while_waiting()
             chosen = await pending.waiter
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.healthy = False
             self._ended.add(number)
             self._settle_times(pending, time.perf_counter())

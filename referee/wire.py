@@ -56,8 +56,11 @@ def _key(number: int, wire_type: int) -> bytes:
 
 
 # Scalar fields 1..15 with values below 128, made once: _SMALL_SCALAR[number][value].
-_SMALL_SCALAR: tuple[tuple[bytes, ...], ...] = ((),) + tuple(
-    (b"",) + tuple(_key(number, _VARINT) + _ONE_BYTE[value] for value in range(1, 0x80)) for number in range(1, 16)
+_SMALL_SCALAR: tuple[tuple[bytes, ...], ...] = (
+    (),
+    *tuple(
+        (b"", *tuple(_key(number, _VARINT) + _ONE_BYTE[value] for value in range(1, 128))) for number in range(1, 16)
+    ),
 )
 
 

@@ -116,7 +116,9 @@ class LeagueRun:
         return (self.output / "logs" / f"build-{name}.log").read_text(errors="replace")
 
     def bot_logs(self, name: str) -> str:
-        return "".join(path.read_text(errors="replace") for path in sorted((self.output / "logs").glob(f"{name}-*.log")))
+        return "".join(
+            path.read_text(errors="replace") for path in sorted((self.output / "logs").glob(f"{name}-*.log"))
+        )
 
 
 def run_league(directory: Path, game: str, submission: Path, *, env: dict[str, str] | None = None) -> LeagueRun:
@@ -139,9 +141,9 @@ output: {output}
 bots:
   - path: {submission}
   - name: heuristic
-    command: python {PYTHON_BOTS / 'heuristic_bot.py'}
+    command: python {PYTHON_BOTS / "heuristic_bot.py"}
   - name: random
-    command: python {PYTHON_BOTS / 'random_bot.py'}
+    command: python {PYTHON_BOTS / "random_bot.py"}
 """,
         encoding="utf-8",
     )
@@ -150,7 +152,9 @@ bots:
         timeout=LEAGUE_TIMEOUT_S, env={**os.environ, **(env or {})}, cwd=directory,
     )  # fmt: skip
     results = output / "games.jsonl"
-    assert completed.returncode == 0, f"referee run failed ({completed.returncode}):\n{completed.stdout}\n{completed.stderr}"
+    assert completed.returncode == 0, (
+        f"referee run failed ({completed.returncode}):\n{completed.stdout}\n{completed.stderr}"
+    )
     games = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     return LeagueRun(output, completed.stdout, completed.stderr, sorted(games, key=lambda record: record["index"]))
 
@@ -164,7 +168,9 @@ def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
     for record in run.games:
         assert name in record["seats"], f"{record['game_id']}: {name} did not play (seats {record['seats']})"
         seat = run.seat_of(record, name)
-        assert record["faults"][seat] == {}, f"{record['game_id']}: {name} faulted: {record['faults'][seat]}\n{run.bot_logs(name)}"
+        assert record["faults"][seat] == {}, (
+            f"{record['game_id']}: {name} faulted: {record['faults'][seat]}\n{run.bot_logs(name)}"
+        )
         assert str(seat) not in record["forfeits"], f"{record['game_id']}: {name} forfeited: {record['forfeits']}"
         assert record["timing"]["latency_ms"][seat], f"{record['game_id']}: {name} made no decision"
         log = run.output / "games" / f"{record['game_id']}.jsonl"
@@ -176,7 +182,7 @@ def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
 
 
 def latency_summary(times: list[float]) -> str:
-    """"median M ms, p99 P ms over N decisions", for a test's output."""
+    """ "median M ms, p99 P ms over N decisions", for a test's output."""
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     return f"median {statistics.median(ordered):.2f} ms, p99 {p99:.2f} ms over {len(ordered)} decisions"
@@ -235,7 +241,9 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-            raise AssertionError(f"the bot did not exit within 10 s of signal {signum}; log:\n{self.log_text()}")
+            raise AssertionError(
+                f"the bot did not exit within 10 s of signal {signum}; log:\n{self.log_text()}"
+            ) from None
 
 
 class StreamClient:
@@ -272,7 +280,9 @@ class StreamClient:
         try:
             reply = self._replies.get(timeout=REPLY_TIMEOUT_S)
         except queue.Empty:
-            raise AssertionError(f"no reply within {REPLY_TIMEOUT_S} s; the bot's log:\n{self.bot.log_text()}") from None
+            raise AssertionError(
+                f"no reply within {REPLY_TIMEOUT_S} s; the bot's log:\n{self.bot.log_text()}"
+            ) from None
         assert isinstance(reply, pb.PlayResponse), f"the stream ended ({reply}); the bot's log:\n{self.bot.log_text()}"
         return reply
 
@@ -332,7 +342,9 @@ def exercise_probe(bot: BotProcess, error_prefix: str) -> None:
     try:
         assert stream.handshake().name == "probe"
         game = StopTheBus(2, seed=4)
-        stream.send(game_start=pb.GameStart(game_id="h", game=pb.GAME_STOP_THE_BUS, num_players=2, random_seed=PROBE_SEED))
+        stream.send(
+            game_start=pb.GameStart(game_id="h", game=pb.GAME_STOP_THE_BUS, num_players=2, random_seed=PROBE_SEED)
+        )
         request = decision_request_to_pb(game, "h", 1, 0, 1000, 10_000)
         count = len(request.events)
         failed = stream.decide(request)
@@ -342,7 +354,9 @@ def exercise_probe(bot: BotProcess, error_prefix: str) -> None:
         again = decision_request_to_pb(game, "h", 2, count, 1000, 10_000)  # no new events
         answered = stream.decide(again)
         assert answered.decision_number == 2 and game.is_legal(action_from_pb(answered.action)), answered
-        stream.send(fault_notice=pb.FaultNotice(game_id="h", decision_number=2, kind=pb.FAULT_KIND_ILLEGAL, forfeited=True))
+        stream.send(
+            fault_notice=pb.FaultNotice(game_id="h", decision_number=2, kind=pb.FAULT_KIND_ILLEGAL, forfeited=True)
+        )
         end = pb.GameEnd(game_id="h")
         end.events.add(sequence=count + 1, hand_number=1, kind=pb.EVENT_KIND_FORFEIT, seat=0)
         stream.send(game_end=end)

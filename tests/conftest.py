@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -101,10 +102,8 @@ class Bots:
     def kill_leftovers(self) -> None:
         for line in self.processes():
             pid = int(line.split()[1].rstrip(":"))
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def recording_folders(command: list[str]) -> tuple[str, ...]:

@@ -87,7 +87,10 @@ def write_league(
              f"rounds: {rounds}", "move_time_ms: 1000", "time_bank_ms: 2000", "concurrency: 1",
              "fault_policy: {mode: default_action, max_faults: 3}", "output: results", "bots:"]  # fmt: skip
     for name, command in entries:
-        lines += [f"  - name: {name}", f"    command: {json.dumps([*command, '--marker', marker] if marker else command)}"]
+        lines += [
+            f"  - name: {name}",
+            f"    command: {json.dumps([*command, '--marker', marker] if marker else command)}",
+        ]
         if marker:
             lines.append(f"    env: {{REFEREE_TEST_MARKER: {marker}}}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

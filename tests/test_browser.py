@@ -38,9 +38,11 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="Playwright is not installed: pip install -e '.[test]'"),
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason=f"no Chromium at {CHROMIUM}: run `make browser-deps` (as root: apt-get install -y "
-                              "chromium), or set REFEREE_CHROMIUM to a Chromium binary"),  # fmt: skip
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"no Chromium at {CHROMIUM}: run `make browser-deps` (as root: apt-get install -y "
+        "chromium), or set REFEREE_CHROMIUM to a Chromium binary",
+    ),
 ]
 
 
@@ -152,7 +154,9 @@ def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, 
     assert page.text_content("#caption").startswith(f"fault (decision {fault['n']}): seat {fault['seat']} faulty")
 
 
-def test_the_seed_on_the_page_matches_the_commitment_published_while_the_league_ran(page, league: Path, tmp_path) -> None:
+def test_the_seed_on_the_page_matches_the_commitment_published_while_the_league_ran(
+    page, league: Path, tmp_path
+) -> None:
     # While a league runs its page shows the seed's commitment; once every game is played, the seed.
     running = tmp_path / "running"
     shutil.copytree(league, running, ignore=shutil.ignore_patterns("logs", "builds", "replays"))
@@ -287,10 +291,9 @@ def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -
         for key in ("rank", "bot", "strength", "games", "mean_score"):
             for cell in page.locator(f"#standings tbody td[data-key='{key}']").all():
                 box = cell.bounding_box()
-                assert box and 0 <= box["x"] and box["x"] + box["width"] <= width, f"{key} is off screen at {width} px"
+                assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, f"{key} is off screen at {width} px"
         assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
-        assert page.locator("#standings tbody td[data-key='strength']").first.text_content().startswith(
-            ("+", "-", "0"))
+        assert page.locator("#standings tbody td[data-key='strength']").first.text_content().startswith(("+", "-", "0"))
         if width == 1280:
             table = page.locator("#standings").bounding_box()
             assert table["x"] + table["width"] <= width, "the default standings fit 1280 px"

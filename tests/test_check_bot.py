@@ -58,7 +58,11 @@ def test_a_submission_is_built_in_a_copy_reused_while_unchanged_and_built_again_
     report = report_of(first)
     assert report["passed"] is True
     assert [(check["check"], check["verdict"]) for check in report["checks"]] == [
-        ("manifest", "pass"), ("build", "pass"), ("handshake", "pass"), ("game", "pass")]
+        ("manifest", "pass"),
+        ("build", "pass"),
+        ("handshake", "pass"),
+        ("game", "pass"),
+    ]
     (build,) = [check for check in report["checks"] if check["check"] == "build"]
     copy = Path(build["copy"])
     assert build["reused"] is False and (copy / "built.txt").read_text() == "built\n"
@@ -84,7 +88,8 @@ def test_the_json_report_names_each_fault_with_its_game_and_decision_under_the_p
     faults = [check for check in report["checks"] if check["check"] == "fault"]
     recorded = [record for record in read_log(Path(game["log"])) if record["type"] == "fault"]
     assert [(check["decision"], check["kind"], check["detail"]) for check in faults] == [
-        (record["n"], "illegal", record["detail"]) for record in recorded]
+        (record["n"], "illegal", record["detail"]) for record in recorded
+    ]
     assert len(faults) == 2 and all(check["game_id"] == game["game_id"] for check in faults)
     assert not [check for check in report["checks"] if check["check"] == "forfeit"]  # the default action was played
     assert "2 illegal faults" in checked.stderr
@@ -106,5 +111,7 @@ def test_the_opponents_given_take_the_other_seats_and_a_copy_of_the_bot_faults_a
     crashes = [check for check in report["checks"] if check["check"] == "fault"]
     crashed = {check["bot"] for check in crashes}
     # Every process crashes on its third decision; two crashes end a game of three.
-    assert all(check["kind"] == "crash" for check in crashes) and "candidate" in crashed and crashed & {"self-1", "self-2"}
+    assert (
+        all(check["kind"] == "crash" for check in crashes) and "candidate" in crashed and crashed & {"self-1", "self-2"}
+    )
     assert "as opponent self-" in checked.stderr

@@ -237,7 +237,7 @@ def test_a_bare_program_is_looked_up_on_the_bots_own_path(tmp_path):
         bots:
           - name: alice
             command: my-bot --level 2
-            env: {{PATH: "{tmp_path / 'tools'}"}}
+            env: {{PATH: "{tmp_path / "tools"}"}}
           - name: bob
             command: python bob.py
     """
@@ -251,7 +251,7 @@ def test_a_bare_program_is_looked_up_on_the_bots_own_path(tmp_path):
 def test_unknown_key_names_the_allowed_keys_and_suggests_the_closest(tmp_path):
     path = league_file(tmp_path, "round: 2\n")
     assert load_error(path) == (
-        f"{path}:5: round: unknown key; did you mean \"rounds\"? allowed keys: {', '.join(LEAGUE_KEYS)}"
+        f'{path}:5: round: unknown key; did you mean "rounds"? allowed keys: {", ".join(LEAGUE_KEYS)}'
     )
 
 
@@ -335,9 +335,7 @@ def test_seed_must_be_an_integer_not_a_boolean(tmp_path):
 
 def test_missing_required_key(tmp_path):
     path = league_file(tmp_path, "", header="name: l\ngame: stop_the_bus\ntable_size: 2\n")
-    assert load_error(path) == (
-        f"{path}:1: seed: missing; the league file needs name, game, seed, table_size, bots"
-    )
+    assert load_error(path) == (f"{path}:1: seed: missing; the league file needs name, game, seed, table_size, bots")
 
 
 def test_missing_bot_name(tmp_path):
@@ -506,7 +504,7 @@ def test_a_command_that_cannot_be_split(tmp_path):
     bots = "bots:\n  - name: alice\n    command: python 'alice.py\n  - name: bob\n    command: python b.py\n"
     path = league_file(tmp_path, "", bots)
     assert load_error(path) == (
-        f"{path}:7: bots[0].command: \"python 'alice.py\" cannot be split into words (No closing quotation)"
+        f'{path}:7: bots[0].command: "python \'alice.py" cannot be split into words (No closing quotation)'
     )
 
 
@@ -519,9 +517,7 @@ def test_a_list_command_must_hold_strings(tmp_path):
 def test_cwd_must_be_a_folder(tmp_path):
     bots = "bots:\n  - name: alice\n    command: python a.py\n    cwd: nowhere\n"
     path = league_file(tmp_path, "", bots + "  - name: bob\n    command: python b.py\n")
-    assert load_error(path) == (
-        f'{path}:8: bots[0].cwd: "nowhere" is not a folder (looked for {tmp_path / "nowhere"})'
-    )
+    assert load_error(path) == (f'{path}:8: bots[0].cwd: "nowhere" is not a folder (looked for {tmp_path / "nowhere"})')
 
 
 def test_limits_must_be_positive_whole_numbers(tmp_path):
@@ -710,16 +706,22 @@ SAMPLED_9 = "format: {type: sampled, games_per_bot: 9, rotations: "
     ("text", "key", "message"),
     [
         (
-            "format: samples", "format",
+            "format: samples",
+            "format",
             '"samples" is not allowed (did you mean "sampled"?); allowed: round-robin, sampled, gauntlet, sprt',
         ),
         ("format: sampled", "format", "sampled needs games_per_bot; write format: {type: sampled, games_per_bot: 30}"),
-        ("format: {type: swiss}", "format.type", '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet, sprt'),
+        (
+            "format: {type: swiss}",
+            "format.type",
+            '"swiss" is not allowed; allowed: round-robin, sampled, gauntlet, sprt',
+        ),
         ("format: {games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),
         ("format: {type: sampled}", "format.games_per_bot", "missing; format sampled needs type, games_per_bot"),
         ("format: {type: round-robin, games_per_bot: 3}", "format.games_per_bot", "unknown key; allowed keys: type"),
         (
-            "format: {type: sampled, games_per_bot: 2}", "format.games_per_bot",
+            "format: {type: sampled, games_per_bot: 2}",
+            "format.games_per_bot",
             "2 is fewer than one table's games: a table of 3 plays 3 games, one per seat rotation, so write 3 or more "
             "(a multiple of 3, or it is rounded to one)",
         ),
@@ -730,38 +732,46 @@ SAMPLED_9 = "format: {type: sampled, games_per_bot: 9, rotations: "
         (f"{SAMPLED_9}all}}", "format.rotations", '"all" is not allowed; ' + ROTATIONS),
         (f"{SAMPLED_9}[2]}}", "format.rotations", "a list is not allowed; " + ROTATIONS),
         (
-            "format: {type: sampled, games_per_bot: 1, rotations: 2}", "format.games_per_bot",
+            "format: {type: sampled, games_per_bot: 1, rotations: 2}",
+            "format.games_per_bot",
             "1 is fewer than one table's games: a table plays 2 games, one per seat rotation it plays "
             "(format.rotations), so write 2 or more (a multiple of 2, or it is rounded to one)",
         ),
         (
-            "format: {type: gauntlet, candidates: [bob], rotations: 2}", "format.rotations",
+            "format: {type: gauntlet, candidates: [bob], rotations: 2}",
+            "format.rotations",
             "unknown key; allowed keys: type, candidates, games_per_candidate",
         ),
         (
-            "format: {type: sampled, games_per_bot: 2.5}", "format.games_per_bot",
+            "format: {type: sampled, games_per_bot: 2.5}",
+            "format.games_per_bot",
             "2.5 is not an integer; write a whole number from 1 to 9007199254740991",
         ),
         ("format: {type: gauntlet}", "format.candidates", "missing; format gauntlet needs type, candidates"),
         (
-            "format: {type: gauntlet, candidates: []}", "format.candidates",
+            "format: {type: gauntlet, candidates: []}",
+            "format.candidates",
             "a list is not allowed; list one or more bot names, e.g. [alice]",
         ),
         (
-            "format: {type: gauntlet, candidates: [alise]}", "format.candidates[0]",
+            "format: {type: gauntlet, candidates: [alise]}",
+            "format.candidates[0]",
             '"alise" is not a bot of this league (did you mean "alice"?); '
             "a candidate is one of the bots listed under bots",
         ),
         (
-            "format: {type: gauntlet, candidates: [bob, bob]}", "format.candidates[1]",
+            "format: {type: gauntlet, candidates: [bob, bob]}",
+            "format.candidates[1]",
             '"bob" is listed twice; list each candidate once',
         ),
         (
-            "format: {type: gauntlet, candidates: [a1, a2, a3, a4, a5]}", "format.candidates[0]",
+            "format: {type: gauntlet, candidates: [a1, a2, a3, a4, a5]}",
+            "format.candidates[0]",
             '"a1" is not a bot of this league; a candidate is one of the bots listed under bots',
         ),
         (
-            "format: {type: gauntlet, candidates: [alice, bob, carol, dave, erin]}", "format",
+            "format: {type: gauntlet, candidates: [alice, bob, carol, dave, erin]}",
+            "format",
             "each table seats a candidate and 2 field bots, but the field (the bots that are not candidates) has 1",
         ),
     ],
@@ -1161,7 +1171,9 @@ def test_an_address_bot_cannot_have_a_network_setting(tmp_path):
     """
     path = league_file(tmp_path, "", bots)
     error = load_error(path)
-    assert f"{path}:{line_of(path, 'network: none')}: bots[1].network: applies only to a bot the referee starts" in error
+    assert (
+        f"{path}:{line_of(path, 'network: none')}: bots[1].network: applies only to a bot the referee starts" in error
+    )
 
 
 @pytest.mark.parametrize(
@@ -1179,7 +1191,7 @@ def test_an_address_that_is_not_one_is_refused(tmp_path, address, why):
     bots = f"bots:\n  - name: alice\n    address: '{address}'\n  - name: bob\n    command: python b.py\n"
     path = league_file(tmp_path, "", bots)
     assert load_error(path) == (
-        f"{path}:7: bots[0].address: \"{address}\" is not an address ({why}); give HOST:PORT of a bot server already "
+        f'{path}:7: bots[0].address: "{address}" is not an address ({why}); give HOST:PORT of a bot server already '
         "running (e.g. 127.0.0.1:50051), or unix:/PATH of its socket"
     )
 

@@ -69,7 +69,9 @@ def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str
         shutil.copy(SAMPLE_BOTS / "random_bot.py", sub / "random_bot.py")
         (sub / "strategy.txt").write_text(f"{name}'s secret: always draw from the stock\n")
         run = ["python", "snoop.py", "--probes", "probes.json"] if scripts else ["python", "random_bot.py"]
-        (sub / "bot.yaml").write_text(f"name: {name}\nversion: '1'\nrun: {json.dumps(run + ['--marker', bots.marker])}\n")
+        (sub / "bot.yaml").write_text(
+            f"name: {name}\nversion: '1'\nrun: {json.dumps(run + ['--marker', bots.marker])}\n"
+        )
     output = folder / "results" / "layout"
     probes = {
         "list": [str(folder), str(folder / "results"), str(output), str(output / GAME_LOG_DIR), str(folder / "subs"),
@@ -204,7 +206,9 @@ def fault_free(output: Path) -> bool:
     return bool(records) and all(not any(faults) for record in records for faults in record["faults"])
 
 
-def planting_league(folder: Path, bots: Bots, name: str, planters: list[tuple[str, list[str]]], extra: str = "") -> Path:
+def planting_league(
+    folder: Path, bots: Bots, name: str, planters: list[tuple[str, list[str]]], extra: str = ""
+) -> Path:
     folder.mkdir(parents=True)
     entries = "".join(f"  - name: {bot}\n    command: {json.dumps(bots.command('plant.py', *args))}\n"
                       for bot, args in planters)  # fmt: skip

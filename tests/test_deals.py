@@ -31,7 +31,7 @@ from referee.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedu
 from referee.session import BotSession
 
 from .conftest import PYTHON, Bots, read_log
-from .test_ray_backend import ray_here  # noqa: F401 - a fixture
+from .test_ray_backend import ray_here  # noqa: F401 - a fixture, asked for by name
 
 REMEMBERER = "rememberer.py"
 TIMING = Timing(move_time_ms=2000, time_bank_ms=5000, startup_timeout_ms=10000)
@@ -197,7 +197,8 @@ def test_a_remembering_bot_guesses_at_chance_in_a_league_at_any_concurrency_and_
         assert writers and {lane_of_process[process] for process in writers} == {lane}, (lane, writers)
 
 
-def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: Bots, ray_here: None) -> None:
+@pytest.mark.usefixtures("ray_here")
+def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: Bots) -> None:
     league_path = write_gauntlet(tmp_path, bots)
     output = tmp_path / "ray"
     ray = subprocess.run(

@@ -27,9 +27,9 @@ from referee.cli import main as referee_main
 from referee.cli.console import run_duel_command
 from referee.config import LeagueError, load_league
 from referee.duel_state import DuelState, duel_report
-from referee.results import read_league
 from referee.errors import OutputError
 from referee.league import RESULTS_FILE, read_records, run_league
+from referee.results import read_league
 from referee.schedule import Sprt, SprtSchedule
 from referee.seeding import derive_seed
 from referee.stats import Measure, SequentialTest, deal_outcome
@@ -142,8 +142,16 @@ def simulated_duels(runs: int, elos: dict[str, float], table_size: int, luck: fl
         while not state.decided:
             deal += 1
             for rotation, (seats, order) in enumerate(play_deal(rng, strengths, games.deal_bots(deal), luck)):
-                state.add({"index": state.records, "game_id": f"d{deal}-s{rotation}", "table": deal, "rotation": rotation,
-                           "seats": seats, "finish_order": order})
+                state.add(
+                    {
+                        "index": state.records,
+                        "game_id": f"d{deal}-s{rotation}",
+                        "table": deal,
+                        "rotation": rotation,
+                        "seats": seats,
+                        "finish_order": order,
+                    }
+                )
         states.append(state)
     return states
 
@@ -172,8 +180,16 @@ def test_the_claim_says_no_more_than_the_test_shows():
             for rotation in range(2):
                 seats = ["new", "old"] if rotation == 0 else ["old", "new"]
                 order = [0, 1] if (seats[0] == "new") == above else [1, 0]
-                state.add({"index": state.records, "game_id": f"d{deal}-s{rotation}", "table": deal, "rotation": rotation,
-                           "seats": seats, "finish_order": order})
+                state.add(
+                    {
+                        "index": state.records,
+                        "game_id": f"d{deal}-s{rotation}",
+                        "table": deal,
+                        "rotation": rotation,
+                        "seats": seats,
+                        "finish_order": order,
+                    }
+                )
         return state.claim()
 
     assert decided(0, 50, above=True) == "new is stronger than old"

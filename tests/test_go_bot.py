@@ -152,7 +152,12 @@ def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(go_
     (source / "main.go").write_text(PROBE)
     gopath = f"{tmp_path / 'gopath'}:{go_bot / 'build' / 'gopath'}:{go_bot}:/usr/share/gocode"
     environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    environment |= {"GO111MODULE": "off", "GOPATH": gopath, "GOPROXY": "off", "GOCACHE": str(go_bot / "build" / "go-cache")}
+    environment |= {
+        "GO111MODULE": "off",
+        "GOPATH": gopath,
+        "GOPROXY": "off",
+        "GOCACHE": str(go_bot / "build" / "go-cache"),
+    }
     compiled = subprocess.run(["go", "build", "-o", str(tmp_path / "probe"), "probe"], capture_output=True, text=True,
                               timeout=300, env=environment)  # fmt: skip
     assert compiled.returncode == 0, compiled.stderr

@@ -108,7 +108,9 @@ def check_commands(text: str) -> None:
         words = shlex.split(command)
         if words[0] == "apt-get":
             packages = {word for word in words[2:] if not word.startswith("-")}
-            go = set(re.search(r"^GO_PACKAGES := ((?:.*\\\n)*.*)", makefile, re.MULTILINE)[1].replace("\\\n", " ").split())
+            go = set(
+                re.search(r"^GO_PACKAGES := ((?:.*\\\n)*.*)", makefile, re.MULTILINE)[1].replace("\\\n", " ").split()
+            )
             assert go <= packages <= system, packages - system
             continue
         assert words[0] == "referee", command
@@ -172,7 +174,9 @@ class _Recording(InProcessBot):
 def worked_game(fail_at: int | None = None) -> str:
     """The stream seat 2 exchanges in the guide's game (``referee play --game stop_the_bus --seed 7``, heuristic,
     random, heuristic), as one line of text format; ``fail_at``: its decide raises at that decision."""
-    assert 'run_bot(decide, name="heuristic", version="1.0")' in (SAMPLE_BOTS / "python" / "heuristic_bot.py").read_text()
+    assert (
+        'run_bot(decide, name="heuristic", version="1.0")' in (SAMPLE_BOTS / "python" / "heuristic_bot.py").read_text()
+    )
     players = ["heuristic_bot#0", "random_bot#1", "heuristic_bot#2"]
     setup = GameSetup("stop_the_bus", 3, Timing())
     recording = _Recording("heuristic", setup, fail_at)
@@ -209,16 +213,20 @@ CHECKS: list[tuple[str, Callable[[str, str], bool], Callable[[str], None]]] = [
     ("go.mod", lambda lang, text: text.startswith("module "), check_go_mod),
     ("commands", lambda lang, text: lang == "sh", check_commands),
     ("replay-to output", lambda lang, text: text.startswith("decision "), check_replay_output),
-    ("worked exchange", lambda lang, text: lang == "" and bool(re.match(r"\s*(-> sequence|<- |events \{)", text)),
-     check_exchange),
+    (
+        "worked exchange",
+        lambda lang, text: lang == "" and bool(re.match(r"\s*(-> sequence|<- |events \{)", text)),
+        check_exchange,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("line", "lang", "text"), guide_blocks(), ids=lambda value: str(value)[:20])
 def test_every_code_block_of_the_guide_is_checked(line: int, lang: str, text: str) -> None:
     kinds = [(name, check) for name, matches, check in CHECKS if matches(lang, text)]
-    assert len(kinds) == 1, f"docs/bot-protocol.md:{line}: a block of {[name for name, _ in kinds] or 'no kind'}; " \
-                            "give it a check here"  # fmt: skip
+    assert len(kinds) == 1, (
+        f"docs/bot-protocol.md:{line}: a block of {[name for name, _ in kinds] or 'no kind'}; give it a check here"
+    )
     kinds[0][1](text)
 
 
@@ -240,7 +248,11 @@ def _go_missing() -> str | None:
 
 def _node_missing() -> str | None:
     missing = [program for program in ("node", "npm") if shutil.which(program) is None]
-    return f"{', '.join(missing)} not on PATH: install Node.js 18+ and npm (apt-get install -y nodejs npm)" if missing else None
+    return (
+        f"{', '.join(missing)} not on PATH: install Node.js 18+ and npm (apt-get install -y nodejs npm)"
+        if missing
+        else None
+    )
 
 
 def check_submission(folder: Path, tmp_path: Path, environment: dict[str, str]) -> subprocess.CompletedProcess:

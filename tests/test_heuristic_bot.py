@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import random
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable

@@ -45,8 +45,8 @@ from referee.cards import DECK, Card, format_cards, parse_cards
 from referee.config import load_league
 from referee.games import BastardBrag, Game, StopTheBus, game_class
 from referee.games.base import Action, ActionKind
-from referee.league import GAME_LOG_DIR, run_league
 from referee.lanes import LANES_DIR
+from referee.league import GAME_LOG_DIR, run_league
 from referee.protocol import GAME_TO_PB, card_to_pb
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, SAMPLE_BOTS, Bots
@@ -154,8 +154,10 @@ class Truth:
         """Apply the current seat's action, tracking what it shows and what it hides."""
         game = self.game
         hand, seat = game.hand_number, game.current_seat
-        if act.kind is ActionKind.DISCARD or act.kind is ActionKind.EXCHANGE_ALL or (
-            act.kind is ActionKind.EXCHANGE and act.slot == FACE_UP_SLOT
+        if (
+            act.kind is ActionKind.DISCARD
+            or act.kind is ActionKind.EXCHANGE_ALL
+            or (act.kind is ActionKind.EXCHANGE and act.slot == FACE_UP_SLOT)
         ):
             # The card played lies face up (noted here too, as the action may end the hand).
             self.face_up[hand].add(act.card)
@@ -340,7 +342,9 @@ def showdown_problems(event: pb.Event, truth: Truth) -> list[str]:
     shown = {entry.seat: format_cards(sorted(card_of(card) for card in entry.cards)) for entry in event.showdown.hands
              if all(card_of(card) for card in entry.cards)}  # fmt: skip
     expected = {seat: format_cards(sorted(cards)) for seat, cards in truth.game.hand_results[hand - 1].hands.items()}
-    return [] if shown == expected else [f"showdown of hand {hand} shows hands {shown}; the showdown compared {expected}"]
+    return (
+        [] if shown == expected else [f"showdown of hand {hand} shows hands {shown}; the showdown compared {expected}"]
+    )
 
 
 # ----- what the spy recorded --------------------------------------------------------------------

@@ -8,8 +8,18 @@ import pytest
 
 from referee.errors import OutputError
 from referee.ladder.draw import Played, draw_table
-from referee.ladder.history import ACCEPTED, ACTIVE, DISQUALIFIED, REJECTED, WITHDRAWN, DrawnTable, Judged, Register
-from referee.ladder.history import StatusChange, Tables
+from referee.ladder.history import (
+    ACCEPTED,
+    ACTIVE,
+    DISQUALIFIED,
+    REJECTED,
+    WITHDRAWN,
+    DrawnTable,
+    Judged,
+    Register,
+    StatusChange,
+    Tables,
+)
 
 SEED = 6069488482021880639
 

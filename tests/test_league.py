@@ -202,8 +202,9 @@ def test_a_sampled_league_whose_tables_play_one_rotation_says_so_and_seats_bots_
     output = tmp_path / "sampled-out"
     assert referee_main(["run", str(league_path), "--output", str(output), "--no-progress"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    note = ("tables play 1 of 2 seat rotations so that every pair of bots meets "
-            "(rotations: 2 keeps full duplicate deals)")
+    note = (
+        "tables play 1 of 2 seat rotations so that every pair of bots meets (rotations: 2 keeps full duplicate deals)"
+    )
     assert note in printed and printed.index(note) == 1 + next(
         number for number, line in enumerate(printed) if line.startswith("league test-league:")
     )
@@ -246,8 +247,10 @@ def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Pa
                              "--no-progress"], env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
     assert result.returncode == 1, result.stderr
     # Why, in its own line: nothing answered at the address (the restart limit, 0, was reached at once).
-    assert f"ghost: not started: the restart limit (0) was reached; last failure: did not listen on 127.0.0.1:{port}" \
+    assert (
+        f"ghost: not started: the restart limit (0) was reached; last failure: did not listen on 127.0.0.1:{port}"
         in result.stderr
+    )
     assert result.stderr.rstrip().splitlines()[-1] == "referee run: 1 bot did not play every game: ghost"
     # Pages show the games' faults, but no path of this machine.
     page = (output / "leaderboard.html").read_text()

@@ -96,8 +96,10 @@ def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
     # A deal with other cards than the seed deals.
     deal = next(i for i, record in enumerate(records) if record["type"] == "deal")
     first_seat = next(iter(records[deal]["hands"]))
-    assert any("deal differs" in problem
-               for problem in tampered(deal, lambda r: r.update(hands={**r["hands"], first_seat: swapped})))
+    assert any(
+        "deal differs" in problem
+        for problem in tampered(deal, lambda r: r.update(hands={**r["hands"], first_seat: swapped}))
+    )
     # A drawn card other than the stock's top.
     draw = next(i for i, record in enumerate(records) if record["type"] == "decision" and "drew" in record)
     wrong_card = "2C" if records[draw]["drew"] != "2C" else "2D"
@@ -168,7 +170,12 @@ def test_a_sandboxed_bots_socket_folder_is_a_small_file_system_of_its_sandbox_an
         try:
             directory = Path(bot.process.address.removeprefix("unix:")).parent
             size = os.statvfs(directory)
-            return str(directory), sorted(os.listdir(directory)), size.f_blocks * size.f_frsize, os.listdir(bots.socket_root)
+            return (
+                str(directory),
+                sorted(os.listdir(directory)),
+                size.f_blocks * size.f_frsize,
+                os.listdir(bots.socket_root),
+            )
         finally:
             await bot.stop()
 

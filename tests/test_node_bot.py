@@ -116,7 +116,9 @@ def test_stops_at_once_with_the_best_hand_there_is(stream):
 
 
 def test_a_failing_decide_reaches_the_referee_as_a_malformed_reply_quoting_it(node_bot, tmp_path):
-    script = write_bot(tmp_path, node_bot / "kit", "kit.runBot(() => { throw new RangeError('no idea'); }, { name: 'thrower' });")
+    script = write_bot(
+        tmp_path, node_bot / "kit", "kit.runBot(() => { throw new RangeError('no idea'); }, { name: 'thrower' });"
+    )
     log = tmp_path / "game.jsonl"
     completed = subprocess.run(
         [*REFEREE, "play", "--game", "stop_the_bus", "--seed", "2", "--quiet", "--log", str(log),

@@ -17,8 +17,8 @@ import os
 import pty
 import shutil
 import signal
-import subprocess
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import build_parser, main as referee_main
+from referee.cli import build_parser
+from referee.cli import main as referee_main
 from referee.config import league_fingerprint, league_identity, load_league
 from referee.errors import OutputError
 from referee.league import (
@@ -105,8 +106,9 @@ def test_a_damaged_line_before_finished_games_is_refused_and_left_alone(tmp_path
     damaged = b"".join(lines[:2]) + b'{"index": 2, "game_id": "r1-t\n' + b"".join(lines[3:])
     (output / RESULTS_FILE).write_bytes(damaged)
     error = one_line_failure(run_cli(["run", str(league_path), "--output", str(output), "--no-progress"]))
-    assert error.startswith(f"referee run: {output / RESULTS_FILE}:3: not a JSON game record: "
-                            '"{"index": 2, "game_id": "r1-t"; ')  # the line as text, not a bytes repr
+    assert error.startswith(
+        f'referee run: {output / RESULTS_FILE}:3: not a JSON game record: "{{"index": 2, "game_id": "r1-t"; '
+    )  # the line as text, not a bytes repr
     assert "repair or remove line 3" in error
     assert (output / RESULTS_FILE).read_bytes() == damaged
     with pytest.raises(OutputError, match=":3: not a JSON game record"):
@@ -203,8 +205,14 @@ def test_what_does_not_decide_results_may_change_and_growth_is_named(tmp_path, b
     settings = "network: host\ntransport: tcp\nsandbox: none\nbuild_timeout_s: 5\non_build_failure: stop"
     after = identity(tmp_path, bots, "after", extra=settings, concurrency=3)
     assert league_changes(before, after).refused == league_changes(before, after).growth == []
-    grown = identity(tmp_path, bots, "grown", rounds=3, extra="network: host",
-                     entries=random_bots(bots, "alpha", "bravo", "charlie", "echo"))
+    grown = identity(
+        tmp_path,
+        bots,
+        "grown",
+        rounds=3,
+        extra="network: host",
+        entries=random_bots(bots, "alpha", "bravo", "charlie", "echo"),
+    )
     assert league_changes(before, grown).growth == ["rounds: 1 -> 3", "bots added: echo"]
 
 
@@ -576,7 +584,7 @@ def test_the_progress_bar_and_the_header_are_on_separate_lines(tmp_path: Path, b
         try:
             chunk = os.read(controller, 65536)
         except OSError as error:  # the terminal closes when the referee exits
-            assert error.errno == errno.EIO
+            assert error.errno == errno.EIO  # noqa: PT017 - the loop of reads ends on it; no raises() can wrap a loop
             break
         if not chunk:
             break
@@ -639,4 +647,3 @@ def test_a_league_writes_finish_order(tmp_path: Path, bots: Bots) -> None:
     run(write_league(tmp_path / "league.yaml", bots, entries=random_bots(bots, "a", "b"), table_size=2), output)
     for line in read_records(output / RESULTS_FILE):
         assert "placements" not in line and sorted(line["finish_order"]) == [0, 1]
-

@@ -62,7 +62,9 @@ def test_the_breaking_check_catches_a_changed_field_type(tmp_path):
     (tmp_path / "proto" / "referee" / "v2" / "bot.proto").write_text(changed)
     checked = buf("breaking", "--against", str(BASELINE), cwd=tmp_path)
     assert checked.returncode != 0
-    assert 'name "decision_number" on message "DecisionRequest" changed type from "uint32" to "uint64"' in checked.stdout
+    assert (
+        'name "decision_number" on message "DecisionRequest" changed type from "uint32" to "uint64"' in checked.stdout
+    )
 
 
 def test_the_baseline_is_an_image_of_referee_v2():
@@ -73,7 +75,9 @@ def test_the_baseline_is_an_image_of_referee_v2():
 
 @pytest.mark.parametrize("copy", KIT_COPIES, ids=lambda path: str(path.relative_to(ROOT / "sample_bots")))
 def test_each_kit_carries_the_protocol_file_unchanged(copy):
-    assert copy.is_file(), f"{copy.relative_to(ROOT)} is missing: run `make proto` to copy proto/referee/v2/bot.proto there"
+    assert copy.is_file(), (
+        f"{copy.relative_to(ROOT)} is missing: run `make proto` to copy proto/referee/v2/bot.proto there"
+    )
     assert copy.read_bytes() == PROTO.read_bytes(), (
         f"{copy.relative_to(ROOT)} differs from proto/referee/v2/bot.proto: run `make proto` and commit the result"
     )

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import asyncio
 import dataclasses
+import itertools
 import json
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -87,8 +87,11 @@ def test_each_frame_shows_the_cards_the_log_and_the_engine_say(name: str) -> Non
         elif kind == "hand":
             assert frame["lives"] == record["lives"] and frame.get("loser") == record["loser"]
             assert {seat: shown[0] for seat, shown in frame.get("rev", {}).items()} == record["hands"]
-            assert previous["lives"] != record["lives"] or record["loser"] is None or record["floating"] != \
-                previous.get("fl", [0] * len(record["lives"]))
+            assert (
+                previous["lives"] != record["lives"]
+                or record["loser"] is None
+                or record["floating"] != previous.get("fl", [0] * len(record["lives"]))
+            )
     assert game.is_over
 
 
@@ -221,7 +224,7 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
     assert site.replays_written == 8 and sorted(p.stem for p in (tmp_path / "replays").iterdir()) == ids
     writes = site.leaderboard_written_at
     assert len(writes) >= 2, writes
-    assert all(later - earlier >= 0.45 for earlier, later in zip(writes, writes[1:], strict=False))
+    assert all(later - earlier >= 0.45 for earlier, later in itertools.pairwise(writes))
     assert writes[-1] > last_game, "the games that came in the last interval are shown"
     data = league_data_of((tmp_path / "leaderboard.html").read_text(encoding="utf-8"))
     assert data["league"]["live"] and data["league"]["games"] == 8 and data["league"]["scheduled"] == 8

@@ -55,7 +55,9 @@ bots:
     return folder
 
 
-def replay(bots: Bots, log: Path, seat: int, command: list[str], *options: str) -> tuple[subprocess.CompletedProcess, dict]:
+def replay(
+    bots: Bots, log: Path, seat: int, command: list[str], *options: str
+) -> tuple[subprocess.CompletedProcess, dict]:
     completed = subprocess.run([*REFEREE, "replay-to", str(log), "--seat", str(seat), "--json", *options, "--", *command],
                                capture_output=True, text=True, timeout=120, env=bots.subprocess_env())  # fmt: skip
     assert "Traceback" not in completed.stderr, completed.stderr
@@ -112,17 +114,20 @@ def test_a_game_replayed_to_the_bot_that_played_it_differs_nowhere_and_is_the_st
     assert [answer["recorded"] for answer in report["answers"]] == [record["action"] for record in decided]
     assert "the bot answered every one as recorded" in completed.stderr
     game_id = records[0]["game_id"]
-    (league_stream,) = [stream for stream in streams(league / "records") if any(
-        message.game_start.game_id == game_id for message in stream if message.WhichOneof("message") == "game_start")]
+    (league_stream,) = [
+        stream
+        for stream in streams(league / "records")
+        if any(
+            message.game_start.game_id == game_id for message in stream if message.WhichOneof("message") == "game_start"
+        )
+    ]
     (replayed,) = streams(tmp_path)
     sent = game_messages(league_stream, game_id)
     assert [message.WhichOneof("message") for message in sent[:2]] == ["handshake", "game_start"]
     assert replayed == sent
 
 
-def test_a_game_replayed_to_another_bot_names_the_first_decision_that_differs(
-    bots: Bots, league: Path
-) -> None:
+def test_a_game_replayed_to_another_bot_names_the_first_decision_that_differs(bots: Bots, league: Path) -> None:
     log, records = game_with(league)
     seat = seat_of(records, "heuristic")
     completed, report = replay(bots, log, seat, bots.command(SAMPLE_BOTS / "random_bot.py"))
@@ -133,7 +138,10 @@ def test_a_game_replayed_to_another_bot_names_the_first_decision_that_differs(
     assert all(answer["same"] for answer in answers[: answers.index(first)])
     recorded = next(record for record in records if record["type"] == "decision" and record["n"] == first["number"])
     assert (recorded["seat"], recorded["action"]) == (seat, first["recorded"]) and first["now"] != first["recorded"]
-    assert f"the first: decision {first['number']} (hand {first['hand']}): recorded {first['recorded']}" in completed.stderr
+    assert (
+        f"the first: decision {first['number']} (hand {first['hand']}): recorded {first['recorded']}"
+        in completed.stderr
+    )
     assert report["logs"] is not None
 
 
@@ -154,7 +162,9 @@ def test_a_recorded_fault_is_the_same_fault_again_and_a_bot_that_plays_instead_i
     assert report["differences"] == 1 and report["first_difference"]["number"] == fault["n"]
     assert report["first_difference"]["recorded"] == f"illegal fault: {fault['detail']}"
     # The game went on as recorded: the bot was told of the fault, and of the default action played for it.
-    (notice,) = [message.fault_notice for message in streams(tmp_path)[0] if message.WhichOneof("message") == "fault_notice"]
+    (notice,) = [
+        message.fault_notice for message in streams(tmp_path)[0] if message.WhichOneof("message") == "fault_notice"
+    ]
     assert (notice.decision_number, notice.kind, notice.forfeited) == (fault["n"], pb.FAULT_KIND_ILLEGAL, False)
     assert notice.HasField("replaced_by")
 

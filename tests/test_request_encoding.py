@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import DECK, Card
+from referee.clock import TimeControl
+from referee.gamelog import GameLog, decision_record
 from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
-from referee.gamelog import GameLog, decision_record
-from referee.clock import TimeControl
 from referee.protocol import MalformedMessage, action_from_pb, action_to_pb, decision_request_to_pb, game_end_to_pb
 from referee.v2 import bot_pb2 as pb
 from referee.wire import RequestEncoder, decision_from_bytes
@@ -41,9 +41,7 @@ def table_sizes() -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize(("game_name", "players"), table_sizes())
-def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(
-    game_name: str, players: int
-) -> None:
+def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(game_name: str, players: int) -> None:
     checked = 0
     for seed in range(12):
         rng = random.Random(f"{game_name}/{players}/{seed}")
@@ -108,10 +106,15 @@ def test_an_action_with_stray_fields_reads_as_before() -> None:
         (pb.Action(), "empty action"),
         (pb.Action(kind=99), "unknown action kind 99"),
         (pb.Action(kind=pb.ACTION_KIND_DISCARD), "needs a card"),
-        (pb.Action(kind=pb.ACTION_KIND_DISCARD, card=pb.Card(rank=15, suit=pb.SUIT_CLUBS)), "rank 15, suit 1 is not a card"),
+        (
+            pb.Action(kind=pb.ACTION_KIND_DISCARD, card=pb.Card(rank=15, suit=pb.SUIT_CLUBS)),
+            "rank 15, suit 1 is not a card",
+        ),
         (pb.Action(kind=pb.ACTION_KIND_EXCHANGE, card=pb.Card(rank=2, suit=pb.SUIT_CLUBS)), "needs a centre slot"),
-        (pb.Action(kind=pb.ACTION_KIND_EXCHANGE, card=pb.Card(rank=2, suit=pb.SUIT_CLUBS), slot=3),
-         "must be 0, 1 or 2, got 3"),
+        (
+            pb.Action(kind=pb.ACTION_KIND_EXCHANGE, card=pb.Card(rank=2, suit=pb.SUIT_CLUBS), slot=3),
+            "must be 0, 1 or 2, got 3",
+        ),
     ],
 )
 def test_a_malformed_action_still_says_why(message: pb.Action, reason: str) -> None:
@@ -175,13 +178,20 @@ def _length_delimited(field: int, body: bytes) -> bytes:
         pytest.param(reply_bytes(5, error="RuntimeError: no"), id="error"),
         pytest.param(_out_of_order(), id="action-before-number"),
         pytest.param(reply_bytes(5, DRAW) + bytes((0x18, 1)), id="unknown-field-after"),
-        pytest.param(_length_delimited(2, bytes((0x08, 0x80, 0x80, 0x80, 0x80, 0x10))
-                                       + _length_delimited(2, bytes((0x08, 1)))), id="number-over-32-bits"),  # fmt: skip
-        pytest.param(pb.PlayResponse(decision=pb.Decision(decision_number=5, action=pb.Action(kind=pb.ACTION_KIND_DRAW,
-                                                                                                slot=1)))
-                     .SerializeToString(), id="stray-field-in-action"),  # fmt: skip
-        pytest.param(pb.PlayResponse(decision=pb.Decision(decision_number=5, action=pb.Action(kind=99)))
-                     .SerializeToString(), id="unknown-action-kind"),  # fmt: skip
+        pytest.param(
+            _length_delimited(2, bytes((0x08, 0x80, 0x80, 0x80, 0x80, 0x10)) + _length_delimited(2, bytes((0x08, 1)))),
+            id="number-over-32-bits",
+        ),
+        pytest.param(
+            pb.PlayResponse(
+                decision=pb.Decision(decision_number=5, action=pb.Action(kind=pb.ACTION_KIND_DRAW, slot=1))
+            ).SerializeToString(),
+            id="stray-field-in-action",
+        ),
+        pytest.param(
+            pb.PlayResponse(decision=pb.Decision(decision_number=5, action=pb.Action(kind=99))).SerializeToString(),
+            id="unknown-action-kind",
+        ),
         pytest.param(pb.PlayResponse(handshake=pb.HandshakeResponse(name="x")).SerializeToString(), id="handshake"),
         pytest.param(reply_bytes(5, DRAW)[:-1], id="cut-short"),
     ],

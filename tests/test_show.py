@@ -47,8 +47,16 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
             seat = record["seat"]
             assert line.startswith(f"  {record['n']}. seat {seat} {start['players'][seat]} [{record['holding']}] ")
             action = Action.parse(record["action"])
-            words = {"draw": "draws", "take": "takes", "discard": "discards", "stop": "stops the bus",
-                     "pass": "passes", "exchange": "gives", "exchange-all": "swaps the hand", "knock": "knocks"}
+            words = {
+                "draw": "draws",
+                "take": "takes",
+                "discard": "discards",
+                "stop": "stops the bus",
+                "pass": "passes",
+                "exchange": "gives",
+                "exchange-all": "swaps the hand",
+                "knock": "knocks",
+            }
             assert words[action.kind.value] in line
             if action.card is not None:
                 assert str(action.card) in line

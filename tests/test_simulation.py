@@ -183,9 +183,7 @@ class InvariantChecker:
             assert set(held) <= set(game.out_of_play), "a forfeiting seat's cards must leave play"
         if not game.is_over and not was_current and len(game.hand_results) == self.results_checked:
             assert game.current_seat == before["current_seat"], "a forfeit out of turn must not move the turn"
-        expected_hands = {
-            s: before["hands"][s] for s in range(game.num_players) if before["in_hand"][s] and s != seat
-        }
+        expected_hands = {s: before["hands"][s] for s in range(game.num_players) if before["in_hand"][s] and s != seat}
         self._check_new_hand_results(before, expected_hands)
         self.check_state()
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from bench import soak
 from referee.faults import FaultKind
-
 from tests.conftest import Bots
 
 

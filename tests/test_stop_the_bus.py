@@ -397,10 +397,13 @@ def test_final_turns_run_from_the_stoppers_left_and_the_stopper_does_not_act_aga
     hand_kinds = kinds(events_of_hand(game, 1))
     assert hand_kinds == [
         EventKind.DEAL,
-        EventKind.DRAW, EventKind.DISCARD,  # seat 1
+        EventKind.DRAW,
+        EventKind.DISCARD,  # seat 1
         EventKind.STOP,  # seat 2
-        EventKind.TAKE, EventKind.DISCARD,  # seat 3
-        EventKind.DRAW, EventKind.DISCARD,  # seat 0
+        EventKind.TAKE,
+        EventKind.DISCARD,  # seat 3
+        EventKind.DRAW,
+        EventKind.DISCARD,  # seat 0
         EventKind.PASS,  # seat 1
         EventKind.SHOWDOWN,
     ]
@@ -555,7 +558,7 @@ def test_third_loss_floats_and_a_loss_while_floating_eliminates() -> None:
     dealers = [0, 1, 2, 0]
     game = StopTheBus(3, seed=1, first_dealer=0, decks=then_seeded([losing_deck(3, d, loser=2) for d in dealers]))
     expected = [(2, False), (1, False), (0, True)]
-    for dealer, (lives, floating) in zip(dealers, expected):
+    for dealer, (lives, floating) in zip(dealers, expected, strict=False):
         stop_then_pass(game, dealer)
         result = game.hand_results[-1]
         assert result.loser == 2 and result.lives_after[2] == lives and result.floating_after[2] is floating

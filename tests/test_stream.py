@@ -113,7 +113,7 @@ def test_a_gap_in_the_events_is_detected_by_its_sequence_number(bots: Bots, tmp_
                 history.add(event)  # the last one lost is noticed only when a later one would come
             assert len(history.events) == len(events) - 1
             continue
-        with pytest.raises(SequenceGap, match=f"event {missing + 2} arrived where {missing + 1} was due"):
+        with pytest.raises(SequenceGap, match=f"event {missing + 2} arrived where {missing + 1} was due"):  # noqa: PT012
             for event in received:
                 history.add(event)
 

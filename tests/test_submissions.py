@@ -183,7 +183,7 @@ def test_a_folder_shared_by_two_bots_is_built_once(tmp_path):
 
 @pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="only a virtual environment puts its python first on PATH")
 def test_python_in_a_build_is_the_referees_interpreter(tmp_path):
-    submission(tmp_path / "sub", manifest("python -c 'import sys; open(\"exe.txt\", \"w\").write(sys.prefix)'"))
+    submission(tmp_path / "sub", manifest('python -c \'import sys; open("exe.txt", "w").write(sys.prefix)\''))
     _, [result] = build(load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n")), tmp_path / "out")
     assert result.ok, result.message
     assert (tmp_path / "out" / BUILDS_DIR / "sub" / "exe.txt").read_text() == sys.prefix

@@ -25,7 +25,7 @@ import asyncio
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +160,7 @@ def game_record(
         "forfeits": {str(seat): forfeit.kind.value for seat, forfeit in sorted(result.forfeits.items())},
         **({"void": result.void_reason} if result.void else {}),
         "timing": {
-            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds"),
+            "started": datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds"),
             "wall_s": round(wall_s, 3),
             "latency_ms": [[round(ms, 3) for ms in seat] for seat in result.latencies_ms],
         },

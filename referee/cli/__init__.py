@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 
@@ -117,10 +118,8 @@ def _fail(message: str, status: int = EXIT_FAILURE) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_stdout()
-    try:
+    with contextlib.suppress(BrokenPipeError):
         print(message, file=sys.stderr)
-    except BrokenPipeError:
-        pass
     return status
 
 

@@ -45,7 +45,7 @@ class Display(Protocol):
 
 def _progress_bar(total: int, done: int) -> Any:
     """A tqdm bar of games, once the lines printed before it are out."""
-    from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no types (types-tqdm would)
+    from tqdm import tqdm
 
     sys.stdout.flush()
     return tqdm(total=total, initial=done, unit="game", dynamic_ncols=True)

@@ -250,8 +250,8 @@ FORMAT_EXAMPLES = {
 }
 
 LIMITS: tuple[Key, ...] = tuple(
-    Key(name, "integer", help, default=getattr(DEFAULT_LIMITS, name), minimum=1, value="N | none")
-    for name, help in (
+    Key(name, "integer", text, default=getattr(DEFAULT_LIMITS, name), minimum=1, value="N | none")
+    for name, text in (
         (
             "memory_mb",
             "memory of all the bot's processes together (and its files in its writable places, and so their number)",

@@ -99,8 +99,7 @@ class HandResult:
         for seat in sorted(self.hands):
             mark = "  <- loses a life" if seat == self.loser else ""
             lines.append(f"  seat {seat}: {format_cards(self.hands[seat])}  {self.ranks[seat]}{mark}")
-        for seat in self.eliminated:
-            lines.append(f"  seat {seat} is out of the game")
+        lines.extend(f"  seat {seat} is out of the game" for seat in self.eliminated)
         return "\n".join(lines)
 
 

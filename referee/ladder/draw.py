@@ -77,7 +77,9 @@ def draw_table(
     def games(bot: str) -> int:
         return played.games.get(bot, 0)
 
-    placing = sorted((bot for bot in active if games(bot) < placement_games), key=lambda bot: (games(bot), tiebreak[bot]))
+    placing = sorted(
+        (bot for bot in active if games(bot) < placement_games), key=lambda bot: (games(bot), tiebreak[bot])
+    )
     chosen = placing[:table_size]
     rest = [bot for bot in active if bot not in chosen]
     while len(chosen) < table_size:

@@ -49,7 +49,7 @@ _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
     ("rank", True, lambda row: row.rank_text),
     ("bot", False, lambda row: row.bot),
     ("strength", True, lambda row: _optional(row.strength, "{:+.0f}")),
-    ("95%", True, lambda row: _strength_interval(row)),
+    ("95%", True, lambda row: _strength_interval(row)),  # noqa: PLW0108 - it is defined below
     ("games", True, lambda row: str(row.games)),
     ("wins", True, lambda row: str(row.wins)),
     ("win rate", True, lambda row: _optional(row.win_rate, "{:.1%}")),

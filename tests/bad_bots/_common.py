@@ -41,7 +41,9 @@ def parser(description: str) -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(description=description)
     options.add_argument("--marker", default="", help="ignored: lets tests find this process")
     options.add_argument("--at", default="1", help='own decisions that misbehave: "3", "2,4" or "all"')
-    options.add_argument("--in-game", type=int, help="misbehave only in this process's Nth game (from 1); --at counts in it")
+    options.add_argument(
+        "--in-game", type=int, help="misbehave only in this process's Nth game (from 1); --at counts in it"
+    )
     options.add_argument("--seats", type=int, help="misbehave only at tables of this many seats")
     options.add_argument("--every-game", action="store_true", help="--at counts again from each game's start")
     options.add_argument("--spawn-child", action="store_true", help="start a child process that sleeps")
@@ -74,7 +76,7 @@ def _append(path: str, record: dict) -> None:
 
 def spawn_sleeping_child(marker: str) -> None:
     """Start a child that sleeps for ten minutes; its command line carries the marker."""
-    subprocess.Popen(  # noqa: S603 - a fixed command
+    subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(600)", "bad-bot-child", marker],
         stdin=subprocess.DEVNULL,
     )

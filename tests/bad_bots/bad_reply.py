@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 
 import _common
+
 from referee.v2 import bot_pb2 as pb
 
 UNKNOWN_KIND = 99
@@ -70,12 +71,17 @@ class BadReplyServicer(_common.LegalServicer):
             return reply
         if mode == "no-decision":
             return pb.PlayResponse()
-        return pb.PlayResponse(decision=pb.Decision(decision_number=number, error="RuntimeError: this bot refuses to decide"))
+        return pb.PlayResponse(
+            decision=pb.Decision(decision_number=number, error="RuntimeError: this bot refuses to decide")
+        )
 
 
 if __name__ == "__main__":
     options = _common.parser(__doc__)
-    options.add_argument("--mode", required=True,
-                         choices=["empty", "unknown-kind", "illegal", "stale", "error", "no-decision", "duplicate"])
+    options.add_argument(
+        "--mode",
+        required=True,
+        choices=["empty", "unknown-kind", "illegal", "stale", "error", "no-decision", "duplicate"],
+    )
     options.add_argument("--delay-ms", type=int, default=0, help="mode duplicate: the second reply's delay")
     _common.run(BadReplyServicer(_common.parse(options), "bad-reply"))

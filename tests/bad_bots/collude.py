@@ -15,6 +15,7 @@ or why the attempt failed). It plays legally throughout.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import fcntl
@@ -44,10 +45,8 @@ class Sender:
         bit = self.message[(number - 1) % len(self.message)]
         # The file is opened and closed first: closing any descriptor of it drops this process's fcntl locks on it.
         for channel in (self._touch, self._flock, self._fcntl):
-            try:
+            with contextlib.suppress(OSError):
                 channel(bit == "1")
-            except OSError:
-                pass
         self.sent += bit
         return {"bits": self.sent[: len(self.message)]}
 
@@ -55,7 +54,9 @@ class Sender:
         fcntl.flock(self.lock_fd, fcntl.LOCK_EX if on else fcntl.LOCK_UN)
 
     def _fcntl(self, on: bool) -> None:
-        fcntl.fcntl(self.lock_fd, fcntl.F_SETLK, struct.pack(_FLOCK, fcntl.F_RDLCK if on else fcntl.F_UNLCK, 0, 0, 0, 0))
+        fcntl.fcntl(
+            self.lock_fd, fcntl.F_SETLK, struct.pack(_FLOCK, fcntl.F_RDLCK if on else fcntl.F_UNLCK, 0, 0, 0, 0)
+        )
 
     def _touch(self, on: bool) -> None:
         if on:

@@ -40,7 +40,7 @@ def start_children(kinds: list[str], marker: str, clean_env: bool) -> None:
         if kind == "sleeper":
             _common.spawn_sleeping_child(marker)
         elif kind == "detached":
-            subprocess.run(  # noqa: S603 - a fixed command
+            subprocess.run(
                 [sys.executable, "-c", _DETACH, marker, "clean" if clean_env else "keep"],
                 stdin=subprocess.DEVNULL, check=True,
             )  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import _common
+
 from referee.protocol import GAME_TO_PB
 from referee.v2 import bot_pb2 as pb
 
@@ -15,7 +16,9 @@ class HandshakeServicer(_common.LegalServicer):
             threading.Event().wait()
         games = [GAME_TO_PB[name] for name in self.args.games.split(",") if name]
         return pb.PlayResponse(
-            handshake=pb.HandshakeResponse(protocol_versions=[self.args.protocol_version], games=games, name="handshake")
+            handshake=pb.HandshakeResponse(
+                protocol_versions=[self.args.protocol_version], games=games, name="handshake"
+            )
         )
 
 

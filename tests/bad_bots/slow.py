@@ -1,8 +1,8 @@
 """Sleeps before replying on chosen decisions: past the deadline (a timeout), within the time bank, or forever.
 
-    slow.py --at 3 --sleep-ms 800     # the third decision is late, the rest are prompt
-    slow.py --at all --sleep-ms 150   # every decision takes 150 ms
-    slow.py --at 2 --forever          # never answers its second decision
+slow.py --at 3 --sleep-ms 800     # the third decision is late, the rest are prompt
+slow.py --at all --sleep-ms 150   # every decision takes 150 ms
+slow.py --at 2 --forever          # never answers its second decision
 """
 
 from __future__ import annotations

@@ -171,8 +171,19 @@ class SnoopingServicer(_common.LegalServicer):
 
 if __name__ == "__main__":
     options = _common.parser(__doc__)
-    probe_options = ("--list", "--read", "--read-glob", "--write", "--unix", "--unix-glob", "--tcp", "--signal",
-                     "--fill", "--sysctl", "--open-write")
+    probe_options = (
+        "--list",
+        "--read",
+        "--read-glob",
+        "--write",
+        "--unix",
+        "--unix-glob",
+        "--tcp",
+        "--signal",
+        "--fill",
+        "--sysctl",
+        "--open-write",
+    )
     for option in probe_options:
         options.add_argument(option, action="append", default=[])
     options.add_argument("--probes", help="a JSON file of probes: option name (without --) -> list of targets")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import asyncio
 
+import _common
 import grpc
 import grpc.aio
-
-import _common
 
 
 async def serve(address: str) -> None:

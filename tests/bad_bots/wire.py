@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
+import _common
 import grpc
 import grpc.aio
 
-import _common
 from referee.protocol import GAME_TO_PB, PROTOCOL_VERSION
 from referee.v2 import bot_pb2 as pb
 

@@ -23,6 +23,10 @@ from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
 
 
+ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
+BOT_STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
+
+
 @dataclass(frozen=True)
 class LeagueBot:
     """One bot of the league: how to start or reach it, and where the league file declares it."""
@@ -31,6 +35,12 @@ class LeagueBot:
     submission: Submission | None
     declared_at: str  # "FILE:LINE" of the bot's entry
     written: Mapping[str, Any]  # the entry as written, plus its manifest: what league_identity keeps
+    # A season's changes: a withdrawn bot plays no new game and its games count; a disqualified bot's games
+    # count for no one. ``replaces``: the bot whose place this one takes in the games still to be played.
+    status: str = "active"  # one of BOT_STATUSES
+    status_reason: str = ""
+    replaces: str | None = None
+    author: str | None = None  # whose line of versions the bot is in (a ladder's author); None: its own line
 
     @property
     def name(self) -> str:

@@ -117,7 +117,11 @@ def league_changes(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> L
             continue
         for key, was, now in _differences(was_bot, now_bot):
             changes.refused.append(f"bot {league_name}: {key}: {was} -> {now}")
-    added = [name for name in after_names if name not in before_names]
+    new_bots = [bot for bot in after_bots if bot["league_name"] not in before_names]
+    for bot in new_bots:
+        if bot.get("replaces"):
+            changes.growth.append(f"{bot['league_name']} replaces {bot['replaces']}")
+    added = [bot["league_name"] for bot in new_bots if not bot.get("replaces")]  # a new version adds no game
     format_type = after_rules.get("format", {}).get("type", "round-robin")
     if added and format_type != "round-robin":
         changes.refused.append(
@@ -165,7 +169,8 @@ def claim_output(league: League, output: Path) -> LeagueChanges:
             f"{output}: holds results of league {recorded.name!r} (from {recorded.source}), and "
             f"{league.source} differs from it in what decides them: "
             + "; ".join(changes.refused)
-            + ". A league may only gain rounds, or bots added at the end of its list: undo the change, "
+            + ". A league may only gain rounds, or bots added at the end of its list (a new version with "
+            "replaces: among them), and its bots may be withdrawn or disqualified (status:): undo the change, "
             "or give this league another --output."
         )
     return changes
@@ -185,6 +190,7 @@ class RunPlan:
     growth: list[str]
     builds: list[BuildResult]
     backend: str = "local"  # where the games are played (referee.backends)
+    unplayed: int = 0  # scheduled games left unplayed: they seat a withdrawn or disqualified bot
 
 
 @dataclass
@@ -200,6 +206,7 @@ class RunSummary:
     left_out: dict[str, str]  # bot name -> why it never played (its build failed)
     failed_logs: dict[str, Path]  # bot name -> the log of its last failed process
     concurrency: int
+    unplayed: int = 0  # scheduled games left unplayed: they seat a withdrawn or disqualified bot
 
 
 async def run_league(
@@ -236,34 +243,39 @@ async def run_league(
         playing = _hide_output(playing, league.output, output)
         games = playing.schedule()
         playing = await asyncio.to_thread(with_lane_copies, playing, output, games)
-        results = ResultsFile(output / RESULTS_FILE, games)  # checked before league.json takes the league file
+        # Checked before league.json takes the league file; a new version's games seat it in its old version's seats.
+        results = ResultsFile(output / RESULTS_FILE, games, stands_in=playing.stands_in)
+        # Games not finished that seat a bot which plays no more are not played: the schedule keeps their ids.
+        unplayed = sum(1 for game in games if game.game_id not in results.finished and playing.seated(game) is None)
+        total = len(games) - unplayed
         try:
-            write_league(output, league, playing, scheduled=len(games))
+            write_league(output, league, playing, scheduled=total)
             already = len(results.finished)
             players = backend(playing, output, concurrency)
             if announce is not None:
-                announce(RunPlan(playing, output, len(games), already, growth.growth, builds, players.name))
+                announce(RunPlan(playing, output, total, already, growth.growth, builds, players.name, unplayed))
             async with players:
-                played = await _play_games(players, playing, output, games, results, progress, stop)
+                played = await _play_games(players, playing, output, games, total, results, progress, stop)
         except BaseException:
             results.close()
             # Interrupted, or stopped by an error: the standings of the games finished so far.
             with contextlib.suppress(Exception):
-                publish_standings(output, len(games))
+                publish_standings(output, total)
             raise
         results.close()
-        standings = publish_standings(output, len(games))
+        standings = publish_standings(output, total)
     left_out = {build.bot: build.message for build in builds if not build.ok}
     return RunSummary(
         played,
         already,
-        len(games),
+        total,
         standings,
         time.perf_counter() - started,
         dict(players.restarts.disabled),
         left_out,
         dict(players.restarts.last_failed_log),
         players.concurrency,
+        unplayed,
     )
 
 
@@ -290,16 +302,20 @@ async def _play_games(
     league: League,
     output: Path,
     games: Schedule,
+    total: int,
     results: ResultsFile,
     progress: Callable[[int, int, Standings | None], None] | None,
     stop: Callable[[], bool] | None,
 ) -> int:
-    """Have the backend play the games not yet in ``results``, recording each as it ends; return how many."""
+    """Have the backend play the games not yet in ``results`` (``total`` with those), recording each; return how many.
+
+    Each game is played by its seats' newest versions (:meth:`League.seated`), and not at all when one plays no more.
+    """
     played = 0
-    site = LiveSite(output, len(games))
-    report_every = max(1, -(-len(games) // 4))  # standings so far about four times a run
+    site = LiveSite(output, total)
+    report_every = max(1, -(-total // 4))  # standings so far about four times a run
     if progress is not None:
-        progress(len(results.finished), len(games), None)
+        progress(len(results.finished), total, None)
     # Replay pages lost since (a kill -9, a full disk, removed by hand) are written again by the page helper.
     site.rebuild(sorted(results.finished))
 
@@ -310,10 +326,12 @@ async def _play_games(
         site.game_finished(done.game.game_id)
         if progress is not None:
             count = len(results.finished)
-            show = count % report_every == 0 and count < len(games)
-            progress(count, len(games), folder_standings(output)[0] if show else None)
+            show = count % report_every == 0 and count < total
+            progress(count, total, folder_standings(output)[0] if show else None)
 
-    todo = (game for game in games if game.game_id not in results.finished)
+    todo = (
+        seated for game in games if game.game_id not in results.finished and (seated := league.seated(game)) is not None
+    )
     try:
         await backend.play(todo, finished, stop or _never)
     finally:

@@ -419,8 +419,10 @@ class ResultsFile:
     :class:`OutputError`, as is a game that is not in the schedule.
     """
 
-    def __init__(self, path: Path, games: Iterable[ScheduledGame]) -> None:
+    def __init__(self, path: Path, games: Iterable[ScheduledGame], stands_in: Mapping[str, str] | None = None) -> None:
+        """``stands_in``: a new version -> the bot it replaces, whose seats it may hold in a game it played."""
         self.path = path
+        replaced = dict(stands_in or {})
         self.finished: set[str] = set()  # game ids
         by_id = {game.game_id: game for game in games}
         first_line: dict[str, int] = {}
@@ -436,7 +438,7 @@ class ResultsFile:
                     "these results are of another league, or of this one with other bots playing: "
                     "give this league another --output"
                 )
-            if list(game.seats) != record.get("seats"):
+            if not _seats_match(game.seats, record.get("seats"), replaced):
                 raise OutputError(
                     f"{where}: game {game_id} seats {record.get('seats')}, but this league seats {list(game.seats)} "
                     "there; these results were made with other bots playing: give this league another --output"
@@ -488,6 +490,20 @@ class ResultsFile:
             self._fd = -1
 
 
+def _seats_match(scheduled: tuple[str, ...], recorded: Any, stands_in: Mapping[str, str]) -> bool:
+    """Whether a record's seats are the schedule's, each seat's bot or a later version of it."""
+    if not isinstance(recorded, list) or len(recorded) != len(scheduled):
+        return False
+    for name, seated in zip(scheduled, recorded, strict=True):
+        version, seen = seated, set()
+        while version != name and version in stands_in and version not in seen:
+            seen.add(version)
+            version = stands_in[version]
+        if version != name:
+            return False
+    return True
+
+
 def _line(record: Mapping[str, Any]) -> bytes:
     return (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -514,6 +530,9 @@ class LeagueRecord:
     source: str | None = None
     started: str | None = None
     scheduled: int | None = None  # the games of the league's schedule, when its last run began
+    # A season's: bot -> its status, reason, replaces, author (defaults left out); its recorded edits, {"at", "what"}.
+    entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    changes: tuple[Mapping[str, str], ...] = ()
 
     @property
     def rules(self) -> Mapping[str, Any]:
@@ -584,14 +603,35 @@ def read_league(output: Path) -> LeagueRecord | None:
         source=data.get("source"),
         started=data.get("started"),
         scheduled=_optional_whole(data.get("scheduled")),
+        entries={name: entry for name, entry in _of_type(data.get("entries"), dict).items() if isinstance(entry, dict)},
+        changes=tuple(
+            change
+            for change in _of_type(data.get("changes"), list)
+            if isinstance(change, dict) and isinstance(change.get("what"), str)
+        ),
     )
 
 
+def _of_type(value: Any, kind: type) -> Any:
+    """``value`` if it is a ``kind`` (a dict or a list), else an empty one."""
+    return value if isinstance(value, kind) else kind()
+
+
 def write_league(output: Path, league: League, playing: League, scheduled: int | None = None) -> None:
-    """Write ``league.json``: the league file as the results depend on it, the bots that play, the games scheduled."""
+    """Write ``league.json``: the league file as the results depend on it, the bots that play, the games scheduled.
+
+    Its ``entries`` are the bots' season fields (status, reason, replaces, author); what changed in them since the
+    last ``league.json`` is appended to its ``changes``, one line each, with the time it was noticed.
+    """
     from referee.config import league_fingerprint, league_identity
+    from referee.config.bots import entry_changes, season_entries
 
     previous = read_league(output)
+    entries = season_entries(league.bots)
+    noticed = datetime.now(UTC).isoformat(timespec="seconds")
+    changes = [*(previous.changes if previous else ()), *(
+        {"at": noticed, "what": what} for what in entry_changes(previous.entries if previous else {}, entries)
+    )]  # fmt: skip
     identity = league_identity(league)
     identity["rules"] = {**identity["rules"], "seed": seed_text(league.seed)}
     timing = league.timing
@@ -621,5 +661,7 @@ def write_league(output: Path, league: League, playing: League, scheduled: int |
             "referee_version": __version__,
             "settings": settings,  # what the league's page shows of its settings
             **({"scheduled": scheduled} if scheduled is not None else {}),  # once all are played, pages show the seed
+            **({"entries": entries} if entries else {}),
+            **({"changes": changes} if changes else {}),
         },
     )

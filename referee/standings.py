@@ -25,7 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from referee.errors import OutputError, RefereeError
-from referee.ranking import RESAMPLES, rank_bots
+from referee.ranking import RESAMPLES, RankedBot, rank_bots
 from referee.results import (
     FAULT_KINDS,
     LEAGUE_FILE,
@@ -50,6 +50,7 @@ __all__ = [
     "folder_standings",
 ]
 
+DISQUALIFIED = "disqualified"  # league.json's status of a bot whose games count for no one
 LATENCY_MIN_MS = 0.01
 LATENCY_MAX_MS = 100_000.0
 LATENCY_BIN_RATIO = 1.01
@@ -137,10 +138,25 @@ class BotStanding:
     median_ms: float | None
     p99_ms: float | None
     candidate: bool = False  # a gauntlet's or duel's candidate: ranked among the candidates
+    status: str = "active"  # or "withdrawn" (plays no more; its games count) or "disqualified" (they count for none)
+    status_reason: str = ""
+
+    @property
+    def disqualified(self) -> bool:
+        return self.status == DISQUALIFIED
+
+    @property
+    def status_text(self) -> str:
+        """``withdrawn``, ``disqualified: REASON``; empty for an active bot."""
+        if self.status == "active":
+            return ""
+        return self.status + (f": {self.status_reason}" if self.status_reason else "")
 
     @property
     def rank_text(self) -> str:
-        """The rank as a page shows it: ``2``, or ``1–3`` when the games leave its place open that far."""
+        """The rank as a page shows it: ``2``, or ``1–3`` when the games leave its place open that far; ``—`` unranked."""
+        if self.disqualified:
+            return "\u2014"
         best, worst = self.rank_range
         return str(best) if best == worst else f"{best}\u2013{worst}"
 
@@ -155,6 +171,8 @@ class Standings:
     void_games: list[tuple[str, str]] = field(default_factory=list)  # (game_id, why): they count for nobody
     candidates: tuple[str, ...] = ()  # a gauntlet's or duel's candidates, ranked apart from the field
     resamples: int = RESAMPLES  # of the bootstrap behind the rank ranges
+    left_out: int = 0  # game records left out: each seats a disqualified bot
+    versions: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (author, bots oldest first): lines of two or more
 
     def comparison(self, bot: str, other: str) -> Comparison:
         """``bot`` against ``other`` over the deals they shared."""
@@ -191,8 +209,13 @@ def compute_standings(
     candidates: Sequence[str] = (),
     league_seed: int | None = None,
     resamples: int = RESAMPLES,
+    entries: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Standings:
     """Compute the standings from game records, in any order.
+
+    ``entries`` are ``league.json``'s season fields by bot: every game a
+    disqualified bot sat in is left out (it counts for no one, as if never
+    played), and the bot is listed after the ranked bots, unranked.
 
     ``bots`` is the league's bot list, so that a bot without a finished game
     still gets a row; a record naming another bot is an error. Without it,
@@ -203,9 +226,16 @@ def compute_standings(
     """
     league_bots = _check_bots(bots) if bots is not None else None
     tallies: dict[str, _Tally] = {name: _Tally() for name in league_bots or ()}
+    entries = entries or {}
+    disqualified = {name for name, entry in entries.items() if entry.get("status") == DISQUALIFIED}
+    tallies.update((name, _Tally()) for name in disqualified if league_bots is None or name in league_bots)
     games: list[GameRecord] = []
+    left_out = 0
     for data in records:
         game = GameRecord.of(data, latencies=True)
+        if disqualified.intersection(game.seats):
+            left_out += 1
+            continue
         for seat, name in enumerate(game.seats):
             if league_bots is not None and name not in league_bots:
                 raise RecordError(
@@ -248,16 +278,21 @@ def compute_standings(
             tally.score += placement_score(place, len(game.seats))
             tally.forfeits += int(seat in game.forfeits)
 
-    field_names = [name for name in names if name not in candidate_names]
+    ranked = [name for name in names if name not in disqualified]
+    field_names = [name for name in ranked if name not in candidate_names]
     ranking = rank_bots(
         [(game.deal, game.bots_in_finish_order()) for game in counted],
-        names,
+        ranked,
         seed=bootstrap_seed(league_seed),
-        groups=[list(candidate_names), field_names] if candidate_names else None,
+        groups=[[name for name in candidate_names if name in ranked], field_names] if candidate_names else None,
         resamples=resamples,
     )
-    rows = [_row(name, tallies[name], ranking.bots[name], name in candidate_names) for name in names]
-    rows.sort(key=lambda row: (not row.candidate, row.rank, row.bot))
+    unranked = RankedBot("", None, None, None, len(ranked) + 1, (len(ranked) + 1, len(ranked) + 1))
+    rows = [
+        _row(name, tallies[name], ranking.bots.get(name, unranked), name in candidate_names, entries.get(name, {}))
+        for name in names
+    ]
+    rows.sort(key=lambda row: (row.disqualified, not row.candidate, row.rank, row.bot))
     return Standings(
         rows=rows,
         head_to_head=_head_to_head(counted, rows, candidate_names),
@@ -265,7 +300,29 @@ def compute_standings(
         void_games=void_games,
         candidates=candidate_names,
         resamples=resamples,
+        left_out=left_out,
+        versions=version_lines(entries, names),
     )
+
+
+def version_lines(
+    entries: Mapping[str, Mapping[str, str]], bots: Sequence[str]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each author's line of versions, oldest first, from the ``replaces`` of ``entries``: lines of two or more.
+
+    A line's author is its bots' ``author`` where given, else its first version's name.
+    """
+    replaced_by = {entry["replaces"]: name for name, entry in entries.items() if entry.get("replaces") in bots}
+    lines = []
+    for first in bots:
+        if first in replaced_by.values() or first not in replaced_by:
+            continue  # a later version, or a bot without one
+        line = [first]
+        while line[-1] in replaced_by and replaced_by[line[-1]] not in line:
+            line.append(replaced_by[line[-1]])
+        author = next((entries[name]["author"] for name in line if entries.get(name, {}).get("author")), first)
+        lines.append((author, tuple(line)))
+    return tuple(sorted(lines))
 
 
 def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
@@ -278,7 +335,11 @@ def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
     if league is None:
         raise OutputError(f"{directory}: no {LEAGUE_FILE} here; give the output folder of a league run")
     standings = compute_standings(
-        read_games(directory / RESULTS_FILE), bots=league.bots, candidates=league.candidates, league_seed=league.seed
+        read_games(directory / RESULTS_FILE),
+        bots=league.bots,
+        candidates=league.candidates,
+        league_seed=league.seed,
+        entries=league.entries,
     )
     return standings, league
 
@@ -356,7 +417,7 @@ def _check_bots(bots: Sequence[str]) -> set[str]:
     return seen
 
 
-def _row(name: str, tally: _Tally, ranked, candidate: bool) -> BotStanding:
+def _row(name: str, tally: _Tally, ranked: RankedBot, candidate: bool, entry: Mapping[str, str]) -> BotStanding:
     games = tally.games
     return BotStanding(
         rank=ranked.rank,
@@ -377,4 +438,6 @@ def _row(name: str, tally: _Tally, ranked, candidate: bool) -> BotStanding:
         median_ms=tally.latency.quantile(0.5),
         p99_ms=tally.latency.quantile(0.99),
         candidate=candidate,
+        status=str(entry.get("status", "active")),
+        status_reason=str(entry.get("reason", "")),
     )

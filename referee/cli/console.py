@@ -301,6 +301,7 @@ def _print_plan(plan: RunPlan, asked_concurrency: int | None) -> None:
     print(
         f"league {league.name}: {league.game}, {len(league.bots)} bots, {plan.total} games"
         + (f", {plan.already_finished} already finished" if plan.already_finished else "")
+        + (f", {plan.unplayed} left unplayed (a bot in each plays no more)" if plan.unplayed else "")
         + f"; results in {plan.output}",
         flush=True,
     )

@@ -6,7 +6,7 @@ import dataclasses
 import ipaddress
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,24 @@ from referee.bots import BotSpec
 from referee.commands import resolve_command, resolve_path
 from referee.config.manifest import Submission, submission_of_entry
 from referee.config.reader import Checker, command_text, shown
-from referee.config.schema import ADDRESS_ONLY, BOT_KEYS, BOT_SOURCES, MANIFEST_NAME, NAME_RULE, NETWORKS
+from referee.config.schema import (  # noqa: F401 - ACTIVE, WITHDRAWN, DISQUALIFIED and BOT_STATUSES: named here too
+    ACTIVE,
+    ADDRESS_ONLY,
+    BOT,
+    BOT_KEYS,
+    BOT_SOURCES,
+    BOT_STATUSES,
+    DISQUALIFIED,
+    MANIFEST_NAME,
+    NAME_RULE,
+    NETWORKS,
+    WITHDRAWN,
+    by_name,
+)
 from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
 
-
-ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
-BOT_STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
+_KEYS = by_name(BOT)
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class LeagueBot:
     written: Mapping[str, Any]  # the entry as written, plus its manifest: what league_identity keeps
     # A season's changes: a withdrawn bot plays no new game and its games count; a disqualified bot's games
     # count for no one. ``replaces``: the bot whose place this one takes in the games still to be played.
-    status: str = "active"  # one of BOT_STATUSES
+    status: str = ACTIVE  # one of BOT_STATUSES
     status_reason: str = ""
     replaces: str | None = None
     author: str | None = None  # whose line of versions the bot is in (a ladder's author); None: its own line
@@ -45,6 +56,11 @@ class LeagueBot:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def plays(self) -> bool:
+        """Whether the bot plays new games: neither withdrawn nor disqualified."""
+        return self.status == ACTIVE
 
 
 def read_network(
@@ -197,12 +213,13 @@ def read_bot(
     if "freeze" in keys:
         freeze = written["freeze"] = checker.boolean(keys["freeze"], f"{key}.freeze")
     declared_at = f"{checker.label}:{entry.start_mark.line + 1}"
+    season = read_season(checker, keys, key)
 
     if source == "address":
         assert name is not None  # a bot without a path has a name: checked above
         address = written["address"] = read_address(checker, keys["address"], f"{key}.address")
         spec = BotSpec(name=name, address=address, transport=transport)
-        return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
+        return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written, **season)
 
     if source == "command":
         assert name is not None  # a bot without a path has a name: checked above
@@ -232,7 +249,7 @@ def read_bot(
             shared=shared,
             freeze=freeze,
         )
-        return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written)
+        return LeagueBot(spec=spec, submission=None, declared_at=declared_at, written=written, **season)
 
     path_text = written["path"] = checker.text(keys["path"], f"{key}.path")
     submission = submission_of_entry(resolve_path(folder, path_text), env, checker, keys["path"], f"{key}.path")
@@ -256,7 +273,48 @@ def read_bot(
         shared=shared,
         freeze=freeze,
     )
-    return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written)
+    return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written, **season)
+
+
+def season_entries(bots: Iterable[LeagueBot]) -> dict[str, dict[str, str]]:
+    """``league.json``'s ``entries``: each bot with a season's field set, and those fields (defaults left out)."""
+    entries = {}
+    for bot in bots:
+        fields = {"status": bot.status if bot.status != ACTIVE else None, "reason": bot.status_reason or None}
+        fields |= {"replaces": bot.replaces, "author": bot.author}
+        entry = {key: value for key, value in fields.items() if value is not None}
+        if entry:
+            entries[bot.name] = entry
+    return entries
+
+
+def entry_changes(before: Mapping[str, Mapping[str, Any]], after: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """What changed in the bots' season entries, one line each: ``bot-x withdrawn (reason)``, ``bot-y replaces bot-x``."""
+    lines = []
+    for name, entry in after.items():
+        was = before.get(name, {})
+        if entry.get("replaces") and entry.get("replaces") != was.get("replaces"):
+            lines.append(f"{name} replaces {entry['replaces']}")
+        status, reason = entry.get("status", ACTIVE), entry.get("reason")
+        if (status, reason) != (was.get("status", ACTIVE), was.get("reason")) and status != ACTIVE:
+            lines.append(f"{name} {status}" + (f" ({reason})" if reason else ""))
+    for name, was in before.items():
+        if was.get("status", ACTIVE) != ACTIVE and after.get(name, {}).get("status", ACTIVE) == ACTIVE:
+            lines.append(f"{name} active again")
+    return lines
+
+
+def read_season(checker: Checker, keys: Mapping[str, yaml.Node], key: str) -> dict[str, Any]:
+    """A bot entry's season keys (``status``, ``reason``, ``replaces``) as :class:`LeagueBot`'s fields."""
+    status: str = checker.key(keys, _KEYS["status"], f"{key}.")
+    reason: str = checker.key(keys, _KEYS["reason"], f"{key}.") or ""
+    if reason and status == ACTIVE:
+        raise checker.error(
+            keys["reason"],
+            f"{key}.reason",
+            f"says why a bot is {WITHDRAWN} or {DISQUALIFIED}; add status: or remove it",
+        )
+    return {"status": status, "status_reason": reason, "replaces": checker.key(keys, _KEYS["replaces"], f"{key}.")}
 
 
 def read_address(checker: Checker, node: yaml.Node, key: str) -> str:

@@ -18,7 +18,7 @@ import yaml
 
 from referee.clock import Timing
 from referee.commands import resolve_path
-from referee.config.bots import LeagueBot, hide_from_each_other, read_bot, read_network
+from referee.config.bots import WITHDRAWN, LeagueBot, hide_from_each_other, read_bot, read_network
 from referee.config.formats import check_size, read_format
 from referee.config.reader import Checker, compose, read_text, shown
 from referee.config.schema import FAULT_POLICY, FAULT_POLICY_KEYS, LEAGUE, LEAGUE_KEYS, LEAGUE_REQUIRED, by_name
@@ -27,7 +27,7 @@ from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.gamesetup import GameSetup
 from referee.sandbox import ResourceLimits
-from referee.schedule import Format, Gauntlet, RoundRobin, Schedule, Sprt
+from referee.schedule import Format, Gauntlet, RoundRobin, Schedule, ScheduledGame, Sprt
 from referee.seeding import is_guessable
 
 _KEYS = by_name(LEAGUE)
@@ -67,6 +67,34 @@ class League:
         return tuple(bot.name for bot in self.bots)
 
     @property
+    def scheduled_names(self) -> tuple[str, ...]:
+        """The bots the schedule is made of: every bot but those that replace another (they take its seats)."""
+        return tuple(bot.name for bot in self.bots if bot.replaces is None)
+
+    @property
+    def stands_in(self) -> dict[str, str]:
+        """Each bot that replaces another, and the bot it replaces."""
+        return {bot.name: bot.replaces for bot in self.bots if bot.replaces is not None}
+
+    def newest(self, name: str) -> LeagueBot:
+        """The bot that now holds ``name``'s seats: the last of the bots that replace it, one after another."""
+        successors = {replaced: bot for bot, replaced in self.stands_in.items()}
+        while name in successors:
+            name = successors[name]
+        return self.bot(name)
+
+    def seated(self, game: ScheduledGame) -> ScheduledGame | None:
+        """The scheduled game as it is played now: each seat to its newest version; None if one of them plays no more."""
+        bots = [self.newest(name) for name in game.seats]
+        if not all(bot.plays for bot in bots):
+            return None
+        seats = tuple(bot.name for bot in bots)
+        if seats == game.seats:
+            return game
+        candidate = None if game.candidate is None else self.newest(game.candidate).name
+        return dataclasses.replace(game, seats=seats, candidate=candidate)
+
+    @property
     def candidates(self) -> tuple[str, ...]:
         """A gauntlet's candidates that are in the league (standings are for them); empty in other formats."""
         if not isinstance(self.format, Gauntlet):
@@ -102,7 +130,7 @@ class League:
                 )
             league_format = Gauntlet(kept, league_format.games_per_candidate)
         try:
-            return league_format.schedule(self.bot_names, self.table_size, self.rounds, self.seed)
+            return league_format.schedule(self.scheduled_names, self.table_size, self.rounds, self.seed)
         except ValueError as error:
             raise LeagueError(f"{self.source}: no schedule can be made: {error}") from None
 
@@ -201,15 +229,16 @@ def load_league(path: str | os.PathLike[str]) -> League:
             )
         declared[bot.name] = (key, entry.start_mark.line + 1)
         bots.append(bot)
-    bots = hide_from_each_other(bots, output, source)
-    if len(bots) < table_size:
+    bots = hide_from_each_other(check_versions(checker, bots_node, bots), output, source)
+    bot_names = tuple(bot.name for bot in bots if bot.replaces is None)  # the schedule's: see League.scheduled_names
+    if len(bot_names) < table_size:
         raise checker.error(
             bots_node,
             "bots",
-            f"{len(bots)} bot{'' if len(bots) == 1 else 's'} cannot fill a table of {table_size} (table_size); "
-            f"list at least {table_size} bots or lower table_size",
+            f"{len(bot_names)} bot{'' if len(bot_names) == 1 else 's'} cannot fill a table of {table_size} "
+            f"(table_size); list at least {table_size} bots (a bot that replaces another takes its seats) "
+            "or lower table_size",
         )
-    bot_names = tuple(bot.name for bot in bots)
     league_format = read_format(checker, keys.get("format"), table_size, bot_names)
     check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
     return League(
@@ -237,6 +266,51 @@ def load_league(path: str | os.PathLike[str]) -> League:
         freeze=freeze,
         warnings=tuple(warnings),
     )
+
+
+def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[LeagueBot]) -> list[LeagueBot]:
+    """Check each ``replaces:`` (a bot of the file, replaced once, no circle); a replaced bot becomes withdrawn."""
+    names = [bot.name for bot in bots]
+    replaced_by: dict[str, int] = {}
+    for index, bot in enumerate(bots):
+        if bot.replaces is None:
+            continue
+        entry = bots_node.value[index]
+        node = next(value for key, value in entry.value if key.value == "replaces")
+        key = f"bots[{index}].replaces"
+        if bot.replaces not in names:
+            raise checker.error(
+                node, key, f"{json.dumps(bot.replaces)} is not a bot of this file; the bots are {', '.join(names)}"
+            )
+        if bot.replaces in replaced_by:
+            first = replaced_by[bot.replaces]
+            raise checker.error(
+                node,
+                key,
+                f"{bot.replaces} is already replaced by {names[first]} (bots[{first}]); a bot has one next version: "
+                f"let {bot.name} replace {names[first]}",
+            )
+        replaced_by[bot.replaces] = index
+    stands_in = {bot.name: bot.replaces for bot in bots if bot.replaces is not None}
+    for index, bot in enumerate(bots):
+        chain, name = [bot.name], stands_in.get(bot.name)
+        while name is not None and name != bot.name:
+            chain.append(name)
+            name = stands_in.get(name)
+        if name == bot.name:
+            raise checker.error(
+                bots_node.value[index],
+                f"bots[{index}].replaces",
+                f"{' -> '.join([*chain, bot.name])} replace each other in a circle; the first version replaces no bot",
+            )
+    return [
+        dataclasses.replace(
+            bot, status=WITHDRAWN, status_reason=bot.status_reason or f"replaced by {names[replaced_by[bot.name]]}"
+        )
+        if bot.name in replaced_by and bot.plays
+        else bot
+        for bot in bots
+    ]
 
 
 def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:
@@ -292,7 +366,11 @@ def league_identity(league: League) -> dict[str, Any]:
             **({} if league.freeze else {"freeze": False}),
         },
         "rounds": league.rounds,
-        "bots": [{"league_name": bot.name, **bot.written} for bot in league.bots],
+        # A bot's replaces is kept (it decides whose seats the bot takes); its status is a season's edit, not kept.
+        "bots": [
+            {"league_name": bot.name, **bot.written, **({"replaces": bot.replaces} if bot.replaces else {})}
+            for bot in league.bots
+        ],
     }
 
 

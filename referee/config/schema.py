@@ -130,6 +130,9 @@ TRANSPORTS = ("unix", "tcp")
 NETWORKS = ("host", "none")  # none: each bot in its sandbox has no network at all
 SANDBOXES = ("bubblewrap", "none")  # none: bots run without a sandbox (for bots the organiser trusts)
 BUILD_FAILURE_ACTIONS = ("skip", "stop")
+# A bot's standing in a season: a withdrawn bot plays no new game, its games count; a disqualified bot's count for none.
+ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
+BOT_STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
 
 LEAGUE: tuple[Key, ...] = (
     Key("name", "name", "the league's name: letters, digits, \".\", \"_\" and \"-\""),
@@ -197,6 +200,12 @@ BOT: tuple[Key, ...] = (
         shown_default="", value="a list of folders"),
     Key("freeze", "boolean", "frozen while not on move, over the league's", default=None,
         shown_default="the league's"),
+    Key("status", "choice", "withdrawn: plays no new game, its games count; disqualified: its games count for no one",
+        default=ACTIVE, choices=BOT_STATUSES),
+    Key("reason", "text", "why the bot is withdrawn or disqualified (the pages show it)", default=None,
+        shown_default=""),
+    Key("replaces", "name", "a bot of this file whose games still to play this one plays (a new version)",
+        default=None, shown_default="", value="a bot's name"),
 )  # fmt: skip
 BOT_SOURCES = ("command", "address", "path")
 ADDRESS_ONLY = ("cwd", "env", "limits", "network", "shared", "freeze")  # keys a bot with an address may not have

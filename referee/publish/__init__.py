@@ -47,7 +47,7 @@ HEAD_TO_HEAD_SHOWN = 12  # bots in the Markdown head-to-head (the page shows as 
 # (header, right-aligned, cell text) for the console, Markdown and HTML tables.
 _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
     ("rank", True, lambda row: row.rank_text),
-    ("bot", False, lambda row: row.bot),
+    ("bot", False, lambda row: row.bot + (f" ({row.status_text})" if row.status_text else "")),
     ("strength", True, lambda row: _optional(row.strength, "{:+.0f}")),
     ("95%", True, lambda row: _strength_interval(row)),  # noqa: PLW0108 - it is defined below
     ("games", True, lambda row: str(row.games)),
@@ -65,7 +65,7 @@ COLUMN_HEADERS: tuple[str, ...] = tuple(header for header, _, _ in _COLUMNS)
 
 CSV_HEADERS: tuple[str, ...] = (
     "rank", "rank_best", "rank_worst", "bot", "candidate", "strength", "strength_low", "strength_high", "games", "wins", "win_rate", "average_placement",
-    "score", "mean_score", *(f"faults_{kind}" for kind in FAULT_KINDS), "forfeits", "decisions", "median_ms", "p99_ms",
+    "score", "mean_score", *(f"faults_{kind}" for kind in FAULT_KINDS), "forfeits", "decisions", "median_ms", "p99_ms", "status", "status_reason",
 )  # fmt: skip
 
 RANKING_NOTE = (
@@ -250,9 +250,13 @@ def leaderboard_data(
                 "decisions": row.decisions,
                 "median_ms": _round(row.median_ms, MS_DIGITS),
                 "p99_ms": _round(row.p99_ms, MS_DIGITS),
+                "status": row.status,  # active, withdrawn (plays no more) or disqualified (unranked)
+                "status_reason": public_text(row.status_reason, directory),
             }
             for row in standings.rows
         ],
+        "left_out_games": standings.left_out,  # games of disqualified bots: they count for no one
+        "versions": [{"author": author, "bots": list(bots)} for author, bots in standings.versions],
         "head_to_head": {
             bot: {other: comparison_data(pair) for other, pair in opponents.items()}
             for bot, opponents in standings.head_to_head.items()
@@ -416,6 +420,8 @@ def csv_leaderboard(standings: Standings) -> str:
                 row.decisions,
                 _csv_cell(_round(row.median_ms, MS_DIGITS)),
                 _csv_cell(_round(row.p99_ms, MS_DIGITS)),
+                row.status,
+                row.status_reason,
             ]
         )
     return buffer.getvalue()
@@ -458,9 +464,10 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
         colalign=["left", *(["right"] * len(bots))],
     )
     verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel_lines(duel)) + "\n```\n\n"
+    season = "".join(f"{_markdown_text(line)}\n\n" for line in season_lines(standings))
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
-        f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{RANKING_NOTE}\n\n"
+        f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{season}{RANKING_NOTE}\n\n"
         f"## Head to head\n\n{_HEAD_TO_HEAD_NOTE}\n\n{head_to_head}{cut}\n"
     )
 
@@ -470,6 +477,28 @@ def html_leaderboard(standings: Standings, title: str) -> str:
     from referee.publish.league_page import page_data, render
 
     return render(page_data(None, leaderboard_data(standings, title)))
+
+
+def season_lines(standings: Standings) -> list[str]:
+    """What a season changed, for people: the games left out with the disqualified bots, each author's versions."""
+    lines = []
+    disqualified = [row for row in standings.rows if row.disqualified]
+    if disqualified:
+        games = standings.left_out
+        lines.append(
+            f"Disqualified, unranked: {'; '.join(f'{row.bot} ({row.status_text})' for row in disqualified)}. "
+            f"The {games} game{'' if games == 1 else 's'} they sat in count for no one."
+        )
+    rows = {row.bot: row for row in standings.rows}
+    for author, bots in standings.versions:
+        shown = [
+            f"{bot} ({_optional(rows[bot].strength, '{:+.0f}')}"
+            + (f", {rows[bot].status})" if rows[bot].status_text else ")")
+            for bot in bots
+            if bot in rows
+        ]
+        lines.append(f"Versions of {author}: " + " \u2192 ".join(shown))
+    return lines
 
 
 def _void_note(standings: Standings) -> str:

@@ -56,6 +56,7 @@ def page_data(
     records = sorted((GameRecord.of(record, latencies=False) for record in records), key=lambda game: game.index)
     started = [record.started for record in records if record.started]
     replays = directory / REPLAY_DIR if directory is not None else None
+    disqualified = {row["bot"] for row in board["rows"] if row.get("status") == "disqualified"}
     settings = dict(league.settings) if league and league.settings else _settings_from_logs(directory, records)
     return {
         "league": {
@@ -71,11 +72,16 @@ def page_data(
             "last_game": max(started) if started else None,
             "updated": datetime.now(UTC).isoformat(timespec="seconds"),
             "live": live,
+            "changes": [dict(change) for change in league.changes] if league else [],  # a season's recorded edits
         },
         "board": board,
         "games": [_game_row(record, replays, directory) for record in records],
         **(_faults(directory, records) if directory is not None else {"faults": {}, "causes": {}}),
-        "history": rating_history(records, [row["bot"] for row in board["rows"]]),
+        # The chart leaves out what the standings do: the games of disqualified bots.
+        "history": rating_history(
+            [record for record in records if not disqualified.intersection(record.seats)],
+            [row["bot"] for row in board["rows"]],
+        ),
     }
 
 

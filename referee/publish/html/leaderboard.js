@@ -37,6 +37,7 @@
   const strengthOf = (row) => (row.strength ? row.strength.estimate : null);
   // A rank as people read it: "2", or "1–3" where the games leave the place open that far (rank_range, 95%).
   const rankText = (row) => {
+    if (row.status === "disqualified") return "\u2014";
     const range = row.rank_range || [row.rank, row.rank];
     return range[0] === range[1] ? String(range[0]) : range[0] + "\u2013" + range[1];
   };
@@ -45,7 +46,7 @@
   const COLUMNS = [
     { key: "rank", label: "rank", value: (r) => r.rank, show: (v, r) => rankText(r), key_column: true,
       title: "by strength; a range such as 1\u20133 is where the games put the bot (95%): bots whose order the games do not establish share it" },
-    { key: "bot", label: "bot", text: true, value: (r) => r.bot, key_column: true },
+    { key: "bot", label: "bot", text: true, value: (r) => r.bot, draw: drawBot, key_column: true },
     { key: "strength", label: "strength", value: strengthOf, draw: drawStrength, key_column: true,
       title: "Plackett-Luce strength, Elo relative to the field's mean, with its 95% interval" },
     { key: "games", label: "games", value: (r) => r.games, key_column: true },
@@ -112,6 +113,7 @@
       ? board.void_games.length + " void game" + (board.void_games.length === 1 ? "" : "s") + ", which count for nobody: " +
         board.void_games.map((g) => g.game_id + " (" + g.reason + ")").join("; ")
       : "";
+    $("season").replaceChildren(...seasonLines().map((line) => el("span", "season-line", line)));
     $("rating-note").textContent = "rank: by strength, one Plackett-Luce fit of every game's finish order; a range such as 1\u20133 is " +
       "where the games put the bot at 95% (a bootstrap over deals): bots whose order the games do not establish share it. " +
       "strength: Elo relative to the field's mean; the bar shows it (line) and its 95% interval on one scale for every bot. " +
@@ -123,6 +125,32 @@
 
   let scale = [0, 1];
   const candidatesOf = () => data.board.candidates || [];
+  const statusText = (row) => (!row.status || row.status === "active" ? "" : row.status + (row.status_reason ? ": " + row.status_reason : ""));
+
+  // A bot's name, and its mark when it is withdrawn or disqualified.
+  function drawBot(row, td) {
+    td.textContent = row.bot;
+    const mark = statusText(row);
+    if (mark) td.append(" ", el("span", "status", mark));
+  }
+
+  // What the season changed: the games left out with disqualified bots, each author's line of versions, the edits.
+  function seasonLines() {
+    const board = data.board;
+    const rows = Object.fromEntries(board.rows.map((r) => [r.bot, r]));
+    const lines = [];
+    const out = board.rows.filter((r) => r.status === "disqualified");
+    if (out.length) {
+      lines.push("Disqualified, unranked: " + out.map((r) => r.bot + " (" + statusText(r) + ")").join("; ") + ". The " +
+        board.left_out_games + " game" + (board.left_out_games === 1 ? "" : "s") + " they sat in count for no one.");
+    }
+    for (const line of board.versions || []) {
+      lines.push("Versions of " + line.author + ": " + line.bots.filter((b) => rows[b]).map((b) =>
+        b + " (" + signed(strengthOf(rows[b])) + (statusText(rows[b]) ? ", " + rows[b].status : "") + ")").join(" \u2192 "));
+    }
+    for (const change of data.league.changes || []) lines.push(change.at + ": " + change.what);
+    return lines;
+  }
 
   function drawStrength(row, cell) {
     if (!row.strength) {
@@ -214,6 +242,7 @@
       const tr = el("tr");
       tr.dataset.bot = row.bot;
       if (row.candidate) tr.classList.add("candidate");
+      if (row.status && row.status !== "active") tr.classList.add(row.status);
       for (const c of columns) {
         const td = el("td", (c.key === "bot" ? "text bot" : c.text ? "text" : "") + (c.key_column ? " key" : ""));
         td.dataset.key = c.key;

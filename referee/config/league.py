@@ -236,8 +236,9 @@ def load_league(path: str | os.PathLike[str]) -> League:
             bots_node,
             "bots",
             f"{len(bot_names)} bot{'' if len(bot_names) == 1 else 's'} cannot fill a table of {table_size} "
-            f"(table_size); list at least {table_size} bots (a bot that replaces another takes its seats) "
-            "or lower table_size",
+            f"(table_size); list at least {table_size} bots "
+            + ("(a bot that replaces another takes its seats) " if len(bot_names) < len(bots) else "")
+            + "or lower table_size",
         )
     league_format = read_format(checker, keys.get("format"), table_size, bot_names)
     check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
@@ -275,8 +276,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
     for index, bot in enumerate(bots):
         if bot.replaces is None:
             continue
-        entry = bots_node.value[index]
-        node = next(value for key, value in entry.value if key.value == "replaces")
+        node = _replaces_node(bots_node.value[index])
         key = f"bots[{index}].replaces"
         if bot.replaces not in names:
             raise checker.error(
@@ -299,7 +299,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
             name = stands_in.get(name)
         if name == bot.name:
             raise checker.error(
-                bots_node.value[index],
+                _replaces_node(bots_node.value[index]),
                 f"bots[{index}].replaces",
                 f"{' -> '.join([*chain, bot.name])} replace each other in a circle; the first version replaces no bot",
             )
@@ -311,6 +311,10 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
         else bot
         for bot in bots
     ]
+
+
+def _replaces_node(entry: yaml.MappingNode) -> yaml.Node:
+    return next(value for key, value in entry.value if key.value == "replaces")
 
 
 def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:

@@ -129,6 +129,34 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     assert page.locator("#chart polyline").count() == len(board["rows"])
 
 
+def test_withdrawn_and_disqualified_bots_are_marked_and_the_versions_shown(page, league: Path, tmp_path: Path) -> None:
+    # What a run writes in league.json after such edits; the standings and pages read the statuses there alone.
+    folder = tmp_path / "out"
+    shutil.copytree(league, folder)
+    record = json.loads((folder / "league.json").read_text())
+    record["entries"] = {
+        "faulty": {"status": "disqualified", "reason": "illegal moves on purpose"},
+        "charlie": {"status": "withdrawn", "reason": "replaced by alpha"},
+        "alpha": {"replaces": "charlie"},
+    }
+    record["changes"] = [{"at": "2026-01-02T03:04:05+00:00", "what": "faulty disqualified (illegal moves on purpose)"}]
+    (folder / "league.json").write_text(json.dumps(record))
+    write_leaderboards(folder_standings(folder)[0], folder, "viewer-league")
+    page.goto((folder / "leaderboard.html").as_uri())
+    ready(page)
+    rows = {cells[1].split(" ")[0]: cells for cells in standings(page)}
+    assert rows["faulty"][0] == "\u2014" and rows["faulty"][1] == "faulty disqualified: illegal moves on purpose"
+    assert rows["charlie"][1] == "charlie withdrawn: replaced by alpha" and rows["charlie"][0] != "\u2014"
+    assert page.locator("#standings tr.disqualified").count() == 1
+    assert column(page, "bot")[-1].startswith("faulty"), "a disqualified bot is listed after the ranked bots"
+    season = page.text_content("#season")
+    left_out = sum("faulty" in game.seats for game in read_games(folder / "games.jsonl"))
+    assert 0 < left_out < len(list(read_games(folder / "games.jsonl")))
+    assert f"The {left_out} games they sat in count for no one." in season
+    assert "Versions of charlie: charlie (" in season and "\u2192 alpha (" in season
+    assert "faulty disqualified (illegal moves on purpose)" in season
+
+
 def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)

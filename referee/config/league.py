@@ -7,6 +7,7 @@ key, its range and default are in :mod:`referee.config.schema`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -78,13 +79,29 @@ class League:
 
     def newest(self, name: str) -> LeagueBot:
         """The bot that now holds ``name``'s seats: the last of the bots that replace it, one after another."""
+        if name not in self._newest:
+            raise KeyError(f"no bot {name!r} in league {self.name!r}; the bots are: {', '.join(self.bot_names)}")
+        return self._newest[name]
+
+    @functools.cached_property
+    def _newest(self) -> dict[str, LeagueBot]:
         successors = {replaced: bot for bot, replaced in self.stands_in.items()}
-        while name in successors:
-            name = successors[name]
-        return self.bot(name)
+        newest = {}
+        for bot in self.bots:
+            name = bot.name
+            while name in successors:
+                name = successors[name]
+            newest[bot.name] = self.bot(name)
+        return newest
+
+    @functools.cached_property
+    def _every_bot_plays(self) -> bool:
+        return all(bot.plays and bot.replaces is None for bot in self.bots)
 
     def seated(self, game: ScheduledGame) -> ScheduledGame | None:
         """The scheduled game as it is played now: each seat to its newest version; None if one of them plays no more."""
+        if self._every_bot_plays:
+            return game
         bots = [self.newest(name) for name in game.seats]
         if not all(bot.plays for bot in bots):
             return None

@@ -16,7 +16,7 @@ from referee.publish import console_table
 from referee.standings import compute_standings
 
 from .conftest import SAMPLE_BOTS, Bots
-from .test_config import league_file, line_of, load_error
+from .test_config import TWO_BOTS, league_file, line_of, load_error
 from .test_league import write_league
 
 BOT_ENTRY = "    env: {{REFEREE_TEST_MARKER: {marker}}}\n"
@@ -138,15 +138,7 @@ def test_a_new_version_plays_its_old_versions_unplayed_games(tmp_path: Path, bot
 # ----- the league file ------------------------------------------------------------------------------
 
 
-THREE_BOTS = """\
-bots:
-  - name: alice
-    command: python alice.py
-  - name: bob
-    command: python bob.py
-  - name: carol
-    command: python carol.py
-"""
+THREE_BOTS = TWO_BOTS + "  - name: carol\n    command: python carol.py\n"
 
 
 def test_status_reason_and_replaces_are_read_and_a_replaced_bot_is_withdrawn(tmp_path: Path) -> None:

@@ -246,7 +246,11 @@ async def run_league(
         # Checked before league.json takes the league file; a new version's games seat it in its old version's seats.
         results = ResultsFile(output / RESULTS_FILE, games, stands_in=playing.stands_in)
         # Games not finished that seat a bot which plays no more are not played: the schedule keeps their ids.
-        unplayed = sum(1 for game in games if game.game_id not in results.finished and playing.seated(game) is None)
+        unplayed = (
+            0
+            if playing.every_bot_plays
+            else sum(1 for game in games if game.game_id not in results.finished and playing.seated(game) is None)
+        )
         total = len(games) - unplayed
         try:
             write_league(output, league, playing, scheduled=total)

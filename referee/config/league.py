@@ -95,12 +95,13 @@ class League:
         return newest
 
     @functools.cached_property
-    def _every_bot_plays(self) -> bool:
+    def every_bot_plays(self) -> bool:
+        """Whether no bot is withdrawn, disqualified or replaced: every game is played as scheduled."""
         return all(bot.plays and bot.replaces is None for bot in self.bots)
 
     def seated(self, game: ScheduledGame) -> ScheduledGame | None:
         """The scheduled game as it is played now: each seat to its newest version; None if one of them plays no more."""
-        if self._every_bot_plays:
+        if self.every_bot_plays:
             return game
         bots = [self.newest(name) for name in game.seats]
         if not all(bot.plays for bot in bots):

@@ -58,8 +58,10 @@ FIELD = [-100.0, 0.0, 100.0, 0.0]  # Elo of the field bots that fill the other s
 
 def sequential_study(runs: int) -> None:
     print(f"1. Sequential test, alpha = beta = 0.05, luck {LUCK:.0%}, {runs} runs per line")
-    print(f"{'seats':>5}  {'hypotheses':<27} {'true':>6}  {'H1':>6}  {'H0':>6}  {'mean deals':>10}  "
-          f"{'p90':>5}  {'max':>5}  {'mean games':>10}")  # fmt: skip
+    print(
+        f"{'seats':>5}  {'hypotheses':<27} {'true':>6}  {'H1':>6}  {'H0':>6}  {'mean deals':>10}  "
+        f"{'p90':>5}  {'max':>5}  {'mean games':>10}"
+    )
     cases = [
         (2, "elo", 0.0, 50.0, [0.0, 50.0, 100.0]),
         (4, "elo", 0.0, 50.0, [-50.0, 0.0, 25.0, 50.0, 100.0]),
@@ -89,9 +91,11 @@ def sequential_study(runs: int) -> None:
             accepted_h0 = sum(verdict is Verdict.ACCEPT_H0 for verdict in verdicts) / runs
             deals.sort()
             label = f"{measure} [{h0:g}, {h1:g}]"
-            print(f"{seats:>5}  {label:<27} {truth:>+6g}  {accepted_h1:>6.3f}  {accepted_h0:>6.3f}  "
-                  f"{statistics.fmean(deals):>10.1f}  {deals[int(0.9 * runs)]:>5}  {deals[-1]:>5}  "
-                  f"{statistics.fmean(games):>10.1f}")  # fmt: skip
+            print(
+                f"{seats:>5}  {label:<27} {truth:>+6g}  {accepted_h1:>6.3f}  {accepted_h0:>6.3f}  "
+                f"{statistics.fmean(deals):>10.1f}  {deals[int(0.9 * runs)]:>5}  {deals[-1]:>5}  "
+                f"{statistics.fmean(games):>10.1f}"
+            )
     print()
 
 
@@ -113,8 +117,10 @@ def _strength_for_score_difference(strengths: dict[str, float], seats: int, diff
 
 def pairwise_study(leagues: int) -> None:
     print(f"2. Pairwise intervals (95%), luck {LUCK:.0%}, planted Elo ~ N(0, 100), {leagues} leagues per line")
-    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'deals per pair':>14}  {'above':>6}  {'elo':>6}  "
-          f"{'score diff':>10}  {'mean width (score diff)':>23}")  # fmt: skip
+    print(
+        f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'deals per pair':>14}  {'above':>6}  {'elo':>6}  "
+        f"{'score diff':>10}  {'mean width (score diff)':>23}"
+    )
     for bots, seats, rounds in [(4, 3, 1), (5, 3, 2), (6, 3, 3), (6, 3, 10), (8, 4, 2), (4, 2, 40)]:
         hits = {"above": 0, "elo": 0, "difference": 0}
         trials = 0
@@ -141,19 +147,30 @@ def pairwise_study(leagues: int) -> None:
                 widths.append(comparison.score_difference.high - comparison.score_difference.low)
                 deals = comparison.deals
                 trials += 1
-        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {deals:>14}  {hits['above'] / trials:>6.3f}  "
-              f"{hits['elo'] / trials:>6.3f}  {hits['difference'] / trials:>10.3f}  "
-              f"{statistics.fmean(widths):>23.3f}")  # fmt: skip
+        print(
+            f"{bots:>4}  {seats:>5}  {rounds:>6}  {deals:>14}  {hits['above'] / trials:>6.3f}  "
+            f"{hits['elo'] / trials:>6.3f}  {hits['difference'] / trials:>10.3f}  "
+            f"{statistics.fmean(widths):>23.3f}"
+        )
     print()
 
 
 def ranking_study(leagues: int) -> None:
     """How often the published rank ranges and strength intervals hold the truth, and how wide they are."""
     print(f"3. Rank ranges and strength intervals (95%), planted Elo ~ N(0, 120), {leagues} leagues per line")
-    print(f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'luck':>4}  {'games':>5}  {'rank range':>10}  "
-          f"{'mean width':>10}  {'ranked right':>12}  {'strength':>8}  {'s per fit':>9}")  # fmt: skip
-    for bots, seats, rounds, luck in [(6, 3, 1, 0.3), (6, 3, 5, 0.3), (8, 4, 2, 0.3), (5, 2, 10, 0.3),
-                                      (12, 3, 2, 0.3), (6, 3, 5, 0.0), (8, 2, 4, 0.0)]:  # fmt: skip
+    print(
+        f"{'bots':>4}  {'seats':>5}  {'rounds':>6}  {'luck':>4}  {'games':>5}  {'rank range':>10}  "
+        f"{'mean width':>10}  {'ranked right':>12}  {'strength':>8}  {'s per fit':>9}"
+    )
+    for bots, seats, rounds, luck in [
+        (6, 3, 1, 0.3),
+        (6, 3, 5, 0.3),
+        (8, 4, 2, 0.3),
+        (5, 2, 10, 0.3),
+        (12, 3, 2, 0.3),
+        (6, 3, 5, 0.0),
+        (8, 2, 4, 0.0),
+    ]:
         covered = width = trials = exact = strength_hits = 0
         games = 0
         seconds = 0.0
@@ -177,8 +194,10 @@ def ranking_study(leagues: int) -> None:
         # With luck the fitted strengths shrink towards the mean (the luck evens results out), so only the
         # ranks are comparable with the planted truth; without it the strengths are too.
         strength = f"{strength_hits / trials:>8.3f}" if luck == 0 else f"{'-':>8}"
-        print(f"{bots:>4}  {seats:>5}  {rounds:>6}  {luck:>4.1f}  {games:>5}  {covered / trials:>10.3f}  "
-              f"{width / trials:>10.2f}  {exact / trials:>12.3f}  {strength}  {seconds / leagues:>9.3f}")  # fmt: skip
+        print(
+            f"{bots:>4}  {seats:>5}  {rounds:>6}  {luck:>4.1f}  {games:>5}  {covered / trials:>10.3f}  "
+            f"{width / trials:>10.2f}  {exact / trials:>12.3f}  {strength}  {seconds / leagues:>9.3f}"
+        )
     print()
 
 
@@ -189,8 +208,15 @@ def fit_time(games: int, bots: int, seats: int) -> None:
     records = []
     for index in range(games):
         table = rng.sample(names, seats)
-        records.append({"index": index, "game_id": f"g{index}", "seed": str(index // seats), "seats": table,
-                        "finish_order": rng.sample(range(seats), seats)})  # fmt: skip
+        records.append(
+            {
+                "index": index,
+                "game_id": f"g{index}",
+                "seed": str(index // seats),
+                "seats": table,
+                "finish_order": rng.sample(range(seats), seats),
+            }
+        )
     started = time.perf_counter()
     compute_standings(records)
     print(

@@ -148,10 +148,17 @@ def run_fairness_league(folder: Path, thinkers: int, marker: str = "", spinners:
                 wall_ms.append(entry["wall_ms"])
                 charged_ms.append(entry["ms"])
     return FairnessResult(
-        games=summary.total, concurrency=concurrency, spinners=spinners, thinker_timeouts=thinker_timeouts,
-        thinker_decisions=thinker_decisions, overtimer_games=overtimer_games,
-        overtimer_games_charged=overtimer_charged, wall_ms=wall_ms, charged_ms=charged_ms, seconds=seconds,
-    )  # fmt: skip
+        games=summary.total,
+        concurrency=concurrency,
+        spinners=spinners,
+        thinker_timeouts=thinker_timeouts,
+        thinker_decisions=thinker_decisions,
+        overtimer_games=overtimer_games,
+        overtimer_games_charged=overtimer_charged,
+        wall_ms=wall_ms,
+        charged_ms=charged_ms,
+        seconds=seconds,
+    )
 
 
 def _quantiles(values: list[float]) -> str:
@@ -167,18 +174,27 @@ def main(argv: list[str] | None = None) -> int:
     thinkers = 4 if args.quick else 6
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {len(os.sched_getaffinity(0))} cpus")
-    print(f"move time {MOVE_TIME_MS} ms, no bank, grace {Timing().grace_ms} ms: a timeout once "
-          f"{MOVE_TIME_MS + Timing().grace_ms} ms are charged", flush=True)  # fmt: skip
+    print(
+        f"move time {MOVE_TIME_MS} ms, no bank, grace {Timing().grace_ms} ms: a timeout once "
+        f"{MOVE_TIME_MS + Timing().grace_ms} ms are charged",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="referee-fairness-") as folder:
         result = run_fairness_league(Path(folder), thinkers)
-    print(f"{result.games} games, {result.concurrency} at once, {result.spinners} spinning processes, "
-          f"in {result.seconds:.1f} s")  # fmt: skip
-    print(f"thinkers ({THINK_CPU_MS} ms of CPU a decision): {result.thinker_timeouts} timeouts charged in "
-          f"{result.thinker_decisions} decisions (target 0)")  # fmt: skip
+    print(
+        f"{result.games} games, {result.concurrency} at once, {result.spinners} spinning processes, "
+        f"in {result.seconds:.1f} s"
+    )
+    print(
+        f"thinkers ({THINK_CPU_MS} ms of CPU a decision): {result.thinker_timeouts} timeouts charged in "
+        f"{result.thinker_decisions} decisions (target 0)"
+    )
     print(f"  wall time:    {_quantiles(result.wall_ms)}")
     print(f"  time charged: {_quantiles(result.charged_ms)}")
-    print(f"overtimer ({MOVE_TIME_MS} + {OVERTIME_MS} ms a decision, sleeping): charged a timeout in "
-          f"{result.overtimer_games_charged} of its {result.overtimer_games} games (target: all)")  # fmt: skip
+    print(
+        f"overtimer ({MOVE_TIME_MS} + {OVERTIME_MS} ms a decision, sleeping): charged a timeout in "
+        f"{result.overtimer_games_charged} of its {result.overtimer_games} games (target: all)"
+    )
     met = result.thinker_timeouts == 0 and result.overtimer_games_charged == result.overtimer_games
     print(f"targets {'met' if met else 'MISSED'}")
     return 0 if met else 1

@@ -46,15 +46,27 @@ def write_records(path: Path, games: int, bots: int, seats: int, decisions: int)
             finish = list(range(seats))
             picks.shuffle(finish)
             record = {
-                "index": index, "game_id": f"r1-t{index:06d}-s1", "round": 1, "table": index, "rotation": 1,
-                "seed": picks.getrandbits(64), "seats": table, "game": "stop_the_bus", "finish_order": finish,
-                "hands_played": 10, "decisions": decisions, "faults": [{} for _ in table], "forfeits": {},
+                "index": index,
+                "game_id": f"r1-t{index:06d}-s1",
+                "round": 1,
+                "table": index,
+                "rotation": 1,
+                "seed": picks.getrandbits(64),
+                "seats": table,
+                "game": "stop_the_bus",
+                "finish_order": finish,
+                "hands_played": 10,
+                "decisions": decisions,
+                "faults": [{} for _ in table],
+                "forfeits": {},
                 "timing": {
-                    "started": "2026-12-01T00:00:00.000+00:00", "wall_s": 0.1,
-                    "latency_ms": [[round(picks.uniform(0.3, 2.0), 3) for _ in range(decisions // seats)]
-                                   for _ in table],
+                    "started": "2026-12-01T00:00:00.000+00:00",
+                    "wall_s": 0.1,
+                    "latency_ms": [
+                        [round(picks.uniform(0.3, 2.0), 3) for _ in range(decisions // seats)] for _ in table
+                    ],
                 },
-            }  # fmt: skip
+            }
             out.write(json.dumps(record, separators=(",", ":")) + "\n")
 
 
@@ -104,8 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         figures = json.loads(child.stdout)
         print(f"{args.games} games, games.jsonl {path.stat().st_size / 2**20:.1f} MiB")
     print(f"standings: {figures['standings_s']:.1f} s, peak RSS {figures['standings_peak_mib']:.0f} MiB")
-    print(f"leaderboards and league page: {figures['leaderboards_s']:.1f} s, peak RSS "
-          f"{figures['leaderboards_peak_mib']:.0f} MiB; page {figures['page_bytes'] / 2**20:.1f} MiB")  # fmt: skip
+    print(
+        f"leaderboards and league page: {figures['leaderboards_s']:.1f} s, peak RSS "
+        f"{figures['leaderboards_peak_mib']:.0f} MiB; page {figures['page_bytes'] / 2**20:.1f} MiB"
+    )
     return 0
 
 

@@ -65,15 +65,22 @@ def format_lines(league_format: str, games: int) -> list[str]:
     if league_format == "sampled":
         return [f"format: {{type: sampled, games_per_bot: {max(1, round(games * TABLE_SIZE / BOTS))}}}"]
     if league_format == "gauntlet":  # a candidate's table plays TABLE_SIZE rotations; one candidate
-        return ["format: {type: gauntlet, candidates: [candidate]}",
-                f"rounds: {max(1, round(games / (math.comb(BOTS - 1, TABLE_SIZE - 1) * TABLE_SIZE)))}"]  # fmt: skip
+        return [
+            "format: {type: gauntlet, candidates: [candidate]}",
+            f"rounds: {max(1, round(games / (math.comb(BOTS - 1, TABLE_SIZE - 1) * TABLE_SIZE)))}",
+        ]
     return [f"rounds: {max(1, round(games / GAMES_PER_ROUND))}"]
 
 
 def write_league(
-    directory: Path, name: str, game: str, bot: Path, games: int, concurrency: int | str,
+    directory: Path,
+    name: str,
+    game: str,
+    bot: Path,
+    games: int,
+    concurrency: int | str,
     league_format: str = "round-robin",
-) -> Path:  # fmt: skip
+) -> Path:
     """A league file of about ``games`` games between ``BOTS`` copies of ``bot``; return its path."""
     lines = [
         f"name: {name}",
@@ -149,8 +156,10 @@ def run_league_process(league_file: Path, fill_cache: bool = False) -> dict:
 
 
 def throughput(directory: Path, games_per_league: int) -> None:
-    print(f"\nthroughput: {BOTS} random sample bots, {TABLE_SIZE} at a table, each in its sandbox, "
-          f"about {games_per_league} games a league; auto is {len(os.sched_getaffinity(0))} here")  # fmt: skip
+    print(
+        f"\nthroughput: {BOTS} random sample bots, {TABLE_SIZE} at a table, each in its sandbox, "
+        f"about {games_per_league} games a league; auto is {len(os.sched_getaffinity(0))} here"
+    )
     runs = [("stop_the_bus", league_format) for league_format in FORMATS] + [("bastard_brag", "round-robin")]
     for game, league_format in runs:
         for concurrency in (1, 2, "auto"):
@@ -171,8 +180,11 @@ def throughput(directory: Path, games_per_league: int) -> None:
 def memory(directory: Path, sizes: tuple[int, ...]) -> None:
     print(f"\nmemory: Stop the Bus leagues between {BOTS} fast bots ({ECHO_BOT.name}), concurrency 2")
     for fill_cache in (False, True):
-        print("with the hand-rank cache filled before the league (what grows with games alone):" if fill_cache
-              else "as the referee runs:")  # fmt: skip
+        print(
+            "with the hand-rank cache filled before the league (what grows with games alone):"
+            if fill_cache
+            else "as the referee runs:"
+        )
         peaks = []
         for size in sizes:
             name = f"memory-{size}-{'filled' if fill_cache else 'plain'}"
@@ -187,8 +199,10 @@ def memory(directory: Path, sizes: tuple[int, ...]) -> None:
             )
         (small_games, small_peak), (large_games, large_peak) = peaks[0], peaks[-1]
         growth = (large_peak - small_peak) / (large_games - small_games) * 1000
-        print(f"  peak RSS growth from {small_games} to {large_games} games: {large_peak - small_peak:+.1f} MiB "
-              f"({growth:+.2f} MiB per 1,000 games)")  # fmt: skip
+        print(
+            f"  peak RSS growth from {small_games} to {large_games} games: {large_peak - small_peak:+.1f} MiB "
+            f"({growth:+.2f} MiB per 1,000 games)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

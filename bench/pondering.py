@@ -85,10 +85,18 @@ def write_league(folder: Path, kind: str, thinkers: int) -> Path:
     """The league file of ``kind`` (one of LEAGUES): ``thinkers`` steady thinkers and the ponderer's seat."""
     python = sys.executable
     lines = [
-        f"name: pondering-{kind}", "game: stop_the_bus", "seed: 20261201", f"table_size: {TABLE_SIZE}",
-        f"move_time_ms: {MOVE_TIME_MS}", "time_bank_ms: 0", "concurrency: auto", "fault_policy: {mode: forfeit}",
-        "max_restarts: 1000000", f"output: {folder / kind}", "bots:",
-    ]  # fmt: skip
+        f"name: pondering-{kind}",
+        "game: stop_the_bus",
+        "seed: 20261201",
+        f"table_size: {TABLE_SIZE}",
+        f"move_time_ms: {MOVE_TIME_MS}",
+        "time_bank_ms: 0",
+        "concurrency: auto",
+        "fault_policy: {mode: forfeit}",
+        "max_restarts: 1000000",
+        f"output: {folder / kind}",
+        "bots:",
+    ]
     thinker = [python, str(THINKER), "--cpu-ms", str(THINK_CPU_MS)]
     for index in range(thinkers):
         lines += [f"  - name: thinker-{index + 1}", f"    command: {json.dumps(thinker)}"]
@@ -129,17 +137,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     thinkers = 3 if args.quick else 4
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
-    print(f"machine: {platform.platform()}, {cpu_name()}, {len(os.sched_getaffinity(0))} cpus; bots frozen off move "
-          f"by {description()}")  # fmt: skip
-    print(f"thinkers spend {THINK_CPU_MS} ms of CPU a decision; move time {MOVE_TIME_MS} ms, no bank, grace 50 ms; "
-          f"the ponderer keeps {WORKERS} processes spinning", flush=True)  # fmt: skip
+    print(
+        f"machine: {platform.platform()}, {cpu_name()}, {len(os.sched_getaffinity(0))} cpus; bots frozen off move "
+        f"by {description()}"
+    )
+    print(
+        f"thinkers spend {THINK_CPU_MS} ms of CPU a decision; move time {MOVE_TIME_MS} ms, no bank, grace 50 ms; "
+        f"the ponderer keeps {WORKERS} processes spinning",
+        flush=True,
+    )
     figures = {}
     with tempfile.TemporaryDirectory(prefix="referee-pondering-") as folder:
         for kind in LEAGUES:
             figures[kind] = result = run(Path(folder), kind, thinkers)
-            print(f"{kind}: {result.games} games, {result.decisions} decisions in {result.seconds:.1f} s; steady "
-                  f"thinkers charged {quantiles(result.charged_ms)} (wall {quantiles(result.wall_ms)}), "
-                  f"{result.timeouts} timeouts", flush=True)  # fmt: skip
+            print(
+                f"{kind}: {result.games} games, {result.decisions} decisions in {result.seconds:.1f} s; steady "
+                f"thinkers charged {quantiles(result.charged_ms)} (wall {quantiles(result.wall_ms)}), "
+                f"{result.timeouts} timeouts",
+                flush=True,
+            )
     control = statistics.median(figures["control"].charged_ms)
     for kind in ("frozen", "free"):
         ratio = statistics.median(figures[kind].charged_ms) / control

@@ -54,10 +54,15 @@ GAMES_PER_ROUND = 12  # 4 tables of 3 bots, 3 seat rotations each
 def write_league(directory: Path, name: str, games: int, concurrency: int) -> Path:
     """A Stop the Bus league of about ``games`` games between four random bots; return its path."""
     lines = [
-        f"name: {name}", "game: stop_the_bus", "seed: 20261201", f"table_size: {TABLE_SIZE}",
-        f"rounds: {max(1, round(games / GAMES_PER_ROUND))}", f"concurrency: {concurrency}",
-        f"output: {directory / name}", "bots:",
-    ]  # fmt: skip
+        f"name: {name}",
+        "game: stop_the_bus",
+        "seed: 20261201",
+        f"table_size: {TABLE_SIZE}",
+        f"rounds: {max(1, round(games / GAMES_PER_ROUND))}",
+        f"concurrency: {concurrency}",
+        f"output: {directory / name}",
+        "bots:",
+    ]
     for index in range(BOTS):
         lines += [f"  - name: random-{index}", f"    command: python {RANDOM_BOT}"]
     path = directory / f"{name}.yaml"
@@ -85,9 +90,14 @@ def run_child(league_file: str, nodes: int) -> None:
     temp_dir = tempfile.mkdtemp(prefix="ray-")
     os.environ["TMPDIR"] = tempfile.tempdir = temp_dir
     started = time.perf_counter()
-    cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "include_dashboard": False, "object_store_memory": 100 * 1024 * 1024,
-    })  # fmt: skip
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1,
+            "include_dashboard": False,
+            "object_store_memory": 100 * 1024 * 1024,
+        },
+    )
     for _ in range(nodes - 1):
         cluster.add_node(num_cpus=1, object_store_memory=100 * 1024 * 1024)
     cluster_s = time.perf_counter() - started
@@ -98,20 +108,33 @@ def run_child(league_file: str, nodes: int) -> None:
 
     try:
         logging.getLogger("ray").setLevel(logging.ERROR)
-        summary = asyncio.run(run_league(
-            load_league(league_file), concurrency=nodes, progress=progress,
-            backend=lambda league, output, concurrency: RayBackend(league, output, concurrency, address=cluster.address),
-        ))  # fmt: skip
+        summary = asyncio.run(
+            run_league(
+                load_league(league_file),
+                concurrency=nodes,
+                progress=progress,
+                backend=lambda league, output, concurrency: RayBackend(
+                    league, output, concurrency, address=cluster.address
+                ),
+            )
+        )
     finally:
         if ray.is_initialized():
             ray.shutdown()
         cluster.shutdown()
         shutil.rmtree(temp_dir, ignore_errors=True)
     ends = ends[1:]  # the first report comes before any game
-    print(json.dumps({
-        "played": summary.played, "cluster_s": cluster_s, "wall_s": summary.wall_s,
-        "steady_s": ends[-1] - ends[0], "disabled": summary.disabled,
-    }))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "played": summary.played,
+                "cluster_s": cluster_s,
+                "wall_s": summary.wall_s,
+                "steady_s": ends[-1] - ends[0],
+                "disabled": summary.disabled,
+            }
+        )
+    )
 
 
 def run_local(league_file: str) -> None:
@@ -121,14 +144,27 @@ def run_local(league_file: str) -> None:
     ends: list[float] = []
     summary = asyncio.run(run_league(load_league(league_file), progress=lambda *_: ends.append(time.perf_counter())))
     ends = ends[1:]
-    print(json.dumps({"played": summary.played, "cluster_s": 0.0, "wall_s": summary.wall_s,
-                      "steady_s": ends[-1] - ends[0], "disabled": summary.disabled}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "played": summary.played,
+                "cluster_s": 0.0,
+                "wall_s": summary.wall_s,
+                "steady_s": ends[-1] - ends[0],
+                "disabled": summary.disabled,
+            }
+        )
+    )
 
 
 def run_nodes(directory: Path, nodes: int, games: int) -> dict:
     league = write_league(directory, f"ray-{nodes}-nodes", games, nodes or 2)
-    done = subprocess.run([sys.executable, __file__, "--child", str(league), "--nodes", str(nodes)],
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", str(league), "--nodes", str(nodes)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"the league on {nodes} node(s) failed:\n{done.stderr[-3000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -136,12 +172,18 @@ def run_nodes(directory: Path, nodes: int, games: int) -> dict:
         raise SystemExit(f"bots were disabled on {nodes} node(s): {figures['disabled']}")
     figures["rate"] = (figures["played"] - 1) / figures["steady_s"] * 60
     if nodes == 0:
-        print(f"local backend (2 games at once, for comparison): {figures['rate']:.1f} games/min "
-              f"({figures['played']} games; the whole run {figures['wall_s']:.1f} s)", flush=True)  # fmt: skip
+        print(
+            f"local backend (2 games at once, for comparison): {figures['rate']:.1f} games/min "
+            f"({figures['played']} games; the whole run {figures['wall_s']:.1f} s)",
+            flush=True,
+        )
         return figures
-    print(f"{nodes} node{'s' if nodes > 1 else ''} (1 CPU each, {nodes} game{'s' if nodes > 1 else ''} at once): "
-          f"{figures['rate']:.1f} games/min ({figures['played']} games; cluster started in {figures['cluster_s']:.1f} s, "
-          f"the whole run {figures['wall_s']:.1f} s)", flush=True)  # fmt: skip
+    print(
+        f"{nodes} node{'s' if nodes > 1 else ''} (1 CPU each, {nodes} game{'s' if nodes > 1 else ''} at once): "
+        f"{figures['rate']:.1f} games/min ({figures['played']} games; cluster started in {figures['cluster_s']:.1f} s, "
+        f"the whole run {figures['wall_s']:.1f} s)",
+        flush=True,
+    )
     return figures
 
 
@@ -160,8 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus", flush=True)
     games = 24 if args.quick else 96
-    print(f"\n{BOTS} random sample bots, {TABLE_SIZE} at a table, Stop the Bus, about {games} games a league, "
-          "on a local Ray cluster in a private network namespace", flush=True)  # fmt: skip
+    print(
+        f"\n{BOTS} random sample bots, {TABLE_SIZE} at a table, Stop the Bus, about {games} games a league, "
+        "on a local Ray cluster in a private network namespace",
+        flush=True,
+    )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="referee-ray-bench-") as temporary:
         one = run_nodes(Path(temporary), 1, games)

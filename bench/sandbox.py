@@ -62,8 +62,9 @@ def echo_spec(name: str, sandboxed: bool) -> BotSpec:
 def node_spec(sandboxed: bool) -> BotSpec | None:
     if shutil.which("node") is None or not (NODE_BOT / "bot.proto").is_file():
         return None
-    return BotSpec(name="node", command=("node", "bot.js"), cwd=str(NODE_BOT), folders=(str(NODE_BOT),),
-                   sandbox=sandboxed)  # fmt: skip
+    return BotSpec(
+        name="node", command=("node", "bot.js"), cwd=str(NODE_BOT), folders=(str(NODE_BOT),), sandbox=sandboxed
+    )
 
 
 def summary(seconds: list[float]) -> str:
@@ -111,9 +112,15 @@ async def per_decision(blocks: int, decisions: int) -> dict[str, list[float]]:
                     played, elapsed = 0, 0.0
                     while played < decisions:
                         seed += 1
-                        match = Match(GAME, bots, seed=seed, game_id=f"bench-{seed}", timing=TIMING,
-                                      log_path=Path(log_dir) / f"{seed}.jsonl",
-                                      players=[bot.spec.name for bot in bots])  # fmt: skip
+                        match = Match(
+                            GAME,
+                            bots,
+                            seed=seed,
+                            game_id=f"bench-{seed}",
+                            timing=TIMING,
+                            log_path=Path(log_dir) / f"{seed}.jsonl",
+                            players=[bot.spec.name for bot in bots],
+                        )
                         started = perf_counter()
                         result = await match.play()
                         elapsed += perf_counter() - started
@@ -146,8 +153,10 @@ async def usage_cost() -> float | None:
 
 async def main(quick: bool) -> None:
     starts, blocks, decisions = (8, 3, 400) if quick else (30, 7, 1000)
-    print(f"machine: {cpu_name()}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}, "
-          f"Python {platform.python_version()}")  # fmt: skip
+    print(
+        f"machine: {cpu_name()}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
     print(sandbox.machine_summary())
     bwrap = sandbox.bubblewrap()
     if bwrap.problem:
@@ -161,8 +170,10 @@ async def main(quick: bool) -> None:
             continue
         with_sandbox, without = times[(bot, "sandbox")], times[(bot, "no sandbox")]
         extra = statistics.median(with_sandbox) - statistics.median(without)
-        print(f"  {bot}: sandbox {summary(with_sandbox)}; no sandbox {summary(without)}; "
-              f"the sandbox adds {extra * 1000:.1f} ms (medians)")  # fmt: skip
+        print(
+            f"  {bot}: sandbox {summary(with_sandbox)}; no sandbox {summary(without)}; "
+            f"the sandbox adds {extra * 1000:.1f} ms (medians)"
+        )
 
     means = await per_decision(blocks, decisions)
     with_sandbox, without = statistics.median(means["sandbox"]), statistics.median(means["no sandbox"])

@@ -102,38 +102,116 @@ GOOD_BOTS = (
 DEADLINE_MS = MOVE_TIME_MS + TIME_BANK_MS + Timing().grace_ms
 BAD_BOTS = (
     _bad("hang", "slow.py", "--at", "all", "--forever", fault="timeout", detail=f"(limit {DEADLINE_MS} ms;"),
-    _bad("slow", "slow.py", "--at", "all", "--sleep-ms", str(2 * DEADLINE_MS), fault="timeout",
-         detail=f"(limit {DEADLINE_MS} ms;"),
+    _bad(
+        "slow",
+        "slow.py",
+        "--at",
+        "all",
+        "--sleep-ms",
+        str(2 * DEADLINE_MS),
+        fault="timeout",
+        detail=f"(limit {DEADLINE_MS} ms;",
+    ),
     _bad("crash", "crash.py", "--at", "all", fault="crash", detail="process exit code 3"),
-    _bad("exit-at-start", "exit_at_start.py", fault="startup", before_game=True,
-         detail="exited with exit code 2 before listening"),
+    _bad(
+        "exit-at-start",
+        "exit_at_start.py",
+        fault="startup",
+        before_game=True,
+        detail="exited with exit code 2 before listening",
+    ),
     _bad("no-listen", "no_listen.py", fault="startup", before_game=True, detail="did not listen on unix:"),
-    _bad("garbage", "wire.py", "--mode", "garbage", "--at", "all", fault="malformed",
-         detail="bytes that are not a PlayResponse"),
+    _bad(
+        "garbage",
+        "wire.py",
+        "--mode",
+        "garbage",
+        "--at",
+        "all",
+        fault="malformed",
+        detail="bytes that are not a PlayResponse",
+    ),
     _bad("empty", "bad_reply.py", "--mode", "empty", "--at", "all", fault="malformed", detail="empty action"),
-    _bad("unknown-kind", "bad_reply.py", "--mode", "unknown-kind", "--at", "all", fault="malformed",
-         detail="unknown action kind 99"),
-    _bad("error-status", "bad_reply.py", "--mode", "error", "--at", "all", fault="malformed",
-         detail="the bot could not decide: RuntimeError"),
-    _bad("illegal", "bad_reply.py", "--mode", "illegal", "--at", "all", fault="illegal",
-         detail="'knock' is not an action of Stop the Bus"),
+    _bad(
+        "unknown-kind",
+        "bad_reply.py",
+        "--mode",
+        "unknown-kind",
+        "--at",
+        "all",
+        fault="malformed",
+        detail="unknown action kind 99",
+    ),
+    _bad(
+        "error-status",
+        "bad_reply.py",
+        "--mode",
+        "error",
+        "--at",
+        "all",
+        fault="malformed",
+        detail="the bot could not decide: RuntimeError",
+    ),
+    _bad(
+        "illegal",
+        "bad_reply.py",
+        "--mode",
+        "illegal",
+        "--at",
+        "all",
+        fault="illegal",
+        detail="'knock' is not an action of Stop the Bus",
+    ),
     _bad("stale", "bad_reply.py", "--mode", "stale", "--at", "all", fault="stale", detail="replied to decision"),
     _bad("huge", "wire.py", "--mode", "huge", "--at", "all", fault="malformed", detail="byte limit broke the stream"),
     _bad("flood", "flood.py", "--at", "1", "--megabytes", "2"),  # floods its log once, plays legally
-    _bad("handshake", "handshake.py", "--protocol-version", "7", fault="handshake", before_game=True,
-         detail="speaks protocol versions 7"),
+    _bad(
+        "handshake",
+        "handshake.py",
+        "--protocol-version",
+        "7",
+        fault="handshake",
+        before_game=True,
+        detail="speaks protocol versions 7",
+    ),
     _bad("fork-play", "fork.py", "--children", "sleeper,detached"),  # leaves children running, plays legally
-    _bad("fork-crash", "fork.py", "--children", "sleeper,detached", "--crash", "--at", "all", fault="crash",
-         detail="process exit code 3"),
+    _bad(
+        "fork-crash",
+        "fork.py",
+        "--children",
+        "sleeper,detached",
+        "--crash",
+        "--at",
+        "all",
+        fault="crash",
+        detail="process exit code 3",
+    ),
     # The detail names the limit: "memory limit of N MB exceeded" (a cgroup) or "(memory limit N MB)" (an rlimit).
-    _bad("memory-hog", "hog.py", "--resource", "memory", "--at", "all", fault="crash",
-         detail="memory limit", limits={"memory_mb": MEMORY_LIMIT_MB}),
-)  # fmt: skip
+    _bad(
+        "memory-hog",
+        "hog.py",
+        "--resource",
+        "memory",
+        "--at",
+        "all",
+        fault="crash",
+        detail="memory limit",
+        limits={"memory_mb": MEMORY_LIMIT_MB},
+    ),
+)
 # The short league: every fault kind, forking and the memory hog: 12 bots, 132 games. (Never listening costs
 # the whole start-up timeout in every game; tests/test_faults.py has it.)
 QUICK_BAD_NAMES = (
-    "hang", "crash", "exit-at-start", "garbage", "illegal", "stale", "handshake", "fork-crash", "memory-hog",
-)  # fmt: skip
+    "hang",
+    "crash",
+    "exit-at-start",
+    "garbage",
+    "illegal",
+    "stale",
+    "handshake",
+    "fork-crash",
+    "memory-hog",
+)
 
 
 def soak_bots(quick: bool) -> tuple[SoakBot, ...]:
@@ -317,8 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     good_names = [bot.name for bot in GOOD_BOTS]
     all_bots = (*GOOD_BOTS, *bad)
     reference = write_league(work / "alone.yaml", GOOD_BOTS, command, marker, rounds=args.rounds)
-    soak = write_league(work / "soak.yaml", all_bots, command, marker, rounds=args.rounds,
-                        concurrency=args.concurrency)  # fmt: skip
+    soak = write_league(work / "soak.yaml", all_bots, command, marker, rounds=args.rounds, concurrency=args.concurrency)
     problems: list[str] = []
     try:
         run(reference, work / "alone")  # also warms up grpc, whose first channel opens descriptors for good
@@ -346,8 +423,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
 
-    print(f"soak: {len(all_bots)} bots ({len(bad)} misbehaving), {summary.played} games in {wall_s:.1f} s "
-          f"({summary.played / wall_s * 60:.0f} games/min) at concurrency {args.concurrency}")  # fmt: skip
+    print(
+        f"soak: {len(all_bots)} bots ({len(bad)} misbehaving), {summary.played} games in {wall_s:.1f} s "
+        f"({summary.played / wall_s * 60:.0f} games/min) at concurrency {args.concurrency}"
+    )
     print("faults by kind: " + ", ".join(f"{kind} {count}" for kind, count in sorted(by_kind.items())))
     print(f"games between good bots equal to the league without bad bots: {compared}")
     print(f"referee open file descriptors: {fds_before} before, {fds_after} after")

@@ -36,8 +36,16 @@ def folder_size(path: Path) -> int:
 
 
 def write_league(directory: Path, games: int) -> Path:
-    lines = ["name: viewer-bench", "game: stop_the_bus", "seed: 20261130", "table_size: 3",
-             f"rounds: {max(1, round(games / GAMES_PER_ROUND))}", "concurrency: 2", "output: out", "bots:"]  # fmt: skip
+    lines = [
+        "name: viewer-bench",
+        "game: stop_the_bus",
+        "seed: 20261130",
+        "table_size: 3",
+        f"rounds: {max(1, round(games / GAMES_PER_ROUND))}",
+        "concurrency: 2",
+        "output: out",
+        "bots:",
+    ]
     for index in range(4):
         lines += [f"  - name: echo-{index}", f"    command: python {ECHO_BOT}"]
     path = directory / "league.yaml"
@@ -52,8 +60,15 @@ def browser_open_ms(page: Path) -> float | None:
         return None
     if not Path("/usr/bin/chromium").exists():
         return None
-    args = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+    args = [
+        "--no-sandbox",
+        "--headless",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=args)
         tab = browser.new_page()
@@ -77,8 +92,11 @@ def main() -> None:
         league = write_league(directory, args.games)
         output = directory / "out"
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "referee.cli", "run", str(league), "--no-progress"], check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "referee.cli", "run", str(league), "--no-progress"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - started
         records = [json.loads(line) for line in (output / "games.jsonl").read_text().splitlines()]
         pages = sorted((output / "replays").iterdir(), key=lambda page: page.stat().st_size)
@@ -99,16 +117,24 @@ def main() -> None:
         decisions = {record["game_id"]: record["decisions"] for record in records}
         parts = {part: folder_size(output / part) for part in ("replays", "games", "logs")}
         total = folder_size(output)
-        print(f"{len(records)} games (median {statistics.median(decisions.values()):.0f} decisions) "
-              f"played and published in {wall:.0f} s")  # fmt: skip
-        print(f"league folder: {total / 2**20:.1f} MiB in all: " + ", ".join(
-            f"{part}/ {size / 2**20:.1f} MiB" for part, size in parts.items())
+        print(
+            f"{len(records)} games (median {statistics.median(decisions.values()):.0f} decisions) "
+            f"played and published in {wall:.0f} s"
+        )
+        print(
+            f"league folder: {total / 2**20:.1f} MiB in all: "
+            + ", ".join(f"{part}/ {size / 2**20:.1f} MiB" for part, size in parts.items())
             + f", leaderboard.html {(output / 'leaderboard.html').stat().st_size / 1024:.0f} KiB"
-            + f", games.jsonl {(output / 'games.jsonl').stat().st_size / 2**20:.1f} MiB")  # fmt: skip
-        print(f"replay pages: median {statistics.median(sizes) / 1024:.1f} KiB, largest {sizes[-1] / 1024:.1f} KiB "
-              f"({decisions[largest.stem]} decisions)")  # fmt: skip
-        print(f"writing the largest replay page: {replay_s * 1000:.0f} ms; the leaderboard files: "
-              f"{leaderboard_s * 1000:.0f} ms")  # fmt: skip
+            + f", games.jsonl {(output / 'games.jsonl').stat().st_size / 2**20:.1f} MiB"
+        )
+        print(
+            f"replay pages: median {statistics.median(sizes) / 1024:.1f} KiB, largest {sizes[-1] / 1024:.1f} KiB "
+            f"({decisions[largest.stem]} decisions)"
+        )
+        print(
+            f"writing the largest replay page: {replay_s * 1000:.0f} ms; the leaderboard files: "
+            f"{leaderboard_s * 1000:.0f} ms"
+        )
         opened = browser_open_ms(largest)
         if opened is not None:
             print(f"the largest replay page opens in Chromium in {opened:.0f} ms (median of 5, navigation to drawn)")

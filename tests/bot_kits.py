@@ -58,8 +58,15 @@ def build_copy(source: Path, target: Path, ignore: tuple[str, ...], environment:
     folder = copy_submission(source, target, ignore)
     build = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
     started = time.monotonic()
-    completed = subprocess.run(build, shell=True, cwd=folder, capture_output=True, text=True, timeout=600,
-                               env=os.environ if environment is None else environment)  # fmt: skip
+    completed = subprocess.run(
+        build,
+        shell=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=os.environ if environment is None else environment,
+    )
     assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
     print(f"{source.name}: {build!r} built the bot in {time.monotonic() - started:.1f} s")
     return folder
@@ -148,9 +155,13 @@ bots:
         encoding="utf-8",
     )
     completed = subprocess.run(
-        [*REFEREE, "run", str(league), "--no-progress"], capture_output=True, text=True,
-        timeout=LEAGUE_TIMEOUT_S, env={**os.environ, **(env or {})}, cwd=directory,
-    )  # fmt: skip
+        [*REFEREE, "run", str(league), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=LEAGUE_TIMEOUT_S,
+        env={**os.environ, **(env or {})},
+        cwd=directory,
+    )
     results = output / "games.jsonl"
     assert completed.returncode == 0, (
         f"referee run failed ({completed.returncode}):\n{completed.stdout}\n{completed.stderr}"
@@ -194,9 +205,12 @@ def latency_summary(times: list[float]) -> str:
 def check_bot(command: list[str], cwd: Path, log_dir: Path) -> subprocess.CompletedProcess:
     """Run `referee check-bot -- COMMAND` in ``cwd`` (every table size of both games); assert it found no problem."""
     completed = subprocess.run(
-        [*REFEREE, "check-bot", "--logs", str(log_dir), "--", *command], capture_output=True, text=True,
-        timeout=LEAGUE_TIMEOUT_S, cwd=cwd,
-    )  # fmt: skip
+        [*REFEREE, "check-bot", "--logs", str(log_dir), "--", *command],
+        capture_output=True,
+        text=True,
+        timeout=LEAGUE_TIMEOUT_S,
+        cwd=cwd,
+    )
     report = completed.stdout + completed.stderr
     assert completed.returncode == 0, f"check-bot found problems:\n{report}"
     assert "no problems found" in completed.stdout, report
@@ -217,9 +231,13 @@ class BotProcess:
         self.log = directory / "bot.log"
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
-                command, cwd=cwd, env={**os.environ, "REFEREE_BOT_ADDRESS": self.address},
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                command,
+                cwd=cwd,
+                env={**os.environ, "REFEREE_BOT_ADDRESS": self.address},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -287,9 +305,16 @@ class StreamClient:
         return reply
 
     def handshake(self, game: int = pb.GAME_STOP_THE_BUS, num_players: int = 2) -> pb.HandshakeResponse:
-        self.send(handshake=pb.Handshake(protocol_versions=[2], referee_version="test", game=game,
-                                         num_players=num_players, time_limits=pb.TimeLimits(move_time_ms=1000,
-                                         time_bank_ms=10_000, grace_ms=50), turn_limit=200))  # fmt: skip
+        self.send(
+            handshake=pb.Handshake(
+                protocol_versions=[2],
+                referee_version="test",
+                game=game,
+                num_players=num_players,
+                time_limits=pb.TimeLimits(move_time_ms=1000, time_bank_ms=10_000, grace_ms=50),
+                turn_limit=200,
+            )
+        )
         reply = self.receive()
         assert reply.WhichOneof("message") == "handshake", reply
         return reply.handshake

@@ -69,9 +69,13 @@ class Bots:
 
     def spec(self, command: list[str], name: str, transport: str = "unix") -> BotSpec:
         return BotSpec(
-            name=name, command=tuple(command), env={"REFEREE_TEST_MARKER": self.marker}, transport=transport,
-            network="host" if transport == "tcp" else "none", shared=recording_folders(command),
-        )  # fmt: skip
+            name=name,
+            command=tuple(command),
+            env={"REFEREE_TEST_MARKER": self.marker},
+            transport=transport,
+            network="host" if transport == "tcp" else "none",
+            shared=recording_folders(command),
+        )
 
     def subprocess_env(self) -> dict[str, str]:
         """Environment for a referee run as a subprocess: its socket directories go under ``socket_root``."""

@@ -29,14 +29,22 @@ def sample(kind: str, name: str) -> BotSpec:
 GAMES = {
     # name: (game, bots, seed, fault policy)
     "stop_the_bus": ("stop_the_bus", [("heuristic", "ada"), ("random", "bob"), ("random", "cy")], 5, None),
-    "bastard_brag": ("bastard_brag", [("random", "ada"), ("heuristic", "bob"), ("random", "cy"), ("heuristic", "dee")],
-                     3, None),
+    "bastard_brag": (
+        "bastard_brag",
+        [("random", "ada"), ("heuristic", "bob"), ("random", "cy"), ("heuristic", "dee")],
+        3,
+        None,
+    ),
     # Random bots at a table of 4 (228 decisions with this seed): the replay page's speed is measured on it.
     "long": ("bastard_brag", [("random", "ada"), ("random", "bob"), ("random", "cy"), ("random", "dee")], 9, None),
     # A bot that plays an illegal move on its 2nd and 4th decisions: the policy plays a default action for it.
-    "faults": ("stop_the_bus", [("random", "ada"), ("illegal", "bad"), ("heuristic", "cy")], 8,
-               FaultPolicy(PolicyMode.DEFAULT_ACTION, 3)),
-}  # fmt: skip
+    "faults": (
+        "stop_the_bus",
+        [("random", "ada"), ("illegal", "bad"), ("heuristic", "cy")],
+        8,
+        FaultPolicy(PolicyMode.DEFAULT_ACTION, 3),
+    ),
+}
 
 
 def logged_game(name: str) -> Path:
@@ -53,8 +61,16 @@ def logged_game(name: str) -> Path:
         path = _KEPT / f"{name}.jsonl"
         bot_logs = _KEPT / f"{name}-bots"
         bot_logs.mkdir()
-        play = play_game(game, specs, seed=seed, game_id=name, timing=FAST, log_path=path,
-                         policy=policy or FaultPolicy(), bot_log_dir=bot_logs)  # fmt: skip
+        play = play_game(
+            game,
+            specs,
+            seed=seed,
+            game_id=name,
+            timing=FAST,
+            log_path=path,
+            policy=policy or FaultPolicy(),
+            bot_log_dir=bot_logs,
+        )
         # In a thread of its own: a caller may be running an event loop (Playwright's does).
         with ThreadPoolExecutor(1) as thread:
             thread.submit(asyncio.run, play).result()
@@ -76,16 +92,29 @@ def write_league(
     """
     if thinker_ms is None:
         entries = [(name, [PYTHON, str(SAMPLE_BOTS / "random_bot.py")]) for name in ("alpha", "bravo", "charlie")]
-        entries.append(("faulty", [PYTHON, str(BAD_BOTS / "bad_reply.py"), "--mode", "illegal", "--at", "3",
-                                   "--every-game"]))  # fmt: skip
+        entries.append(
+            ("faulty", [PYTHON, str(BAD_BOTS / "bad_reply.py"), "--mode", "illegal", "--at", "3", "--every-game"])
+        )
         table_size = 3
     else:
-        entries = [(name, [PYTHON, str(BAD_BOTS / "thinker.py"), "--cpu-ms", "0", "--sleep-ms", str(thinker_ms)])
-                   for name in ("alpha", "bravo", "charlie")]  # fmt: skip
+        entries = [
+            (name, [PYTHON, str(BAD_BOTS / "thinker.py"), "--cpu-ms", "0", "--sleep-ms", str(thinker_ms)])
+            for name in ("alpha", "bravo", "charlie")
+        ]
         table_size = 2
-    lines = ["name: viewer-league", "game: stop_the_bus", f"seed: {seed}", f"table_size: {table_size}",
-             f"rounds: {rounds}", "move_time_ms: 1000", "time_bank_ms: 2000", "concurrency: 1",
-             "fault_policy: {mode: default_action, max_faults: 3}", "output: results", "bots:"]  # fmt: skip
+    lines = [
+        "name: viewer-league",
+        "game: stop_the_bus",
+        f"seed: {seed}",
+        f"table_size: {table_size}",
+        f"rounds: {rounds}",
+        "move_time_ms: 1000",
+        "time_bank_ms: 2000",
+        "concurrency: 1",
+        "fault_policy: {mode: default_action, max_faults: 3}",
+        "output: results",
+        "bots:",
+    ]
     for name, command in entries:
         lines += [
             f"  - name: {name}",

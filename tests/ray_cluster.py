@@ -95,10 +95,16 @@ def main() -> int:
 
     try:
         logging.getLogger("ray").setLevel(logging.ERROR)
-        summary = asyncio.run(run_league(
-            load_league(args.league), output=args.output, concurrency=args.nodes, progress=progress, stop=stop,
-            backend=backend,
-        ))  # fmt: skip
+        summary = asyncio.run(
+            run_league(
+                load_league(args.league),
+                output=args.output,
+                concurrency=args.nodes,
+                progress=progress,
+                stop=stop,
+                backend=backend,
+            )
+        )
     finally:
         if ray.is_initialized():
             ray.shutdown()

@@ -28,8 +28,15 @@ from .conftest import PYTHON
 from .game_logs import logged_game, write_league
 
 CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 try:
     from playwright.sync_api import sync_playwright
@@ -74,8 +81,12 @@ def league(tmp_path_factory) -> Path:
     """A finished league of real bots (one of which faults), on a 64-bit seed, with its pages."""
     folder = tmp_path_factory.mktemp("league")
     league_file = write_league(folder / "league.yaml", seed=SEED)
-    subprocess.run([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(folder / "out"),
-                    "--no-progress"], check=True, capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run(
+        [PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(folder / "out"), "--no-progress"],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return folder / "out"
 
 
@@ -197,8 +208,9 @@ def test_the_seed_on_the_page_matches_the_commitment_published_while_the_league_
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     shown = page.text_content("#seed code")
-    checked = subprocess.run([PYTHON, "-m", "referee.cli", "seed", "--check", shown], capture_output=True, text=True,
-                             check=True).stdout  # fmt: skip
+    checked = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "seed", "--check", shown], capture_output=True, text=True, check=True
+    ).stdout
     assert checked.split() == ["commitment:", commitment]
 
 
@@ -358,8 +370,15 @@ def test_a_big_field_shows_what_can_be_read(browser, tmp_path: Path) -> None:
     for table in range(150):
         members = chooser.sample(bots, 4)
         order = sorted(range(4), key=lambda seat: chooser.random() - bots.index(members[seat]) / 40)
-        records.append({"index": table, "game_id": f"r1-t{table:03d}-s0", "seed": str(table), "seats": members,
-                        "finish_order": order})  # fmt: skip
+        records.append(
+            {
+                "index": table,
+                "game_id": f"r1-t{table:03d}-s0",
+                "seed": str(table),
+                "seats": members,
+                "finish_order": order,
+            }
+        )
     (tmp_path / "games.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
     (tmp_path / "league.json").write_text(json.dumps({"name": "big", "bots": bots}))
     standings_now, _ = folder_standings(tmp_path)
@@ -410,8 +429,12 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
         # Served before the league has written anything: a page that waits, then becomes the league's.
         output.mkdir()
         port = free_port()
-        server = subprocess.Popen([PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        server = subprocess.Popen(
+            [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         assert "serving" in server.stdout.readline()
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -422,8 +445,12 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
         served = context.new_page()
         served.goto(f"http://127.0.0.1:{port}/")
         assert served.get_attribute("body", "data-waiting") == "1"
-        runner = subprocess.Popen([PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(output),
-                                   "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)  # fmt: skip
+        runner = subprocess.Popen(
+            [PYTHON, "-m", "referee.cli", "run", str(league_file), "--output", str(output), "--no-progress"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
         page_file = output / "leaderboard.html"
         deadline = time.monotonic() + 60
         while not page_file.exists() and time.monotonic() < deadline:

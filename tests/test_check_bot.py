@@ -17,8 +17,13 @@ QUICK = ["--game", "stop_the_bus", "--seats", "3", "--games", "1"]
 
 
 def check_bot(bots: Bots, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, "-m", "referee.cli", "check-bot", *arguments], capture_output=True, text=True,
-                          timeout=300, env=bots.subprocess_env())  # fmt: skip
+    return subprocess.run(
+        [PYTHON, "-m", "referee.cli", "check-bot", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=bots.subprocess_env(),
+    )
 
 
 def submission(folder: Path, manifest: str) -> Path:
@@ -50,8 +55,9 @@ def test_a_folder_whose_bot_yaml_has_no_run_fails_in_one_line_naming_the_file_an
 
 
 def test_a_submission_is_built_in_a_copy_reused_while_unchanged_and_built_again_once_changed(bots, tmp_path) -> None:
-    folder = submission(tmp_path / "mine", "name: mine\nversion: '1'\nbuild: echo built >> built.txt\n"
-                                            "run: [python, heuristic_bot.py]\n")  # fmt: skip
+    folder = submission(
+        tmp_path / "mine", "name: mine\nversion: '1'\nbuild: echo built >> built.txt\nrun: [python, heuristic_bot.py]\n"
+    )
     cache = ["--build-cache", str(tmp_path / "cache")]
     first = check_bot(bots, *QUICK, *cache, "--json", str(folder))
     assert first.returncode == 0, first.stderr
@@ -98,8 +104,9 @@ def test_the_json_report_names_each_fault_with_its_game_and_decision_under_the_p
 def test_the_opponents_given_take_the_other_seats_and_a_copy_of_the_bot_faults_as_the_bot(bots, tmp_path) -> None:
     random_bot = [PYTHON, str(SAMPLE_BOTS / "random_bot.py"), "--marker", bots.marker]
     logs = tmp_path / "logs"
-    checked = check_bot(bots, *QUICK, "--logs", str(logs), "--opponent", "self", "--opponent",
-                        " ".join(random_bot), "--", *random_bot)  # fmt: skip
+    checked = check_bot(
+        bots, *QUICK, "--logs", str(logs), "--opponent", "self", "--opponent", " ".join(random_bot), "--", *random_bot
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     (log,) = logs.glob("check-*.jsonl")
     # Each opponent is named by its command's last word (here the test's marker) and its seat among the opponents.

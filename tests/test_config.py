@@ -672,8 +672,9 @@ def test_a_huge_league_is_counted_at_once(tmp_path):
 
 # ----- the format -----------------------------------------------------------------------
 
-SIX_BOTS = "bots:\n" + "".join(f"  - name: {name}\n    command: python {name}.py\n" for name in
-                                ("alice", "bob", "carol", "dave", "erin", "frank"))  # fmt: skip
+SIX_BOTS = "bots:\n" + "".join(
+    f"  - name: {name}\n    command: python {name}.py\n" for name in ("alice", "bob", "carol", "dave", "erin", "frank")
+)
 
 
 def format_league(tmp_path: Path, format_text: str, extra: str = "", table_size: int = 3) -> Path:

@@ -74,15 +74,32 @@ def default_layout(tmp_path: Path, bots: Bots) -> tuple[Path, dict[str, list[str
         )
     output = folder / "results" / "layout"
     probes = {
-        "list": [str(folder), str(folder / "results"), str(output), str(output / GAME_LOG_DIR), str(folder / "subs"),
-                 str(folder / "subs" / "other"), str(folder / "bots")],
-        "read": [str(folder / "league.yaml"), str(output / RESULTS_FILE), str(output / "league.json"),
-                 str(folder / "subs" / "other" / "strategy.txt"), str(folder / "subs" / "other" / "random_bot.py"),
-                 str(folder / "bots" / "random_bot.py"), str(output / "builds" / "other" / "strategy.txt")],
-        "read-glob": [str(output / GAME_LOG_DIR / "*"), str(output / BOT_LOG_DIR / "*"), str(output / "builds" / "other" / "*")],
+        "list": [
+            str(folder),
+            str(folder / "results"),
+            str(output),
+            str(output / GAME_LOG_DIR),
+            str(folder / "subs"),
+            str(folder / "subs" / "other"),
+            str(folder / "bots"),
+        ],
+        "read": [
+            str(folder / "league.yaml"),
+            str(output / RESULTS_FILE),
+            str(output / "league.json"),
+            str(folder / "subs" / "other" / "strategy.txt"),
+            str(folder / "subs" / "other" / "random_bot.py"),
+            str(folder / "bots" / "random_bot.py"),
+            str(output / "builds" / "other" / "strategy.txt"),
+        ],
+        "read-glob": [
+            str(output / GAME_LOG_DIR / "*"),
+            str(output / BOT_LOG_DIR / "*"),
+            str(output / "builds" / "other" / "*"),
+        ],
         "sysctl": ["/proc/sys/vm/swappiness", "/proc/sys/kernel/hostname"],
         "open-write": ["/proc/sys/kernel/core_pattern", "/proc/sysrq-trigger"],
-    }  # fmt: skip
+    }
     for where in (folder / "bots", folder / "subs" / "snooper"):
         (where / "probes.json").write_text(json.dumps(probes))
     env = f"{{REFEREE_TEST_MARKER: {bots.marker}}}"
@@ -147,17 +164,26 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
     folder, _ = default_layout(tmp_path, bots)
     league_file = folder / "league.yaml"
     text = league_file.read_text()
-    for argument, why in [("league.yaml", "the league file"), ("results/layout/games.jsonl", "the league's output"),
-                          ("--seed-from=results/layout/league.json", "the league's output"),
-                          ("subs/other", "other's submission folder")]:  # fmt: skip
+    for argument, why in [
+        ("league.yaml", "the league file"),
+        ("results/layout/games.jsonl", "the league's output"),
+        ("--seed-from=results/layout/league.json", "the league's output"),
+        ("subs/other", "other's submission folder"),
+    ]:
         league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {argument}"))
         with pytest.raises(LeagueError) as refused:
             load_league(league_file)
         assert f'bots[1].command: "{argument}" (bot random) names {why}' in str(refused.value)
     # As validate and run say it: one line, and nothing run.
     for command in (["validate"], ["run", "--no-progress"]):
-        done = subprocess.run([PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
-                              env=bots.subprocess_env(), capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        done = subprocess.run(
+            [PYTHON, "-m", "referee.cli", command[0], str(league_file), *command[1:]],
+            env=bots.subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 1 and len(lines) == 1 and str(league_file) in lines[0], done.stderr
         assert 'bots[1].command: "subs/other" (bot random) names other\'s submission folder' in lines[0]
@@ -176,8 +202,10 @@ MESSAGE = "10110010"
 
 
 def colluders(bots: Bots, sandboxed: bool) -> list[BotSpec]:
-    specs = [bots.bad("collude.py", "--role", role, "--message", MESSAGE, name=name)
-             for role, name in (("send", "sender"), ("receive", "receiver"))]  # fmt: skip
+    specs = [
+        bots.bad("collude.py", "--role", role, "--message", MESSAGE, name=name)
+        for role, name in (("send", "sender"), ("receive", "receiver"))
+    ]
     return specs if sandboxed else [dataclasses.replace(spec, sandbox=False, network="host") for spec in specs]
 
 
@@ -210,8 +238,9 @@ def planting_league(
     folder: Path, bots: Bots, name: str, planters: list[tuple[str, list[str]]], extra: str = ""
 ) -> Path:
     folder.mkdir(parents=True)
-    entries = "".join(f"  - name: {bot}\n    command: {json.dumps(bots.command('plant.py', *args))}\n"
-                      for bot, args in planters)  # fmt: skip
+    entries = "".join(
+        f"  - name: {bot}\n    command: {json.dumps(bots.command('plant.py', *args))}\n" for bot, args in planters
+    )
     entries += f"  - name: random\n    command: {json.dumps(bots.command(SAMPLE_BOTS / 'random_bot.py'))}\n"
     (folder / "league.yaml").write_text(
         f"name: {name}\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 2\nconcurrency: 1\n"
@@ -243,8 +272,10 @@ def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_i
     assert fault_free(tmp_path / "first" / "results" / "planted")
     planted = reports(tmp_path / "first" / "results" / "planted" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
     assert {report["folder"] for report in planted} == {"/run/referee", "/tmp"}
-    assert all((report["nested"], report["files"], report["odd"], report["stopped"]) == (3000, 200000, True, None)
-               for report in planted)  # fmt: skip
+    assert all(
+        (report["nested"], report["files"], report["odd"], report["stopped"]) == (3000, 200000, True, None)
+        for report in planted
+    )
     assert list(bots.socket_root.iterdir()) == []  # nothing on the host's disk
     # The next league on the same TMPDIR (kept in memory here), without the sandbox: the planter's socket folder
     # is a host folder, which its stop removes off the event loop; the league plays, and nothing is left.
@@ -254,8 +285,9 @@ def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_i
     assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
     assert fault_free(tmp_path / "next" / "results" / "next")
     planted = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
-    assert planted and all(report["folder"].startswith(str(memory_folder)) and report["files"] == 200000
-                           for report in planted)  # fmt: skip
+    assert planted and all(
+        report["folder"].startswith(str(memory_folder)) and report["files"] == 200000 for report in planted
+    )
     assert list(memory_folder.iterdir()) == [] and list(bots.socket_root.iterdir()) == []
 
 
@@ -265,8 +297,9 @@ def test_removing_what_a_bot_left_never_fails_however_deep_or_odd(memory_folder:
     left = memory_folder / "referee-0-1-2-x"
     left.mkdir()
     code = "import sys, plant; print(plant.plant(sys.argv[1], 3000, 2000, True))"
-    done = subprocess.run([PYTHON, "-c", code, str(left)], cwd=BAD_BOTS, capture_output=True, text=True,
-                          timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        [PYTHON, "-c", code, str(left)], cwd=BAD_BOTS, capture_output=True, text=True, timeout=60, check=True
+    )
     assert "'stopped': None" in done.stdout, done.stdout
     assert sandbox.remove_tree(left) and not left.exists()
     assert sandbox.remove_tree(memory_folder / "not-there")  # nothing to remove: done, no error
@@ -306,16 +339,29 @@ def start_fault(spec: BotSpec, timing: Timing) -> BotFault:
 @pytest.mark.parametrize(
     ("command", "limits", "words"),
     [
-        pytest.param([PYTHON, "-c", FORK_BOMB], ResourceLimits(processes=16),
-                     ["did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) within 3 s: process limit of 16 "
-                      "reached ("], id="fork-bomb"),
-        pytest.param(["hog.py", "--resource", "memory", "--at-start"], ResourceLimits(memory_mb=64),
-                     ["before listening", "memory limit of 64 MB exceeded"], id="memory-hog"),
-        pytest.param(["not_grpc.py"], ResourceLimits(),
-                     ["listens on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) but does not speak gRPC's HTTP/2"],
-                     id="listens-but-speaks-no-grpc"),
+        pytest.param(
+            [PYTHON, "-c", FORK_BOMB],
+            ResourceLimits(processes=16),
+            [
+                "did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) within 3 s: process limit of 16 "
+                "reached ("
+            ],
+            id="fork-bomb",
+        ),
+        pytest.param(
+            ["hog.py", "--resource", "memory", "--at-start"],
+            ResourceLimits(memory_mb=64),
+            ["before listening", "memory limit of 64 MB exceeded"],
+            id="memory-hog",
+        ),
+        pytest.param(
+            ["not_grpc.py"],
+            ResourceLimits(),
+            ["listens on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS) but does not speak gRPC's HTTP/2"],
+            id="listens-but-speaks-no-grpc",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_startup_fault_names_the_limit_that_held_the_bot_back_or_that_it_speaks_no_grpc(
     bots: Bots, command: list[str], limits: ResourceLimits, words: list[str]
 ) -> None:
@@ -347,10 +393,23 @@ def test_a_referee_killed_while_a_bot_starts_takes_the_whole_start_along(bots: B
     fake.chmod(0o755)
     random_bot = f"python {SAMPLE_BOTS / 'random_bot.py'} --marker {bots.marker}"
     referee = subprocess.Popen(
-        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--quiet", "--bot", random_bot,
-         "--bot", random_bot], env={**bots.subprocess_env(), sandbox.BWRAP_VARIABLE: str(fake)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--quiet",
+            "--bot",
+            random_bot,
+            "--bot",
+            random_bot,
+        ],
+        env={**bots.subprocess_env(), sandbox.BWRAP_VARIABLE: str(fake)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while not any("unarmed-child" in line for line in bots.processes()):
@@ -382,11 +441,31 @@ run_bot(lambda observation: os._exit(3), name="\x1b[31mred\x1b[0m\r")
 
 def test_what_a_bot_says_reaches_the_organisers_terminal_printable(bots: Bots, tmp_path: Path) -> None:
     done = subprocess.run(
-        [PYTHON, "-m", "referee.cli", "check-bot", "--game", "stop_the_bus", "--seats", "2", "--games", "1",
-         "--logs", str(tmp_path / "logs"), "--",
-         PYTHON, "-c", ESCAPING_BOT, bots.marker], env=bots.subprocess_env(), capture_output=True, text=True,
-        timeout=120, check=False,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "check-bot",
+            "--game",
+            "stop_the_bus",
+            "--seats",
+            "2",
+            "--games",
+            "1",
+            "--logs",
+            str(tmp_path / "logs"),
+            "--",
+            PYTHON,
+            "-c",
+            ESCAPING_BOT,
+            bots.marker,
+        ],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     shown = done.stdout + done.stderr
     assert done.returncode == 1, shown
     assert "handshake ok: \\x1b[31mred\\x1b[0m\\x0d" in shown  # its name, as escapes

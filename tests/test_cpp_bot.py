@@ -31,9 +31,12 @@ from tests.bot_kits import (
 CPP_BOT = SAMPLE_BOTS / "cpp"
 ARTEFACTS = ("build",)
 PROGRAMS = {  # program: the Debian package that has it
-    "g++": "g++", "make": "make", "pkg-config": "pkg-config", "protoc": "protobuf-compiler",
+    "g++": "g++",
+    "make": "make",
+    "pkg-config": "pkg-config",
+    "protoc": "protobuf-compiler",
     "grpc_cpp_plugin": "protobuf-compiler-grpc",
-}  # fmt: skip
+}
 
 
 def _skip_reason() -> str | None:
@@ -129,15 +132,28 @@ int main() {
 def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(cpp_bot, tmp_path):
     # A probe bot compiled against the built kit (see tests/bot_kits.py for what it does).
     (tmp_path / "probe.cc").write_text(PROBE)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True, text=True,
-                           check=True).stdout.split()  # fmt: skip
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True, text=True, check=True
+    ).stdout.split()
     build = cpp_bot / "build"
     objects = [str(build / name) for name in ("bot.pb.o", "bot.grpc.pb.o", "referee_kit.o")]
     compiled = subprocess.run(
-        ["g++", "-std=c++20", "-O1", f"-I{build / 'gen'}", f"-I{cpp_bot / 'kit'}", "-o", str(tmp_path / "probe"),
-         str(tmp_path / "probe.cc"), *objects, *flags],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            "g++",
+            "-std=c++20",
+            "-O1",
+            f"-I{build / 'gen'}",
+            f"-I{cpp_bot / 'kit'}",
+            "-o",
+            str(tmp_path / "probe"),
+            str(tmp_path / "probe.cc"),
+            *objects,
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert compiled.returncode == 0, compiled.stderr
     bot = BotProcess([str(tmp_path / "probe")], tmp_path, tmp_path)
     try:

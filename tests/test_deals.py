@@ -110,14 +110,18 @@ def check_no_seed_twice(guesses: Guesses, seeds: dict[str, int]) -> None:
 # ----- lanes in every format -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("games", [
-    RoundRobinSchedule("abcde", 3, 2, 1),
-    SampledSchedule(list("abcdefghij"), 6, 3, 9, rotations=3),
-    SampledSchedule(list("abcdefgh"), 4, 2, 9, rotations=4),
-    GauntletSchedule("abcdef", ["a", "b"], 3, 2, 5),
-    GauntletSchedule("abcdefgh", ["a", "b", "c"], 4, 1, 5, drawn_tables=4),
-    SprtSchedule("abcde", ["a", "b"], 4, 5, 3),
-], ids=lambda games: games.format)  # fmt: skip
+@pytest.mark.parametrize(
+    "games",
+    [
+        RoundRobinSchedule("abcde", 3, 2, 1),
+        SampledSchedule(list("abcdefghij"), 6, 3, 9, rotations=3),
+        SampledSchedule(list("abcdefgh"), 4, 2, 9, rotations=4),
+        GauntletSchedule("abcdef", ["a", "b"], 3, 2, 5),
+        GauntletSchedule("abcdefgh", ["a", "b", "c"], 4, 1, 5, drawn_tables=4),
+        SprtSchedule("abcde", ["a", "b"], 4, 5, 3),
+    ],
+    ids=lambda games: games.format,
+)
 def test_a_bots_games_on_one_seed_are_in_different_lanes_in_every_format(games) -> None:
     lanes: dict[tuple[str, int], list[int]] = defaultdict(list)  # (bot, seed) -> the lanes of its games there
     for game in games:
@@ -141,13 +145,25 @@ def write_gauntlet(folder: Path, bots: Bots) -> Path:
     shared folder. Each field table's seed is played by both candidates' tables: 4 games for a field bot."""
     memory = folder / "field-a-memory"
     memory.mkdir()
-    lines = ["name: deals", "game: stop_the_bus", "seed: 8061", "table_size: 2",
-             "format: {type: gauntlet, candidates: [cand-a, cand-b]}", "move_time_ms: 2000", "time_bank_ms: 5000",
-             "startup_timeout_ms: 10000", "output: results", "bots:"]  # fmt: skip
+    lines = [
+        "name: deals",
+        "game: stop_the_bus",
+        "seed: 8061",
+        "table_size: 2",
+        "format: {type: gauntlet, candidates: [cand-a, cand-b]}",
+        "move_time_ms: 2000",
+        "time_bank_ms: 5000",
+        "startup_timeout_ms: 10000",
+        "output: results",
+        "bots:",
+    ]
     for name in ("cand-a", "cand-b", "field-a", "field-b"):
         extra = ("--memory-dir", str(memory)) if name == "field-a" else ()
-        lines += [f"  - name: {name}", f"    command: {json.dumps(bots.command(REMEMBERER, *extra))}",
-                  f"    env: {{REFEREE_TEST_MARKER: {bots.marker}}}"]  # fmt: skip
+        lines += [
+            f"  - name: {name}",
+            f"    command: {json.dumps(bots.command(REMEMBERER, *extra))}",
+            f"    env: {{REFEREE_TEST_MARKER: {bots.marker}}}",
+        ]
         if name == "field-a":
             lines.append(f"    shared: [{json.dumps(str(memory))}]")
     path = folder / "league.yaml"
@@ -202,10 +218,25 @@ def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: 
     league_path = write_gauntlet(tmp_path, bots)
     output = tmp_path / "ray"
     ray = subprocess.run(
-        [PYTHON, "-m", "referee", "run", str(league_path), "--output", str(output), "--backend", "ray",
-         "--concurrency", "2", "--no-progress"],
-        env=bots.subprocess_env(), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee",
+            "run",
+            str(league_path),
+            "--output",
+            str(output),
+            "--backend",
+            "ray",
+            "--concurrency",
+            "2",
+            "--no-progress",
+        ],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ray.returncode == 0, ray.stderr
     games = load_league(league_path).schedule()
     guesses = score(sorted((output / "logs").glob("*.log")), sorted((output / GAME_LOG_DIR).glob("*.jsonl")))
@@ -215,8 +246,9 @@ def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: 
 
 
 def test_check_bot_plays_each_game_of_a_process_on_deals_of_its_own(tmp_path: Path, bots: Bots) -> None:
-    candidate = BotSpec.from_command(bots.command(REMEMBERER), name="rememberer",
-                                     env={"REFEREE_TEST_MARKER": bots.marker})  # fmt: skip
+    candidate = BotSpec.from_command(
+        bots.command(REMEMBERER), name="rememberer", env={"REFEREE_TEST_MARKER": bots.marker}
+    )
     settings = CheckSettings(games_per_size=4, timing=TIMING, games=("stop_the_bus",), seats=(2, 3))
     assert asyncio.run(check_bot(candidate, settings, tmp_path)) == 0
     game_logs = sorted(tmp_path.glob("check-*.jsonl"))
@@ -237,8 +269,9 @@ async def play_remembered_rotations(bots: Bots, folder: Path) -> tuple[Guesses, 
     setup = GameSetup("stop_the_bus", 2, TIMING)
 
     def session(name: str, *extra: str) -> BotSession:
-        spec = BotSpec.from_command(bots.command(REMEMBERER, *extra), name=name, shared=(str(memory),),
-                                    env={"REFEREE_TEST_MARKER": bots.marker})  # fmt: skip
+        spec = BotSpec.from_command(
+            bots.command(REMEMBERER, *extra), name=name, shared=(str(memory),), env={"REFEREE_TEST_MARKER": bots.marker}
+        )
         return BotSession(spec, folder / f"{name}-{len(list(folder.glob(name + '-*.log'))) + 1}.log")
 
     keeper, other = session("keeper", "--memory-dir", str(memory)), session("other")
@@ -246,13 +279,25 @@ async def play_remembered_rotations(bots: Bots, folder: Path) -> tuple[Guesses, 
     try:
         await asyncio.gather(*(bot.start(setup) for bot in sessions))
         for rotation, seats in enumerate(([keeper, other], [other, keeper])):
-            await Match("stop_the_bus", seats, seed=77, game_id=f"r1-t001-s{rotation}", timing=TIMING,
-                        log_path=folder / f"r1-t001-s{rotation}.jsonl").play()  # fmt: skip
+            await Match(
+                "stop_the_bus",
+                seats,
+                seed=77,
+                game_id=f"r1-t001-s{rotation}",
+                timing=TIMING,
+                log_path=folder / f"r1-t001-s{rotation}.jsonl",
+            ).play()
         await keeper.stop()
         sessions.append(reader := session("keeper", "--memory-dir", str(memory)))
         await reader.start(setup)
-        await Match("stop_the_bus", [reader, other], seed=77, game_id="r2-t001-s0", timing=TIMING,
-                    log_path=folder / "r2-t001-s0.jsonl").play()  # fmt: skip
+        await Match(
+            "stop_the_bus",
+            [reader, other],
+            seed=77,
+            game_id="r2-t001-s0",
+            timing=TIMING,
+            log_path=folder / "r2-t001-s0.jsonl",
+        ).play()
     finally:
         await asyncio.gather(*(bot.stop() for bot in sessions))
     game_logs = sorted(folder.glob("r*.jsonl"))

@@ -205,14 +205,21 @@ def league_text(format_lines: str, table_size: int = 2, extra: str = "") -> str:
     bots = "".join(
         f"  - {{name: {name}, command: python {SAMPLE_BOTS / 'random_bot.py'}}}\n" for name in ("new", "old", "field")
     )
-    return (f"name: duel\ngame: stop_the_bus\nseed: 3\ntable_size: {table_size}\n{extra}"
-            f"format:\n{format_lines}bots:\n{bots}")  # fmt: skip
+    return (
+        f"name: duel\ngame: stop_the_bus\nseed: 3\ntable_size: {table_size}\n{extra}"
+        f"format:\n{format_lines}bots:\n{bots}"
+    )
 
 
 def test_the_league_file_sets_the_duel(tmp_path: Path, capsys: pytest.CaptureFixture):
     path = tmp_path / "duel.yaml"
-    path.write_text(league_text("  type: sprt\n  candidates: [new, old]\n  difference0: 0\n  difference1: 0.1\n"
-                                "  beta: 0.1\n  max_games: 25\n", table_size=3))  # fmt: skip
+    path.write_text(
+        league_text(
+            "  type: sprt\n  candidates: [new, old]\n  difference0: 0\n  difference1: 0.1\n"
+            "  beta: 0.1\n  max_games: 25\n",
+            table_size=3,
+        )
+    )
     league = load_league(path)
     assert league.format == Sprt(("new", "old"), Measure.SCORE_DIFFERENCE, 0.0, 0.1, 0.05, 0.1, 25)
     assert len(league.schedule()) == 24  # rounded down to whole deals of 3 games
@@ -221,8 +228,11 @@ def test_the_league_file_sets_the_duel(tmp_path: Path, capsys: pytest.CaptureFix
     assert summary in capsys.readouterr().out
     assert referee_main(["schedule", str(path), "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [line["seats"] for line in lines[:3]] == [["new", "old", "field"], ["old", "field", "new"],
-                                                     ["field", "new", "old"]]  # fmt: skip
+    assert [line["seats"] for line in lines[:3]] == [
+        ["new", "old", "field"],
+        ["old", "field", "new"],
+        ["field", "new", "old"],
+    ]
     path.write_text(league_text("  type: sprt\n  candidates: [new, old]\n  elo0: -5\n  elo1: 5\n"))
     assert load_league(path).format == Sprt(("new", "old"), Measure.ELO, -5.0, 5.0, 0.05, 0.05, 10_000)
 
@@ -230,31 +240,67 @@ def test_the_league_file_sets_the_duel(tmp_path: Path, capsys: pytest.CaptureFix
 @pytest.mark.parametrize(
     ("format_lines", "at", "key", "message"),  # at: how the line the message points at starts
     [
-        ("elo0: 10\n  elo1: 5\n", "elo1", "format.elo1",
-         "5 is not above elo0 (10); H1 (elo1) is the larger advantage of new over old, H0 (elo0) the smaller, "
-         "e.g. elo0: 0, elo1: 10"),
-        ("elo0: 0\n  elo1: 5\n  alpha: 1.5\n", "alpha", "format.alpha",
-         "1.5 is not allowed; write a number between 0 and 1 (exclusive)"),
-        ("elo0: 0\n  elo1: 5\n  beta: 0\n", "beta", "format.beta",
-         "0 is not allowed; write a number between 0 and 1 (exclusive)"),
-        ("elo0: 0\n  elo1: 5\n  alpha: 0.5\n  beta: 0.5\n", "beta", "format.beta",
-         "alpha 0.5 plus beta 0.5 is 1 or more; the two error rates must add up to less than 1 (0.05 each is usual)"),
-        ("", "type", "format",
-         "a duel needs its hypotheses: elo0 and elo1 (Elo), or difference0 and difference1 (mean score difference); "
-         "write format: {type: sprt, candidates: [A, B], elo0: 0, elo1: 10}"),
+        (
+            "elo0: 10\n  elo1: 5\n",
+            "elo1",
+            "format.elo1",
+            "5 is not above elo0 (10); H1 (elo1) is the larger advantage of new over old, H0 (elo0) the smaller, "
+            "e.g. elo0: 0, elo1: 10",
+        ),
+        (
+            "elo0: 0\n  elo1: 5\n  alpha: 1.5\n",
+            "alpha",
+            "format.alpha",
+            "1.5 is not allowed; write a number between 0 and 1 (exclusive)",
+        ),
+        (
+            "elo0: 0\n  elo1: 5\n  beta: 0\n",
+            "beta",
+            "format.beta",
+            "0 is not allowed; write a number between 0 and 1 (exclusive)",
+        ),
+        (
+            "elo0: 0\n  elo1: 5\n  alpha: 0.5\n  beta: 0.5\n",
+            "beta",
+            "format.beta",
+            "alpha 0.5 plus beta 0.5 is 1 or more; the two error rates must add up to less than 1 (0.05 each is usual)",
+        ),
+        (
+            "",
+            "type",
+            "format",
+            "a duel needs its hypotheses: elo0 and elo1 (Elo), or difference0 and difference1 (mean score difference); "
+            "write format: {type: sprt, candidates: [A, B], elo0: 0, elo1: 10}",
+        ),
         ("elo1: 5\n", "elo1", "format.elo0", "missing; elo1 needs elo0 (H0 and H1)"),
-        ("elo0: 0\n  difference1: 0.1\n", "difference1", "format.difference1",
-         "give either elo0 and elo1 or difference0 and difference1, not both: a test measures one of them"),
-        ("difference0: 0\n  difference1: 1\n", "difference1", "format.difference1",
-         "1 is not allowed; write a number between -1 and 1 (exclusive)"),
+        (
+            "elo0: 0\n  difference1: 0.1\n",
+            "difference1",
+            "format.difference1",
+            "give either elo0 and elo1 or difference0 and difference1, not both: a test measures one of them",
+        ),
+        (
+            "difference0: 0\n  difference1: 1\n",
+            "difference1",
+            "format.difference1",
+            "1 is not allowed; write a number between -1 and 1 (exclusive)",
+        ),
         ("elo0: zero\n  elo1: 5\n", "elo0", "format.elo0", '"zero" is not allowed; write a number from -1000 to 1000'),
-        ("elo0: 0\n  elo1: 5\n  max_games: 1\n", "max_games", "format.max_games",
-         "1 is fewer than one deal's games: a deal at a table of 2 plays 2 games, one per seat rotation, so write 2 "
-         "or more (it is rounded down to whole deals)"),
-        ("elo0: 0\n  elo1: 5\n  rounds: 2\n", "rounds", "format.rounds",
-         "unknown key; allowed keys: type, candidates, elo0, elo1, difference0, difference1, alpha, beta, max_games"),
+        (
+            "elo0: 0\n  elo1: 5\n  max_games: 1\n",
+            "max_games",
+            "format.max_games",
+            "1 is fewer than one deal's games: a deal at a table of 2 plays 2 games, one per seat rotation, so write 2 "
+            "or more (it is rounded down to whole deals)",
+        ),
+        (
+            "elo0: 0\n  elo1: 5\n  rounds: 2\n",
+            "rounds",
+            "format.rounds",
+            "unknown key; allowed keys: type, candidates, elo0, elo1, difference0, difference1, alpha, beta, max_games",
+        ),
     ],
-)  # fmt: skip
+)
 def test_duel_mistakes_are_refused_with_file_line_and_key(tmp_path: Path, format_lines, at, key, message):
     path = tmp_path / "duel.yaml"
     path.write_text(league_text("  type: sprt\n  candidates: [new, old]\n" + (format_lines and "  " + format_lines)))
@@ -267,13 +313,19 @@ def test_duel_mistakes_are_refused_with_file_line_and_key(tmp_path: Path, format
 @pytest.mark.parametrize(
     ("candidates", "message"),
     [
-        ("[new, olt]", 'format.candidates[1]: "olt" is not a bot of this league (did you mean "old"?); a candidate is '
-                       "one of the bots listed under bots"),
-        ("[new]", "format.candidates: 1 bot listed; a duel has exactly two candidates, A and B, e.g. [new, old] (A's "
-                  "advantage over B is what the test measures)"),
+        (
+            "[new, olt]",
+            'format.candidates[1]: "olt" is not a bot of this league (did you mean "old"?); a candidate is '
+            "one of the bots listed under bots",
+        ),
+        (
+            "[new]",
+            "format.candidates: 1 bot listed; a duel has exactly two candidates, A and B, e.g. [new, old] (A's "
+            "advantage over B is what the test measures)",
+        ),
         ("[new, new]", 'format.candidates[1]: "new" is listed twice; list each candidate once'),
     ],
-)  # fmt: skip
+)
 def test_the_candidates_are_two_bots_of_the_league(tmp_path: Path, candidates, message):
     path = tmp_path / "duel.yaml"
     path.write_text(league_text(f"  type: sprt\n  candidates: {candidates}\n  elo0: 0\n  elo1: 5\n"))
@@ -285,8 +337,11 @@ def test_the_candidates_are_two_bots_of_the_league(tmp_path: Path, candidates, m
 def test_a_duel_has_one_round(tmp_path: Path):
     path = tmp_path / "duel.yaml"
     path.write_text(league_text("  type: sprt\n  candidates: [new, old]\n  elo0: 0\n  elo1: 5\n", extra="rounds: 2\n"))
-    with pytest.raises(LeagueError, match="duel.yaml:5: rounds: 2 is not allowed with format sprt: it plays one "
-                                          "round, as long as format.max_games says"):  # fmt: skip
+    with pytest.raises(
+        LeagueError,
+        match="duel.yaml:5: rounds: 2 is not allowed with format sprt: it plays one "
+        "round, as long as format.max_games says",
+    ):
         load_league(path)
 
 
@@ -295,11 +350,21 @@ def test_a_duel_has_one_round(tmp_path: Path):
 
 def write_league(path: Path, bots: Bots, table_size: int = 2, format_lines: str = "", concurrency: int = 1) -> Path:
     """Stop the Bus on the sample bots: heuristic (strong), random (weak), and a random field bot."""
-    entries = [(name, bots.command(SAMPLE_BOTS / script, "--label", name))
-               for name, script in (("heuristic", "heuristic_bot.py"), ("random", "random_bot.py"),
-                                    ("field", "random_bot.py"))]  # fmt: skip
-    return league_file(path, bots, extra=format_lines, entries=entries, rounds=None, table_size=table_size,
-                       concurrency=concurrency, seed=21, name="sample")  # fmt: skip
+    entries = [
+        (name, bots.command(SAMPLE_BOTS / script, "--label", name))
+        for name, script in (("heuristic", "heuristic_bot.py"), ("random", "random_bot.py"), ("field", "random_bot.py"))
+    ]
+    return league_file(
+        path,
+        bots,
+        extra=format_lines,
+        entries=entries,
+        rounds=None,
+        table_size=table_size,
+        concurrency=concurrency,
+        seed=21,
+        name="sample",
+    )
 
 
 DUEL = ["heuristic", "random", "--elo0", "0", "--elo1", "200", "--max-games", "60", "--no-progress"]
@@ -403,7 +468,15 @@ def test_run_league_stops_when_asked_and_finishes_what_runs(tmp_path: Path, bots
     summary = asyncio.run(run_league(league, output=tmp_path / "out", concurrency=1, stop=stop))
     assert summary.played == 4 and asked == [0, 1, 2, 3, 4]
     with pytest.raises(OutputError, match="format.type"):
-        asyncio.run(run_league(load_league(write_league(
-            tmp_path / "league.yaml", bots,
-            format_lines="format: {type: sprt, candidates: [heuristic, random], elo0: 0, elo1: 5}")),
-            output=tmp_path / "out"))  # fmt: skip
+        asyncio.run(
+            run_league(
+                load_league(
+                    write_league(
+                        tmp_path / "league.yaml",
+                        bots,
+                        format_lines="format: {type: sprt, candidates: [heuristic, random], elo0: 0, elo1: 5}",
+                    )
+                ),
+                output=tmp_path / "out",
+            )
+        )

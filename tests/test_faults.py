@@ -72,34 +72,111 @@ def assert_forfeited_last(result: MatchResult, log: list[dict], seat: int, kind:
 
 IN_GAME_FAULTS = [
     # (game, bot script, arguments, fault kind, words in the detail, the bot's own decision that misbehaves)
-    pytest.param("stop_the_bus", "slow.py", ("--at", "2", "--forever"), "timeout", "(limit 800 ms;", 2,
-                 id="hangs"),
-    pytest.param("stop_the_bus", "slow.py", ("--at", "3", "--sleep-ms", "1500"), "timeout", "(limit 800 ms;", 3,
-                 id="sleeps-past-the-deadline"),
-    pytest.param("stop_the_bus", "crash.py", ("--at", "2", "--spawn-child"), "crash", "process exit code 3", 2,
-                 id="crashes-leaving-a-child"),
-    pytest.param("stop_the_bus", "wire.py", ("--mode", "garbage", "--at", "2"), "malformed",
-                 "bytes that are not a PlayResponse", 2, id="garbage-bytes"),
-    pytest.param("stop_the_bus", "wire.py", ("--mode", "huge", "--at", "2"), "malformed",
-                 "a reply over the 1048576 byte limit broke the stream", 2, id="huge-reply"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "empty", "--at", "2"), "malformed", "empty action", 2,
-                 id="empty-action"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "unknown-kind", "--at", "2"), "malformed",
-                 "unknown action kind 99", 2, id="unknown-action-kind"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "error", "--at", "2"), "malformed",
-                 "the bot could not decide: RuntimeError: this bot refuses to decide", 2, id="reports-an-error"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "no-decision", "--at", "2"), "malformed",
-                 "sent an empty PlayResponse", 2, id="empty-response"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "illegal", "--at", "2"), "illegal",
-                 "'knock' is not an action of Stop the Bus", 2, id="illegal-action"),
-    pytest.param("stop_the_bus", "bad_reply.py", ("--mode", "stale", "--at", "2"), "stale",
-                 "but decision", 2, id="stale-decision-number"),
-    pytest.param("bastard_brag", "slow.py", ("--at", "2", "--forever"), "timeout", "(limit 800 ms;", 2,
-                 id="brag-hangs"),
+    pytest.param("stop_the_bus", "slow.py", ("--at", "2", "--forever"), "timeout", "(limit 800 ms;", 2, id="hangs"),
+    pytest.param(
+        "stop_the_bus",
+        "slow.py",
+        ("--at", "3", "--sleep-ms", "1500"),
+        "timeout",
+        "(limit 800 ms;",
+        3,
+        id="sleeps-past-the-deadline",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "crash.py",
+        ("--at", "2", "--spawn-child"),
+        "crash",
+        "process exit code 3",
+        2,
+        id="crashes-leaving-a-child",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "wire.py",
+        ("--mode", "garbage", "--at", "2"),
+        "malformed",
+        "bytes that are not a PlayResponse",
+        2,
+        id="garbage-bytes",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "wire.py",
+        ("--mode", "huge", "--at", "2"),
+        "malformed",
+        "a reply over the 1048576 byte limit broke the stream",
+        2,
+        id="huge-reply",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "empty", "--at", "2"),
+        "malformed",
+        "empty action",
+        2,
+        id="empty-action",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "unknown-kind", "--at", "2"),
+        "malformed",
+        "unknown action kind 99",
+        2,
+        id="unknown-action-kind",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "error", "--at", "2"),
+        "malformed",
+        "the bot could not decide: RuntimeError: this bot refuses to decide",
+        2,
+        id="reports-an-error",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "no-decision", "--at", "2"),
+        "malformed",
+        "sent an empty PlayResponse",
+        2,
+        id="empty-response",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "illegal", "--at", "2"),
+        "illegal",
+        "'knock' is not an action of Stop the Bus",
+        2,
+        id="illegal-action",
+    ),
+    pytest.param(
+        "stop_the_bus",
+        "bad_reply.py",
+        ("--mode", "stale", "--at", "2"),
+        "stale",
+        "but decision",
+        2,
+        id="stale-decision-number",
+    ),
+    pytest.param(
+        "bastard_brag", "slow.py", ("--at", "2", "--forever"), "timeout", "(limit 800 ms;", 2, id="brag-hangs"
+    ),
     pytest.param("bastard_brag", "crash.py", ("--at", "1"), "crash", "process exit code 3", 1, id="brag-crashes"),
-    pytest.param("bastard_brag", "bad_reply.py", ("--mode", "illegal", "--at", "2"), "illegal",
-                 "(legal: exchange", 2, id="brag-illegal-action"),
-]  # fmt: skip
+    pytest.param(
+        "bastard_brag",
+        "bad_reply.py",
+        ("--mode", "illegal", "--at", "2"),
+        "illegal",
+        "(legal: exchange",
+        2,
+        id="brag-illegal-action",
+    ),
+]
 
 
 @pytest.mark.parametrize(("game", "script", "args", "kind", "words", "nth"), IN_GAME_FAULTS)
@@ -146,18 +223,43 @@ def test_a_bot_that_dies_at_start_leaves_its_last_words_in_its_log(bots: Bots, t
 START_FAULTS = [
     pytest.param("exit_at_start.py", (), "startup", "exited with exit code 2 before listening", id="exits-at-start"),
     # The address the bot was given, in its sandbox: not the referee's path to the socket on the host.
-    pytest.param("no_listen.py", (), "startup", "did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS)",
-                 id="never-listens"),
-    pytest.param("handshake.py", ("--protocol-version", "7"), "handshake",
-                 "speaks protocol versions 7; this referee speaks version 2", id="wrong-protocol-version"),
-    pytest.param("v1_bot.py", (), "handshake",
-                 "does not serve /referee.v2.BotService/Play (UNIMPLEMENTED", id="speaks-protocol-v1"),
-    pytest.param("handshake.py", ("--games", "bastard_brag"), "handshake",
-                 "does not play stop_the_bus (it plays: bastard_brag)", id="does-not-play-the-game"),
+    pytest.param(
+        "no_listen.py",
+        (),
+        "startup",
+        "did not listen on unix:/run/referee/bot.sock (its REFEREE_BOT_ADDRESS)",
+        id="never-listens",
+    ),
+    pytest.param(
+        "handshake.py",
+        ("--protocol-version", "7"),
+        "handshake",
+        "speaks protocol versions 7; this referee speaks version 2",
+        id="wrong-protocol-version",
+    ),
+    pytest.param(
+        "v1_bot.py",
+        (),
+        "handshake",
+        "does not serve /referee.v2.BotService/Play (UNIMPLEMENTED",
+        id="speaks-protocol-v1",
+    ),
+    pytest.param(
+        "handshake.py",
+        ("--games", "bastard_brag"),
+        "handshake",
+        "does not play stop_the_bus (it plays: bastard_brag)",
+        id="does-not-play-the-game",
+    ),
     pytest.param("handshake.py", ("--hang",), "handshake", "no handshake reply within 4 s", id="handshake-hangs"),
-    pytest.param("wire.py", ("--mode", "garbage-handshake"), "handshake", "11 bytes that are not a PlayResponse",
-                 id="garbage-handshake"),
-]  # fmt: skip
+    pytest.param(
+        "wire.py",
+        ("--mode", "garbage-handshake"),
+        "handshake",
+        "11 bytes that are not a PlayResponse",
+        id="garbage-handshake",
+    ),
+]
 
 
 @pytest.mark.parametrize(("script", "args", "kind", "words"), START_FAULTS)
@@ -332,11 +434,31 @@ def test_a_referee_killed_by_sigkill_leaves_no_bot_behind(bots: Bots, tmp_path: 
     hanging = bots.command("slow.py", "--at", "1", "--forever", "--spawn-child", "--record", str(recording))
     prompt = bots.command(SAMPLE_BOTS / "random_bot.py")
     referee = subprocess.Popen(
-        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", str(SEED), "--quiet",
-         "--bot-logs", str(tmp_path / "logs"), "--move-time-ms", "60000", "--share", str(tmp_path),
-         "--bot", shlex.join(hanging), "--bot", shlex.join(prompt)],
-        env=bots.subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--seed",
+            str(SEED),
+            "--quiet",
+            "--bot-logs",
+            str(tmp_path / "logs"),
+            "--move-time-ms",
+            "60000",
+            "--share",
+            str(tmp_path),
+            "--bot",
+            shlex.join(hanging),
+            "--bot",
+            shlex.join(prompt),
+        ],
+        env=bots.subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # Wait until the game is stuck on the hanging bot's first decision.
         deadline = time.monotonic() + 15
@@ -367,8 +489,11 @@ QUICK = ["--game", "stop_the_bus", "--seats", "3", "--startup-timeout-ms", "3000
 def check_bot(bots: Bots, command: list[str], *options: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [PYTHON, "-m", "referee.cli", "check-bot", *options, "--", *command],
-        env=bots.subprocess_env(), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leaves_nothing(bots: Bots) -> None:
@@ -391,24 +516,48 @@ def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leave
 @pytest.mark.parametrize(
     ("script", "args", "options", "words"),
     [
-        pytest.param("crash.py", ("--in-game", "2", "--at", "2"), QUICK,
-                     ["game 2 (seat", "1 crash fault: process exit code 3", "forfeited the game: crash"],
-                     id="crashes-in-its-second-game"),
-        pytest.param("bad_reply.py", ("--mode", "illegal", "--seats", "4", "--at", "1"),
-                     ["--game", "bastard_brag", "--seats", "3", "--seats", "4", "--seats", "5", "--games", "1"],
-                     ["bastard_brag at 4 seats, game 1", "1 illegal fault"], id="breaks-at-four-seats"),
-        pytest.param("exit_at_start.py", (), QUICK, ["startup: exited with exit code 2 before listening",
-                                                     "its last output", "cannot load my model"], id="exits-at-start"),
-        pytest.param("handshake.py", ("--protocol-version", "7"), QUICK,
-                     ["handshake: speaks protocol versions 7; this referee speaks version 2"], id="wrong-version"),
+        pytest.param(
+            "crash.py",
+            ("--in-game", "2", "--at", "2"),
+            QUICK,
+            ["game 2 (seat", "1 crash fault: process exit code 3", "forfeited the game: crash"],
+            id="crashes-in-its-second-game",
+        ),
+        pytest.param(
+            "bad_reply.py",
+            ("--mode", "illegal", "--seats", "4", "--at", "1"),
+            ["--game", "bastard_brag", "--seats", "3", "--seats", "4", "--seats", "5", "--games", "1"],
+            ["bastard_brag at 4 seats, game 1", "1 illegal fault"],
+            id="breaks-at-four-seats",
+        ),
+        pytest.param(
+            "exit_at_start.py",
+            (),
+            QUICK,
+            ["startup: exited with exit code 2 before listening", "its last output", "cannot load my model"],
+            id="exits-at-start",
+        ),
+        pytest.param(
+            "handshake.py",
+            ("--protocol-version", "7"),
+            QUICK,
+            ["handshake: speaks protocol versions 7; this referee speaks version 2"],
+            id="wrong-version",
+        ),
         pytest.param("v1_bot.py", (), QUICK, ["the bot protocol moved to version 2"], id="speaks-v1"),
-        pytest.param("bad_reply.py", ("--mode", "stale", "--at", "1"), QUICK, ["stale fault", "but decision"],
-                     id="stale"),
+        pytest.param(
+            "bad_reply.py", ("--mode", "stale", "--at", "1"), QUICK, ["stale fault", "but decision"], id="stale"
+        ),
         pytest.param("slow.py", ("--at", "1", "--sleep-ms", "600"), QUICK, ["slow decision"], id="slow"),
-        pytest.param("slow.py", ("--at", "1", "--forever"), [*QUICK, "--games", "1", "--time-bank-ms", "0"],
-                     ["1 timeout fault", "forfeited the game: timeout"], id="hangs"),
+        pytest.param(
+            "slow.py",
+            ("--at", "1", "--forever"),
+            [*QUICK, "--games", "1", "--time-bank-ms", "0"],
+            ["1 timeout fault", "forfeited the game: timeout"],
+            id="hangs",
+        ),
     ],
-)  # fmt: skip
+)
 def test_check_bot_fails_a_bad_bot_and_says_why(
     bots: Bots, tmp_path: Path, script: str, args: tuple[str, ...], options: list[str], words: list[str]
 ) -> None:
@@ -439,8 +588,9 @@ def test_check_bot_keeps_the_logs_when_asked(bots: Bots, tmp_path: Path) -> None
 
 def test_check_bot_reports_slow_handling_of_a_games_start_apart_from_slow_decisions(bots: Bots) -> None:
     # It sleeps 400 ms on the first decision of each game (as if loading a model when the game starts).
-    checked = check_bot(bots, bots.command("slow.py", "--sleep-ms", "400", "--at", "1", "--every-game"), *QUICK,
-                        "--games", "3")  # fmt: skip
+    checked = check_bot(
+        bots, bots.command("slow.py", "--sleep-ms", "400", "--at", "1", "--every-game"), *QUICK, "--games", "3"
+    )
     assert checked.returncode == 1, checked.stdout
     assert "slow handling of the messages between decisions" in checked.stdout
     shutil.rmtree(kept_logs(checked))

@@ -58,10 +58,15 @@ def cpu_over(cgroup: sandbox.BotCgroup, seconds: float) -> float:
     return (cgroup.cpu_us() - before) / 1e6
 
 
-@pytest.mark.parametrize("way", [
-    pytest.param("v2", marks=needs_v2), pytest.param("v1", marks=needs_v1), "signals to its cgroup",
-    "signals to its process tree",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "way",
+    [
+        pytest.param("v2", marks=needs_v2),
+        pytest.param("v1", marks=needs_v1),
+        "signals to its cgroup",
+        "signals to its process tree",
+    ],
+)
 def test_each_way_of_freezing_stops_every_process_of_a_bot_and_a_frozen_bot_can_be_killed(way: str) -> None:
     process, cgroup = spinning_bot(V1_ONLY if way == "v1" else SUPPORT)
     try:
@@ -110,7 +115,7 @@ def test_a_bot_frozen_by_the_v1_freezer_dies_with_a_referee_killed_by_sigkill(tm
         freezer_for(bot.pid, cgroup).freeze()
         print(bot.pid, flush=True)
         time.sleep(600)
-    """)  # fmt: skip
+    """)
     child = subprocess.Popen([PYTHON, "-c", referee], stdout=subprocess.PIPE, text=True)
     try:
         bot = int(child.stdout.readline())

@@ -13,12 +13,17 @@ GENERATED = ("bot_pb2.py", "bot_pb2.pyi", "bot_pb2_grpc.py")
 def test_regenerating_from_the_proto_changes_nothing(tmp_path: Path) -> None:
     subprocess.run(
         [
-            sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT / 'proto'}",
-            f"--python_out={tmp_path}", f"--pyi_out={tmp_path}", f"--grpc_python_out={tmp_path}",
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            f"-I{ROOT / 'proto'}",
+            f"--python_out={tmp_path}",
+            f"--pyi_out={tmp_path}",
+            f"--grpc_python_out={tmp_path}",
             str(ROOT / "proto" / "referee" / "v2" / "bot.proto"),
         ],
         check=True,
-    )  # fmt: skip
+    )
     for name in GENERATED:
         fresh = (tmp_path / "referee" / "v2" / name).read_text()
         committed = (ROOT / "referee" / "v2" / name).read_text()

@@ -33,9 +33,12 @@ GO_BOT = SAMPLE_BOTS / "go"
 ARTEFACTS = ("build",)
 GOCODE = Path("/usr/share/gocode/src")
 PROGRAMS = {  # program: the Debian package that has it
-    "go": "golang-go", "make": "make", "protoc": "protobuf-compiler", "protoc-gen-go": "protoc-gen-go",
+    "go": "golang-go",
+    "make": "make",
+    "protoc": "protobuf-compiler",
+    "protoc-gen-go": "protoc-gen-go",
     "protoc-gen-go-grpc": "protoc-gen-go-grpc",
-}  # fmt: skip
+}
 LIBRARIES = {  # a directory under /usr/share/gocode/src: the Debian package that installs it
     "google.golang.org/grpc": "golang-google-grpc-dev",
     "google.golang.org/protobuf": "golang-google-protobuf-dev",
@@ -158,8 +161,13 @@ def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(go_
         "GOPROXY": "off",
         "GOCACHE": str(go_bot / "build" / "go-cache"),
     }
-    compiled = subprocess.run(["go", "build", "-o", str(tmp_path / "probe"), "probe"], capture_output=True, text=True,
-                              timeout=300, env=environment)  # fmt: skip
+    compiled = subprocess.run(
+        ["go", "build", "-o", str(tmp_path / "probe"), "probe"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+    )
     assert compiled.returncode == 0, compiled.stderr
     bot = BotProcess([str(tmp_path / "probe")], tmp_path, tmp_path)
     try:

@@ -46,8 +46,9 @@ FENCE = re.compile(r"^( *)```(\S*)[^\n]*\n(.*?)^\1```[ \t]*$", re.MULTILINE | re
 def guide_blocks() -> list[tuple[int, str, str]]:
     """Every fenced code block of the guide: its line, its language (or ""), its text (unindented)."""
     text = GUIDE.read_text(encoding="utf-8")
-    return [(text.count("\n", 0, match.start()) + 1, match[2], textwrap.dedent(match[3]))
-            for match in FENCE.finditer(text)]  # fmt: skip
+    return [
+        (text.count("\n", 0, match.start()) + 1, match[2], textwrap.dedent(match[3])) for match in FENCE.finditer(text)
+    ]
 
 
 def code_lines(text: str) -> list[str]:
@@ -60,8 +61,10 @@ def code_lines(text: str) -> list[str]:
 
 def check_outline(text: str) -> None:
     """The stream's outline names the messages each side sends, as the protocol calls them."""
-    fields = {"->": pb.PlayRequest.DESCRIPTOR.oneofs_by_name["message"].fields,
-              "<-": pb.PlayResponse.DESCRIPTOR.oneofs_by_name["message"].fields}  # fmt: skip
+    fields = {
+        "->": pb.PlayRequest.DESCRIPTOR.oneofs_by_name["message"].fields,
+        "<-": pb.PlayResponse.DESCRIPTOR.oneofs_by_name["message"].fields,
+    }
     named = re.findall(r"^(->|<-) (\w+)", text, re.MULTILINE)
     assert len(named) == 7
     for side, name in named:
@@ -102,8 +105,11 @@ def check_go_mod(text: str) -> None:
 def check_commands(text: str) -> None:
     """Every command parses as the referee (or apt-get, with the packages `make system-deps` installs) takes it."""
     makefile = (ROOT / "Makefile").read_text()
-    system = set(" ".join(re.findall(r"^(?:CPP|GO)_PACKAGES := ((?:.*\\\n)*.*)", makefile, re.MULTILINE))
-                 .replace("\\\n", " ").split())  # fmt: skip
+    system = set(
+        " ".join(re.findall(r"^(?:CPP|GO)_PACKAGES := ((?:.*\\\n)*.*)", makefile, re.MULTILINE))
+        .replace("\\\n", " ")
+        .split()
+    )
     for command in text.replace("\\\n", " ").splitlines():
         words = shlex.split(command)
         if words[0] == "apt-get":
@@ -145,8 +151,9 @@ class _Recording(InProcessBot):
 
     def sent(self, **message) -> None:
         self.sequence += 1
-        self.lines.append("-> " + text_format.MessageToString(pb.PlayRequest(sequence=self.sequence, **message),
-                                                              as_one_line=True))  # fmt: skip
+        self.lines.append(
+            "-> " + text_format.MessageToString(pb.PlayRequest(sequence=self.sequence, **message), as_one_line=True)
+        )
 
     def replied(self, reply: pb.PlayResponse) -> None:
         self.lines.append("<- " + text_format.MessageToString(reply, as_one_line=True))
@@ -180,8 +187,11 @@ def worked_game(fail_at: int | None = None) -> str:
     players = ["heuristic_bot#0", "random_bot#1", "heuristic_bot#2"]
     setup = GameSetup("stop_the_bus", 3, Timing())
     recording = _Recording("heuristic", setup, fail_at)
-    seats = [InProcessBot(players[0], sample_decide("heuristic")), InProcessBot(players[1], sample_decide("random")),
-             recording]  # fmt: skip
+    seats = [
+        InProcessBot(players[0], sample_decide("heuristic")),
+        InProcessBot(players[1], sample_decide("random")),
+        recording,
+    ]
     match = Match("stop_the_bus", seats, seed=7, game_id="play-7", policy=FaultPolicy(), players=players)
     asyncio.run(match.play())
     return " ".join(recording.lines)
@@ -242,8 +252,11 @@ def _go_missing() -> str | None:
     missing = missing_programs(GO_PROGRAMS)
     gocode = Path("/usr/share/gocode/src")
     packages = [package for directory, package in GO_LIBRARIES.items() if not (gocode / directory).is_dir()]
-    return missing or (f"Go libraries missing under {gocode}: install {' '.join(packages)} (as root: make "
-                       "system-deps)" if packages else None)  # fmt: skip
+    return missing or (
+        f"Go libraries missing under {gocode}: install {' '.join(packages)} (as root: make system-deps)"
+        if packages
+        else None
+    )
 
 
 def _node_missing() -> str | None:
@@ -261,9 +274,23 @@ def check_submission(folder: Path, tmp_path: Path, environment: dict[str, str]) 
     shutil.copytree(folder, submission)
     (submission / "proto" / "referee" / "v2").mkdir(parents=True)
     shutil.copy(CANONICAL_PROTO, submission / "proto" / "referee" / "v2" / "bot.proto")
-    checked = subprocess.run([*REFEREE, "check-bot", "--seats", "3", "--games", "1", "--build-cache",
-                              str(tmp_path / "cache"), str(submission)], capture_output=True, text=True, timeout=600,
-                             env=environment)  # fmt: skip
+    checked = subprocess.run(
+        [
+            *REFEREE,
+            "check-bot",
+            "--seats",
+            "3",
+            "--games",
+            "1",
+            "--build-cache",
+            str(tmp_path / "cache"),
+            str(submission),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+    )
     report = checked.stdout + checked.stderr
     assert checked.returncode == 0, report
     assert "build ok" in checked.stdout and "no problems found" in checked.stdout, report

@@ -34,9 +34,19 @@ def suited(ranks: str, suits: str) -> tuple[Card, ...]:
 ORDINARY_HIGH_TO_LOW = "A K Q J 10 9 8 7 6 5 4 3 2".split()
 PRIALS_HIGH_TO_LOW = "3 A K Q J 10 9 8 7 6 5 4 2".split()  # 3-3-3 highest, then A-A-A ... 2-2-2
 RUNS_HIGH_TO_LOW = [
-    "A-2-3", "A-K-Q", "K-Q-J", "Q-J-10", "J-10-9", "10-9-8",
-    "9-8-7", "8-7-6", "7-6-5", "6-5-4", "5-4-3", "4-3-2",
-]  # fmt: skip
+    "A-2-3",
+    "A-K-Q",
+    "K-Q-J",
+    "Q-J-10",
+    "J-10-9",
+    "10-9-8",
+    "9-8-7",
+    "8-7-6",
+    "7-6-5",
+    "6-5-4",
+    "5-4-3",
+    "4-3-2",
+]
 SUITS_HIGH_TO_LOW = "♠♥♦♣"
 CATEGORIES_LOW_TO_HIGH = ["HIGH_CARD", "PAIR", "FLUSH", "RUN", "RUNNING_FLUSH", "PRIAL"]
 

@@ -316,8 +316,19 @@ def test_heuristic_bot_plays_on_without_fault_after_an_opponent_forfeits_holding
         bots.command("bad_reply.py", "--mode", "illegal", "--at", "2"),
         bots.command(SAMPLE_BOTS / "heuristic_bot.py"),
     ]
-    command = [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", str(FORFEIT_SEED),
-               "--quiet", "--log", str(log_path)]  # fmt: skip
+    command = [
+        PYTHON,
+        "-m",
+        "referee.cli",
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--seed",
+        str(FORFEIT_SEED),
+        "--quiet",
+        "--log",
+        str(log_path),
+    ]
     for player in players:
         command += ["--bot", shlex.join(player)]
     done = subprocess.run(command, env=bots.subprocess_env(), capture_output=True, text=True, timeout=120)

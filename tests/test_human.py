@@ -24,10 +24,21 @@ TURN_TIMEOUT_S = 30
 
 def spawn(bots: Bots, tmp_path: Path, *options: str) -> pexpect.spawn:
     commands = [shlex.join(bots.command(SAMPLE_BOTS / f"{name}_bot.py")) for name in ("random", "heuristic")]
-    argv = ["-m", "referee.cli", "play", *options, "--bot", commands[0], "--bot", commands[1],
-            "--log", str(tmp_path / "game.jsonl")]  # fmt: skip
-    return pexpect.spawn(sys.executable, argv, env=bots.subprocess_env(), encoding="utf-8", timeout=TURN_TIMEOUT_S,
-                         dimensions=(60, 110))  # fmt: skip
+    argv = [
+        "-m",
+        "referee.cli",
+        "play",
+        *options,
+        "--bot",
+        commands[0],
+        "--bot",
+        commands[1],
+        "--log",
+        str(tmp_path / "game.jsonl"),
+    ]
+    return pexpect.spawn(
+        sys.executable, argv, env=bots.subprocess_env(), encoding="utf-8", timeout=TURN_TIMEOUT_S, dimensions=(60, 110)
+    )
 
 
 def test_a_whole_game_played_as_a_human_seat_shows_that_seat_and_plays_what_is_typed(bots: Bots, tmp_path) -> None:
@@ -77,8 +88,18 @@ def test_a_whole_game_played_as_a_human_seat_shows_that_seat_and_plays_what_is_t
 
 
 def test_leaving_at_the_first_prompt_ends_the_game_and_its_bots(bots: Bots, tmp_path) -> None:
-    terminal = spawn(bots, tmp_path, "--human", "0", "--game", "bastard_brag", "--seed", "2", "--bot",
-                     shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py")))  # fmt: skip
+    terminal = spawn(
+        bots,
+        tmp_path,
+        "--human",
+        "0",
+        "--game",
+        "bastard_brag",
+        "--seed",
+        "2",
+        "--bot",
+        shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py")),
+    )
     terminal.expect(PROMPT)
     assert "Centre: ?? ?? face down" in terminal.before and "Your hand: " in terminal.before
     terminal.sendline("x")  # not a move: asked again

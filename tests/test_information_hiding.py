@@ -137,9 +137,12 @@ class Truth:
     def __init__(self, start: dict) -> None:
         decks = [parse_cards(deck) for deck in start["decks"]] if start.get("decks") else None
         self.game: Game = game_class(start["game"])(
-            start["num_players"], start["seed"], first_dealer=start["first_dealer"], decks=decks,
+            start["num_players"],
+            start["seed"],
+            first_dealer=start["first_dealer"],
+            decks=decks,
             turn_limit=start["turn_limit"],
-        )  # fmt: skip
+        )
         self.is_brag = isinstance(self.game, BastardBrag)
         self.face_up: dict[int, set[Card]] = defaultdict(set)  # hand number -> every card face up in it so far
         # Bastard Brag, the current hand: the seat that put the card now in each face-down slot (None: the deal).
@@ -339,8 +342,11 @@ def other_message_problems(message: pb.PlayRequest, truth: Truth) -> list[str]:
 def showdown_problems(event: pb.Event, truth: Truth) -> list[str]:
     """A showdown event whose revealed hands are not exactly those the showdown compared."""
     hand = event.hand_number
-    shown = {entry.seat: format_cards(sorted(card_of(card) for card in entry.cards)) for entry in event.showdown.hands
-             if all(card_of(card) for card in entry.cards)}  # fmt: skip
+    shown = {
+        entry.seat: format_cards(sorted(card_of(card) for card in entry.cards))
+        for entry in event.showdown.hands
+        if all(card_of(card) for card in entry.cards)
+    }
     expected = {seat: format_cards(sorted(cards)) for seat, cards in truth.game.hand_results[hand - 1].hands.items()}
     return (
         [] if shown == expected else [f"showdown of hand {hand} shows hands {shown}; the showdown compared {expected}"]

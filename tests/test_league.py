@@ -22,9 +22,18 @@ from referee.league import RESULTS_FILE, ResultsFile, read_records, run_league
 from .conftest import SAMPLE_BOTS, Bots
 
 
-def write_league(path: Path, bots: Bots, *, extra: str = "", entries: list[tuple[str, list[str]]] | None = None,
-                 rounds: int | None = 1, table_size: int = 2, concurrency: int = 1, seed: int = 11,
-                 name: str = "test-league") -> Path:  # fmt: skip
+def write_league(
+    path: Path,
+    bots: Bots,
+    *,
+    extra: str = "",
+    entries: list[tuple[str, list[str]]] | None = None,
+    rounds: int | None = 1,
+    table_size: int = 2,
+    concurrency: int = 1,
+    seed: int = 11,
+    name: str = "test-league",
+) -> Path:
     """A small Stop the Bus league of random bots (or the given bots) in ``path``; ``rounds=None`` writes no rounds."""
     entries = entries or [
         (name, bots.command(SAMPLE_BOTS / "random_bot.py", "--label", name)) for name in ("alpha", "bravo", "charlie")
@@ -243,8 +252,13 @@ def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Pa
         port = probe.getsockname()[1]
     league_path.write_text(league_path.read_text() + f"  - name: ghost\n    address: 127.0.0.1:{port}\n")
     output = tmp_path / "out"
-    result = subprocess.run([sys.executable, "-m", "referee.cli", "run", str(league_path), "--output", str(output),
-                             "--no-progress"], env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "run", str(league_path), "--output", str(output), "--no-progress"],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 1, result.stderr
     # Why, in its own line: nothing answered at the address (the restart limit, 0, was reached at once).
     assert (
@@ -259,8 +273,12 @@ def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Pa
     for page_file in (output / "replays").iterdir():
         page_file.unlink()
     (output / "leaderboard.md").unlink()
-    rewritten = subprocess.run([sys.executable, "-m", "referee.cli", "leaderboard", str(output), "--write"],
-                               capture_output=True, text=True, check=True).stdout  # fmt: skip
+    rewritten = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "leaderboard", str(output), "--write"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     games = len(list(read_records(output / RESULTS_FILE)))
     assert f"{games} missing or damaged replay pages written again" in rewritten
     assert len(list((output / "replays").iterdir())) == games and (output / "leaderboard.md").is_file()

@@ -121,13 +121,33 @@ def test_a_failing_decide_reaches_the_referee_as_a_malformed_reply_quoting_it(no
     )
     log = tmp_path / "game.jsonl"
     completed = subprocess.run(
-        [*REFEREE, "play", "--game", "stop_the_bus", "--seed", "2", "--quiet", "--log", str(log),
-         # The built bot's folder (its kit, its node_modules) as an argument: a bot's sandbox shows the
-         # folders its arguments name.
-         "--bot-logs", str(tmp_path / "logs"), "--bot", f"node {script} {node_bot}", "--name", "thrower",
-         "--bot", f"{sys.executable} {SAMPLE_BOTS / 'python' / 'random_bot.py'}", "--name", "random"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            *REFEREE,
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--seed",
+            "2",
+            "--quiet",
+            "--log",
+            str(log),
+            # The built bot's folder (its kit, its node_modules) as an argument: a bot's sandbox shows the
+            # folders its arguments name.
+            "--bot-logs",
+            str(tmp_path / "logs"),
+            "--bot",
+            f"node {script} {node_bot}",
+            "--name",
+            "thrower",
+            "--bot",
+            f"{sys.executable} {SAMPLE_BOTS / 'python' / 'random_bot.py'}",
+            "--name",
+            "random",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert completed.returncode == 1, completed.stderr  # a bot faulted
     assert "seat 0 (thrower) failed: 1 malformed" in completed.stderr, completed.stderr
     faults = [json.loads(line) for line in log.read_text().splitlines() if '"fault"' in line]

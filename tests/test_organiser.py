@@ -51,8 +51,12 @@ from .test_league import leaderboard_without_times, run, without_timing, write_l
 REFEREE = [sys.executable, "-m", "referee"]
 # The referee as an interactive shell starts it: Ctrl-C (SIGINT) not ignored, even when these tests run in the
 # background of a shell (which starts them with SIGINT ignored, and a child keeps that).
-INTERRUPTIBLE_REFEREE = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-                         "os.execv(sys.executable, [sys.executable, '-m', 'referee', *sys.argv[1:]])"]  # fmt: skip
+INTERRUPTIBLE_REFEREE = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'referee', *sys.argv[1:]])",
+]
 
 
 def random_bots(bots: Bots, *names: str) -> list[tuple[str, list[str]]]:
@@ -182,19 +186,22 @@ def identity(tmp_path: Path, bots: Bots, name: str, **options) -> dict:
         ({"extra": "fault_policy: {mode: default_action}"}, 'fault_policy.mode: "forfeit" -> "default_action"'),
         ({"rounds": 1}, "rounds: 2 -> 1 (a league can gain rounds, not lose them)"),
         ({"names": ["alpha", "charlie"]}, "bots: bravo is no longer in the league file"),
-        ({"names": ["alpha", "delta", "bravo", "charlie"]},
-         "bots: delta is added before bravo; add new bots at the end of the list"),
+        (
+            {"names": ["alpha", "delta", "bravo", "charlie"]},
+            "bots: delta is added before bravo; add new bots at the end of the list",
+        ),
         ({"names": ["bravo", "alpha", "charlie"]}, "bots: their order changed"),
         ({"label": {"bravo": "other"}}, "bot bravo: command: "),
     ],
-)  # fmt: skip
+)
 def test_a_change_that_would_alter_finished_games_is_refused_naming_it(tmp_path, bots, change, message) -> None:
     names = change.get("names", ["alpha", "bravo", "charlie"])
     labels = change.get("label", {})
     entries = [(name, bots.command(SAMPLE_BOTS / "random_bot.py", "--label", labels.get(name, name))) for name in names]
     before = identity(tmp_path, bots, "before", rounds=2)
-    after = identity(tmp_path, bots, "after", rounds=change.get("rounds", 2), extra=change.get("extra", ""),
-                     entries=entries)  # fmt: skip
+    after = identity(
+        tmp_path, bots, "after", rounds=change.get("rounds", 2), extra=change.get("extra", ""), entries=entries
+    )
     changes = league_changes(before, after)
     assert any(refused.startswith(message) for refused in changes.refused), changes.refused
     assert changes.growth == [] or "rounds" not in message
@@ -255,8 +262,9 @@ def test_a_refused_change_is_one_line_that_names_it(tmp_path: Path, bots: Bots) 
 def submission_with_failing_build(tmp_path: Path, count: Path) -> Path:
     folder = tmp_path / "broken"
     folder.mkdir()
-    (folder / "bot.yaml").write_text(f"name: broken\nversion: '1'\nbuild: 'echo built >> {count}; exit 1'\n"
-                                     "run: python bot.py\n")  # fmt: skip
+    (folder / "bot.yaml").write_text(
+        f"name: broken\nversion: '1'\nbuild: 'echo built >> {count}; exit 1'\nrun: python bot.py\n"
+    )
     return folder
 
 
@@ -299,14 +307,16 @@ def slow_league(tmp_path: Path, bots: Bots, rounds: int = 4) -> Path:
     return write_league(tmp_path / "league.yaml", bots, entries=entries, rounds=rounds, concurrency=2)
 
 
-@pytest.mark.parametrize(("signal_number", "status", "name"), [(signal.SIGTERM, 143, "SIGTERM"),
-                                                               (signal.SIGINT, 130, "SIGINT (Ctrl-C)")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("signal_number", "status", "name"), [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT (Ctrl-C)")]
+)
 def test_an_interrupted_league_has_its_standings(tmp_path, bots, signal_number, status, name) -> None:
     league_path = slow_league(tmp_path, bots)
     output = tmp_path / "out"
     command = [*INTERRUPTIBLE_REFEREE, "run", str(league_path), "--output", str(output), "--no-progress"]
-    process = subprocess.Popen(command, env=bots.subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)  # fmt: skip
+    process = subprocess.Popen(
+        command, env=bots.subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while len(list(read_records(output / RESULTS_FILE))) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -329,9 +339,13 @@ def test_an_interrupted_league_has_its_standings(tmp_path, bots, signal_number, 
 def test_sigterm_stops_a_game_being_played_and_its_bots(tmp_path: Path, bots: Bots) -> None:
     never = " ".join(bots.command("slow.py", "--at", "1", "--forever"))
     prompt = " ".join(bots.command(SAMPLE_BOTS / "random_bot.py"))
-    process = subprocess.Popen([*REFEREE, "play", "--game", "stop_the_bus", "--bot", never, "--bot", prompt,
-                                "--move-time-ms", "60000"], env=bots.subprocess_env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [*REFEREE, "play", "--game", "stop_the_bus", "--bot", never, "--bot", prompt, "--move-time-ms", "60000"],
+        env=bots.subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert len(bots.wait_for_processes(2)) >= 2
     time.sleep(0.5)  # the game under way, waiting for the silent bot
     process.send_signal(signal.SIGTERM)
@@ -346,14 +360,19 @@ def test_ctrl_c_during_a_build_stops_it_and_the_next_run_builds_afresh(tmp_path:
     folder = tmp_path / "sub"
     folder.mkdir()
     build = f"touch started; if [ -e {slow_flag} ]; then sleep 30 & echo $! > child.pid; wait; fi"
-    (folder / "bot.yaml").write_text(f"name: sub\nversion: '1'\nbuild: {json.dumps(build)}\n"
-                                     f"run: python {SAMPLE_BOTS / 'random_bot.py'}\n")  # fmt: skip
+    (folder / "bot.yaml").write_text(
+        f"name: sub\nversion: '1'\nbuild: {json.dumps(build)}\nrun: python {SAMPLE_BOTS / 'random_bot.py'}\n"
+    )
     league_path = write_league(tmp_path / "league.yaml", bots)
     league_path.write_text(league_path.read_text() + "  - path: sub\n")
     output = tmp_path / "out"
-    process = subprocess.Popen([*INTERRUPTIBLE_REFEREE, "run", str(league_path), "--output", str(output),
-                                "--no-progress"], env=bots.subprocess_env(), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [*INTERRUPTIBLE_REFEREE, "run", str(league_path), "--output", str(output), "--no-progress"],
+        env=bots.subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     child_pid = output / "builds" / "sub" / "child.pid"
     deadline = time.monotonic() + 30
     while not (child_pid.exists() and child_pid.read_text().strip()) and time.monotonic() < deadline:
@@ -389,8 +408,9 @@ def mounted_tmpfs(folder: Path, options: str) -> Iterator[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     if shutil.which("mount") is None:
         pytest.skip("no mount command here, so no small filesystem to fill")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True,
-                             text=True)  # fmt: skip
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small filesystem here (needs root or CAP_SYS_ADMIN): {mounted.stderr.strip()}")
     try:
@@ -442,8 +462,9 @@ def test_a_file_size_limit_stops_the_run_in_one_line(tmp_path: Path, bots: Bots)
 def test_a_read_only_output_folder_is_one_line(tmp_path: Path, bots: Bots) -> None:
     league_path = write_league(tmp_path / "league.yaml", bots)
     with mounted_tmpfs(tmp_path / "ro", "ro,size=64k") as read_only:
-        error = one_line_failure(run_cli(["run", str(league_path), "--output", str(read_only / "out"),
-                                          "--no-progress"]))  # fmt: skip
+        error = one_line_failure(
+            run_cli(["run", str(league_path), "--output", str(read_only / "out"), "--no-progress"])
+        )
     assert error.startswith(f"referee run: {read_only / 'out'}: Read-only file system")
     assert "make the folder writable, then run the same command again" in error
 
@@ -462,17 +483,34 @@ def test_failures_of_the_files_a_command_is_given_are_one_line(tmp_path: Path, b
         (["verify", str(nowhere / "game.jsonl")], f"{nowhere / 'game.jsonl'}: does not exist; give a game's log"),
         (["verify", str(tmp_path)], f"{tmp_path}: is a folder; give a game's log"),
         (["verify", str(tmp_path / "binary.jsonl")], f"{tmp_path / 'binary.jsonl'}: not a game log: not UTF-8 text"),
-        (["validate", str(tmp_path / "folder.yaml")], f"{tmp_path / 'folder.yaml'}: cannot read the league file: "
-                                                      "Is a directory"),
+        (
+            ["validate", str(tmp_path / "folder.yaml")],
+            f"{tmp_path / 'folder.yaml'}: cannot read the league file: Is a directory",
+        ),
         (["schedule", str(nowhere / "x.yaml")], f"{nowhere / 'x.yaml'}: cannot read the league file: No such file"),
-        (["run", str(league_path), "--output", str(tmp_path / "a-file"), "--no-progress"],
-         f"{tmp_path / 'a-file'}: is a file, not a folder"),
+        (
+            ["run", str(league_path), "--output", str(tmp_path / "a-file"), "--no-progress"],
+            f"{tmp_path / 'a-file'}: is a file, not a folder",
+        ),
         (["leaderboard", str(nowhere)], f"{nowhere}: no league.json here (no such folder)"),
         (["leaderboard", str(tmp_path / "a-file")], f"{tmp_path / 'a-file'}: no league.json here (it is a file)"),
         (["compare", str(nowhere), "a", "b"], f"{nowhere}: no league.json here"),
-        (["play", "--game", "stop_the_bus", "--bot", "python x.py", "--bot", "python y.py", "--log",
-          str(nowhere / "log.jsonl"), "--quiet"], None),
-    ]  # fmt: skip
+        (
+            [
+                "play",
+                "--game",
+                "stop_the_bus",
+                "--bot",
+                "python x.py",
+                "--bot",
+                "python y.py",
+                "--log",
+                str(nowhere / "log.jsonl"),
+                "--quiet",
+            ],
+            None,
+        ),
+    ]
     for argv, expected in cases:
         error = one_line_failure(run_cli(argv))
         assert error.startswith(f"referee {argv[0]}: "), error
@@ -503,9 +541,16 @@ def test_a_closed_pipe_ends_a_command_quietly_with_the_conventional_status(tmp_p
     commands = [
         ["schedule", str(league_path)],
         ["leaderboard", str(output)],
-        ["play", "--game", "stop_the_bus", "--bot", f"python {SAMPLE_BOTS / 'random_bot.py'}",
-         "--bot", f"python {SAMPLE_BOTS / 'random_bot.py'}"],
-    ]  # fmt: skip
+        [
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--bot",
+            f"python {SAMPLE_BOTS / 'random_bot.py'}",
+            "--bot",
+            f"python {SAMPLE_BOTS / 'random_bot.py'}",
+        ],
+    ]
     for argv in commands:
         read_end, write_end = os.pipe()
         os.close(read_end)  # the reader is gone before the first line: `| head -0`
@@ -567,8 +612,9 @@ def test_version_and_python_dash_m() -> None:
         assert (result.returncode, result.stdout) == (0, f"referee {__version__}\n")
     usage = subprocess.run([*REFEREE, "run"], capture_output=True, text=True, timeout=30)
     assert usage.returncode == 2 and "the following arguments are required: league" in usage.stderr
-    error = one_line_failure(run_cli(["play", "--game", "stop_the_bus", "--bot", "a", "--bot", "b",
-                                      "--move-time-ms", "0"]), 2)  # fmt: skip
+    error = one_line_failure(
+        run_cli(["play", "--game", "stop_the_bus", "--bot", "a", "--bot", "b", "--move-time-ms", "0"]), 2
+    )
     assert error == "referee play: --move-time-ms must be from 1 to 4294967295, got 0"
 
 
@@ -576,8 +622,13 @@ def test_the_progress_bar_and_the_header_are_on_separate_lines(tmp_path: Path, b
     league_path = write_league(tmp_path / "league.yaml", bots, rounds=2)
     controller, terminal = pty.openpty()
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))  # 40 rows of 100 columns
-    process = subprocess.Popen([*REFEREE, "run", str(league_path), "--output", str(tmp_path / "out")],
-                               stdin=terminal, stdout=terminal, stderr=terminal, env=bots.subprocess_env())  # fmt: skip
+    process = subprocess.Popen(
+        [*REFEREE, "run", str(league_path), "--output", str(tmp_path / "out")],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=bots.subprocess_env(),
+    )
     os.close(terminal)
     shown = b""
     while True:
@@ -616,8 +667,16 @@ def test_the_console_table_fits_100_columns_with_fault_kinds_folded_into_one_col
         if names[1] in seats:  # 9 games, one timeout in each
             faults[seats.index(names[1])] = {"timeout": 1}
         forfeits = {"0": "crash"} if seats[0] == names[0] else {}
-        records.append(record(index, seats, [index % 3, (index + 1) % 3, (index + 2) % 3], faults=faults,
-                              forfeits=forfeits, timing={"latency_ms": [[12345.678], [1.5], [2.5]]}))  # fmt: skip
+        records.append(
+            record(
+                index,
+                seats,
+                [index % 3, (index + 1) % 3, (index + 2) % 3],
+                faults=faults,
+                forfeits=forfeits,
+                timing={"latency_ms": [[12345.678], [1.5], [2.5]]},
+            )
+        )
     standings = compute_standings(records)
     table = console_table(standings)
     lines = table.splitlines()

@@ -43,17 +43,44 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("packaging")
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=NOT_SOURCE, symlinks=True)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", str(base / "dist"),
-         str(source)], cwd=base)  # fmt: skip
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "-w",
+            str(base / "dist"),
+            str(source),
+        ],
+        cwd=base,
+    )
     [wheel] = (base / "dist").glob("*.whl")
     venv = base / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=base)
     python = venv / "bin" / "python"
-    site_packages = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             cwd=base).stdout.strip())  # fmt: skip
+    site_packages = Path(
+        run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=base).stdout.strip()
+    )
     (site_packages / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index",
-         str(wheel)], cwd=base)  # fmt: skip
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        cwd=base,
+    )
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
     return {"wheel": wheel, "venv": venv, "python": python, "site": site_packages, "cwd": elsewhere}
@@ -62,9 +89,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_the_wheel_holds_the_license_the_proto_the_sample_bots_and_the_tournaments(installed) -> None:
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     shipped = "referee/_shipped/"
-    for expected in ("proto/referee/v2/bot.proto", "sample_bots/python/random_bot.py",
-                     "sample_bots/python/heuristic_bot.py", "sample_bots/python/bot.yaml", "tournaments/demo.yaml",
-                     "tournaments/demo_python.yaml", "tournaments/league.example.yaml"):  # fmt: skip
+    for expected in (
+        "proto/referee/v2/bot.proto",
+        "sample_bots/python/random_bot.py",
+        "sample_bots/python/heuristic_bot.py",
+        "sample_bots/python/bot.yaml",
+        "tournaments/demo.yaml",
+        "tournaments/demo_python.yaml",
+        "tournaments/league.example.yaml",
+    ):
         assert shipped + expected in names
     assert not [name for name in names if "node_modules" in name or "__pycache__" in name]
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
@@ -90,12 +123,42 @@ def test_the_installed_referee_runs_from_its_own_files(installed) -> None:
 
     sample_bots = shipped / "sample_bots" / "python"
     # --no-sandbox: a sandbox shows a bot the fresh environment, not the folder its dependencies come from here.
-    checked = run([referee_command, "check-bot", "--no-sandbox", "--game", "stop_the_bus", "--seats", "2",
-                   "--", "python", str(sample_bots / "heuristic_bot.py")], cwd)  # fmt: skip
+    checked = run(
+        [
+            referee_command,
+            "check-bot",
+            "--no-sandbox",
+            "--game",
+            "stop_the_bus",
+            "--seats",
+            "2",
+            "--",
+            "python",
+            str(sample_bots / "heuristic_bot.py"),
+        ],
+        cwd,
+    )
     assert "no problems found" in checked.stdout
     bots = [f"python {sample_bots / 'random_bot.py'}", f"python {sample_bots / 'heuristic_bot.py'}"]
-    played = run([python, "-m", "referee", "play", "--no-sandbox", "--game", "stop_the_bus", "--seed", "3", "--quiet",
-                  "--bot", bots[0], "--bot", bots[1]], cwd)  # fmt: skip
+    played = run(
+        [
+            python,
+            "-m",
+            "referee",
+            "play",
+            "--no-sandbox",
+            "--game",
+            "stop_the_bus",
+            "--seed",
+            "3",
+            "--quiet",
+            "--bot",
+            bots[0],
+            "--bot",
+            bots[1],
+        ],
+        cwd,
+    )
     assert "stop_the_bus seed 3:" in played.stdout
     validated = run([python, "-m", "referee", "validate", str(shipped / "tournaments" / "demo_python.yaml")], cwd)
     assert "valid" in validated.stdout

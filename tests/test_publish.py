@@ -23,9 +23,27 @@ HOSTILE_NAME = '<script>alert("x")</script> & |co|'
 BOTS = ["alpha", HOSTILE_NAME, "1e3", "dan's bot"]
 FILES = ["leaderboard.csv", "leaderboard.html", "leaderboard.json", "leaderboard.md"]
 HEADERS = [
-    "rank", "bot", "strength", "95%", "games", "wins", "win rate", "avg place", "score", "mean score",
-    "timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake", "forfeits", "median ms", "p99 ms",
-]  # fmt: skip
+    "rank",
+    "bot",
+    "strength",
+    "95%",
+    "games",
+    "wins",
+    "win rate",
+    "avg place",
+    "score",
+    "mean score",
+    "timeout",
+    "crash",
+    "malformed",
+    "illegal",
+    "stale",
+    "startup",
+    "handshake",
+    "forfeits",
+    "median ms",
+    "p99 ms",
+]
 VOID_ELEMENTS = {"meta", "br", "hr", "img", "input", "link"}
 
 

@@ -71,10 +71,23 @@ def test_the_demo_league_on_a_local_ray_equals_the_local_run_and_leaves_no_proce
 ) -> None:
     local_run(DEMO_LEAGUE, tmp_path / "local")
     ray = subprocess.run(
-        [PYTHON, "-m", "referee", "run", str(DEMO_LEAGUE), "--output", str(tmp_path / "ray"),
-         "--backend", "ray", "--no-progress"],
-        env=bots.subprocess_env(), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee",
+            "run",
+            str(DEMO_LEAGUE),
+            "--output",
+            str(tmp_path / "ray"),
+            "--backend",
+            "ray",
+            "--no-progress",
+        ],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ray.returncode == 0, ray.stderr
     assert "12 games played" in ray.stdout and "2 at once" in ray.stdout
     assert without_timing(tmp_path / "ray") == without_timing(tmp_path / "local")
@@ -89,14 +102,17 @@ def test_the_demo_league_on_a_local_ray_equals_the_local_run_and_leaves_no_proce
 
 
 def test_a_node_removed_in_the_middle_of_a_league_loses_no_game(tmp_path: Path, bots: Bots, ray_here: None) -> None:
-    entries = [(name, bots.command(SAMPLE_BOTS / f"{kind}_bot.py"))
-               for name, kind in (("alpha", "random"), ("bravo", "heuristic"), ("charlie", "random"), ("delta", "heuristic"))]  # fmt: skip
+    entries = [
+        (name, bots.command(SAMPLE_BOTS / f"{kind}_bot.py"))
+        for name, kind in (("alpha", "random"), ("bravo", "heuristic"), ("charlie", "random"), ("delta", "heuristic"))
+    ]
     league_path = write_league(tmp_path / "league.yaml", bots, entries=entries, table_size=3, concurrency=2)
     total = len(load_league(league_path).schedule())  # 4 tables x 3 rotations
     local_run(league_path, tmp_path / "local")
 
-    command = in_private_network([PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "ray"),
-                                  "--remove-after", "4"])  # fmt: skip
+    command = in_private_network(
+        [PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "ray"), "--remove-after", "4"]
+    )
     cluster = subprocess.run(command, env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)
     assert cluster.returncode == 0, cluster.stderr[-3000:]
     report = json.loads(cluster.stdout.strip().splitlines()[-1])
@@ -117,8 +133,9 @@ def test_a_ray_run_ended_by_stop_resumes_with_the_local_backend_to_the_same_resu
 ) -> None:
     league_path = write_league(tmp_path / "league.yaml", bots)  # 6 games
     local_run(league_path, tmp_path / "local")
-    command = in_private_network([PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "mixed"),
-                                  "--nodes", "1", "--stop-after", "2"])  # fmt: skip
+    command = in_private_network(
+        [PYTHON, str(CLUSTER_SCRIPT), str(league_path), str(tmp_path / "mixed"), "--nodes", "1", "--stop-after", "2"]
+    )
     stopped = subprocess.run(command, env=bots.subprocess_env(), capture_output=True, text=True, timeout=300)
     assert stopped.returncode == 0, stopped.stderr[-3000:]
     assert json.loads(stopped.stdout.strip().splitlines()[-1])["played"] == 2  # stop is asked before each game
@@ -130,18 +147,25 @@ def test_a_ray_run_ended_by_stop_resumes_with_the_local_backend_to_the_same_resu
 
 
 def test_backend_ray_without_ray_says_how_to_install_it(tmp_path: Path) -> None:
-    hide_ray = ("import sys; sys.modules['ray'] = None; from referee.cli import main; "
-                "sys.exit(main(sys.argv[1:]))")  # fmt: skip
+    hide_ray = "import sys; sys.modules['ray'] = None; from referee.cli import main; sys.exit(main(sys.argv[1:]))"
     output = tmp_path / "out"
-    result = subprocess.run([PYTHON, "-c", hide_ray, "run", str(DEMO_LEAGUE), "--output", str(output),
-                             "--backend", "ray"], capture_output=True, text=True, timeout=60)  # fmt: skip
+    result = subprocess.run(
+        [PYTHON, "-c", hide_ray, "run", str(DEMO_LEAGUE), "--output", str(output), "--backend", "ray"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "referee run: --backend ray needs Ray, which is not installed here: pip install 'brag-referee[ray]'"
     ]
     assert not output.exists()  # refused before anything ran
 
-    address_alone = subprocess.run([sys.executable, "-m", "referee", "run", str(DEMO_LEAGUE), "--address", "x:1"],
-                                   capture_output=True, text=True, timeout=60)  # fmt: skip
+    address_alone = subprocess.run(
+        [sys.executable, "-m", "referee", "run", str(DEMO_LEAGUE), "--address", "x:1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert address_alone.returncode == 2
     assert "--address is the Ray cluster of --backend ray" in address_alone.stderr

@@ -146,20 +146,28 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         assert (row[2], row[3]) == (by_id[row[1]]["seats"], by_id[row[1]]["finish_order"])
     # Each fault is listed with its game, decision and the line of the bot's output it happened at.
     faults = data["faults"]["faulty"]
-    assert len(faults) == sum(record["faults"][record["seats"].index("faulty")].get("illegal", 0)
-                              for record in results if "faulty" in record["seats"])  # fmt: skip
+    assert len(faults) == sum(
+        record["faults"][record["seats"].index("faulty")].get("illegal", 0)
+        for record in results
+        if "faulty" in record["seats"]
+    )
     for fault in faults:
         assert fault["kind"] == "illegal" and isinstance(fault["n"], int) and isinstance(fault["line"], int)
         assert (output / fault["log"]).is_file() and fault["log"].startswith("logs/faulty-")
-        log = next(line for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
-                   if '"type":"fault"' in line)  # fmt: skip
+        log = next(
+            line
+            for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
+            if '"type":"fault"' in line
+        )
         assert json.loads(log)["n"] == fault["n"]
 
 
 def test_the_rating_history_is_openskills_in_schedule_order_and_skips_void_games() -> None:
     names = ["a", "b", "c"]
-    games = [{"index": i, "game_id": f"g{i}", "seats": [names[i % 3], names[(i + 1) % 3]], "placements": [i % 2, 1 - i % 2]}
-             for i in range(40)]  # fmt: skip
+    games = [
+        {"index": i, "game_id": f"g{i}", "seats": [names[i % 3], names[(i + 1) % 3]], "placements": [i % 2, 1 - i % 2]}
+        for i in range(40)
+    ]
     games[7]["void"] = "only one bot got to make a decision"
     history = rating_history(list(reversed(games)), names, points=10)
     assert history["games"][0] == 0 and history["games"][-1] == 39 and len(history["games"]) == 11
@@ -191,8 +199,17 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
     with open(tmp_path / "games.jsonl", "w", encoding="utf-8") as results:
         for index, game_id in enumerate(ids):
             shutil.copy(logged_game("stop_the_bus"), tmp_path / "games" / f"{game_id}.jsonl")
-            results.write(json.dumps({"index": index, "game_id": game_id, "seats": log[0]["players"],
-                                      "placements": log[-1]["placements"]}) + "\n")  # fmt: skip
+            results.write(
+                json.dumps(
+                    {
+                        "index": index,
+                        "game_id": game_id,
+                        "seats": log[0]["players"],
+                        "placements": log[-1]["placements"],
+                    }
+                )
+                + "\n"
+            )
     (tmp_path / "games" / "broken.jsonl").write_text("not json\n")
     (tmp_path / "league.json").write_text(json.dumps({"name": "live test", "bots": log[0]["players"]}))
 

@@ -49,8 +49,13 @@ bots:
   - name: illegal
     command: python {BAD_BOTS / "bad_reply.py"} --mode illegal --at 2
 """)
-    completed = subprocess.run([*REFEREE, "run", str(folder / "league.yaml"), "--no-progress"], capture_output=True,
-                               text=True, timeout=300, env={**os.environ, "TMPDIR": str(folder)})  # fmt: skip
+    completed = subprocess.run(
+        [*REFEREE, "run", str(folder / "league.yaml"), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(folder)},
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return folder
 
@@ -58,8 +63,13 @@ bots:
 def replay(
     bots: Bots, log: Path, seat: int, command: list[str], *options: str
 ) -> tuple[subprocess.CompletedProcess, dict]:
-    completed = subprocess.run([*REFEREE, "replay-to", str(log), "--seat", str(seat), "--json", *options, "--", *command],
-                               capture_output=True, text=True, timeout=120, env=bots.subprocess_env())  # fmt: skip
+    completed = subprocess.run(
+        [*REFEREE, "replay-to", str(log), "--seat", str(seat), "--json", *options, "--", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=bots.subprocess_env(),
+    )
     assert "Traceback" not in completed.stderr, completed.stderr
     report = json.loads(completed.stdout)
     if report["logs"] is not None:  # kept, where a bot answered otherwise: it is there, and the test removes it
@@ -85,8 +95,10 @@ def streams(folder: Path) -> list[list[pb.PlayRequest]]:
     """Each spy process's messages in the order received, their sequence numbers cleared."""
     found = []
     for path in sorted(folder.glob("spy-*.jsonl")):
-        messages = [pb.PlayRequest.FromString(base64.b64decode(json.loads(line)["message"]))
-                    for line in path.read_text().splitlines()]  # fmt: skip
+        messages = [
+            pb.PlayRequest.FromString(base64.b64decode(json.loads(line)["message"]))
+            for line in path.read_text().splitlines()
+        ]
         for message in messages:
             message.ClearField("sequence")
         found.append(messages)
@@ -95,8 +107,11 @@ def streams(folder: Path) -> list[list[pb.PlayRequest]]:
 
 def game_messages(stream: list[pb.PlayRequest], game_id: str) -> list[pb.PlayRequest]:
     """The handshake, then the messages of game ``game_id``, from its game_start to its game_end."""
-    start = next(index for index, message in enumerate(stream)
-                 if message.WhichOneof("message") == "game_start" and message.game_start.game_id == game_id)  # fmt: skip
+    start = next(
+        index
+        for index, message in enumerate(stream)
+        if message.WhichOneof("message") == "game_start" and message.game_start.game_id == game_id
+    )
     end = next(index for index in range(start, len(stream)) if stream[index].WhichOneof("message") == "game_end")
     return [stream[0], *stream[start : end + 1]]
 
@@ -175,8 +190,13 @@ def test_what_cannot_be_replayed_is_one_line(bots: Bots, league: Path, tmp_path:
     not_a_log = tmp_path / "x.jsonl"
     not_a_log.write_text('{"type": "deal"}\n')
     for path, seat, words in ((log, 3, "--seat 3: r1-t001-s"), (not_a_log, 0, "not a game log")):
-        completed = subprocess.run([*REFEREE, "replay-to", str(path), "--seat", str(seat), "--", *random_bot],
-                                   capture_output=True, text=True, timeout=60, env=bots.subprocess_env())  # fmt: skip
+        completed = subprocess.run(
+            [*REFEREE, "replay-to", str(path), "--seat", str(seat), "--", *random_bot],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=bots.subprocess_env(),
+        )
         assert completed.returncode == 1 and words in completed.stderr, completed.stderr
         assert len(completed.stderr.strip().splitlines()) == 1
     usage = subprocess.run([*REFEREE, "replay-to", str(log), "--seat", "0"], capture_output=True, text=True, timeout=60)

@@ -78,8 +78,9 @@ def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(g
 
 
 def every_action() -> list[Action]:
-    actions = [action(kind) for kind in (ActionKind.DRAW, ActionKind.TAKE, ActionKind.STOP, ActionKind.PASS,
-                                         ActionKind.KNOCK)]  # fmt: skip
+    actions = [
+        action(kind) for kind in (ActionKind.DRAW, ActionKind.TAKE, ActionKind.STOP, ActionKind.PASS, ActionKind.KNOCK)
+    ]
     for card in DECK:
         actions += [action(ActionKind.DISCARD, card), action(ActionKind.EXCHANGE_ALL, card)]
         actions += [action(ActionKind.EXCHANGE, card, slot) for slot in (0, 1, 2)]
@@ -224,8 +225,11 @@ def test_whatever_the_bytes_a_decision_read_from_them_is_what_the_library_reads(
 @pytest.mark.parametrize("drew", [None, Card.parse("QS")])
 @pytest.mark.parametrize("ms", [0.0, 0.0004, 1.5, 123.4567, 10_000.0])
 def test_a_decision_log_line_is_its_record_in_json(tmp_path: Path, default: bool, drew: Card | None, ms: float) -> None:
-    legal = (action(ActionKind.EXCHANGE, Card.parse("10H"), 2), action(ActionKind.EXCHANGE_ALL, Card.parse("AS")),
-             action(ActionKind.KNOCK))  # fmt: skip
+    legal = (
+        action(ActionKind.EXCHANGE, Card.parse("10H"), 2),
+        action(ActionKind.EXCHANGE_ALL, Card.parse("AS")),
+        action(ActionKind.KNOCK),
+    )
     holding = (Card.parse("2C"), Card.parse("10H"), Card.parse("AS"))
     path = tmp_path / "game.jsonl"
     log = GameLog(path)

@@ -99,8 +99,11 @@ def run_snoop_league(bots: Bots, tmp_path: Path, *, sandboxed: bool) -> tuple[li
     """
     league_folder = tmp_path / ("sandboxed" if sandboxed else "unsandboxed")
     output = league_folder / "out"
-    other = copy_bot(league_folder / "submissions" / "other", [SAMPLE_BOTS / "random_bot.py"],
-                     ["python", "random_bot.py", "--marker", bots.marker])  # fmt: skip
+    other = copy_bot(
+        league_folder / "submissions" / "other",
+        [SAMPLE_BOTS / "random_bot.py"],
+        ["python", "random_bot.py", "--marker", bots.marker],
+    )
     (other / "strategy.txt").write_text("always draw from the stock\n")
     decoy_folder = bots.socket_root / f"decoy-{sandboxed}"
     decoy_folder.mkdir()
@@ -176,10 +179,21 @@ def check_sandboxed_snoop(report: dict, targets: dict[str, object]) -> None:
     assert not (Path(targets["league_folder"]) / "x").exists()  # it wrote to its own /tmp, not the host's
     assert not (Path(targets["output"]) / "x").exists()
     # What it tried, each by name: the output, the other submission, the sockets, the network, the referee's files.
-    for probe, target in [("list", "output"), ("list", "other"), ("read", "secret"), ("read", "results"),
-                          ("read", "marker"), ("read", "league"), ("read", "readme"), ("read", "makefile"),
-                          ("read", "shadow"), ("list", "socket_root"), ("unix", "decoy"), ("tcp", "tcp"),
-                          ("signal", "referee_pid")]:  # fmt: skip
+    for probe, target in [
+        ("list", "output"),
+        ("list", "other"),
+        ("read", "secret"),
+        ("read", "results"),
+        ("read", "marker"),
+        ("read", "league"),
+        ("read", "readme"),
+        ("read", "makefile"),
+        ("read", "shadow"),
+        ("list", "socket_root"),
+        ("unix", "decoy"),
+        ("tcp", "tcp"),
+        ("signal", "referee_pid"),
+    ]:
         assert (probe, targets[target]) in outcome, (probe, target)
     assert ("tcp", EXTERNAL) in outcome and ("write", "/usr/local/x") in outcome
     assert "No such file" in details[("unix", targets["decoy"])]
@@ -193,8 +207,26 @@ def check_sandboxed_snoop(report: dict, targets: dict[str, object]) -> None:
     # Python bots get the referee's interpreter and package read-only: their top folder (wherever the checkout is) shows.
     referee_paths = [Path(path) for path in (sys.prefix, sys.base_prefix, referee.__file__)]
     referee_tops = {path.parts[1] for path in referee_paths + [path.resolve() for path in referee_paths]}
-    assert visible <= {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "root", "run", "sbin",
-                       "scratch", "tmp", "usr"} | referee_tops, visible  # fmt: skip
+    assert (
+        visible
+        <= {
+            "bin",
+            "dev",
+            "etc",
+            "lib",
+            "lib32",
+            "lib64",
+            "libx32",
+            "proc",
+            "root",
+            "run",
+            "sbin",
+            "scratch",
+            "tmp",
+            "usr",
+        }
+        | referee_tops
+    ), visible
 
 
 def test_the_same_snooping_bot_without_the_sandbox_reaches_all_of_it(bots: Bots, tmp_path: Path) -> None:
@@ -202,16 +234,28 @@ def test_the_same_snooping_bot_without_the_sandbox_reaches_all_of_it(bots: Bots,
     reports, targets = run_snoop_league(bots, tmp_path, sandboxed=False)
     report = reports[0]
     outcome = reached(report)
-    for probe, target in [("list", "output"), ("list", "other"), ("read", "secret"), ("read", "marker"),
-                          ("read", "league"), ("read", "readme"), ("list", "socket_root"), ("unix", "decoy"),
-                          ("tcp", "tcp"), ("signal", "referee_pid")]:  # fmt: skip
+    for probe, target in [
+        ("list", "output"),
+        ("list", "other"),
+        ("read", "secret"),
+        ("read", "marker"),
+        ("read", "league"),
+        ("read", "readme"),
+        ("list", "socket_root"),
+        ("unix", "decoy"),
+        ("tcp", "tcp"),
+        ("signal", "referee_pid"),
+    ]:
         assert outcome[(probe, targets[target])], (probe, target)
     assert outcome[("write", str(Path(targets["output"]) / "x"))] and (Path(targets["output"]) / "x").exists()
     own_socket = report["address"].removeprefix("unix:")
     others = (targets["decoy"], own_socket)
     # The other bot's socket, in the referee's socket folder (a stray socket of another program in /tmp is not its).
-    other_sockets = [target for probe, target in outcome
-                     if probe == "unix" and target not in others and target.startswith(str(bots.socket_root))]  # fmt: skip
+    other_sockets = [
+        target
+        for probe, target in outcome
+        if probe == "unix" and target not in others and target.startswith(str(bots.socket_root))
+    ]
     assert other_sockets and all(outcome[("unix", target)] for target in other_sockets)  # the other bot's
     if os.geteuid() == 0:
         assert outcome[("read", "/etc/shadow")]
@@ -246,8 +290,9 @@ def play_hog(bots: Bots, tmp_path: Path, limits: ResourceLimits, *args: str) -> 
     """Play a game with hog.py misbehaving on its first decision; return its fault record and its output."""
     hog = dataclasses.replace(bots.bad("hog.py", *args, "--at", "1", name="hog"), limits=limits)
     log_path = tmp_path / "game.jsonl"
-    result = play("stop_the_bus", [hog, bots.sample()], seed=3, timing=HOG_TIMING, log_path=log_path,
-                  bot_log_dir=tmp_path)  # fmt: skip
+    result = play(
+        "stop_the_bus", [hog, bots.sample()], seed=3, timing=HOG_TIMING, log_path=log_path, bot_log_dir=tmp_path
+    )
     assert result.faults == [Counter({"crash": 1}), Counter()]
     (fault,) = [record for record in read_log(log_path) if record["type"] == "fault"]
     output = (tmp_path / "seat0-hog.log").read_text()
@@ -260,8 +305,9 @@ def test_a_bot_whose_processes_together_exceed_its_memory_limit_is_stopped_and_t
     bots: Bots, tmp_path: Path
 ) -> None:
     # Two children of 96 MiB each: each is under the 128 MB limit, together they are over it.
-    fault, output = play_hog(bots, tmp_path, ResourceLimits(memory_mb=128), "--resource", "memory",
-                             "--children", "2", "--child-mb", "96")  # fmt: skip
+    fault, output = play_hog(
+        bots, tmp_path, ResourceLimits(memory_mb=128), "--resource", "memory", "--children", "2", "--child-mb", "96"
+    )
     assert "memory limit of 128 MB exceeded (the kernel killed 1 of its processes)" in fault["detail"]
     assert "a child was killed by SIGKILL" in output
 
@@ -309,8 +355,9 @@ sys.stdout.write("flood " * 600_000)
 
 
 def test_a_bots_output_and_writable_folders_are_capped_at_its_output_limit(bots: Bots, tmp_path: Path) -> None:
-    spec = dataclasses.replace(bots.spec([PYTHON, "-c", FILL_AND_FLOOD, bots.marker], "filler"),
-                               limits=ResourceLimits(output_mb=1))  # fmt: skip
+    spec = dataclasses.replace(
+        bots.spec([PYTHON, "-c", FILL_AND_FLOOD, bots.marker], "filler"), limits=ResourceLimits(output_mb=1)
+    )
     log_path = tmp_path / "filler.log"
 
     async def run_to_the_end() -> None:
@@ -342,8 +389,9 @@ def test_stopping_a_bot_ends_everything_it_started_and_removes_its_cgroup(bots: 
     before = bot_cgroups()
 
     async def start_and_stop() -> tuple[str | None, list[str], list[Path]]:
-        spec = dataclasses.replace(bots.bad("fork.py", "--children", "sleeper,detached", "--clean-env"),
-                                   sandbox=sandboxed)  # fmt: skip
+        spec = dataclasses.replace(
+            bots.bad("fork.py", "--children", "sleeper,detached", "--clean-env"), sandbox=sandboxed
+        )
         bot = BotSession(spec)
         await bot.start(GameSetup("stop_the_bus", 2, ROOMY))
         try:
@@ -373,11 +421,29 @@ def test_a_referee_killed_by_sigkill_takes_its_bots_along_and_the_next_referee_c
     hanging = bots.command("slow.py", "--at", "1", "--forever", "--record", str(recording))
     forking = bots.command("fork.py", "--children", "sleeper,detached")
     referee = subprocess.Popen(
-        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", "3", "--quiet",
-         "--move-time-ms", "60000", "--share", str(tmp_path),
-         "--bot", shlex.join(forking), "--bot", shlex.join(hanging)],
-        env=bots.subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--seed",
+            "3",
+            "--quiet",
+            "--move-time-ms",
+            "60000",
+            "--share",
+            str(tmp_path),
+            "--bot",
+            shlex.join(forking),
+            "--bot",
+            shlex.join(hanging),
+        ],
+        env=bots.subprocess_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 30
         while not (recording.exists() and len(recording.read_text().splitlines()) >= 2):
@@ -398,11 +464,27 @@ def test_a_referee_killed_by_sigkill_takes_its_bots_along_and_the_next_referee_c
     assert folder.exists() and (folder / "cgroup.procs").read_text() == ""
     # The next referee to start removes them.
     done = subprocess.run(
-        [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", "3", "--quiet",
-         "--bot", shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py")),
-         "--bot", shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py"))],
-        env=bots.subprocess_env(), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "play",
+            "--game",
+            "stop_the_bus",
+            "--seed",
+            "3",
+            "--quiet",
+            "--bot",
+            shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py")),
+            "--bot",
+            shlex.join(bots.command(SAMPLE_BOTS / "random_bot.py")),
+        ],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert not folder.exists()
     assert not any((hierarchy.folder.parent / folder.name).exists() for hierarchy in CGROUPS.v1.values())
@@ -434,9 +516,23 @@ def test_where_no_cgroup_can_be_made_limits_fall_back_to_rlimits_and_the_run_say
         f"  - name: random\n    command: {json.dumps(random_bot)}\n"
     )
     done = subprocess.run(
-        [*READ_ONLY_CGROUPS, PYTHON, "-m", "referee.cli", "run", str(league), "--output", str(tmp_path / "out"),
-         "--no-progress"], env=bots.subprocess_env(), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            *READ_ONLY_CGROUPS,
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "run",
+            str(league),
+            "--output",
+            str(tmp_path / "out"),
+            "--no-progress",
+        ],
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert (
         f"sandbox: {BWRAP.version}; memory: rlimit; processes: not enforced; CPU time: rlimit; "
@@ -459,8 +555,9 @@ def test_network_host_lets_a_sandboxed_bot_reach_the_machines_network(bots: Bots
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.settimeout(10)
         recording = tmp_path / "probe.jsonl"
-        probe = bots.bad("net_probe.py", "--connect", f"127.0.0.1:{listener.getsockname()[1]}",
-                         "--record", str(recording))  # fmt: skip
+        probe = bots.bad(
+            "net_probe.py", "--connect", f"127.0.0.1:{listener.getsockname()[1]}", "--record", str(recording)
+        )
         probe = dataclasses.replace(probe, network="host")
         result = play("stop_the_bus", [probe, bots.sample()], seed=5, timing=ROOMY)
         connection, _ = listener.accept()
@@ -493,8 +590,10 @@ def test_every_sample_bot_plays_in_its_sandbox(bots: Bots, tmp_path: Path, bot: 
         if bot == "node"
         else "",
     }[bot]
-    league.write_text(f"name: one\ngame: stop_the_bus\nseed: 1\ntable_size: 2\nbots:\n  - name: {bot}\n    {entry}\n"
-                      f"  - name: other\n    {entry}\n")  # fmt: skip
+    league.write_text(
+        f"name: one\ngame: stop_the_bus\nseed: 1\ntable_size: 2\nbots:\n  - name: {bot}\n    {entry}\n"
+        f"  - name: other\n    {entry}\n"
+    )
     spec = dataclasses.replace(load_league(league).bot(bot).spec, env={"REFEREE_TEST_MARKER": bots.marker})
     assert spec.sandbox and spec.network == "none"  # as a league runs it: in its sandbox, with no network
     result = play("stop_the_bus", [spec, bots.sample()], seed=2, timing=ROOMY, bot_log_dir=tmp_path)
@@ -558,31 +657,58 @@ def two_bot_league(tmp_path: Path, bots: Bots, extra: str = "") -> Path:
 
 def run_cli(bots: Bots, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [PYTHON, "-m", "referee.cli", *args], env={**bots.subprocess_env(), **env},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [PYTHON, "-m", "referee.cli", *args],
+        env={**bots.subprocess_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_without_bubblewrap_referee_run_refuses_to_start_bots_and_says_what_to_install(
     bots: Bots, tmp_path: Path
 ) -> None:
     league = two_bot_league(tmp_path, bots)
-    done = run_cli(bots, "run", str(league), "--output", str(tmp_path / "out"), "--no-progress",
-                   REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"))  # fmt: skip
+    done = run_cli(
+        bots,
+        "run",
+        str(league),
+        "--output",
+        str(tmp_path / "out"),
+        "--no-progress",
+        REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"),
+    )
     assert done.returncode == 1
     assert "referee run: bubblewrap, which every bot runs in, is not installed" in done.stderr
     assert "install it with `apt-get install bubblewrap`" in done.stderr
     assert "sandbox: none in the league file (or --no-sandbox)" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
-    played = run_cli(bots, "play", "--game", "stop_the_bus", "--bot", "python bot.py", "--bot", "python bot.py",
-                     REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"))  # fmt: skip
+    played = run_cli(
+        bots,
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--bot",
+        "python bot.py",
+        "--bot",
+        "python bot.py",
+        REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"),
+    )
     assert played.returncode == 1 and "apt-get install bubblewrap" in played.stderr and "--no-sandbox" in played.stderr
 
 
 def test_a_league_with_sandbox_none_runs_without_bubblewrap_and_warns(bots: Bots, tmp_path: Path) -> None:
     league = two_bot_league(tmp_path, bots, "sandbox: none\n")
-    done = run_cli(bots, "run", str(league), "--output", str(tmp_path / "out"), "--no-progress",
-                   REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"))  # fmt: skip
+    done = run_cli(
+        bots,
+        "run",
+        str(league),
+        "--output",
+        str(tmp_path / "out"),
+        "--no-progress",
+        REFEREE_BWRAP=str(tmp_path / "no-such-bwrap"),
+    )
     assert done.returncode == 0, done.stderr
     assert "warning: the sandbox is off (sandbox: none): every bot runs as you" in done.stderr
     assert "sandbox: none (turned off); memory: " in done.stdout
@@ -651,8 +777,10 @@ def test_by_default_every_bot_is_sandboxed_with_no_network_and_the_default_limit
 
 
 def test_league_limits_apply_to_every_bot_and_a_bots_own_override_them_key_by_key(tmp_path: Path) -> None:
-    league = load_text(tmp_path, league_text("limits: {memory_mb: 512, cpu_seconds: 60}\n",
-                                             "    limits: {memory_mb: 256, open_files: none}\n"))  # fmt: skip
+    league = load_text(
+        tmp_path,
+        league_text("limits: {memory_mb: 512, cpu_seconds: 60}\n", "    limits: {memory_mb: 256, open_files: none}\n"),
+    )
     assert league.bot("bob").spec.limits == ResourceLimits(memory_mb=512, cpu_seconds=60)
     assert league.bot("alice").spec.limits == ResourceLimits(memory_mb=256, cpu_seconds=60, open_files=None)
     problem = load_problem(tmp_path, league_text("limits: {memory: 5}\n"))

@@ -56,8 +56,17 @@ def eager_round_robin(names: list[str], table_size: int, rounds: int, league_see
             seed = derive_seed(league_seed, "round", round_number, "table", ",".join(sorted(table)))
             for rotation in range(table_size):
                 seats = tuple(table[(seat + rotation) % table_size] for seat in range(table_size))
-                games.append(ScheduledGame(len(games), f"r{round_number}-t{table_number:03d}-s{rotation}",
-                                           round_number, table_number, rotation, seats, seed))  # fmt: skip
+                games.append(
+                    ScheduledGame(
+                        len(games),
+                        f"r{round_number}-t{table_number:03d}-s{rotation}",
+                        round_number,
+                        table_number,
+                        rotation,
+                        seats,
+                        seed,
+                    )
+                )
     return games
 
 
@@ -298,8 +307,9 @@ def check_sampled(
     # Games per bot: T tables each, and the seats left over go to as many bots, one table more each.
     per_bot = Counter(name for game in games for name in game.seats)
     extra = tables * table_size - len(names) * tables_per_bot
-    assert sorted(per_bot.values()) == sorted([tables_per_bot * played] * (len(names) - extra)
-                                              + [(tables_per_bot + 1) * played] * extra)  # fmt: skip
+    assert sorted(per_bot.values()) == sorted(
+        [tables_per_bot * played] * (len(names) - extra) + [(tables_per_bot + 1) * played] * extra
+    )
     # Seats: as even as can be when the rotations divide the seats, else within 2.
     seat_counts = Counter((name, seat) for game in games for seat, name in enumerate(game.seats))
     for name in names:
@@ -347,8 +357,9 @@ def test_rotations_as_many_as_seats_keep_every_rotation():
     ("bots", "table_size", "games_per_bot", "rotations"),
     [(12, 4, 12, 2), (9, 3, 12, 1), (14, 6, 24, 4), (11, 5, 12, 3), (16, 4, 12, None), (7, 7, 14, None)],
 )
-def test_tables_play_the_rotations_asked_for_and_bots_sit_in_every_seat_evenly(bots, table_size, games_per_bot,
-                                                                              rotations):  # fmt: skip
+def test_tables_play_the_rotations_asked_for_and_bots_sit_in_every_seat_evenly(
+    bots, table_size, games_per_bot, rotations
+):
     check_sampled(bot_names(bots), table_size, games_per_bot, league_seed=bots, rotations=rotations)
 
 
@@ -386,10 +397,30 @@ def test_auto_plays_every_rotation_unless_fewer_make_every_pair_meet(bots, table
 
 SAMPLED_CASES = [
     # (bots, table size, tables per bot): exact, leftover seats, tight ones, and averages either side of 1.5
-    (2, 2, 3), (5, 2, 4), (9, 2, 8), (5, 3, 2), (6, 3, 6), (7, 3, 1), (12, 3, 8), (20, 3, 15),
-    (6, 4, 5), (9, 4, 4), (16, 4, 8), (7, 5, 6), (8, 5, 2), (13, 5, 7), (8, 6, 4), (10, 6, 8),
-    (13, 6, 8), (19, 6, 6), (25, 6, 7), (28, 6, 8), (30, 6, 9), (11, 7, 7), (12, 10, 3),
-]  # fmt: skip
+    (2, 2, 3),
+    (5, 2, 4),
+    (9, 2, 8),
+    (5, 3, 2),
+    (6, 3, 6),
+    (7, 3, 1),
+    (12, 3, 8),
+    (20, 3, 15),
+    (6, 4, 5),
+    (9, 4, 4),
+    (16, 4, 8),
+    (7, 5, 6),
+    (8, 5, 2),
+    (13, 5, 7),
+    (8, 6, 4),
+    (10, 6, 8),
+    (13, 6, 8),
+    (19, 6, 6),
+    (25, 6, 7),
+    (28, 6, 8),
+    (30, 6, 9),
+    (11, 7, 7),
+    (12, 10, 3),
+]
 
 
 @pytest.mark.parametrize(("bots", "table_size", "tables_per_bot"), SAMPLED_CASES)
@@ -587,9 +618,14 @@ def test_table_lines_list_every_game_under_a_summary_and_the_seeds_only_when_ask
     assert len(rows) == len(games)
     for row, game in zip(rows, games, strict=True):
         assert row.split() == [
-            str(game.index), game.game_id, str(game.round), str(game.table), str(game.rotation),
-            *game.seats, *([str(game.seed)] if seeds else []),
-        ]  # fmt: skip
+            str(game.index),
+            game.game_id,
+            str(game.round),
+            str(game.table),
+            str(game.rotation),
+            *game.seats,
+            *([str(game.seed)] if seeds else []),
+        ]
     starts = {line.index(game.game_id) for line, game in zip(rows, games, strict=True)}
     assert starts == {lines[2].index("game")}, "fixed columns"
 
@@ -621,8 +657,10 @@ def test_schedule_json_streams_a_large_league_into_a_reader_that_leaves_early(tm
     for options in (["--json"], []):
         process = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "schedule", str(path), *options],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         first = [process.stdout.readline() for _ in range(3)]
         process.stdout.close()
         error = process.stderr.read()
@@ -638,8 +676,9 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
     """Issue 12's league: 30 bots at tables of 6, 30 games each. Its time is bench/schedule.py's to measure."""
     path = write_league(tmp_path, bot_names(30), "table_size: 6\nformat: {type: sampled, games_per_bot: 30}")
     with open(tmp_path / "out.jsonl", "w") as out, open(tmp_path / "err.txt", "w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "referee.cli", "schedule", str(path), "--json"],
-                                   stdout=out, stderr=err)  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "schedule", str(path), "--json"], stdout=out, stderr=err
+        )
         _, status, usage = os.wait4(process.pid, 0)  # this one process's peak memory, in KiB
     process.returncode = os.waitstatus_to_exitcode(status)
     assert process.returncode == 0 and (tmp_path / "err.txt").read_text() == ""
@@ -655,5 +694,6 @@ def test_schedule_json_of_the_issues_sampled_league(tmp_path):
             met.update(itertools.combinations(sorted(record["seats"]), 2))
     counts = [met[pair] for pair in itertools.combinations(bot_names(30), 2)]
     assert min(counts) >= 1 and max(counts) - min(counts) <= 2  # every pair meets, counts at most 2 apart
-    assert records == [{key: value for key, value in game.record().items() if key != "seed"}
-                       for game in load_league(path).schedule()]  # fmt: skip
+    assert records == [
+        {key: value for key, value in game.record().items() if key != "seed"} for game in load_league(path).schedule()
+    ]

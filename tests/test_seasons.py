@@ -96,8 +96,12 @@ def test_a_disqualified_bots_games_count_for_no_one(tmp_path: Path, bots: Bots) 
     assert [row.bot for row in standings.rows] == [*(row.bot for row in alone.rows), "charlie"]
     for row, expected in zip(standings.rows, alone.rows, strict=False):
         assert (row.rank, row.rank_range, row.strength, row.games, row.score) == (
-            expected.rank, expected.rank_range, expected.strength, expected.games, expected.score,
-        )  # fmt: skip
+            expected.rank,
+            expected.rank_range,
+            expected.strength,
+            expected.games,
+            expected.score,
+        )
     assert standings.games == 4 and standings.left_out == 4
     charlie = row_of(output, "charlie")
     assert (charlie["status"], charlie["status_reason"], charlie["games"]) == ("disqualified", "read the deck", 0)

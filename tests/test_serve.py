@@ -40,8 +40,12 @@ def site(tmp_path: Path):
     (tmp_path / "replays" / "g1.html").write_text("<html>replay</html>", encoding="utf-8")
     (tmp_path.parent / "secret.txt").write_text("not served", encoding="utf-8")
     port = free_port()
-    server = subprocess.Popen([PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    server = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -100,12 +104,17 @@ def test_a_port_in_use_or_a_missing_folder_is_told_in_one_line(tmp_path: Path) -
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        run = subprocess.run([PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
-                             capture_output=True, text=True, timeout=30)  # fmt: skip
+        run = subprocess.run(
+            [PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert run.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in run.stderr and "--port" in run.stderr
     assert "Traceback" not in run.stderr
-    run = subprocess.run([PYTHON, "-m", "referee.cli", "serve", str(tmp_path / "nope")],
-                         capture_output=True, text=True, timeout=30)  # fmt: skip
+    run = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "serve", str(tmp_path / "nope")], capture_output=True, text=True, timeout=30
+    )
     assert run.returncode == 1 and "no such directory" in run.stderr
 
 

@@ -74,8 +74,9 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
         elif kind == "fault":
             assert f"seat {record['seat']} {record['bot']}: {record['kind']}: {record['detail']}" in line
         elif kind == "game_end":
-            places = ", ".join(f"{place}. seat {seat} {start['players'][seat]}"
-                               for place, seat in enumerate(record["placements"], 1))  # fmt: skip
+            places = ", ".join(
+                f"{place}. seat {seat} {start['players'][seat]}" for place, seat in enumerate(record["placements"], 1)
+            )
             assert line.startswith("game over") and places in line
 
 
@@ -105,8 +106,11 @@ def seat_knowledge(log: list[dict], seat: int) -> list[set[str]]:
     def observe() -> None:
         view = game.observation(seat)
         known.update(map(str, view.hand))
-        for card in (getattr(view, "discard_top", None), getattr(view, "drawn_card", None),
-                     *getattr(view, "centre", ())):  # fmt: skip
+        for card in (
+            getattr(view, "discard_top", None),
+            getattr(view, "drawn_card", None),
+            *getattr(view, "centre", ()),
+        ):
             if card is not None:
                 known.add(str(card))
 
@@ -188,8 +192,21 @@ def test_show_by_game_id_in_a_league_directory_and_as_json(tmp_path: Path, capsy
 def test_play_verbose_prints_the_transcript_live(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     bots = [f"python {SAMPLE_BOTS / 'heuristic_bot.py'}", f"python {SAMPLE_BOTS / 'random_bot.py'}"]
-    command = [PYTHON, "-m", "referee.cli", "play", "--game", "stop_the_bus", "--seed", "4", "--verbose",
-               "--log", str(log), "--move-time-ms", str(FAST.move_time_ms)]  # fmt: skip
+    command = [
+        PYTHON,
+        "-m",
+        "referee.cli",
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--seed",
+        "4",
+        "--verbose",
+        "--log",
+        str(log),
+        "--move-time-ms",
+        str(FAST.move_time_ms),
+    ]
     for bot in bots:
         command += ["--bot", bot]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)

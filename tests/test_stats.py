@@ -224,8 +224,9 @@ def test_more_deals_of_the_same_mix_narrow_the_interval():
 @settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6), st.integers(-6, 6)), min_size=1, max_size=30))
 def test_comparison_from_the_other_side_mirrors_every_figure(rows):
-    outcomes = [DealOutcome(games, min(above, games), max(-games, min(games, difference))) for games, above, difference
-                in rows]  # fmt: skip
+    outcomes = [
+        DealOutcome(games, min(above, games), max(-games, min(games, difference))) for games, above, difference in rows
+    ]
     forward = tally_of(outcomes).comparison()
     backward = tally_of([outcome.swapped() for outcome in outcomes]).comparison()
     assert backward.above == forward.below
@@ -456,8 +457,9 @@ def assert_rate_within(errors: int, runs: int, stated: float) -> None:
 
 def sprt_runs(runs, make_test, elos, table_size, luck, seed):
     strengths = strengths_from_elo(elos)
-    tests = [run_sequential_test(make_test(), random.Random(seed + run), strengths, table_size, luck)
-             for run in range(runs)]  # fmt: skip
+    tests = [
+        run_sequential_test(make_test(), random.Random(seed + run), strengths, table_size, luck) for run in range(runs)
+    ]
     assert all(test.verdict is not Verdict.CONTINUE for test in tests), "a run hit the deal limit"
     return tests
 
@@ -490,8 +492,9 @@ def test_sprt_on_score_difference_keeps_both_error_rates():
     # 3-seat tables; H0: mean score difference 0, H1: 0.1. The field is as strong as B.
     luck = 0.3
     field = {"field-1": 0.0}
-    null = sprt_runs(200, lambda: SequentialTest.for_score_difference(0.0, 0.1), {"A": 0.0, "B": 0.0, **field}, 3,
-                     luck, seed=20_000)  # fmt: skip
+    null = sprt_runs(
+        200, lambda: SequentialTest.for_score_difference(0.0, 0.1), {"A": 0.0, "B": 0.0, **field}, 3, luck, seed=20_000
+    )
     assert_rate_within(sum(test.verdict is Verdict.ACCEPT_H1 for test in null), len(null), 0.05)
     # A's planted strength for a true difference of 0.1 (solved on the exact expected scores).
     strengths = {"B": 1.0, "field-1": 1.0}
@@ -503,6 +506,7 @@ def test_sprt_on_score_difference_keeps_both_error_rates():
             strengths, "B", ["A", "B", "field-1"], luck
         )
         low, high = (elo, high) if difference < 0.1 else (low, elo)
-    planted = sprt_runs(200, lambda: SequentialTest.for_score_difference(0.0, 0.1), {"A": low, "B": 0.0, **field},
-                        3, luck, seed=30_000)  # fmt: skip
+    planted = sprt_runs(
+        200, lambda: SequentialTest.for_score_difference(0.0, 0.1), {"A": low, "B": 0.0, **field}, 3, luck, seed=30_000
+    )
     assert_rate_within(sum(test.verdict is Verdict.ACCEPT_H0 for test in planted), len(planted), 0.05)

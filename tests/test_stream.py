@@ -79,7 +79,9 @@ def test_each_seat_rebuilds_the_whole_public_history_from_its_stream(
         for message, event in zip(history.events, engine.events, strict=True):
             assert message.kind == EVENT_KIND_TO_PB[event.kind]
             assert (message.hand_number, message.seat if message.HasField("seat") else None) == (
-                event.hand_number, event.seat)  # fmt: skip
+                event.hand_number,
+                event.seat,
+            )
 
         # Every showdown's revealed hands, in band, equal the log's hand results.
         showdowns = history.showdowns()

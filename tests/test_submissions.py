@@ -222,8 +222,9 @@ def test_a_league_builds_a_submission_once_and_reuses_the_build(tmp_path):
 
 def test_a_removed_copy_is_built_again(tmp_path):
     count = tmp_path / "count.txt"
-    submission(tmp_path / "sub", manifest(f"echo run >> {count} && printf '#!/bin/sh\\n' > bot && chmod +x bot",
-                                          "./bot"))  # fmt: skip
+    submission(
+        tmp_path / "sub", manifest(f"echo run >> {count} && printf '#!/bin/sh\\n' > bot && chmod +x bot", "./bot")
+    )
     league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
     build(league, tmp_path / "out")
     (tmp_path / "out" / BUILDS_DIR / "sub" / "bot").unlink()
@@ -248,8 +249,10 @@ def test_a_failed_build_is_tried_again_until_the_league_has_games_then_it_stands
 def test_two_leagues_sharing_a_submission_build_at_once_without_racing(tmp_path):
     # In one folder the two builds would overwrite each other's files; each copy has its own.
     events = tmp_path / "events.txt"
-    racy = (f'echo start >> {events} && echo $$ > owner && sleep 1 && [ "$(cat owner)" = "$$" ] '
-            f'&& printf "#!/bin/sh\\n" > bot && chmod +x bot && echo end >> {events}')  # fmt: skip
+    racy = (
+        f'echo start >> {events} && echo $$ > owner && sleep 1 && [ "$(cat owner)" = "$$" ] '
+        f'&& printf "#!/bin/sh\\n" > bot && chmod +x bot && echo end >> {events}'
+    )
     submission(tmp_path / "shared" / "sub", manifest(racy, "./bot"))
     leagues = []
     for name in ("spring", "autumn"):

@@ -20,9 +20,13 @@ from tests.test_league import write_league
 
 def run_cli(bots: Bots, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [PYTHON, "-m", "referee.cli", *args], cwd=cwd, env=bots.subprocess_env(), capture_output=True, text=True,
+        [PYTHON, "-m", "referee.cli", *args],
+        cwd=cwd,
+        env=bots.subprocess_env(),
+        capture_output=True,
+        text=True,
         timeout=300,
-    )  # fmt: skip
+    )
 
 
 def test_a_league_whose_bots_all_fail_to_start_has_only_void_games_and_exits_non_zero(
@@ -73,8 +77,22 @@ def test_games_with_one_failing_bot_count_only_where_two_bots_played(tmp_path: P
 def test_play_exits_non_zero_when_a_bot_fails_and_shows_its_last_output(tmp_path: Path, bots: Bots) -> None:
     good = " ".join(bots.command(SAMPLE_BOTS / "random_bot.py"))
     dying = " ".join(bots.command(BAD_BOTS / "exit_at_start.py"))
-    done = run_cli(bots, "play", "--game", "stop_the_bus", "--bot", good, "--bot", dying,
-                   "--name", "good", "--name", "dying", "--quiet", cwd=tmp_path)  # fmt: skip
+    done = run_cli(
+        bots,
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--bot",
+        good,
+        "--bot",
+        dying,
+        "--name",
+        "good",
+        "--name",
+        "dying",
+        "--quiet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "(void: it does not count)" in done.stdout
     assert "seat 1 (dying) failed: 1 startup" in done.stderr
@@ -85,11 +103,39 @@ def test_play_exits_non_zero_when_a_bot_fails_and_shows_its_last_output(tmp_path
     assert (kept / "seat1-dying.log").read_text() == "exit_at_start: cannot load my model, giving up\n"
     shutil.rmtree(kept)
 
-    same = run_cli(bots, "play", "--game", "stop_the_bus", "--bot", good, "--bot", good,
-                   "--name", "twin", "--name", "twin", "--quiet", cwd=tmp_path)  # fmt: skip
+    same = run_cli(
+        bots,
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--bot",
+        good,
+        "--bot",
+        good,
+        "--name",
+        "twin",
+        "--name",
+        "twin",
+        "--quiet",
+        cwd=tmp_path,
+    )
     assert same.returncode == 2 and "same name" in same.stderr
-    fine = run_cli(bots, "play", "--game", "stop_the_bus", "--bot", good, "--bot", good,
-                   "--name", "a", "--name", "b", "--quiet", cwd=tmp_path)  # fmt: skip
+    fine = run_cli(
+        bots,
+        "play",
+        "--game",
+        "stop_the_bus",
+        "--bot",
+        good,
+        "--bot",
+        good,
+        "--name",
+        "a",
+        "--name",
+        "b",
+        "--quiet",
+        cwd=tmp_path,
+    )
     assert fine.returncode == 0, fine.stdout + fine.stderr
     assert "seat 0 a:" in fine.stdout and "bot output is kept" not in fine.stderr
     assert not any(path.name.startswith("referee-play-") for path in bots.socket_root.iterdir())  # none left

@@ -42,8 +42,9 @@ def start_children(kinds: list[str], marker: str, clean_env: bool) -> None:
         elif kind == "detached":
             subprocess.run(
                 [sys.executable, "-c", _DETACH, marker, "clean" if clean_env else "keep"],
-                stdin=subprocess.DEVNULL, check=True,
-            )  # fmt: skip
+                stdin=subprocess.DEVNULL,
+                check=True,
+            )
         else:
             raise SystemExit(f"fork.py: unknown child kind {kind!r}; use sleeper or detached")
 

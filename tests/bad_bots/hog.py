@@ -120,8 +120,12 @@ def exhaust(args) -> None:
     if args.resource == "memory" and args.children:
         hold_seconds = "10"
         total = args.children * args.child_mb
-        hog_with_children(HOLD_MEMORY, [str(args.child_mb), hold_seconds], args.children,
-                          f"{args.children} children held {args.child_mb} MiB each, {total} MiB in all")  # fmt: skip
+        hog_with_children(
+            HOLD_MEMORY,
+            [str(args.child_mb), hold_seconds],
+            args.children,
+            f"{args.children} children held {args.child_mb} MiB each, {total} MiB in all",
+        )
     elif args.resource == "memory":
         hog_memory(most)
     elif args.resource == "cpu":

@@ -94,8 +94,9 @@ class Rememberer(BotServicer):
             return
         entries = [
             {"key": list(key), **asdict(deal), "dealt": {seat: sorted(cards) for seat, cards in deal.dealt.items()}}
-            for key, deals in self.memory.items() for deal in deals
-        ]  # fmt: skip
+            for key, deals in self.memory.items()
+            for deal in deals
+        ]
         path = self.memory_dir / f"memory-{self.process}.json"
         temporary = path.with_suffix(".part")
         temporary.write_text(json.dumps(entries), encoding="utf-8")
@@ -149,8 +150,16 @@ class Rememberer(BotServicer):
                 continue
             remembered = recalled.dealt.get(seat) if recalled is not None else None
             cards = sorted(remembered) if remembered else self.random.sample(unseen, 3)
-            report({"guess": "hand", "game": self.game_id, "hand": obs.hand_number, "seat": seat, "cards": cards,
-                    "memory": remembered is not None})  # fmt: skip
+            report(
+                {
+                    "guess": "hand",
+                    "game": self.game_id,
+                    "hand": obs.hand_number,
+                    "seat": seat,
+                    "cards": cards,
+                    "memory": remembered is not None,
+                }
+            )
 
     def guess_stock(self, obs: Observation, recalled: Deal | None, hand: frozenset[str]) -> None:
         if any(event.kind is EventKind.RECYCLE for event in obs.hand_events):
@@ -160,8 +169,9 @@ class Rememberer(BotServicer):
         remembered = recalled.stock.get(position) if recalled is not None else None
         shown = {str(event.card) for event in obs.hand_events if event.card is not None}
         card = remembered or self.random.choice(sorted(str(c) for c in DECK if str(c) not in hand | shown))
-        report({"guess": "stock", "game": self.game_id, "n": self.number, "card": card,
-                "memory": remembered is not None})  # fmt: skip
+        report(
+            {"guess": "stock", "game": self.game_id, "n": self.number, "card": card, "memory": remembered is not None}
+        )
 
 
 def report(record: dict) -> None:

@@ -22,7 +22,7 @@ import os
 import sys
 
 from referee import __version__
-from referee.cli import bots, game_logs, leagues, results
+from referee.cli import bots, game_logs, ladder, leagues, results
 from referee.cli.options import UsageError
 from referee.cli.process import describe_os_error
 from referee.errors import RefereeError
@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     leagues.add_duel(commands)
     leagues.add_validate(commands)
     leagues.add_schedule(commands)
+    ladder.add_ladder(commands)
     results.add_leaderboard(commands)
     results.add_compare(commands)
     return parser

@@ -22,7 +22,6 @@ from referee.config.schema import ADDRESS_ONLY, BOT_KEYS, BOT_SOURCES, MANIFEST_
 from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
 
-
 ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
 BOT_STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
 

@@ -20,7 +20,7 @@ import pytest
 from referee.errors import LeagueError
 from referee.ladder.file import load_ladder
 from referee.schedule.base import rotate
-from tests.conftest import PYTHON, SAMPLE_BOTS, Bots
+from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
 
 WAIT_S = 120.0
@@ -167,5 +167,8 @@ def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None
     path.write_text(body.replace("submissions: submissions", "submissions: nowhere"))
     with pytest.raises(LeagueError, match=r"ladder.yaml:5: submissions: .*nowhere is not a folder"):
         load_ladder(path)
-    ladder = load_ladder(path.parent / "ladder.yaml") if path.write_text(body) else None
-    assert ladder is not None and ladder.placement_games == 6 and ladder.output == tmp_path / "results" / "season"
+    path.write_text(body)
+    ladder = load_ladder(path)
+    assert ladder.placement_games == 6 and ladder.output == tmp_path / "results" / "season"
+    example = load_ladder(ROOT / "tournaments" / "ladder.example.yaml")
+    assert example.submissions == ROOT / "tournaments" / "ladder-submissions" and example.check_games == 1

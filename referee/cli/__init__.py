@@ -10,7 +10,8 @@ Each family of commands is a module that adds its commands' options and
 sets each one's ``func``: :mod:`referee.cli.bots` (play, check-bot,
 replay-to), :mod:`referee.cli.game_logs` (verify, show, replay),
 :mod:`referee.cli.results` (seed, serve, leaderboard, compare) and
-:mod:`referee.cli.leagues` (run, duel, validate, schedule).
+:mod:`referee.cli.leagues` (run, duel, validate, schedule) and
+:mod:`referee.cli.ladder` (ladder).
 """
 
 from __future__ import annotations

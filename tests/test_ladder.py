@@ -7,6 +7,7 @@ by SIGINT or by ``--games``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import signal
@@ -18,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from referee.errors import LeagueError
+from referee.ladder.entries import changed_submissions, judge
 from referee.ladder.file import load_ladder
+from referee.ladder.history import Register
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
@@ -172,3 +175,20 @@ def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None
     assert ladder.placement_games == 6 and ladder.output == tmp_path / "results" / "season"
     example = load_ladder(ROOT / "tournaments" / "ladder.example.yaml")
     assert example.submissions == ROOT / "tournaments" / "ladder-submissions" and example.check_games == 1
+
+
+def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_built(tmp_path: Path, bots: Bots) -> None:
+    path = ladder_file(tmp_path, bots, {})
+    author(tmp_path / "submissions", "eve", bots, manifest="name: eve\nversion: '1'\n")
+    ladder = load_ladder(path)
+    ladder.output.mkdir()
+    register = Register(ladder.output)
+    try:
+        ((name, folder, digest),) = changed_submissions(ladder, register)
+        verdict = asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
+        assert (verdict.bot, verdict.verdict) == ("eve-v1", "rejected") and "run: missing" in verdict.reason
+        assert changed_submissions(ladder, register) == []  # judged once: not again while the folder is unchanged
+    finally:
+        register.close()
+    assert "run: missing" in (ladder.output / "reports" / "eve.md").read_text()
+    assert not (ladder.output / "builds" / "eve-v1").exists()

@@ -81,6 +81,7 @@ async def judge(
     reason, checks, digest = await _judged(ladder, folder, name, digest)
     if reason:
         shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)  # a rejected version never plays
+    (output / CHECKS_DIR).mkdir(parents=True, exist_ok=True)
     replace_json(output / CHECKS_DIR / f"{name}.json", {"bot": name, "checks": checks})
     verdict = Judged(author, version, name, digest, REJECTED if reason else ACCEPTED, reason, now())
     register.add(verdict)
@@ -97,6 +98,9 @@ async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> tuple
     except LeagueError as error:
         return str(error), [Check("manifest", FAIL, str(error)).json()], digest
     bot = _entry(ladder, name, manifest, {})
+    # A build of this version left by a run stopped before its verdict was recorded is not reused: built afresh.
+    shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)
+    (output / BUILDS_DIR / f"{name}.json").unlink(missing_ok=True)
     result, copy = await build_submission(bot, output, output / "logs", league.build_timeout_s)
     try:
         built = json.loads((output / BUILDS_DIR / f"{name}.json").read_text(encoding="utf-8"))

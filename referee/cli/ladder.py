@@ -72,6 +72,8 @@ def _ladder(args: argparse.Namespace) -> int:
         change = change_status(ladder, args.withdraw or args.disqualify, status, args.reason)
         print(f"{change.bot}: {change.status}" + (f" ({change.reason})" if change.reason else ""))
         return 0
+    for warning in ladder.league.warnings:
+        print(warning)
     backend = backend_of(args)  # first: with Ray, this process may be replaced by one in a private network
     if ladder.league.sandbox:
         refusal = sandbox_refusal("ladder", None)

@@ -27,6 +27,7 @@ from referee.faults import FaultPolicy
 from referee.games import GAMES
 from referee.sandbox import ResourceLimits
 from referee.schedule import RoundRobin
+from referee.seeding import is_guessable
 
 # The league file's keys a ladder does not take: its bots are its submissions, its tables are drawn as it goes.
 NOT_LADDER_KEYS = ("format", "rounds", "bots", "on_build_failure")
@@ -102,12 +103,22 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
     if "limits" in keys:
         limits = checker.limits(keys["limits"], "limits", limits)
     fault_policy: FaultPolicy = read_fault_policy(checker, keys.get("fault_policy"))
+    seed: int = checker.key(keys, _KEYS["seed"])
+    warnings = []
+    if is_guessable(seed):
+        warnings.append(
+            checker.located(
+                keys["seed"],
+                "seed",
+                f"warning: {seed} can be guessed, and with it every deal; keep a secret 64-bit seed (`referee seed`)",
+            )
+        )
     league = League(
         source=source,
         folder=folder,
         name=name,
         game=game,
-        seed=checker.key(keys, _KEYS["seed"]),
+        seed=seed,
         table_size=table_size,
         rounds=1,
         timing=Timing(
@@ -130,6 +141,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         bots=(),
         format=RoundRobin(),
         freeze=checker.key(keys, _KEYS["freeze"]),
+        warnings=tuple(warnings),
     )
     return Ladder(
         league=league,

@@ -229,6 +229,13 @@ async def build_bot(submission: Submission, report: Report) -> BotSpec | None:
     return dataclasses.replace(run_from(league_bot, copy).spec, name=CANDIDATE)
 
 
+async def check_built(candidate: BotSpec, settings: CheckSettings, log_dir: Path, out: TextIO) -> Report:
+    """Check a bot already built (a ladder's new version), saying what happens to ``out``; return every check."""
+    report = Report(out)
+    await _check(candidate, settings, log_dir, report)
+    return report
+
+
 def _short_digest(text: str) -> str:
     import hashlib
 

@@ -10,7 +10,8 @@ Each family of commands is a module that adds its commands' options and
 sets each one's ``func``: :mod:`referee.cli.bots` (play, check-bot,
 replay-to), :mod:`referee.cli.game_logs` (verify, show, replay),
 :mod:`referee.cli.results` (seed, serve, leaderboard, compare) and
-:mod:`referee.cli.leagues` (run, duel, validate, schedule).
+:mod:`referee.cli.leagues` (run, duel, validate, schedule) and
+:mod:`referee.cli.ladder` (ladder).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import os
 import sys
 
 from referee import __version__
-from referee.cli import bots, game_logs, leagues, results
+from referee.cli import bots, game_logs, ladder, leagues, results
 from referee.cli.options import UsageError
 from referee.cli.process import describe_os_error
 from referee.errors import RefereeError
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     leagues.add_duel(commands)
     leagues.add_validate(commands)
     leagues.add_schedule(commands)
+    ladder.add_ladder(commands)
     results.add_leaderboard(commands)
     results.add_compare(commands)
     return parser

@@ -1,0 +1,230 @@
+"""A ladder's entries: each new or changed submission built once, checked, and entered or rejected; its bots.
+
+An author's folder is judged when its content (:func:`referee.submissions.folder_digest`)
+differs from the last version of it the ladder judged. Judging a version
+``AUTHOR-vN``: its ``bot.yaml`` is read, the folder is copied into
+``OUTPUT/builds/AUTHOR-vN`` and built there (:func:`referee.submissions.build_submission`),
+and the built copy is checked as ``referee check-bot`` checks a folder, at
+the ladder's game and table size (:func:`referee.checkbot.check_built`). A
+version with no problem (slow decisions are noted, not held against it) is
+accepted and replaces its author's previous one; otherwise it is rejected.
+Either way the verdict goes into ``register.jsonl`` and the author's report,
+``OUTPUT/reports/AUTHOR.md`` and ``.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from referee.atomic import replace_file, replace_json
+from referee.bots import BotSpec
+from referee.checkbot import CANDIDATE, FAIL, Check, CheckSettings, check_built
+from referee.config import MANIFEST_NAME, NAME_PATTERN, LeagueBot, Submission, load_submission
+from referee.config.bots import hide_from_each_other
+from referee.errors import LeagueError
+from referee.ladder.file import Ladder
+from referee.ladder.history import ACCEPTED, ACTIVE, REJECTED, Judged, Register
+from referee.seeding import derive_seed
+from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
+
+REPORTS_DIR = "reports"  # OUTPUT/reports/AUTHOR.md and .json: what the author sees of each version judged
+CHECKS_DIR = "checks"  # OUTPUT/checks/AUTHOR-vN/: the check's game logs and the bot's output; .json: its checks
+NOT_HELD_AGAINST = frozenset({"slow decision", "slow messages"})  # noted in the report, not a reason to reject
+
+
+def bot_name(author: str, version: int) -> str:
+    return f"{author}-v{version}"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def author_folders(ladder: Ladder) -> dict[str, Path]:
+    """The submissions folder's author folders, by author: every folder named as a bot may be (hidden ones left out)."""
+    found = {}
+    for entry in sorted(ladder.submissions.iterdir()):
+        if entry.is_dir() and NAME_PATTERN.match(entry.name) and entry.resolve() != ladder.output:
+            found[entry.name] = entry
+    return found
+
+
+def changed_submissions(ladder: Ladder, register: Register) -> list[tuple[str, Path, str]]:
+    """``(author, folder, digest)`` of each author folder whose content is not the last version judged of it."""
+    last = {judged.author: judged.digest for judged in register.judged()}
+    changed = []
+    for author, folder in author_folders(ladder).items():
+        try:
+            digest = folder_digest(folder, ladder.output)
+        except OSError:
+            continue  # being written or removed as it is read: looked at again at the next poll
+        if last.get(author) != digest:
+            changed.append((author, folder, digest))
+    return changed
+
+
+async def judge(
+    ladder: Ladder, register: Register, author: str, folder: Path, digest: str, say: Callable[[str], None]
+) -> Judged:
+    """Build and check the author's folder as their next version; record the verdict and write their report."""
+    output = ladder.output
+    version = 1 + sum(1 for judged in register.judged() if judged.author == author)
+    name = bot_name(author, version)
+    say(f"{name}: judging {folder} (digest {digest[:12]})")
+    reason, checks, digest = await _judged(ladder, folder, name, digest)
+    if reason:
+        shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)  # a rejected version never plays
+    (output / CHECKS_DIR).mkdir(parents=True, exist_ok=True)
+    replace_json(output / CHECKS_DIR / f"{name}.json", {"bot": name, "checks": checks})
+    verdict = Judged(author, version, name, digest, REJECTED if reason else ACCEPTED, reason, now())
+    register.add(verdict)
+    write_reports(ladder, register, [author])
+    say(f"{name}: {verdict.verdict}" + (f": {reason.splitlines()[0]}" if reason else ""))
+    return verdict
+
+
+async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> tuple[str, list[dict[str, Any]], str]:
+    """Why version ``name`` of ``folder`` is rejected ("" if it is not), its checks, and the digest of what was built."""
+    league, output = ladder.league, ladder.output
+    try:
+        manifest = load_submission(folder)
+    except LeagueError as error:
+        return str(error), [Check("manifest", FAIL, str(error)).json()], digest
+    bot = _entry(ladder, name, manifest, {})
+    # A build of this version left by a run stopped before its verdict was recorded is not reused: built afresh.
+    shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)
+    (output / BUILDS_DIR / f"{name}.json").unlink(missing_ok=True)
+    result, copy = await build_submission(bot, output, output / "logs", league.build_timeout_s)
+    try:
+        built = json.loads((output / BUILDS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        digest = str(built.get("digest") or digest)  # what was copied, should the folder have changed since
+    except (OSError, ValueError):
+        pass
+    if not result.ok:
+        return f"build: {result.message}", [Check("build", FAIL, result.message).json()], digest
+    candidate = dataclasses.replace(run_from(bot, copy).spec, name=CANDIDATE)
+    settings = CheckSettings(
+        games_per_size=ladder.check_games,
+        seed=derive_seed(league.seed, "ladder-check", name),
+        timing=league.timing,
+        turn_limit=league.turn_limit,
+        policy=league.fault_policy,
+        games=(league.game,),
+        seats=(league.table_size,),
+    )
+    log_dir = output / CHECKS_DIR / name
+    log_dir.mkdir(parents=True, exist_ok=True)
+    said = io.StringIO()
+    report = await check_built(candidate, settings, log_dir, said)
+    checks = [check.json() for check in report.checks]
+    failed = [check for check in report.checks if check.verdict == FAIL and check.check not in NOT_HELD_AGAINST]
+    if failed:
+        return "check: " + "; ".join(f"{check.check}: {check.detail}" for check in failed), checks, digest
+    if not any(check.check == "game" and check.verdict != "skip" for check in report.checks):
+        return f"check: the bot does not play {league.game} (its handshake does not list it)", checks, digest
+    return "", checks, digest
+
+
+def _entry(ladder: Ladder, name: str, manifest: Submission, status: dict[str, Any]) -> LeagueBot:
+    """Version ``name`` as a league's bot (its submission as its manifest says; not yet run from its copy)."""
+    league = ladder.league
+    spec = BotSpec(
+        name=name,
+        command=manifest.run,
+        cwd=str(manifest.folder),
+        limits=league.limits,
+        transport=league.transport,
+        folders=(str(manifest.folder),),
+        network=league.network,
+        sandbox=league.sandbox,
+        freeze=league.freeze,
+    )
+    written = {
+        "path": manifest.folder.name,
+        "submission": {"name": manifest.name, "version": manifest.version, "build": manifest.build,
+                       "run": list(manifest.run)},
+    }  # fmt: skip
+    return LeagueBot(spec=spec, submission=manifest, declared_at=manifest.manifest, written=written, **status)
+
+
+def ladder_bots(ladder: Ladder, register: Register) -> tuple[LeagueBot, ...]:
+    """Every accepted version, in the order accepted, with its status, run from its built copy."""
+    output = ladder.output
+    statuses = register.statuses()
+    reasons = {change.bot: change.reason for change in register.status_changes()}
+    previous: dict[str, str] = {}
+    bots = []
+    copies = []
+    for judged in register.judged():
+        if judged.verdict != ACCEPTED:
+            continue
+        copy = output / BUILDS_DIR / judged.bot
+        manifest = load_submission(copy)  # its bot.yaml as it was copied; its author's folder may hold a newer one
+        manifest = dataclasses.replace(manifest, folder=ladder.submissions / judged.author)  # hidden from the others
+        status = statuses.get(judged.bot, ACTIVE)
+        replaced_by = next((later for later in _later_versions(register, judged)), None)
+        reason = reasons.get(judged.bot) or (f"replaced by {replaced_by}" if status != ACTIVE and replaced_by else "")
+        fields = {"status": status, "status_reason": reason, "replaces": previous.get(judged.author),
+                  "author": judged.author}  # fmt: skip
+        bots.append(_entry(ladder, judged.bot, manifest, fields))
+        copies.append(copy)
+        previous[judged.author] = judged.bot
+    hidden = hide_from_each_other(bots, output, ladder.source)
+    return tuple(run_from(bot, copy) for bot, copy in zip(hidden, copies, strict=True))
+
+
+def _later_versions(register: Register, judged: Judged) -> Iterator[str]:
+    for later in register.judged():
+        if later.author == judged.author and later.version > judged.version and later.verdict == ACCEPTED:
+            yield later.bot
+
+
+# ----- what each author sees ---------------------------------------------------------------------
+
+
+def write_reports(ladder: Ladder, register: Register, authors: Sequence[str] | None = None) -> None:
+    """Write ``reports/AUTHOR.md`` and ``.json`` for ``authors`` (default: every author judged)."""
+    statuses = register.statuses()
+    versions: dict[str, list[Judged]] = {}
+    for judged in register.judged():
+        versions.setdefault(judged.author, []).append(judged)
+    reports = ladder.output / REPORTS_DIR
+    reports.mkdir(parents=True, exist_ok=True)
+    for author in authors if authors is not None else sorted(versions):
+        entries = []
+        for judged in versions.get(author, []):
+            checks_path = ladder.output / CHECKS_DIR / f"{judged.bot}.json"
+            try:
+                checks = json.loads(checks_path.read_text(encoding="utf-8"))["checks"]
+            except (OSError, ValueError, KeyError):
+                checks = []
+            entries.append({**dataclasses.asdict(judged), "status": statuses.get(judged.bot), "checks": checks})
+        replace_json(reports / f"{author}.json", {"author": author, "ladder": ladder.league.name, "versions": entries})
+        replace_file(reports / f"{author}.md", _markdown(author, ladder, entries))
+
+
+def _markdown(author: str, ladder: Ladder, entries: list[dict[str, Any]]) -> str:
+    lines = [f"# {author} on ladder {ladder.league.name}", ""]
+    lines.append(f"Each version is your folder `{author}/` of the submissions (with its {MANIFEST_NAME}) as it was")
+    lines.append("when the ladder saw it change: built once in a copy, then checked as `referee check-bot` does.")
+    lines.append("")
+    for entry in reversed(entries):
+        status = f", {entry['status']}" if entry["status"] else ""
+        lines.append(f"## {entry['bot']}: {entry['verdict']}{status} ({entry['at']})")
+        lines.append("")
+        lines.append(f"- content digest: `{entry['digest']}`")
+        if entry["reason"]:
+            lines.append(f"- why: {entry['reason']}")
+        for check in entry["checks"]:
+            where = f" ({check['game']} at {check['seats']} seats)" if check.get("game") and check.get("seats") else ""
+            detail = f": {check['detail']}" if check.get("detail") else ""
+            lines.append(f"- {check['check']}{where}: {check['verdict']}{detail}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""The ladder file: a league file's keys that make sense for a ladder, and the ladder's own (docs/ladder.md).
+
+It is read with the league file's reader and its keys' schema, so every
+problem is told as ``FILE:LINE: KEY: ...`` and every key the two files share
+means the same thing in both. A ladder has no ``bots``, ``rounds`` or
+``format``: its bots come from its submissions folder, one folder per
+author, and its tables are drawn as it goes (:mod:`referee.ladder.draw`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from referee.clock import Timing
+from referee.commands import resolve_path
+from referee.config import League
+from referee.config.bots import read_network
+from referee.config.league import read_fault_policy
+from referee.config.reader import Checker, compose, read_text
+from referee.config.schema import LEAGUE, MAX_GAMES, Key, by_name, names, required
+from referee.errors import LeagueError
+from referee.faults import FaultPolicy
+from referee.games import GAMES
+from referee.sandbox import ResourceLimits
+from referee.schedule import RoundRobin
+from referee.seeding import is_guessable
+
+# The league file's keys a ladder does not take: its bots are its submissions, its tables are drawn as it goes.
+NOT_LADDER_KEYS = ("format", "rounds", "bots", "on_build_failure")
+LADDER_ONLY: tuple[Key, ...] = (
+    Key("submissions", "text", "the submissions folder: one folder per author, each holding bot.yaml",
+        value="a path"),
+    Key("placement_games", "integer", "games a new version plays before the others have their turn again",
+        default=6, minimum=0, maximum=MAX_GAMES),
+    Key("poll_s", "seconds", "how often the submissions folder is looked at for new or changed submissions",
+        default=5.0, maximum=86_400),
+    Key("check_games", "integer", "games a new version plays in its check (as check-bot --games), at the "
+        "ladder's game and table size", default=1, minimum=1, maximum=100),
+)  # fmt: skip
+LADDER: tuple[Key, ...] = (*(key for key in LEAGUE if key.name not in NOT_LADDER_KEYS), *LADDER_ONLY)
+LADDER_KEYS = names(LADDER)
+LADDER_REQUIRED = required(LADDER)
+_KEYS = by_name(LADDER)
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A checked ladder file; build it with :func:`load_ladder`. ``league`` holds its settings, with no bots yet."""
+
+    league: League  # name, game, seed, table size, timing, policy, sandbox, limits, output; bots: none
+    submissions: Path  # absolute
+    placement_games: int
+    poll_s: float
+    check_games: int
+
+    @property
+    def source(self) -> Path:
+        return self.league.source
+
+    @property
+    def output(self) -> Path:
+        return self.league.output
+
+
+def load_ladder(path: str | os.PathLike[str]) -> Ladder:
+    """Read and check a ladder file; raise :class:`LeagueError` naming the file, line and key of any problem."""
+    source = Path(path)
+    label = str(path)
+    root = compose(read_text(source, label, "the ladder file"), label)
+    if root is None:
+        raise LeagueError(f"{label}:1: the ladder file is empty; see tournaments/ladder.example.yaml for every key")
+    checker = Checker(label)
+    keys = checker.mapping(root, "", LADDER_KEYS, LADDER_REQUIRED, what="the ladder file")
+    folder = source.resolve().parent
+    name: str = checker.key(keys, _KEYS["name"])
+    game: str = checker.key(keys, _KEYS["game"])
+    table_size: int = checker.key(keys, _KEYS["table_size"])
+    game_class = GAMES[game]
+    if not game_class.min_players <= table_size <= game_class.max_players:
+        raise checker.error(
+            keys["table_size"],
+            "table_size",
+            f"{table_size} players is outside the range of {game}; "
+            f"allowed: {game_class.min_players} to {game_class.max_players}",
+        )
+    submissions = resolve_path(folder, checker.key(keys, _KEYS["submissions"]))
+    if not submissions.is_dir():
+        raise checker.error(
+            keys["submissions"],
+            "submissions",
+            f"{submissions} is not a folder; make it (one folder per author inside, each with bot.yaml)",
+        )
+    output = resolve_path(folder, checker.key(keys, _KEYS["output"])) if "output" in keys else folder / "results" / name
+    transport: str = checker.key(keys, _KEYS["transport"])
+    sandboxed = checker.key(keys, _KEYS["sandbox"]) == "bubblewrap"
+    concurrency_node = keys.get("concurrency")
+    auto = isinstance(concurrency_node, yaml.ScalarNode) and concurrency_node.value == "auto"
+    limits: ResourceLimits = _KEYS["limits"].default
+    if "limits" in keys:
+        limits = checker.limits(keys["limits"], "limits", limits)
+    fault_policy: FaultPolicy = read_fault_policy(checker, keys.get("fault_policy"))
+    seed: int = checker.key(keys, _KEYS["seed"])
+    warnings = []
+    if is_guessable(seed):
+        warnings.append(
+            checker.located(
+                keys["seed"],
+                "seed",
+                f"warning: {seed} can be guessed, and with it every deal; keep a secret 64-bit seed (`referee seed`)",
+            )
+        )
+    league = League(
+        source=source,
+        folder=folder,
+        name=name,
+        game=game,
+        seed=seed,
+        table_size=table_size,
+        rounds=1,
+        timing=Timing(
+            move_time_ms=checker.key(keys, _KEYS["move_time_ms"]),
+            time_bank_ms=checker.key(keys, _KEYS["time_bank_ms"]),
+            grace_ms=checker.key(keys, _KEYS["grace_ms"]),
+            startup_timeout_ms=checker.key(keys, _KEYS["startup_timeout_ms"]),
+        ),
+        turn_limit=checker.key(keys, _KEYS["turn_limit"]),
+        fault_policy=fault_policy,
+        max_restarts=checker.key(keys, _KEYS["max_restarts"]),
+        concurrency=None if auto else checker.key(keys, _KEYS["concurrency"]),
+        output=output,
+        transport=transport,
+        network=read_network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed),
+        sandbox=sandboxed,
+        limits=limits,
+        build_timeout_s=checker.key(keys, _KEYS["build_timeout_s"]),
+        on_build_failure="skip",
+        bots=(),
+        format=RoundRobin(),
+        freeze=checker.key(keys, _KEYS["freeze"]),
+        warnings=tuple(warnings),
+    )
+    return Ladder(
+        league=league,
+        submissions=submissions,
+        placement_games=checker.key(keys, _KEYS["placement_games"]),
+        poll_s=checker.key(keys, _KEYS["poll_s"]),
+        check_games=checker.key(keys, _KEYS["check_games"]),
+    )

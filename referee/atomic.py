@@ -36,6 +36,23 @@ def replace_file(path: Path, content: str | bytes, mode: int = 0o644) -> None:
         raise
 
 
+def append_whole(fd: int, data: bytes, size: int) -> None:
+    """Append ``data`` to the file open for appending on ``fd`` (now ``size`` bytes) and flush it to disk.
+
+    On failure (a full disk) the file is cut back to ``size`` before the error goes on, so no reader, and
+    no line appended later, ever meets half of ``data``.
+    """
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
+
+
 def replace_json(path: Path, data: Any) -> None:
     """Replace ``path`` with ``data`` as indented JSON, in one step."""
     replace_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

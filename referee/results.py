@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from referee import __version__
-from referee.atomic import replace_file, replace_json
+from referee.atomic import append_whole, replace_file, replace_json
 from referee.errors import OutputError, RefereeError
 from referee.faults import FaultKind
 
@@ -472,15 +472,7 @@ class ResultsFile:
         """Append the game's line and flush it to disk; on failure (a full disk), leave the file as it was and raise."""
         game = GameRecord.of(record)
         data = _line(game.to_json())
-        try:
-            written = 0
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            os.fsync(self._fd)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, self._size)  # no half line for a reader, nor before the next one
-            raise
+        append_whole(self._fd, data, self._size)
         self._size += len(data)
         self.finished.add(game.game_id)
 

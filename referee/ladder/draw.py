@@ -18,8 +18,7 @@ so that:
 from __future__ import annotations
 
 import itertools
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.seeding import SeedStream
@@ -31,18 +30,6 @@ class Played:
 
     games: Mapping[str, int] = field(default_factory=dict)
     meetings: Mapping[frozenset[str], int] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, tables: Iterable[tuple[Sequence[str], int]]) -> Played:
-        """Add up ``tables``: each its bots and the number of games it plays (its seat rotations)."""
-        games: Counter[str] = Counter()
-        meetings: Counter[frozenset[str]] = Counter()
-        for bots, count in tables:
-            for bot in bots:
-                games[bot] += count
-            for pair in itertools.combinations(sorted(set(bots)), 2):
-                meetings[frozenset(pair)] += count
-        return cls(dict(games), dict(meetings))
 
     def with_table(self, bots: Sequence[str], count: int) -> Played:
         """These figures with one more table of ``bots``, ``count`` games."""

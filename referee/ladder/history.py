@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.atomic import append_whole
+from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN
 from referee.errors import OutputError
 from referee.schedule.base import ScheduledGame, rotation_group
 
@@ -32,8 +34,7 @@ REGISTER_FILE = "register.jsonl"
 TABLES_FILE = "tables.jsonl"
 
 ACCEPTED, REJECTED = "accepted", "rejected"
-ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
-STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
+__all__ = ["ACTIVE", "DISQUALIFIED", "WITHDRAWN"]  # a bot's status, as league files write it: named here too
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class StatusChange:
     """A bot withdrawn (it plays no new game; its games count) or disqualified (its games count for no one)."""
 
     bot: str
-    status: str  # one of STATUSES
+    status: str  # one of referee.config.schema.BOT_STATUSES
     reason: str = ""
     at: str = ""
     kind: str = "status"
@@ -96,15 +97,7 @@ class JsonLines:
 
     def append(self, record: Mapping[str, Any]) -> None:
         data = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
-        size = os.fstat(self._fd).st_size
-        try:
-            written = 0
-            while written < len(data):
-                written += os.write(self._fd, data[written:])
-            os.fsync(self._fd)
-        except OSError:
-            os.ftruncate(self._fd, size)  # no half line before the next one
-            raise
+        append_whole(self._fd, data, os.fstat(self._fd).st_size)
         self.records.append(dict(record))
 
     def close(self) -> None:
@@ -203,9 +196,3 @@ class Tables:
 
     def close(self) -> None:
         self.file.close()
-
-
-def counted_tables(tables: Sequence[DrawnTable]) -> Iterator[tuple[tuple[str, ...], int]]:
-    """Each table's bots and its number of games, for :meth:`referee.ladder.draw.Played.of`."""
-    for table in tables:
-        yield table.bots, len(table.bots)

@@ -43,7 +43,6 @@ from referee.ladder.history import (
     Register,
     StatusChange,
     Tables,
-    counted_tables,
 )
 from referee.league import claim_output, output_folder, publish_standings
 from referee.publish.live import LiveSite
@@ -163,9 +162,12 @@ class Stretch:
         self.register = register
         self.tables = tables
         self.results = results
-        statuses = {bot.name: bot.status for bot in league.bots}
         self.active = [bot.name for bot in league.bots if bot.status == ACTIVE]
-        self.disqualified = {name for name, status in statuses.items() if status == DISQUALIFIED}
+        self.disqualified = {bot.name for bot in league.bots if bot.status == DISQUALIFIED}
+        # Each bot's games and each pair's meetings so far, kept as tables are drawn (not added up again each time).
+        self.played = Played()
+        for drawn in tables.drawn:
+            self.played = self.played.with_table(drawn.bots, len(drawn.bots))
 
     def unfinished(self) -> Iterator[ScheduledGame]:
         """The games of tables drawn before that did not finish (those of a table seating a disqualified bot: never)."""
@@ -189,10 +191,10 @@ class Stretch:
                 if changed_submissions(ladder, self.register):
                     return  # judged by the next stretch, once the games under way have finished
             number = len(self.tables.drawn) + 1
-            played = Played.of(counted_tables(self.tables.drawn))
-            bots = draw_table(self.active, played, size, ladder.placement_games, ladder.league.seed, number)
+            bots = draw_table(self.active, self.played, size, ladder.placement_games, ladder.league.seed, number)
             table = DrawnTable(number, bots, table_seed(ladder, number))
             self.tables.add(table)  # on disk before its first game starts
+            self.played = self.played.with_table(bots, size)
             yield from table.games()
 
 

@@ -8,7 +8,9 @@ by SIGINT or by ``--games``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -18,10 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from referee.backends.local import LocalBackend
 from referee.errors import LeagueError
+from referee.ladder.draw import Played, draw_table
 from referee.ladder.entries import changed_submissions, judge
 from referee.ladder.file import load_ladder
 from referee.ladder.history import Register
+from referee.ladder.run import run_ladder
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
@@ -141,13 +146,113 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     assert json.loads((output / "reports" / "bob.json").read_text())["versions"][0]["status"] == "withdrawn"
 
 
-def test_a_ladder_on_a_local_ray_stops_on_sigint_and_continues(tmp_path: Path, bots: Bots, ray_here: None) -> None:  # noqa: F811
+def processes_of(folder: Path) -> list[int]:
+    """The live processes working in ``folder`` (a version's built copy, which its bot runs from)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            working = os.readlink(entry / "cwd")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z" and working == str(folder):
+            found.append(int(entry.name))
+    return found
+
+
+def test_games_go_on_while_a_version_is_judged_and_the_new_version_plays_on_the_same_backend(
+    tmp_path: Path, bots: Bots
+) -> None:
+    path = ladder_file(tmp_path, bots, {"ann": "heuristic", "bob": "random", "cat": "random"})
+    ladder = load_ladder(path)
+    output, submissions = ladder.output, tmp_path / "submissions"
+    opened: list[LocalBackend] = []
+
+    def backend(league, output, concurrency) -> LocalBackend:
+        opened.append(LocalBackend(league, output, concurrency))
+        return opened[-1]
+
+    def games() -> list[dict]:
+        return lines(output / "games.jsonl")
+
+    async def until(what: str, ready, run: asyncio.Task) -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not ready():
+            if run.done():
+                raise AssertionError(f"the ladder ended before {what}: {run.exception() or run.result()}")
+            assert time.monotonic() < deadline, f"no {what} within {WAIT_S} s"
+            await asyncio.sleep(0.05)
+
+    async def season() -> None:
+        run = asyncio.create_task(run_ladder(ladder, backend=backend))
+        try:
+            await until("three games", lambda: len(games()) >= 3, run)
+            # dan's build waits until the test lets it end: the games must go on meanwhile.
+            dan = author(submissions, "dan", bots, "heuristic")
+            manifest = (dan / "bot.yaml").read_text()
+            (dan / "bot.yaml").write_text(manifest + "build: 'while [ ! -e release ]; do sleep 0.05; done'\n")
+            await until("dan-v1's build", (output / "logs" / "build-dan-v1.log").exists, run)
+            during = len(games())
+            await until("games while dan-v1 builds", lambda: len(games()) >= during + 2, run)
+            assert not any("dan-v1" in game["seats"] for game in games())
+            (output / "builds" / "dan-v1" / "release").touch()
+            await until("a game of dan-v1", lambda: any("dan-v1" in game["seats"] for game in games()), run)
+
+            # bob submits again: bob-v2 replaces bob-v1, whose processes end once its tables are played.
+            (submissions / "bob" / "notes.txt").write_text("a second version\n")
+            await until("a game of bob-v2", lambda: any("bob-v2" in game["seats"] for game in games()), run)
+            bob_v1_games = {
+                f"r1-t{table['table']:03d}-s{rotation}"
+                for table in lines(output / "tables.jsonl")
+                if "bob-v1" in table["bots"]
+                for rotation in range(3)
+            }
+            await until("bob-v1's tables", lambda: bob_v1_games <= {game["game_id"] for game in games()}, run)
+            await until("bob-v1's processes to end", lambda: not processes_of(output / "builds" / "bob-v1"), run)
+            assert processes_of(output / "builds" / "ann-v1")  # kept between games: ann-v1 plays on
+        finally:
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await run
+
+    asyncio.run(season())
+    assert len(opened) == 1  # one backend for the whole run: a new version joins it
+    check_records(output)
+    judged = [(record["bot"], record["verdict"]) for record in lines(output / "register.jsonl")]
+    assert judged[3:] == [("dan-v1", "accepted"), ("bob-v2", "accepted")]
+    league = json.loads((output / "league.json").read_text())
+    assert league["entries"]["bob-v1"]["status"] == "withdrawn" and "bob-v2" in league["bots"]
+    tables = lines(output / "tables.jsonl")
+    assert not any("bob-v1" in table["bots"] for table in tables[next(
+        index for index, table in enumerate(tables) if "bob-v2" in table["bots"]):])  # fmt: skip
+    # The history replays: each table drawn again from the register as it stood then, and the tables before it.
+    register, played = Register(output), Played()
+    try:
+        for table in tables:
+            statuses = register.statuses(table["table"])
+            active = [bot for bot, status in statuses.items() if status == "active"]
+            bots = draw_table(active, played, 3, ladder.placement_games, ladder.league.seed, table["table"])
+            assert list(bots) == table["bots"], f"table {table['table']} drawn from {active}"
+            played = played.with_table(bots, 3)
+    finally:
+        register.close()
+
+
+def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigint_and_continues(
+    tmp_path: Path,
+    bots: Bots,
+    ray_here: None,  # noqa: F811
+) -> None:
     path = ladder_file(tmp_path, bots, {"ann": "heuristic", "bob": "random", "cat": "random"})
     output = tmp_path / "out"
     ladder = start(path, bots, "--backend", "ray")
     wait_for("two games", lambda: len(lines(output / "games.jsonl")) >= 2, ladder)
+    author(tmp_path / "submissions", "dan", bots, "heuristic")  # judged while the slots play, then seated by them
+    wait_for("a game of dan-v1", lambda: any("dan-v1" in game["seats"] for game in lines(output / "games.jsonl")),
+             ladder)  # fmt: skip
     status, said = interrupted(ladder)
     assert status == 130, said
+    assert said.count("ray: ") == 0, said  # no game lost with its slot
     before = check_records(output)
     again = subprocess.run([PYTHON, "-m", "referee", "ladder", str(path), "--backend", "ray", "--games", "3"],
                            env=bots.subprocess_env(), capture_output=True, text=True, timeout=WAIT_S)  # fmt: skip

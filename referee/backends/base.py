@@ -73,6 +73,15 @@ class Backend(ABC):
         before each game is started.
         """
 
+    async def renew(self, league: League) -> None:
+        """Play the games handed to :meth:`play` from now on with ``league``'s bots (a ladder's field changed).
+
+        ``league`` is the same league with other bots: a version entered, or
+        one withdrawn. Games under way end with the processes they started
+        with; processes of a bot that plays no more are not kept.
+        """
+        self.league = league
+
     async def close(self) -> None:
         """Stop every bot process and everything the backend started."""
 

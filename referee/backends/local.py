@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
 from referee.schedule import ScheduledGame
+
+if TYPE_CHECKING:
+    from referee.config import League
 
 
 class LocalBackend(Backend):
@@ -44,6 +48,10 @@ class LocalBackend(Backend):
                     workers.create_task(worker())
         except BaseExceptionGroup as group:
             raise first_error(group) from None
+
+    async def renew(self, league: League) -> None:
+        await super().renew(league)
+        await self._pool.renew(league)
 
     async def close(self) -> None:
         pool = getattr(self, "_pool", None)

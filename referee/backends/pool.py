@@ -96,14 +96,33 @@ class BotPool:
         return bot
 
     async def release(self, bot: BotSession) -> None:
-        """Take a process back after a game: keep it in its lane if healthy, else stop it and count a failure."""
+        """Take a process back after a game: keep it in its lane if healthy and its bot plays on, else stop it.
+
+        A process that is not healthy counts a failure of its bot.
+        """
         lane = self._busy.pop(bot, 0)
         name = bot.spec.name
-        if bot.usable:
+        if bot.usable and self._plays(name):
             self._idle[(name, lane)].append(bot)
             return
+        usable = bot.usable
         await bot.stop()
-        self.restarts.failed(name, "it crashed or stopped answering", bot.log_path)
+        if not usable:
+            self.restarts.failed(name, "it crashed or stopped answering", bot.log_path)
+
+    async def renew(self, league: League) -> None:
+        """Start the bots of ``league`` from now on (a ladder's field changed); stop the idle ones that play no more."""
+        self._league = league
+        retired = [key for key in self._idle if not self._plays(key[0])]
+        stopping = [bot for key in retired for bot in self._idle.pop(key)]
+        await asyncio.gather(*(bot.stop() for bot in stopping), return_exceptions=True)
+
+    def _plays(self, name: str) -> bool:
+        """Whether bot ``name`` may play new games (a process of a withdrawn one is not kept between games)."""
+        try:
+            return self._league.bot(name).plays
+        except KeyError:
+            return False
 
     async def close(self) -> None:
         """Stop every process, idle or busy."""

@@ -174,6 +174,11 @@ class GameSlot:
             log_path.unlink(missing_ok=True)
         return record, text, self._restarts.report()
 
+    async def renew(self, league: League) -> None:
+        """Play the next games with ``league``'s bots (a ladder's field changed since this slot started)."""
+        self._league = league
+        await self._pool.renew(league)
+
     async def close(self) -> None:
         """Stop every bot process of this slot."""
         await self._pool.close()
@@ -235,6 +240,7 @@ class RayBackend(Backend):
         self._slot_numbers = itertools.count(1)
         self._actors: set[Any] = set()
         self._losses: dict[str, int] = {}
+        self._renewals = 0  # times the league's bots changed (a ladder's field): each slot catches up before a game
 
     # ----- connecting ----------------------------------------------------------------
 
@@ -325,9 +331,11 @@ class RayBackend(Backend):
             ray.exceptions.WorkerCrashedError,
         )
         actor = None
+        renewals = 0  # the league's bots as the slot's actor knows them
         try:
             while True:
                 if actor is None:
+                    renewals = self._renewals  # a new actor starts with the league as it is now
                     actor = await self._start_slot(work, lost)
                     if actor is None:
                         return
@@ -335,6 +343,9 @@ class RayBackend(Backend):
                 if game is None:
                     return
                 try:
+                    if renewals != self._renewals:
+                        renewals = self._renewals
+                        await actor.renew.remote(self.league)
                     record, log_text, failures = await actor.play.remote(game, dict(self.restarts.disabled))
                 except lost as error:
                     self._lost(game, error)
@@ -387,6 +398,10 @@ class RayBackend(Backend):
                 return None
             await asyncio.sleep(RESTART_PAUSE_S)  # its node died as it started: try again, wherever Ray can
         return None  # not reached: the attempts are counted without end
+
+    async def renew(self, league: League) -> None:
+        await super().renew(league)
+        self._renewals += 1
 
     def _lost(self, game: ScheduledGame, error: BaseException) -> None:
         """Count a game lost with its node; say so; stop the run when the same game is lost too often."""

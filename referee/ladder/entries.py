@@ -71,9 +71,18 @@ def changed_submissions(ladder: Ladder, register: Register) -> list[tuple[str, P
 
 
 async def judge(
-    ladder: Ladder, register: Register, author: str, folder: Path, digest: str, say: Callable[[str], None]
+    ladder: Ladder,
+    register: Register,
+    author: str,
+    folder: Path,
+    digest: str,
+    say: Callable[[str], None],
+    tables_drawn: Callable[[], int] = lambda: 0,
 ) -> Judged:
-    """Build and check the author's folder as their next version; record the verdict and write their report."""
+    """Build and check the author's folder as their next version; record the verdict and write their report.
+
+    ``tables_drawn`` tells how many tables the ladder has drawn when the verdict is recorded.
+    """
     output = ladder.output
     version = 1 + sum(1 for judged in register.judged() if judged.author == author)
     name = bot_name(author, version)
@@ -83,7 +92,7 @@ async def judge(
         shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)  # a rejected version never plays
     (output / CHECKS_DIR).mkdir(parents=True, exist_ok=True)
     replace_json(output / CHECKS_DIR / f"{name}.json", {"bot": name, "checks": checks})
-    verdict = Judged(author, version, name, digest, REJECTED if reason else ACCEPTED, reason, now())
+    verdict = Judged(author, version, name, digest, REJECTED if reason else ACCEPTED, reason, now(), tables_drawn())
     register.add(verdict)
     write_reports(ladder, register, [author])
     say(f"{name}: {verdict.verdict}" + (f": {reason.splitlines()[0]}" if reason else ""))

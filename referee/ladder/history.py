@@ -5,9 +5,11 @@ Two append-only files in the ladder's output folder, beside the
 
 - ``register.jsonl``: every version of every author's bot as it was judged
   (accepted or rejected, why, its content digest, when), and every change of
-  a bot's status (withdrawn, disqualified), in the order they happened. The
-  order in which versions were accepted decides which bots could be drawn
-  for each table, so with the seed it makes a ladder's history replayable.
+  a bot's status (withdrawn, disqualified), in the order they happened, each
+  with the number of tables drawn before it took effect. Those decide which
+  bots could be drawn for each table, so with the seed and ``tables.jsonl``
+  they make a ladder's history replayable: every table's draw can be done
+  again.
 - ``tables.jsonl``: each table as it was drawn, before its first game
   started: its number, its bots in seat order and its seed. A run that stops
   with a table half played finds it here and plays the rest of it.
@@ -48,6 +50,7 @@ class Judged:
     verdict: str  # ACCEPTED or REJECTED
     reason: str = ""  # why it was rejected
     at: str = ""  # when, in UTC (ISO 8601)
+    tables_drawn: int = 0  # tables drawn before the verdict: an accepted version may sit at the next one
     kind: str = "judged"
 
 
@@ -59,6 +62,7 @@ class StatusChange:
     status: str  # one of referee.config.schema.BOT_STATUSES
     reason: str = ""
     at: str = ""
+    tables_drawn: int = 0  # tables drawn before the change: the next one is drawn without the bot
     kind: str = "status"
 
 
@@ -151,11 +155,17 @@ class Register:
     def add(self, record: Judged | StatusChange) -> None:
         self.file.append(asdict(record))
 
-    def statuses(self) -> dict[str, str]:
-        """Every accepted bot's status now: active, withdrawn (replaced by a newer version, or by the organiser)."""
+    def statuses(self, table: int | None = None) -> dict[str, str]:
+        """Every accepted bot's status, in the order accepted: active, withdrawn (replaced, or by the organiser)...
+
+        Now, or with ``table``: as table number ``table`` was drawn (from what
+        was recorded before it), so that its draw can be done again.
+        """
         status: dict[str, str] = {}
         latest: dict[str, str] = {}
         for record in self.file.records:
+            if table is not None and record.get("tables_drawn", 0) >= table:
+                break
             if record.get("kind") == "judged" and record.get("verdict") == ACCEPTED:
                 previous = latest.get(record["author"])
                 if previous is not None and status.get(previous) == ACTIVE:

@@ -1,16 +1,17 @@
-"""A ladder's run: judge what was submitted, draw tables as they are reached, play them, keep every record current.
+"""A ladder's run: judge what is submitted while games go on, draw tables as they are reached, keep every record current.
 
-The run goes in *stretches*. Each stretch starts by judging every new or
-changed submission (:mod:`referee.ladder.entries`), then writes
-``league.json`` with every accepted version and its status, and plays with
-one backend, ``concurrency`` games at once: first the games of tables drawn
-before but not finished (a run stopped with a table half played finishes it),
-then a table drawn (:func:`referee.ladder.draw.draw_table`) and recorded in
-``tables.jsonl`` each time the games run out, every seat rotation of it on
-its seed. Every ``poll_s`` seconds, between tables, the submissions folder is
-looked at; when a submission is new or changed, no further table is drawn,
-the games under way finish, and the next stretch judges it (so games wait
-while a version is built and checked).
+Two tasks share the run. The *judge* looks at the submissions folder every
+``poll_s`` seconds and judges each new or changed submission
+(:mod:`referee.ladder.entries`); after each verdict it rewrites
+``league.json``, the reports and the page, and hands the versions now active
+to the games. The *games* are played by one backend, opened when the first
+table can be drawn and kept for the whole run, ``concurrency`` at once: first
+the games of tables drawn before but not finished (a run stopped with a table
+half played finishes it), then a table drawn (:func:`referee.ladder.draw.draw_table`)
+and recorded in ``tables.jsonl`` each time the games run out, every seat
+rotation of it on its seed. A version accepted while games are under way
+sits at the next table drawn; while fewer versions are active than a table
+seats, the games wait for the judge.
 
 ``games.jsonl``, ``register.jsonl`` and ``tables.jsonl`` are appended a whole
 line at a time and flushed to disk before anything depends on them, so a run
@@ -23,13 +24,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, BackendFactory, FinishedGame
+from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
+from referee.backends.base import first_error
 from referee.backends.local import LocalBackend
-from referee.backends.pool import Restarts
 from referee.config import League
 from referee.errors import LeagueError
 from referee.ladder.draw import Played, draw_table
@@ -66,7 +66,7 @@ def table_seed(ladder: Ladder, number: int) -> int:
 
 
 def ladder_league(ladder: Ladder, register: Register) -> League:
-    """The league a stretch plays: the ladder's settings and every accepted version, with its status."""
+    """The league the ladder plays now: its settings and every accepted version, with its status."""
     return dataclasses.replace(ladder.league, bots=ladder_bots(ladder, register))
 
 
@@ -83,8 +83,6 @@ async def run_ladder(
     ``say`` hears of each version judged and each game finished.
     """
     output = ladder.output
-    backend = backend or LocalBackend
-    concurrency = concurrency or ladder.league.concurrency
     summary = LadderSummary()
     output.mkdir(parents=True, exist_ok=True)
     with output_folder(output), contextlib.ExitStack() as records:
@@ -92,7 +90,8 @@ async def run_ladder(
         records.callback(register.close)
         tables = Tables(output)
         records.callback(tables.close)
-        claim_output(ladder_league(ladder, register), output)
+        league = ladder_league(ladder, register)
+        claim_output(league, output)
         results = ResultsFile(output / RESULTS_FILE, tables.games())
         records.callback(results.close)
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
@@ -100,52 +99,14 @@ async def run_ladder(
         write_reports(ladder, register)
         site = LiveSite(output, None)
         site.rebuild(sorted(results.finished))
-        restarts: Restarts | None = None
-        started = 0
-        said_waiting = ""
-
-        def finished(done: FinishedGame) -> None:
-            results.append(done.record)
-            summary.played += 1
-            site.game_finished(done.game.game_id)
-            seats = done.record["seats"]
-            say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
-
-        def stop() -> bool:
-            return max_games is not None and started >= max_games
-
+        season = Season(ladder, league, register, tables, results, site)
         try:
-            while not stop():
-                for author, folder, digest in changed_submissions(ladder, register):
-                    verdict = await judge(ladder, register, author, folder, digest, say)
-                    (summary.accepted if verdict.verdict == ACCEPTED else summary.rejected).append(verdict.bot)
-                league = ladder_league(ladder, register)
-                write_league(output, league, league)
-                stretch = Stretch(ladder, league, register, tables, results)
-                if not stretch.has_games():
-                    waiting = (
-                        f"waiting for submissions: {len(stretch.active)} active versions, "
-                        f"a table needs {league.table_size}"
-                    )
-                    if waiting != said_waiting:
-                        say(waiting)
-                    said_waiting = waiting
-                    await asyncio.sleep(ladder.poll_s)
-                    continue
-                said_waiting = ""
-                players = backend(league, output, concurrency)
-                players.restarts = restarts or players.restarts  # a bot's failures count over the whole ladder
-                restarts = players.restarts
-
-                def counted(games: Iterator[ScheduledGame]) -> Iterator[ScheduledGame]:
-                    nonlocal started
-                    for game in games:
-                        started += 1
-                        yield game
-
-                async with players:
-                    await players.play(counted(iter(stretch)), finished, stop)
-                publish_standings(output)
+            async with contextlib.AsyncExitStack() as playing, asyncio.TaskGroup() as tasks:
+                judging = tasks.create_task(_judge_submissions(season, summary, say))
+                await _play(season, playing, backend or LocalBackend, concurrency, max_games, summary, say)
+                judging.cancel()  # --games reached: a version being judged is judged afresh by the next run
+        except BaseExceptionGroup as group:
+            raise first_error(group) from None
         finally:
             await site.close()
             with contextlib.suppress(Exception):  # stopped or failed: the standings of the games finished so far
@@ -153,24 +114,128 @@ async def run_ladder(
     return summary
 
 
-class Stretch:
-    """The games of one stretch: the unfinished games of tables drawn before, then tables drawn as they are reached."""
+class Season:
+    """What the judge and the games share: the league the ladder plays now, and the backend playing it."""
 
-    def __init__(self, ladder: Ladder, league: League, register: Register, tables: Tables, results: ResultsFile):
+    def __init__(
+        self, ladder: Ladder, league: League, register: Register, tables: Tables, results: ResultsFile, site: LiveSite
+    ):
         self.ladder = ladder
-        self.league = league
         self.register = register
+        self.results = results
+        self.site = site
+        self.league = league
+        write_league(ladder.output, league, league)
+        self.tables = tables
+        self.games = LadderGames(ladder, league, tables, results)
+        self.players: Backend | None = None  # opened when the first table can be drawn
+        self.changed = asyncio.Event()  # set by each verdict: the games waiting for versions look again
+
+    def tables_drawn(self) -> int:
+        return len(self.tables.drawn)
+
+    async def judged(self) -> None:
+        """After a verdict (the author's report is written): rewrite league.json and the page; play the versions now."""
+        self.league = ladder_league(self.ladder, self.register)
+        write_league(self.ladder.output, self.league, self.league)
+        self.games.renew(self.league)
+        if self.players is not None:
+            await self.players.renew(self.league)
+        self.site.refresh()
+        self.changed.set()
+
+
+async def _judge_submissions(season: Season, summary: LadderSummary, say: Callable[[str], None]) -> None:
+    """Judge each new or changed submission, every ``poll_s`` seconds, for as long as the run lasts."""
+    ladder, register = season.ladder, season.register
+    while True:
+        # Reading every author's folder takes time: in a thread, so the games' clocks are not held up.
+        for author, folder, digest in await asyncio.to_thread(changed_submissions, ladder, register):
+            verdict = await judge(ladder, register, author, folder, digest, say, season.tables_drawn)
+            (summary.accepted if verdict.verdict == ACCEPTED else summary.rejected).append(verdict.bot)
+            await season.judged()
+        await asyncio.sleep(ladder.poll_s)
+
+
+async def _play(
+    season: Season,
+    playing: contextlib.AsyncExitStack,
+    backend: BackendFactory,
+    concurrency: int | None,
+    max_games: int | None,
+    summary: LadderSummary,
+    say: Callable[[str], None],
+) -> None:
+    """Play games while there are tables to draw, waiting for versions when too few are active."""
+    ladder, output = season.ladder, season.ladder.output
+    concurrency = concurrency or ladder.league.concurrency
+    started = 0
+    said_waiting = ""
+
+    def finished(done: FinishedGame) -> None:
+        season.results.append(done.record)
+        summary.played += 1
+        season.site.game_finished(done.game.game_id)
+        seats = done.record["seats"]
+        say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
+
+    def stop() -> bool:
+        return max_games is not None and started >= max_games
+
+    def counted(games: Iterator[ScheduledGame]) -> Iterator[ScheduledGame]:
+        nonlocal started
+        for game in games:
+            started += 1
+            yield game
+
+    while not stop():
+        season.changed.clear()
+        games = season.games
+        if not games.has_games():
+            size = season.league.table_size
+            waiting = (
+                f"waiting for submissions: a table needs {size} active versions, the ladder has {len(games.active)}"
+            )
+            if waiting != said_waiting:
+                say(waiting)
+            said_waiting = waiting
+            await season.changed.wait()
+            continue
+        said_waiting = ""
+        if season.players is None:
+            players = backend(season.league, output, concurrency)
+            season.players = await playing.enter_async_context(players)
+        await season.players.play(counted(iter(games)), finished, stop)
+
+
+class LadderGames:
+    """The games a ladder plays next: unfinished games of tables drawn before, then tables drawn as they are reached.
+
+    The versions that may be drawn are those active now (:meth:`renew` after
+    each verdict); the tables are drawn from what was drawn before them.
+    """
+
+    def __init__(self, ladder: Ladder, league: League, tables: Tables, results: ResultsFile):
+        self.ladder = ladder
         self.tables = tables
         self.results = results
-        self.active = [bot.name for bot in league.bots if bot.status == ACTIVE]
-        self.disqualified = {bot.name for bot in league.bots if bot.status == DISQUALIFIED}
+        self.renew(league)
         # Each bot's games and each pair's meetings so far, kept as tables are drawn (not added up again each time).
         self.played = Played()
         for drawn in tables.drawn:
             self.played = self.played.with_table(drawn.bots, len(drawn.bots))
 
+    def renew(self, league: League) -> None:
+        """Draw from ``league``'s active versions from now on."""
+        self.table_size = league.table_size
+        self.active = [bot.name for bot in league.bots if bot.status == ACTIVE]
+        self.disqualified = {bot.name for bot in league.bots if bot.status == DISQUALIFIED}
+
     def unfinished(self) -> Iterator[ScheduledGame]:
-        """The games of tables drawn before that did not finish (those of a table seating a disqualified bot: never)."""
+        """The games of tables drawn before that did not finish (those of a table seating a disqualified bot: never).
+
+        Asked only when no game is under way, so a game not finished is one not started.
+        """
         for table in self.tables.drawn:
             if self.disqualified.intersection(table.bots):
                 continue
@@ -179,18 +244,14 @@ class Stretch:
                     yield game
 
     def has_games(self) -> bool:
-        return len(self.active) >= self.league.table_size or next(self.unfinished(), None) is not None
+        return len(self.active) >= self.table_size or next(self.unfinished(), None) is not None
 
     def __iter__(self) -> Iterator[ScheduledGame]:
         yield from self.unfinished()
-        looked = time.monotonic()
-        size, ladder = self.league.table_size, self.ladder
-        while len(self.active) >= size:
-            if time.monotonic() - looked >= ladder.poll_s:
-                looked = time.monotonic()
-                if changed_submissions(ladder, self.register):
-                    return  # judged by the next stretch, once the games under way have finished
+        ladder = self.ladder
+        while len(self.active) >= self.table_size:  # read again at each table: a verdict may change it meanwhile
             number = len(self.tables.drawn) + 1
+            size = self.table_size
             bots = draw_table(self.active, self.played, size, ladder.placement_games, ladder.league.seed, number)
             table = DrawnTable(number, bots, table_seed(ladder, number))
             self.tables.add(table)  # on disk before its first game starts
@@ -204,6 +265,7 @@ def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusC
     output.mkdir(parents=True, exist_ok=True)
     with output_folder(output):
         register = Register(output)
+        tables = Tables(output)
         try:
             accepted = [judged.bot for judged in register.judged() if judged.verdict == ACCEPTED]
             if bot not in accepted:
@@ -211,12 +273,13 @@ def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusC
                     f"{output}: {bot!r} is no version accepted on this ladder; the versions are: "
                     + (", ".join(accepted) or "none yet")
                 )
-            change = StatusChange(bot, status, reason, now())
+            change = StatusChange(bot, status, reason, now(), len(tables.drawn))
             register.add(change)
             league = ladder_league(ladder, register)
             write_league(output, league, league)
             write_reports(ladder, register)
         finally:
+            tables.close()
             register.close()
         publish_standings(output)
     return change

@@ -34,6 +34,7 @@ DEFAULT_INTERVAL_S = 3.0
 HELPER_NICENESS = 10
 BACK_LINK = "../leaderboard.html"  # from a replay page to the league's page
 _STOP = object()
+_REFRESH = object()  # the league's records changed with no game finished (a ladder's new version): rewrite the page
 
 
 def write_replay_for(output: Path, game_id: str) -> Path:
@@ -93,7 +94,8 @@ class LiveSite:
         self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
         self._helper: asyncio.subprocess.Process | None = None
-        self._queue: asyncio.Queue[str | list[str] | object] = asyncio.Queue()  # a game id, ids to rebuild, _STOP
+        # A game id, the ids to rebuild, _REFRESH or _STOP.
+        self._queue: asyncio.Queue[str | list[str] | object] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._next_write = 0.0
         self._warned = False
@@ -105,6 +107,12 @@ class LiveSite:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
         self._queue.put_nowait(game_id)
+
+    def refresh(self) -> None:
+        """Queue a rewrite of the leaderboard (``league.json`` changed: a ladder judged a version); returns at once."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._queue.put_nowait(_REFRESH)
 
     def rebuild(self, game_ids: Sequence[str]) -> None:
         """Queue the games finished before this run: the helper rewrites any replay page missing or damaged."""
@@ -137,6 +145,8 @@ class LiveSite:
                 return
             if isinstance(item, list):
                 await self._job({"job": "rebuild", "output": str(self.output), "game_ids": item})
+            elif item is _REFRESH:
+                dirty = True
             elif item is not None:
                 if await self._job({"job": "replay", "output": str(self.output), "game_id": item}):
                     self.replays_written += 1

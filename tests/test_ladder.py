@@ -114,6 +114,11 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     assert version["verdict"] == "rejected" and "bot.yaml:1: run: missing" in version["reason"]
     assert "eve-v1: rejected" in (output / "reports" / "eve.md").read_text()
     assert not (output / "builds" / "eve-v1").exists()
+    # league.json carries every verdict for the pages; leaderboard.md lists the rejected version with why.
+    submissions = {entry["author"]: entry for entry in json.loads((output / "league.json").read_text())["submissions"]}
+    assert [(entry["bot"], entry["verdict"]) for entry in submissions["eve"]["versions"]] == [("eve-v1", "rejected")]
+    assert submissions["eve"]["versions"][0]["reason"] == version["reason"]
+    assert "- eve-v1 (" in (output / "leaderboard.md").read_text()
     # Placement first: from the first table that seats dan-v1, every table seats it until it has 6 games.
     tables = lines(output / "tables.jsonl")
     first = next(index for index, table in enumerate(tables) if "dan-v1" in table["bots"])

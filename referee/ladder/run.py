@@ -33,7 +33,7 @@ from referee.backends.pool import Restarts
 from referee.config import League
 from referee.errors import LeagueError
 from referee.ladder.draw import Played, draw_table
-from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, write_reports
+from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
 from referee.ladder.history import (
     ACCEPTED,
@@ -120,7 +120,7 @@ async def run_ladder(
                     verdict = await judge(ladder, register, author, folder, digest, say)
                     (summary.accepted if verdict.verdict == ACCEPTED else summary.rejected).append(verdict.bot)
                 league = ladder_league(ladder, register)
-                write_league(output, league, league)
+                write_league(output, league, league, submissions=submission_verdicts(register))
                 stretch = Stretch(ladder, league, register, tables, results)
                 if not stretch.has_games():
                     waiting = (
@@ -214,7 +214,7 @@ def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusC
             change = StatusChange(bot, status, reason, now())
             register.add(change)
             league = ladder_league(ladder, register)
-            write_league(output, league, league)
+            write_league(output, league, league, submissions=submission_verdicts(register))
             write_reports(ladder, register)
         finally:
             register.close()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 RESULTS_FILE = "games.jsonl"
 LEAGUE_FILE = "league.json"
 LEAGUE_RECORD_VERSION = 2
+ACCEPTED, REJECTED = "accepted", "rejected"  # a ladder's verdict on a version, as league.json's submissions say
 FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 SEED_RANGE = (-(2**63), 2**64 - 1)
 
@@ -525,6 +526,8 @@ class LeagueRecord:
     # A season's: bot -> its status, reason, replaces, author (defaults left out); its recorded edits, {"at", "what"}.
     entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     changes: tuple[Mapping[str, str], ...] = ()
+    # A ladder's: each author's versions as judged, {"author", "report", "versions": [{"bot", "verdict", ...}]}.
+    submissions: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def rules(self) -> Mapping[str, Any]:
@@ -601,7 +604,23 @@ def read_league(output: Path) -> LeagueRecord | None:
             for change in _of_type(data.get("changes"), list)
             if isinstance(change, dict) and isinstance(change.get("what"), str)
         ),
+        submissions=tuple(_submissions(data.get("submissions"))),
     )
+
+
+def _submissions(written: Any) -> Iterator[Mapping[str, Any]]:
+    """League.json's ``submissions`` as far as they are well formed: each author's, with the versions that name a bot."""
+    for author in _of_type(written, list):
+        if not isinstance(author, dict) or not isinstance(author.get("author"), str):
+            continue
+        versions = [
+            version
+            for version in _of_type(author.get("versions"), list)
+            if isinstance(version, dict)
+            and isinstance(version.get("bot"), str)
+            and isinstance(version.get("verdict"), str)
+        ]
+        yield {**author, "versions": versions}
 
 
 def _of_type(value: Any, kind: type) -> Any:
@@ -609,11 +628,18 @@ def _of_type(value: Any, kind: type) -> Any:
     return value if isinstance(value, kind) else kind()
 
 
-def write_league(output: Path, league: League, playing: League, scheduled: int | None = None) -> None:
+def write_league(
+    output: Path,
+    league: League,
+    playing: League,
+    scheduled: int | None = None,
+    submissions: Sequence[Mapping[str, Any]] = (),
+) -> None:
     """Write ``league.json``: the league file as the results depend on it, the bots that play, the games scheduled.
 
     Its ``entries`` are the bots' season fields (status, reason, replaces, author); what changed in them since the
-    last ``league.json`` is appended to its ``changes``, one line each, with the time it was noticed.
+    last ``league.json`` is appended to its ``changes``, one line each, with the time it was noticed. A ladder
+    gives its ``submissions``: each author's versions as judged, accepted or rejected (the pages show them).
     """
     from referee.config import league_fingerprint, league_identity
     from referee.config.bots import entry_changes, season_entries
@@ -655,5 +681,6 @@ def write_league(output: Path, league: League, playing: League, scheduled: int |
             **({"scheduled": scheduled} if scheduled is not None else {}),  # once all are played, pages show the seed
             **({"entries": entries} if entries else {}),
             **({"changes": changes} if changes else {}),
+            **({"submissions": [dict(author) for author in submissions]} if submissions else {}),
         },
     )

@@ -26,6 +26,7 @@ from referee.standings import compute_standings, folder_standings
 
 from .conftest import PYTHON
 from .game_logs import logged_game, write_league
+from .test_ladder_pages import ladder_with_verdicts
 
 CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -138,6 +139,7 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     # Head to head: every pair, coloured by strength; the chart has a line per bot.
     assert page.locator("#pairs td[data-strength]").count() == len(board["rows"]) * (len(board["rows"]) - 1)
     assert page.locator("#chart polyline").count() == len(board["rows"])
+    assert page.is_hidden("#submissions-section"), "a league has no submissions to show"
 
 
 def test_withdrawn_and_disqualified_bots_are_marked_and_the_versions_shown(page, league: Path, tmp_path: Path) -> None:
@@ -166,6 +168,44 @@ def test_withdrawn_and_disqualified_bots_are_marked_and_the_versions_shown(page,
     assert f"The {left_out} games they sat in count for no one." in season
     assert "Versions of charlie: charlie (" in season and "\u2192 alpha (" in season
     assert "faulty disqualified (illegal moves on purpose)" in season
+
+
+def test_a_ladders_submissions_show_each_verdict_why_a_version_was_rejected_and_the_report(page, tmp_path) -> None:
+    output = ladder_with_verdicts(tmp_path).output
+    board = json.loads((output / "leaderboard.json").read_text())
+    reasons = {version["bot"]: version["reason"] for author in board["submissions"] for version in author["versions"]}
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    assert page.is_visible("#submissions-section")
+    eve = page.locator("#submissions tbody[data-author='eve']")
+    rows = eve.locator("tr[data-bot]")
+    assert [row.get_attribute("data-bot") for row in rows.all()] == ["eve-v3", "eve-v2", "eve-v1"], "newest first"
+    cells = rows.nth(2).locator("td")
+    assert [cells.nth(index).text_content() for index in range(3)] == ["eve-v1", "rejected", ""]
+    # A reason of one line is shown whole; one of several lines shows its first, and the whole on a click.
+    assert "\n" not in reasons["eve-v1"]
+    assert cells.nth(4).text_content() == reasons["eve-v1"] == cells.nth(4).get_attribute("title")
+    first, *more = reasons["eve-v2"].splitlines()
+    assert more, "a build's failure ends with the build's last lines of output"
+    build = rows.nth(1).locator("td.reason")
+    assert build.locator("summary").text_content() == first and build.get_attribute("title") == reasons["eve-v2"]
+    assert not build.locator("pre").is_visible()
+    build.locator("summary").click()
+    assert build.locator("pre").is_visible() and build.locator("pre").text_content() == reasons["eve-v2"]
+    assert page.text_content("#submissions tr[data-bot='bob-v1'] td:nth-child(3)") == "withdrawn"
+    assert str(tmp_path) not in page.content(), "no path of the organiser's machine on the page"
+    # On a phone each version is a line, and why it was rejected is under it, on screen.
+    page.set_viewport_size({"width": 390, "height": 800})
+    why = cells.nth(4).bounding_box()
+    assert why["x"] >= 0 and why["x"] + why["width"] <= 390 and why["y"] > cells.nth(0).bounding_box()["y"]
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    # The author's report, linked relative to the page: it opens from the folder as it is served.
+    link = eve.locator("a.report")
+    assert link.get_attribute("href") == "reports/eve.md"
+    link.click()
+    page.wait_for_load_state()
+    assert page.url == (output / "reports" / "eve.md").as_uri()
+    assert "## eve-v2: rejected" in page.text_content("body")
 
 
 def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:

@@ -27,6 +27,7 @@ from referee.ladder.entries import changed_submissions, judge
 from referee.ladder.file import load_ladder
 from referee.ladder.history import Register
 from referee.ladder.run import run_ladder
+from referee.publish import public_text
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
@@ -119,6 +120,11 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     assert version["verdict"] == "rejected" and "bot.yaml:1: run: missing" in version["reason"]
     assert "eve-v1: rejected" in (output / "reports" / "eve.md").read_text()
     assert not (output / "builds" / "eve-v1").exists()
+    # league.json carries every verdict for the pages; leaderboard.md lists the rejected version with why.
+    submissions = {entry["author"]: entry for entry in json.loads((output / "league.json").read_text())["submissions"]}
+    assert [(entry["bot"], entry["verdict"]) for entry in submissions["eve"]["versions"]] == [("eve-v1", "rejected")]
+    assert public_text(submissions["eve"]["versions"][0]["reason"], output) == version["reason"]  # the report's: public
+    assert "- eve-v1 (" in (output / "leaderboard.md").read_text()
     # Placement first: from the first table that seats dan-v1, every table seats it until it has 6 games.
     tables = lines(output / "tables.jsonl")
     first = next(index for index, table in enumerate(tables) if "dan-v1" in table["bots"])
@@ -282,6 +288,39 @@ def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None
     assert example.submissions == ROOT / "tournaments" / "ladder-submissions" and example.check_games == 1
 
 
+def test_while_too_few_versions_are_active_the_page_shows_each_verdict(tmp_path: Path, bots: Bots) -> None:
+    path = ladder_file(tmp_path, bots, {"ann": "random"})
+    author(tmp_path / "submissions", "eve", bots, manifest="name: eve\nversion: '1'\n")  # no run: rejected
+    ladder = load_ladder(path)
+    said: list[str] = []
+
+    def board() -> dict:
+        try:
+            return json.loads((ladder.output / "leaderboard.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    async def waiting() -> None:
+        run = asyncio.create_task(run_ladder(ladder, say=said.append))
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while len(board().get("submissions", [])) < 2:
+                assert not run.done(), run.exception()
+                assert time.monotonic() < deadline, f"no page with both verdicts within {WAIT_S} s: {said}"
+                await asyncio.sleep(0.05)
+        finally:
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await run
+
+    asyncio.run(waiting())
+    verdicts = {entry["author"]: entry["versions"][0]["verdict"] for entry in board()["submissions"]}
+    assert verdicts == {"ann": "accepted", "eve": "rejected"}
+    assert not (ladder.output / "games.jsonl").exists() or not lines(ladder.output / "games.jsonl")
+    assert "waiting for submissions: a table needs 3 active versions, the ladder has 1" in said
+    assert "eve-v1" in (ladder.output / "leaderboard.html").read_text()
+
+
 def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_built(tmp_path: Path, bots: Bots) -> None:
     path = ladder_file(tmp_path, bots, {})
     author(tmp_path / "submissions", "eve", bots, manifest="name: eve\nversion: '1'\n")
@@ -295,5 +334,7 @@ def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_bu
         assert changed_submissions(ladder, register) == []  # judged once: not again while the folder is unchanged
     finally:
         register.close()
-    assert "run: missing" in (ladder.output / "reports" / "eve.md").read_text()
+    for report in ("eve.md", "eve.json"):  # served with the pages: no path of the organiser's machine
+        text = (ladder.output / "reports" / report).read_text()
+        assert "bot.yaml:1: run: missing" in text and str(tmp_path) not in text
     assert not (ladder.output / "builds" / "eve-v1").exists()

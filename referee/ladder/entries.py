@@ -9,7 +9,8 @@ the ladder's game and table size (:func:`referee.checkbot.check_built`). A
 version with no problem (slow decisions are noted, not held against it) is
 accepted and replaces its author's previous one; otherwise it is rejected.
 Either way the verdict goes into ``register.jsonl`` and the author's report,
-``OUTPUT/reports/AUTHOR.md`` and ``.json``.
+``OUTPUT/reports/AUTHOR.md`` and ``.json``, and (:func:`submission_verdicts`,
+written into ``league.json``) onto the league's pages.
 """
 
 from __future__ import annotations
@@ -31,12 +32,15 @@ from referee.config.bots import hide_from_each_other
 from referee.errors import LeagueError
 from referee.ladder.file import Ladder
 from referee.ladder.history import ACCEPTED, ACTIVE, REJECTED, Judged, Register
+from referee.publish import public_text
 from referee.seeding import derive_seed
 from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
 
 REPORTS_DIR = "reports"  # OUTPUT/reports/AUTHOR.md and .json: what the author sees of each version judged
 CHECKS_DIR = "checks"  # OUTPUT/checks/AUTHOR-vN/: the check's game logs and the bot's output; .json: its checks
 NOT_HELD_AGAINST = frozenset({"slow decision", "slow messages"})  # noted in the report, not a reason to reject
+# What league.json keeps of each version judged: what the pages show (the checks stay in the report).
+SUBMISSION_FIELDS = ("bot", "version", "verdict", "reason", "at", "digest", "status")
 
 
 def bot_name(author: str, version: int) -> str:
@@ -198,25 +202,55 @@ def _later_versions(register: Register, judged: Judged) -> Iterator[str]:
 # ----- what each author sees ---------------------------------------------------------------------
 
 
+def _versions_by_author(register: Register) -> dict[str, list[dict[str, Any]]]:
+    """Each author's versions in the order judged (authors in the order of their first): the verdict and status now."""
+    statuses = register.statuses()
+    versions: dict[str, list[dict[str, Any]]] = {}
+    for judged in register.judged():
+        versions.setdefault(judged.author, []).append(
+            {**dataclasses.asdict(judged), "status": statuses.get(judged.bot)}
+        )
+    return versions
+
+
+def submission_verdicts(register: Register) -> list[dict[str, Any]]:
+    """``league.json``'s ``submissions``: each author's versions as judged, with the author's report, for the pages."""
+    return [
+        {
+            "author": author,
+            "report": f"{REPORTS_DIR}/{author}.md",
+            "versions": [{key: version[key] for key in SUBMISSION_FIELDS} for version in versions],
+        }
+        for author, versions in _versions_by_author(register).items()
+    ]
+
+
 def write_reports(ladder: Ladder, register: Register, authors: Sequence[str] | None = None) -> None:
     """Write ``reports/AUTHOR.md`` and ``.json`` for ``authors`` (default: every author judged)."""
-    statuses = register.statuses()
-    versions: dict[str, list[Judged]] = {}
-    for judged in register.judged():
-        versions.setdefault(judged.author, []).append(judged)
+    versions = _versions_by_author(register)
     reports = ladder.output / REPORTS_DIR
     reports.mkdir(parents=True, exist_ok=True)
     for author in authors if authors is not None else sorted(versions):
-        entries = []
-        for judged in versions.get(author, []):
-            checks_path = ladder.output / CHECKS_DIR / f"{judged.bot}.json"
-            try:
-                checks = json.loads(checks_path.read_text(encoding="utf-8"))["checks"]
-            except (OSError, ValueError, KeyError):
-                checks = []
-            entries.append({**dataclasses.asdict(judged), "status": statuses.get(judged.bot), "checks": checks})
+        entries = [_public(ladder, version) for version in versions.get(author, [])]
         replace_json(reports / f"{author}.json", {"author": author, "ladder": ladder.league.name, "versions": entries})
         replace_file(reports / f"{author}.md", _markdown(author, ladder, entries))
+
+
+def _public(ladder: Ladder, version: dict[str, Any]) -> dict[str, Any]:
+    """A version's report entry, with its checks, naming no path of the organiser's machine (served with the pages)."""
+    checks = [
+        {**check, "detail": public_text(check.get("detail") or "", ladder.output)}
+        for check in _checks(ladder, version["bot"])
+    ]
+    return {**version, "reason": public_text(version["reason"], ladder.output), "checks": checks}
+
+
+def _checks(ladder: Ladder, bot: str) -> list[dict[str, Any]]:
+    """The checks of version ``bot`` as its check recorded them (none where that record is missing or unreadable)."""
+    try:
+        return list(json.loads((ladder.output / CHECKS_DIR / f"{bot}.json").read_text(encoding="utf-8"))["checks"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def _markdown(author: str, ladder: Ladder, entries: list[dict[str, Any]]) -> str:

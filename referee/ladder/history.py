@@ -30,13 +30,14 @@ from typing import Any
 from referee.atomic import append_whole
 from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN
 from referee.errors import OutputError
+from referee.results import ACCEPTED, REJECTED
 from referee.schedule.base import ScheduledGame, rotation_group
 
 REGISTER_FILE = "register.jsonl"
 TABLES_FILE = "tables.jsonl"
 
-ACCEPTED, REJECTED = "accepted", "rejected"
-__all__ = ["ACTIVE", "DISQUALIFIED", "WITHDRAWN"]  # a bot's status, as league files write it: named here too
+# The words league.json writes, named here too: a version's verdict, a bot's status.
+__all__ = ["ACCEPTED", "ACTIVE", "DISQUALIFIED", "REJECTED", "WITHDRAWN"]
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from referee.backends.local import LocalBackend
 from referee.config import League
 from referee.errors import LeagueError
 from referee.ladder.draw import Played, draw_table
-from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, write_reports
+from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
 from referee.ladder.history import (
     ACCEPTED,
@@ -125,7 +125,7 @@ class Season:
         self.results = results
         self.site = site
         self.league = league
-        write_league(ladder.output, league, league)
+        write_league(ladder.output, league, league, submissions=submission_verdicts(register))
         self.tables = tables
         self.games = LadderGames(ladder, league, tables, results)
         self.players: Backend | None = None  # opened when the first table can be drawn
@@ -137,7 +137,7 @@ class Season:
     async def judged(self) -> None:
         """After a verdict (the author's report is written): rewrite league.json and the page; play the versions now."""
         self.league = ladder_league(self.ladder, self.register)
-        write_league(self.ladder.output, self.league, self.league)
+        write_league(self.ladder.output, self.league, self.league, submissions=submission_verdicts(self.register))
         self.games.renew(self.league)
         if self.players is not None:
             await self.players.renew(self.league)
@@ -276,7 +276,7 @@ def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusC
             change = StatusChange(bot, status, reason, now(), len(tables.drawn))
             register.add(change)
             league = ladder_league(ladder, register)
-            write_league(output, league, league)
+            write_league(output, league, league, submissions=submission_verdicts(register))
             write_reports(ladder, register)
         finally:
             tables.close()

@@ -14,14 +14,15 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from tabulate import tabulate
 
 from referee.atomic import replace_file
-from referee.results import RESULTS_FILE, read_games, read_league
+from referee.results import REJECTED, RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import (
     CONFIDENCE,
@@ -76,6 +77,10 @@ RANKING_NOTE = (
     f"decision times within {LATENCY_RELATIVE_ERROR:.1%}."
 )
 _CANDIDATES_NOTE = "The candidates are ranked among themselves, on the same deals; the field apart."
+_REJECTED_NOTE = (
+    "Versions the ladder judged and did not enter, each author's newest first, with the first line of why; "
+    "each author's report (reports/AUTHOR.md) has the whole reason and every check."
+)
 _HEAD_TO_HEAD_NOTE = (
     "Each cell: how often the row's bot finished above the column's bot, of the games they shared "
     "(two candidates of a gauntlet: of the deals both played in the same seat, a tie counting half). "
@@ -191,10 +196,11 @@ def write_leaderboards(
     if scheduled is None and league is not None:
         scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
     duel = duel_report(league, records)  # a duel's verdict, from league.json's format
-    board = leaderboard_data(standings, title, duel, directory)
+    submissions = public_submissions(league.submissions if league else (), directory)  # a ladder's verdicts
+    board = leaderboard_data(standings, title, duel, directory, submissions)
     page = page_data(directory, board, records, live=live, scheduled=scheduled)
     contents = {
-        "leaderboard.md": markdown_leaderboard(standings, title, duel),
+        "leaderboard.md": markdown_leaderboard(standings, title, duel, submissions),
         "leaderboard.csv": csv_leaderboard(standings),
         "leaderboard.json": _json_text(board),
         "leaderboard.html": render(page),
@@ -208,11 +214,16 @@ def write_leaderboards(
 
 
 def leaderboard_data(
-    standings: Standings, title: str, duel: DuelState | None = None, directory: Path | None = None
+    standings: Standings,
+    title: str,
+    duel: DuelState | None = None,
+    directory: Path | None = None,
+    submissions: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
     Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
+    A ladder's ``submissions`` (as :func:`public_submissions` gives them) go under ``submissions``.
     """
     data = {
         "title": title,
@@ -264,7 +275,35 @@ def leaderboard_data(
     }
     if duel is not None:
         data["duel"] = duel_data(duel)
+    if submissions:
+        data["submissions"] = [dict(author) for author in submissions]
     return data
+
+
+def public_submissions(submissions: Iterable[Mapping[str, Any]], directory: Path | None) -> list[dict[str, Any]]:
+    """A ladder's submissions (``league.json``'s) as its pages show them: each version's reason names no path.
+
+    Each author's versions stay in the order judged; each author has a link to their report, relative to the folder.
+    """
+    return [
+        {
+            "author": author["author"],
+            "report": public_text(str(author.get("report") or ""), directory) or None,
+            "versions": [
+                {
+                    "bot": version["bot"],
+                    "version": version.get("version"),
+                    "verdict": version["verdict"],
+                    "status": version.get("status"),  # an accepted version's: active, withdrawn or disqualified
+                    "at": version.get("at") or None,
+                    "digest": version.get("digest") or None,
+                    "reason": public_text(str(version.get("reason") or ""), directory),
+                }
+                for version in author["versions"]
+            ],
+        }
+        for author in submissions
+    ]
 
 
 def comparison_data(comparison: Comparison) -> dict[str, Any]:
@@ -427,10 +466,16 @@ def csv_leaderboard(standings: Standings) -> str:
     return buffer.getvalue()
 
 
-def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
+def markdown_leaderboard(
+    standings: Standings,
+    title: str,
+    duel: DuelState | None = None,
+    submissions: Sequence[Mapping[str, Any]] = (),
+) -> str:
     """The leaderboard and head-to-head table as Markdown, names escaped; a duel's verdict first.
 
-    A gauntlet's or duel's candidates get a table of their own, before the field's.
+    A gauntlet's or duel's candidates get a table of their own, before the field's. A ladder's rejected
+    versions (of ``submissions``, as :func:`public_submissions` gives them) are listed last, each with why.
     """
 
     def rows_table(rows: list[BotStanding]) -> str:
@@ -465,11 +510,29 @@ def markdown_leaderboard(standings: Standings, title: str, duel: DuelState | Non
     )
     verdict = "" if duel is None else "## Sequential test\n\n```text\n" + "\n".join(duel_lines(duel)) + "\n```\n\n"
     season = "".join(f"{_markdown_text(line)}\n\n" for line in season_lines(standings))
+    rejected = _markdown_rejected(submissions)
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
         f"{standings.games} games{_void_note(standings)}.\n\n{table}\n\n{season}{RANKING_NOTE}\n\n"
         f"## Head to head\n\n{_HEAD_TO_HEAD_NOTE}\n\n{head_to_head}{cut}\n"
+        + (f"\n## Rejected submissions\n\n{_REJECTED_NOTE}\n\n{rejected}\n" if rejected else "")
     )
+
+
+def _markdown_rejected(submissions: Sequence[Mapping[str, Any]]) -> str:
+    """A list item per rejected version, each author's newest first: when, the first line of why, the report."""
+    items = []
+    for author in submissions:
+        report = author.get("report")
+        link = f" ([report]({quote(report)}))" if report else ""
+        for version in reversed(author["versions"]):
+            if version["verdict"] != REJECTED:
+                continue
+            first, *more = (version["reason"] or "no reason recorded").splitlines()
+            why = first + (" \u2026" if more else "")
+            when = f" ({_markdown_text(_utc_minute(version['at']))})" if version.get("at") else ""
+            items.append(f"- {_markdown_text(version['bot'])}{when}: {_markdown_text(why)}{link}")
+    return "\n".join(items)
 
 
 def html_leaderboard(standings: Standings, title: str) -> str:
@@ -499,6 +562,11 @@ def season_lines(standings: Standings) -> list[str]:
         ]
         lines.append(f"Versions of {author}: " + " \u2192 ".join(shown))
     return lines
+
+
+def _utc_minute(at: str) -> str:
+    """A time as the ladder records it (ISO 8601, UTC) to the minute: ``2026-01-02 03:04 UTC``, as the page shows it."""
+    return at[:16].replace("T", " ") + " UTC" if at.endswith(("+00:00", "Z")) else at
 
 
 def _void_note(standings: Standings) -> str:

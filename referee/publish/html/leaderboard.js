@@ -318,6 +318,64 @@
     }
   }
 
+  // ----- a ladder's submissions: each version judged, accepted or rejected, and why ---------------
+
+  const when = (at) => (at ? at.slice(0, 16).replace("T", " ") + " UTC" : ""); // the ladder records UTC
+
+  // Why a version was rejected: its first line, the whole of it on hover and, when it has more lines, unfolded.
+  function drawReason(reason, cell) {
+    if (!reason) return;
+    const [first, ...more] = reason.split("\n");
+    cell.title = reason;
+    if (!more.length) {
+      cell.textContent = first;
+      return;
+    }
+    const details = el("details");
+    details.append(el("summary", null, first), el("pre", null, reason));
+    cell.append(details);
+  }
+
+  function drawSubmissions() {
+    const authors = data.board.submissions || [];
+    $("submissions-section").hidden = !authors.length;
+    const table = $("submissions");
+    table.replaceChildren();
+    if (!authors.length) return;
+    const labels = ["version", "verdict", "status", "judged", "why rejected"];
+    const head = el("tr");
+    for (const label of labels) head.append(el("th", "text", label));
+    table.appendChild(el("thead")).append(head);
+    const rows = Object.fromEntries(data.board.rows.map((r) => [r.bot, r]));
+    for (const author of authors) {
+      const body = el("tbody");
+      body.dataset.author = author.author;
+      const group = el("tr", "group");
+      const name = el("th", "text", author.author);
+      name.colSpan = labels.length;
+      if (author.report) {
+        const report = el("a", "report", "report");
+        report.href = author.report;
+        name.append(report);
+      }
+      group.append(name);
+      body.append(group);
+      for (const version of author.versions.slice().reverse()) {
+        const tr = el("tr", version.verdict);
+        tr.dataset.bot = version.bot;
+        const status = el("td", "text", version.status || "");
+        const row = rows[version.bot];
+        if (row && row.status_reason) status.title = row.status_reason;
+        const reason = el("td", "text reason");
+        drawReason(version.reason, reason);
+        tr.append(el("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
+          el("td", "text", when(version.at)), reason);
+        body.append(tr);
+      }
+      table.append(body);
+    }
+  }
+
   // ----- head to head ----------------------------------------------------------------
 
   function pairCell(bot, other) {
@@ -545,6 +603,7 @@
     drawHeader();
     drawStandings();
     drawFaultList();
+    drawSubmissions();
     drawPairs();
     drawChart();
     drawGames();

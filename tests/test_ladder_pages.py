@@ -1,0 +1,127 @@
+"""What a ladder's pages show of its submissions: every version judged, accepted or rejected, and why.
+
+The versions are judged as a ladder judges them where that runs no bot (a
+``bot.yaml`` without ``run``, a build that fails); the accepted ones are
+entered in the register directly, with the built copy a ladder keeps. The
+records and pages are then written as ``referee ladder --withdraw`` writes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from referee.ladder.entries import REPORTS_DIR, changed_submissions, judge, submission_verdicts
+from referee.ladder.file import Ladder, load_ladder
+from referee.ladder.history import ACCEPTED, REJECTED, WITHDRAWN, Judged, Register
+from referee.ladder.run import change_status
+from referee.publish.league_page import page_data_of
+from referee.results import read_league
+from referee.submissions import BUILDS_DIR
+
+NO_RUN = "name: {author}\nversion: '1'\n"
+FAILING_BUILD = "name: {author}\nversion: '2'\nbuild: sh build.sh\nrun: [python, bot.py]\n"
+BUILD_SCRIPT = "echo 'make: no rule to make target bot' >&2\nexit 2\n"
+
+
+def submit(ladder: Ladder, register: Register, author: str, manifest: str) -> Judged:
+    """Judge the author's folder, holding ``manifest``, as the ladder judges a changed submission."""
+    folder = ladder.submissions / author
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.yaml").write_text(manifest.format(author=author))
+    (folder / "build.sh").write_text(BUILD_SCRIPT)
+    ((name, changed, digest),) = [change for change in changed_submissions(ladder, register) if change[0] == author]
+    # In a thread of its own: the caller may be running an event loop (Playwright's does).
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, judge(ladder, register, name, changed, digest, lambda line: None)).result()
+
+
+def accept(ladder: Ladder, register: Register, author: str, version: int) -> None:
+    """Enter a version as accepted, with the built copy a ladder runs it from (never run here)."""
+    bot = f"{author}-v{version}"
+    copy = ladder.output / BUILDS_DIR / bot
+    copy.mkdir(parents=True)
+    (copy / "bot.yaml").write_text(f"name: {author}\nversion: '{version}'\nrun: [python, bot.py]\n")
+    (copy / "bot.py").write_text("")
+    register.add(Judged(author, version, bot, f"digest-{bot}", ACCEPTED, at=f"2026-01-0{version}T10:00:00+00:00"))
+
+
+def ladder_with_verdicts(folder: Path) -> Ladder:
+    """A ladder whose register holds accepted and rejected versions, bob-v1 then withdrawn by the organiser.
+
+    ann-v1, bob-v1 and cat-v1 are accepted; eve-v1 (no run) and eve-v2 (its build fails) rejected, then
+    eve-v3 accepted; ann-v2 (no run) rejected.
+    """
+    (folder / "submissions").mkdir()
+    path = folder / "ladder.yaml"
+    path.write_text(
+        "name: season\ngame: stop_the_bus\nseed: 8157702950177155349\ntable_size: 3\nsubmissions: submissions\n"
+        "output: out\n"
+    )
+    ladder = load_ladder(path)
+    (ladder.output / "logs").mkdir(parents=True)
+    register = Register(ladder.output)
+    try:
+        accept(ladder, register, "ann", 1)
+        accept(ladder, register, "bob", 1)
+        submit(ladder, register, "eve", NO_RUN)
+        accept(ladder, register, "cat", 1)
+        submit(ladder, register, "eve", FAILING_BUILD)
+        accept(ladder, register, "eve", 3)
+        submit(ladder, register, "ann", NO_RUN)
+    finally:
+        register.close()
+    change_status(ladder, "bob-v1", WITHDRAWN, "asked by its author")
+    return ladder
+
+
+def test_league_json_keeps_every_verdict_and_the_pages_show_why_a_version_was_rejected(tmp_path: Path) -> None:
+    ladder = ladder_with_verdicts(tmp_path)
+    output = ladder.output
+    register = Register(output)
+    try:
+        judged = list(register.judged())
+        expected = submission_verdicts(register)
+    finally:
+        register.close()
+    rejected = [version for version in judged if version.verdict == REJECTED]
+    assert [version.bot for version in rejected] == ["eve-v1", "eve-v2", "ann-v2"]
+    assert all(str(tmp_path) in version.reason for version in rejected), "real reasons name the machine's paths"
+
+    # league.json: each author once, in the order first judged, with their versions in the order judged.
+    written = json.loads((output / "league.json").read_text())["submissions"]
+    assert written == expected and list(read_league(output).submissions) == written
+    assert [author["author"] for author in written] == ["ann", "bob", "eve", "cat"]
+    eve = written[2]
+    assert eve["report"] == f"{REPORTS_DIR}/eve.md" and (output / eve["report"]).is_file()
+    assert [(v["bot"], v["verdict"], v["status"]) for v in eve["versions"]] == [
+        ("eve-v1", REJECTED, None),
+        ("eve-v2", REJECTED, None),
+        ("eve-v3", ACCEPTED, "active"),
+    ]
+    assert [v["reason"] for v in eve["versions"][:2]] == [v.reason for v in rejected[:2]]
+    assert written[1]["versions"][0]["status"] == WITHDRAWN, "a status change reaches league.json's submissions"
+
+    # The page and leaderboard.json: the same verdicts, each reason whole, with no path of the machine.
+    html = (output / "leaderboard.html").read_text()
+    board = json.loads((output / "leaderboard.json").read_text())
+    shown = page_data_of(html)["board"]["submissions"]
+    assert shown == board["submissions"]
+    reasons = {v["bot"]: v["reason"] for author in shown for v in author["versions"]}
+    assert reasons["eve-v1"].startswith("\u2026/bot.yaml:1: run: missing")
+    assert "failed with exit code 2" in reasons["eve-v2"] and "logs/build-eve-v2.log" in reasons["eve-v2"]
+    assert "no rule to make target bot" in reasons["eve-v2"].splitlines()[-1], "the build's output, on a later line"
+    assert reasons["ann-v1"] == "" and [a["report"] for a in shown] == [a["report"] for a in written]
+    for page in ("leaderboard.html", "leaderboard.json", "leaderboard.md"):
+        assert str(tmp_path) not in (output / page).read_text(), f"{page} names a path of the machine"
+
+    # leaderboard.md: the rejected versions alone, each author's newest first, each with the first line of why.
+    markdown = (output / "leaderboard.md").read_text()
+    section = markdown.split("## Rejected submissions\n", 1)[1]
+    items = [line for line in section.splitlines() if line.startswith("- ")]
+    assert [item.split(" ")[1] for item in items] == ["ann-v2", "eve-v2", "eve-v1"]
+    assert "run: missing" in items[0] and items[0].endswith("([report](reports/ann.md))")
+    assert "logs/build-eve-v2.log" in items[1] and "no rule to make target bot" not in items[1]
+    assert "eve-v3" not in section and "ann-v1" not in section

@@ -5,15 +5,20 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
+from referee.cli import main as referee_main
 from referee.config import load_league
+from referee.lanes import LANES_DIR, with_lane_copies
 from referee.league import RESULTS_FILE, read_games, read_league, run_league
 from referee.publish import console_table
 from referee.standings import compute_standings
+from referee.submissions import BUILDS_DIR
 
 from .conftest import SAMPLE_BOTS, Bots
 from .test_config import TWO_BOTS, league_file, line_of, load_error
@@ -32,6 +37,12 @@ def first_round(tmp_path: Path, bots: Bots) -> Path:
 
 def second_round(league_path: Path, bots: Bots, edit: dict[str, str], added: str = ""):
     """Add a round and ``edit`` the bots' entries (bot name -> lines under it), then run the league again."""
+    add_round(league_path, bots, edit, added)
+    return run(league_path, league_path.parent / "out")
+
+
+def add_round(league_path: Path, bots: Bots, edit: dict[str, str], added: str = "") -> None:
+    """Add a round to the league file, ``edit`` the bots' entries (bot name -> lines under it), add ``added``."""
     text = league_path.read_text().replace("rounds: 1", "rounds: 2")
     entry = BOT_ENTRY.format(marker=bots.marker)
     for name, lines in edit.items():
@@ -39,11 +50,17 @@ def second_round(league_path: Path, bots: Bots, edit: dict[str, str], added: str
         end = text.index(entry, start) + len(entry)
         text = text[:end] + lines + text[end:]
     league_path.write_text(text + added)
-    return run(league_path, league_path.parent / "out")
 
 
 def run(league_path: Path, output: Path):
     return asyncio.run(run_league(load_league(league_path), output=output))
+
+
+def run_cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    """Run the command line in this process: its exit status, and what it printed on stdout and on stderr."""
+    status = referee_main(list(argv))
+    printed = capsys.readouterr()
+    return status, printed.out, printed.err
 
 
 def board(output: Path) -> dict:
@@ -139,6 +156,107 @@ def test_a_new_version_plays_its_old_versions_unplayed_games(tmp_path: Path, bot
     assert run(league_path, output).played == 0  # the records seating delta in charlie's seats are this league's
 
 
+# ----- builds: a bot that plays no more is not built ------------------------------------------------
+
+
+def submission(folder: Path, bots: Bots, build: str, extra: str = "") -> str:
+    """A submission of the random sample bot, run with the test's marker, built by ``build``; its league entry."""
+    name = folder.name
+    folder.mkdir()
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", folder)
+    command = json.dumps(["python", "random_bot.py", "--label", name, "--marker", bots.marker])
+    (folder / "bot.yaml").write_text(f"name: {name}\nversion: '1'\nbuild: {json.dumps(build)}\nrun: {command}\n")
+    return f"  - name: {name}\n    path: {name}\n" + BOT_ENTRY.format(marker=bots.marker) + extra
+
+
+def league_of_submissions(tmp_path: Path, bots: Bots, entries: str, *, extra: str = "", commands=("alpha",)) -> Path:
+    """A league of random command bots (``commands``), then the submissions' ``entries``, at tables of two."""
+    random_bots = [(name, bots.command(SAMPLE_BOTS / "random_bot.py", "--label", name)) for name in commands]
+    league_path = write_league(tmp_path / "league.yaml", bots, entries=random_bots, extra=extra)
+    league_path.write_text(league_path.read_text() + entries)
+    return league_path
+
+
+def test_a_bot_withdrawn_between_runs_is_built_no_more_while_the_others_build_and_play(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture
+) -> None:
+    built = tmp_path / "built.txt"
+    entries = "".join(submission(tmp_path / name, bots, f"echo {name} >> {built}") for name in ("keep", "gone"))
+    league_path = league_of_submissions(tmp_path, bots, entries)
+    output = tmp_path / "out"
+    assert run(league_path, output).played == 6
+    assert built.read_text() == "keep\ngone\n"
+    # Their copies and records removed: a bot that plays is built again, as a removed copy always is;
+    # a withdrawn one is not looked at, and nothing of its build comes back.
+    for name in ("keep", "gone"):
+        shutil.rmtree(output / BUILDS_DIR / name)
+        (output / BUILDS_DIR / f"{name}.json").unlink()
+    (output / "logs" / "build-gone.log").unlink()
+
+    add_round(league_path, bots, {"gone": "    status: withdrawn\n"})
+    status, out, error = run_cli(capsys, "run", str(league_path), "--output", str(output), "--no-progress")
+    assert status == 0, error
+    assert "gone" not in error  # no build told of, and no bot left out
+    assert "3 bots, 8 games, 6 already finished, 4 left unplayed" in out
+    assert built.read_text() == "keep\ngone\nkeep\n"
+    assert sorted(os.listdir(output / BUILDS_DIR)) == ["keep", "keep.json"]
+    assert not (output / "logs" / "build-gone.log").exists()
+    second = [game.seats for game in read_games(output / RESULTS_FILE) if game.round == 2]
+    assert sorted(second) == [("alpha", "keep"), ("keep", "alpha")]
+    gone = row_of(output, "gone")
+    assert (gone["status"], gone["games"]) == ("withdrawn", 4) and gone["strength"] is not None
+    assert read_league(output).bots == ("alpha", "keep", "gone")
+
+
+def test_a_bot_withdrawn_from_the_start_is_never_built(tmp_path: Path, bots: Bots) -> None:
+    built = tmp_path / "built.txt"
+    entries = submission(tmp_path / "keep", bots, f"echo keep >> {built}") + submission(
+        tmp_path / "gone", bots, f"echo gone >> {built}", "    status: withdrawn\n    reason: entered too late\n"
+    )
+    league_path = league_of_submissions(tmp_path, bots, entries)
+    output = tmp_path / "out"
+    summary = run(league_path, output)
+    assert (summary.played, summary.total, summary.unplayed, summary.left_out) == (2, 2, 4, {})
+
+    def never_built() -> None:
+        assert built.read_text() == "keep\n"
+        assert sorted(os.listdir(output / BUILDS_DIR)) == ["keep", "keep.json"]
+        assert [name for name in os.listdir(output / "logs") if name.startswith("build-")] == ["build-keep.log"]
+        assert read_league(output).bots == ("alpha", "keep", "gone")
+        gone = row_of(output, "gone")
+        assert (gone["status"], gone["status_reason"], gone["games"]) == ("withdrawn", "entered too late", 0)
+
+    never_built()
+    # A round more: its seats stay in the schedule, unplayed, and it is still not built.
+    summary = second_round(league_path, bots, {})
+    assert (summary.played, summary.total, summary.unplayed) == (2, 4, 8)
+    never_built()
+
+
+def test_a_bot_a_failed_build_left_out_and_then_withdrawn_stays_out_untold(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture
+) -> None:
+    tried = tmp_path / "tried.txt"
+    entries = submission(tmp_path / "broken", bots, f"echo tried >> {tried}; exit 1")
+    league_path = league_of_submissions(
+        tmp_path, bots, entries, extra="on_build_failure: skip", commands=("alpha", "bravo")
+    )
+    output = tmp_path / "out"
+    command = ("run", str(league_path), "--output", str(output), "--no-progress")
+    status, _, error = run_cli(capsys, *command)
+    assert status == 1 and "broken: left out of the league" in error
+    assert read_league(output).bots == ("alpha", "bravo")
+
+    # Withdrawn: not built, not told of as a build failure, and still out of the schedule the games were played on.
+    add_round(league_path, bots, {"broken": "    status: withdrawn\n"})
+    status, out, error = run_cli(capsys, *command)
+    assert status == 0 and "broken" not in error, error
+    assert "2 bots, 4 games, 2 already finished" in out and "unplayed" not in out
+    assert tried.read_text() == "tried\n"
+    assert sorted(row["bot"] for row in board(output)["rows"]) == ["alpha", "bravo"]
+    assert len(list(read_games(output / RESULTS_FILE))) == 4
+
+
 # ----- the league file ------------------------------------------------------------------------------
 
 
@@ -193,3 +311,36 @@ def test_a_bad_season_entry_is_refused_with_file_line_and_key(tmp_path: Path, ex
     error = load_error(path)
     assert re.search(message, error), error
     assert error.startswith(f"{path}:{line_of(path, fragment)}: ")
+
+
+def test_lanes_copy_the_shared_folders_of_the_bots_that_play_and_a_new_version_plays_in_its_seats_lanes(
+    tmp_path: Path,
+) -> None:
+    for name in ("alice", "bob", "carol", "carol-2"):
+        (tmp_path / f"{name}-memory").mkdir()
+        (tmp_path / f"{name}-memory" / "learnt.txt").write_text(name)
+    entries = "".join(
+        f"  - name: {name}\n    command: python {name}.py\n    shared: [{name}-memory]\n{extra}"
+        for name, extra in (
+            ("alice", "    status: withdrawn\n"),
+            ("bob", ""),
+            ("carol", ""),
+            ("dave", ""),
+            ("carol-2", "    replaces: carol\n"),
+        )
+    ).replace("    shared: [dave-memory]\n", "")
+    league = load_league(
+        league_file(tmp_path, "format: {type: gauntlet, candidates: [carol, dave]}\n", "bots:\n" + entries)
+    )
+    output = tmp_path / "out"
+    copied = with_lane_copies(league, output, league.schedule())
+    # A field bot plays each field table once per candidate and rotation: 4 lanes; a candidate 2, as its new version.
+    assert {bot.name: len(bot.spec.lane_copies) for bot in copied.bots} == {
+        "alice": 0,
+        "bob": 3,
+        "carol": 0,
+        "dave": 0,
+        "carol-2": 1,
+    }
+    assert sorted(path.name for path in (output / LANES_DIR).iterdir()) == ["bob", "carol-2"]
+    assert (output / LANES_DIR / "carol-2" / "lane-1" / "0-carol-2-memory" / "learnt.txt").read_text() == "carol-2"

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,10 @@ class League:
     def stands_in(self) -> dict[str, str]:
         """Each bot that replaces another, and the bot it replaces."""
         return {bot.name: bot.replaces for bot in self.bots if bot.replaces is not None}
+
+    def first_version(self, name: str) -> str:
+        """The bot of the schedule whose seats ``name`` plays in: itself, or the first version of its line."""
+        return first_version(name, self.bots)
 
     def newest(self, name: str) -> LeagueBot:
         """The bot that now holds ``name``'s seats: the last of the bots that replace it, one after another."""
@@ -294,7 +299,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
     for index, bot in enumerate(bots):
         if bot.replaces is None:
             continue
-        node = _replaces_node(bots_node.value[index])
+        node = _entry_node(bots_node.value[index], "replaces")
         key = f"bots[{index}].replaces"
         if bot.replaces not in names:
             raise checker.error(
@@ -317,7 +322,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
             name = stands_in.get(name)
         if name == bot.name:
             raise checker.error(
-                _replaces_node(bots_node.value[index]),
+                _entry_node(bots_node.value[index], "replaces"),
                 f"bots[{index}].replaces",
                 f"{' -> '.join([*chain, bot.name])} replace each other in a circle; the first version replaces no bot",
             )
@@ -331,8 +336,19 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
     ]
 
 
-def _replaces_node(entry: yaml.MappingNode) -> yaml.Node:
-    return next(value for key, value in entry.value if key.value == "replaces")
+def first_version(name: str, bots: Sequence[LeagueBot]) -> str:
+    """The first version among ``bots`` of ``name``'s line (itself, if it replaces none): whose seats it plays in."""
+    stands_in = {bot.name: bot.replaces for bot in bots if bot.replaces is not None}
+    names, seen = {bot.name for bot in bots}, {name}
+    while (replaced := stands_in.get(name)) is not None and replaced in names and replaced not in seen:
+        seen.add(replaced)
+        name = replaced
+    return name
+
+
+def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:
+    """The value of key ``name`` in a bot's entry, or None when the entry has none."""
+    return next((value for key, value in entry.value if key.value == name), None)
 
 
 def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:

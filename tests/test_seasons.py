@@ -14,8 +14,9 @@ import pytest
 
 from referee.cli import main as referee_main
 from referee.config import load_league
+from referee.duel import duel_report
 from referee.lanes import LANES_DIR, with_lane_copies
-from referee.league import RESULTS_FILE, read_games, read_league, run_league
+from referee.league import RESULTS_FILE, read_games, read_league, read_records, run_league
 from referee.publish import console_table
 from referee.standings import compute_standings
 from referee.submissions import BUILDS_DIR
@@ -257,6 +258,112 @@ def test_a_bot_a_failed_build_left_out_and_then_withdrawn_stays_out_untold(
     assert len(list(read_games(output / RESULTS_FILE))) == 4
 
 
+# ----- gauntlets and duels ---------------------------------------------------------------------------
+
+
+def test_a_new_version_of_a_gauntlet_candidate_is_a_candidate_in_its_seats(tmp_path: Path, bots: Bots) -> None:
+    # Charlie is the candidate; alpha and bravo the field: two field tables of two games a round.
+    league_path = write_league(
+        tmp_path / "league.yaml", bots, extra="format: {type: gauntlet, candidates: [charlie]}", rounds=1
+    )
+    output = tmp_path / "out"
+    assert run(league_path, output).played == 4
+    delta = bots.command(SAMPLE_BOTS / "random_bot.py", "--label", "delta")
+    league_path.write_text(
+        league_path.read_text()
+        + f"  - name: delta\n    replaces: charlie\n    command: {json.dumps(delta)}\n"
+        + BOT_ENTRY.format(marker=bots.marker)
+    )
+    # Added once every game is played: nothing to play, and the new version is a candidate from the start.
+    assert run(league_path, output).played == 0
+    assert board(output)["candidates"] == ["charlie", "delta"]
+    assert row_of(output, "delta")["candidate"] and row_of(output, "delta")["games"] == 0
+
+    # A round more: delta plays the candidate's tables, in its seats, on the same seeds.
+    summary = second_round(league_path, bots, {})
+    assert (summary.played, summary.unplayed) == (4, 0)
+    scheduled = {game.game_id: game for game in load_league(league_path).schedule()}
+    for game in read_games(output / RESULTS_FILE):
+        expected = scheduled[game.game_id]
+        version = "delta" if game.round == 2 else "charlie"
+        assert game.candidate == version and game.seed == expected.seed
+        assert game.seats == tuple(version if name == "charlie" else name for name in expected.seats)
+    standings = summary.standings
+    assert standings.candidates == ("charlie", "delta")
+    assert {row.bot for row in standings.rows[:2]} == {"charlie", "delta"}
+    assert all(row.candidate == (row.bot in ("charlie", "delta")) for row in standings.rows)
+    assert row_of(output, "delta")["games"] == 4
+    markdown = (output / "leaderboard.md").read_text()
+    assert "Versions of charlie: charlie (" in markdown
+
+
+DUEL_FORMAT = "format: {type: sprt, candidates: [alpha, bravo], elo0: 0, elo1: 300, max_games: 6}"
+
+
+def test_a_duels_bots_stay_as_they_are_to_its_verdict(tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture):
+    league_path = write_league(tmp_path / "league.yaml", bots, extra=DUEL_FORMAT, rounds=None)
+    output = tmp_path / "out"
+    command = ("run", str(league_path), "--output", str(output), "--no-progress")
+    status, _, error = run_cli(capsys, *command)
+    assert status == 0, error
+    played = (output / RESULTS_FILE).read_bytes()
+    written = league_path.read_text()
+    delta = bots.command(SAMPLE_BOTS / "random_bot.py", "--label", "delta")
+    edits = [
+        (
+            f"  - name: delta\n    replaces: alpha\n    command: {json.dumps(delta)}\n",
+            "replaces: alpha",
+            "bots[3].replaces: delta cannot replace alpha in a duel (format sprt): its test counts alpha's games",
+        ),
+        (
+            "    status: withdrawn\n",
+            "status: withdrawn",
+            "bots[2].status: withdrawn is not allowed in a duel (format sprt): the test takes the deals in order",
+        ),
+    ]
+    for added, fragment, message in edits:
+        league_path.write_text(written + added)
+        status, _, error = run_cli(capsys, *command)
+        assert status == 1
+        assert f"{league_path}:{line_of(league_path, fragment)}: {message}" in error, error
+        assert (output / RESULTS_FILE).read_bytes() == played
+
+
+def test_a_duel_of_a_season_league_plays_the_bots_that_still_play(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture
+) -> None:
+    entries = [
+        (name, bots.command(SAMPLE_BOTS / "random_bot.py", "--label", name))
+        for name in ("alpha", "bravo", "charlie", "gone", "alpha-2")
+    ]
+    league_path = write_league(tmp_path / "league.yaml", bots, entries=entries, table_size=3)
+    text = league_path.read_text()
+    text = text.replace("  - name: alpha-2\n", "  - name: alpha-2\n    replaces: alpha\n")
+    gone = text.index("  - name: gone\n")
+    text = text[:gone] + "  - name: gone\n    status: withdrawn\n" + text[gone + len("  - name: gone\n") :]
+    league_path.write_text(text)
+    # The new version against the version it replaced, the field being the bots that still play.
+    duel = ("duel", str(league_path), "alpha-2", "alpha", "--elo0", "-300", "--elo1", "300", "--max-games", "6")
+    status, out, error = run_cli(capsys, *duel, "--no-progress")
+    assert status == 0, error
+    output = tmp_path / "test-league-duel-alpha-2-alpha"  # beside the league's output, results/
+    records = sorted(read_records(output / RESULTS_FILE), key=lambda record: record["index"])
+    assert 3 <= len(records) <= 6
+    assert all(
+        {"alpha-2", "alpha"} < set(record["seats"]) <= {"alpha-2", "alpha", "bravo", "charlie"} for record in records
+    )
+    state = duel_report(read_league(output), records)
+    assert state is not None and state.games_counted == len(records) and (state.decided or state.deals == 2)
+    recorded = read_league(output)
+    assert recorded.bots == ("alpha", "bravo", "charlie", "alpha-2") and recorded.entries == {}
+
+    # A disqualified bot is no candidate.
+    league_path.write_text(text.replace("status: withdrawn", "status: disqualified"))
+    status, _, error = run_cli(capsys, "duel", str(league_path), "gone", "alpha", "--elo0", "0", "--elo1", "5")
+    assert status == 1
+    assert f"{league_path}:{line_of(league_path, '- name: gone')}: gone is disqualified in league test-league" in error
+
+
 # ----- the league file ------------------------------------------------------------------------------
 
 
@@ -311,6 +418,53 @@ def test_a_bad_season_entry_is_refused_with_file_line_and_key(tmp_path: Path, ex
     error = load_error(path)
     assert re.search(message, error), error
     assert error.startswith(f"{path}:{line_of(path, fragment)}: ")
+
+
+def test_a_gauntlet_names_a_candidate_by_its_first_version(tmp_path: Path) -> None:
+    path = league_file(
+        tmp_path,
+        "format: {type: gauntlet, candidates: [alice-2]}\n",
+        THREE_BOTS + "  - name: alice-2\n    command: python alice.py\n    replaces: alice\n",
+    )
+    assert load_error(path) == (
+        f'{path}:{line_of(path, "format:")}: format.candidates[0]: "alice-2" is a new version of alice (replaces): '
+        "it plays in alice's seats, so a candidate is named by the first version of its line, and its new versions "
+        "are candidates with it; list alice"
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment", "message"),
+    [
+        (
+            (
+                "python carol.py\n",
+                "python carol.py\n  - name: alice-2\n    command: python alice.py\n    replaces: alice\n",
+            ),
+            "replaces: alice",
+            "bots[3].replaces: alice-2 cannot replace alice in a duel (format sprt)",
+        ),
+        (
+            ("python bob.py\n", "python bob.py\n    status: withdrawn\n"),
+            "status: withdrawn",
+            "bots[1].status: withdrawn is not allowed in a duel (format sprt): every deal seats alice and bob, so the "
+            "test would stop where it is, without a verdict",
+        ),
+        (
+            ("python carol.py\n", "python carol.py\n    status: disqualified\n    reason: cheated\n"),
+            "status: disqualified",
+            "bots[2].status: disqualified is not allowed in a duel (format sprt): the test takes the deals in order, "
+            "and a field bot's deals left unplayed would stop it; a duel's bots stay as they are from its first game to "
+            "its verdict: remove status, or play the duel afresh without carol, in another output",
+        ),
+    ],
+)
+def test_a_duels_bots_take_no_seasons_edit(tmp_path: Path, edit, fragment: str, message: str) -> None:
+    path = league_file(
+        tmp_path, "format: {type: sprt, candidates: [alice, bob], elo0: 0, elo1: 10}\n", THREE_BOTS.replace(*edit)
+    )
+    error = load_error(path)
+    assert error.startswith(f"{path}:{line_of(path, fragment)}: {message}"), error
 
 
 def test_lanes_copy_the_shared_folders_of_the_bots_that_play_and_a_new_version_plays_in_its_seats_lanes(

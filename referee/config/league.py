@@ -263,7 +263,10 @@ def load_league(path: str | os.PathLike[str]) -> League:
             + ("(a bot that replaces another takes its seats) " if len(bot_names) < len(bots) else "")
             + "or lower table_size",
         )
-    league_format = read_format(checker, keys.get("format"), table_size, bot_names)
+    new_versions = {bot.name: first_version(bot.name, bots) for bot in bots if bot.replaces is not None}
+    league_format = read_format(checker, keys.get("format"), table_size, bot_names, new_versions)
+    if isinstance(league_format, Sprt):
+        check_duel_bots(checker, bots_node, bots, league_format)
     check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
     return League(
         source=source,
@@ -344,6 +347,41 @@ def first_version(name: str, bots: Sequence[LeagueBot]) -> str:
         seen.add(replaced)
         name = replaced
     return name
+
+
+def check_duel_bots(checker: Checker, bots_node: yaml.SequenceNode, bots: list[LeagueBot], duel: Sprt) -> None:
+    """Refuse a season's edit (``status:``, ``replaces:``) in a duel: its test needs the same bots from first to last.
+
+    Its deals enter the test one after another, each seating both candidates
+    and field bots: a bot that plays no more would leave its deals unplayed,
+    and the test would wait for them to the end; a new version's games would
+    be counted with its old version's, answering no question.
+    """
+    first, second = duel.candidates
+    for index, bot in enumerate(bots):
+        entry = bots_node.value[index]
+        if bot.replaces is not None:
+            raise checker.error(
+                _entry_node(entry, "replaces"),
+                f"bots[{index}].replaces",
+                f"{bot.name} cannot replace {bot.replaces} in a duel (format sprt): its test counts {first}'s games "
+                f"against {second}'s deal by deal, and a new version's games counted with its old version's would "
+                "be of neither; duel the new version afresh, in another output, from a league file where it "
+                "replaces no bot, and leave this duel's bots as they are",
+            )
+        status = _entry_node(entry, "status")
+        if status is not None and not bot.plays:
+            if bot.name in duel.candidates:
+                why = f"every deal seats {first} and {second}, so the test would stop where it is, without a verdict"
+            else:
+                why = "the test takes the deals in order, and a field bot's deals left unplayed would stop it"
+            raise checker.error(
+                status,
+                f"bots[{index}].status",
+                f"{bot.status} is not allowed in a duel (format sprt): {why}; a duel's bots stay as they are from "
+                f"its first game to its verdict: remove status, or play the duel afresh without {bot.name}, in "
+                "another output",
+            )
 
 
 def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:

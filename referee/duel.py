@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.config.bots import ACTIVE, DISQUALIFIED
 from referee.duel_state import DuelState, duel_report
 from referee.errors import LeagueError
 from referee.results import games_after
@@ -52,18 +53,38 @@ class DuelWatch:
 
 
 def duel_league(league: League, sprt: Sprt) -> League:
-    """``league`` played as a duel: its bots and settings, ``sprt`` as its format, one round, a name of its own."""
+    """``league`` played as a duel: its bots and settings, ``sprt`` as its format, one round, a name of its own.
+
+    The duel is a league of its own, and a season's edits of the league file
+    are that league's: A and B may be any of its bots but a disqualified one
+    (a new version against the version it replaced, say), the field is the
+    other bots that still play there (neither withdrawn, disqualified nor
+    replaced), and every bot of the duel is active and replaces none.
+    """
     first, second = sprt.candidates
     for name in sprt.candidates:
         if name not in league.bot_names:
             raise LeagueError(
                 f"{league.source}: no bot {name!r} in the league; the bots are: " + ", ".join(league.bot_names)
             )
+        bot = league.bot(name)
+        if bot.status == DISQUALIFIED:
+            raise LeagueError(
+                f"{bot.declared_at}: {name} is disqualified"
+                + (f" ({bot.status_reason})" if bot.status_reason else "")
+                + f" in league {league.name}, and a duel plays no disqualified bot; name another"
+            )
+    bots = tuple(
+        dataclasses.replace(bot, status=ACTIVE, status_reason="", replaces=None)
+        for bot in league.bots
+        if bot.name in sprt.candidates or bot.plays
+    )
+    duel = dataclasses.replace(league, bots=bots, format=sprt, rounds=1, name=f"{league.name}-duel-{first}-{second}")
     try:
-        sprt.schedule(league.bot_names, league.table_size, 1, league.seed)
+        sprt.schedule(duel.bot_names, duel.table_size, 1, duel.seed)
     except ValueError as error:
         raise LeagueError(f"{league.source}: no duel can be made: {error}") from None
-    return dataclasses.replace(league, format=sprt, rounds=1, name=f"{league.name}-duel-{first}-{second}")
+    return duel
 
 
 def duel_output(duel: League) -> Path:

@@ -60,12 +60,14 @@ def lane_copy(output: Path, bot: str, lane: int, index: int, folder: str) -> Pat
 def with_lane_copies(league: League, output: Path, games: Schedule) -> League:
     """The league with each sandboxed bot's shared folders copied for each of its lanes after the first.
 
-    Copies already in ``output`` (a resumed run's) are kept as they are.
+    Copies already in ``output`` (a resumed run's) are kept as they are. A bot that plays no more gets none; a new
+    version plays in the lanes of the seats it takes (its first version's).
     """
     bots = []
     for bot in league.bots:
         spec = bot.spec
-        lanes = games.lanes(bot.name) if spec.command and spec.shared and spec.sandbox else 1
+        copied = spec.command and spec.shared and spec.sandbox and bot.plays
+        lanes = games.lanes(league.first_version(bot.name)) if copied else 1
         copies = tuple(
             tuple(
                 str(_copied(folder, lane_copy(output, bot.name, lane, index, folder)))

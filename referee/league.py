@@ -183,12 +183,12 @@ def claim_output(league: League, output: Path) -> LeagueChanges:
 class RunPlan:
     """What a run is about to do, once builds are done: told to ``announce`` before the first game."""
 
-    league: League  # the bots that play
+    league: League  # the league as played: bots left out by a failed build are not in it
     output: Path
     total: int
     already_finished: int
     growth: list[str]
-    builds: list[BuildResult]
+    builds: list[BuildResult]  # each bot that plays and runs a submission (a bot that plays no more is not built)
     backend: str = "local"  # where the games are played (referee.backends)
     unplayed: int = 0  # scheduled games left unplayed: they seat a withdrawn or disqualified bot
 
@@ -237,7 +237,13 @@ async def run_league(
     with output_folder(output):
         growth = claim_output(league, output)
         has_results = count_games(output / RESULTS_FILE) > 0
-        playing, builds = await build_submissions(league, output, output / BOT_LOG_DIR, retry_failed=not has_results)
+        playing, builds = await build_submissions(
+            league,
+            output,
+            output / BOT_LOG_DIR,
+            retry_failed=not has_results,
+            left_out_before=_left_out_before(league, output) if has_results else (),
+        )
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         playing = _hide_output(playing, league.output, output)
@@ -281,6 +287,18 @@ async def run_league(
         players.concurrency,
         unplayed,
     )
+
+
+def _left_out_before(league: League, output: Path) -> frozenset[str]:
+    """The league's bots that the last run's league left out (a failed build, or added since), by ``league.json``.
+
+    The finished games were played on that league's schedule, so a bot that is not built now (it plays no more)
+    keeps the place it had there: in the schedule, or out of it.
+    """
+    recorded = read_league(output)
+    if recorded is None or recorded.bots is None:
+        return frozenset()
+    return frozenset(name for name in league.bot_names if name not in recorded.bots)
 
 
 def _hide_output(league: League, written: Path, output: Path) -> League:

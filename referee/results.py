@@ -550,11 +550,22 @@ class LeagueRecord:
 
     @property
     def candidates(self) -> tuple[str, ...]:
-        """The bots a gauntlet or a duel is about (its standings rank them apart from the field); none otherwise."""
+        """The bots a gauntlet or a duel is about (its standings rank them apart from the field); none otherwise.
+
+        A candidate's new versions (``entries``' replaces) are candidates too, after it: they play in its seats.
+        """
         if self.format.get("type") not in ("gauntlet", "sprt"):
             return ()
         names = self.format.get("candidates")
-        return tuple(name for name in names if isinstance(name, str)) if isinstance(names, list) else ()
+        listed = [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
+        replaced_by = {entry.get("replaces"): name for name, entry in self.entries.items()}
+        candidates: list[str] = []
+        for name in listed:
+            version: str | None = name
+            while version is not None and version not in candidates:
+                candidates.append(version)
+                version = replaced_by.get(version)
+        return tuple(candidates)
 
 
 def read_league(output: Path) -> LeagueRecord | None:

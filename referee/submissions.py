@@ -21,6 +21,9 @@ A league never builds in, or runs a bot from, the submission's own folder:
 - ``OUTPUT/logs/build-BOT.log`` holds the build's output.
 
 Bots that share one folder share one build, named for the first of them.
+A bot that plays no more (withdrawn, disqualified or replaced) is not built:
+no copy, no build, no log (a folder it shares with a bot that plays is built
+for that bot).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -67,9 +70,15 @@ class BuildResult(NamedTuple):
 
 
 async def build_submissions(
-    league: League, output: Path, log_dir: Path, *, retry_failed: bool = True
+    league: League,
+    output: Path,
+    log_dir: Path,
+    *,
+    retry_failed: bool = True,
+    left_out_before: Collection[str] = (),
 ) -> tuple[League, list[BuildResult]]:
-    """Copy and build each submission once for this league; return the league of bots that can play, and the results.
+    """Copy and build once, for this league, each submission a bot that still plays runs from; return the league of
+    the bots that can play, and a result for each of those bots.
 
     A build fails when its command exits non-zero, outlasts
     ``build_timeout_s``, or leaves no run program. With ``on_build_failure:
@@ -77,18 +86,39 @@ async def build_submissions(
     for a table); with ``stop`` a :class:`LeagueError` lists every failure.
     ``retry_failed``: build again a submission whose recorded build failed
     (the league has no finished game yet, so nothing depends on it).
+
+    A bot that plays no more (withdrawn, disqualified or replaced) is not
+    built and has no result: it stays in the league as it is, its seats and
+    its games kept, unless ``left_out_before`` names it (a failed build left
+    it out of the schedule the league's finished games were played on, so it
+    stays out of it).
     """
     results: list[BuildResult] = []
     playing: list[LeagueBot] = []
-    done: dict[Path, tuple[str, BuildResult, Path]] = {}  # submission folder -> (first bot, its result, its copy)
+    builds: dict[Path, tuple[BuildResult, Path]] = {}  # submission folder -> its build's result, its copy
+    told: dict[Path, str] = {}  # submission folder -> the bot whose result tells of its build
     for bot in league.bots:
         submission = bot.submission
         if submission is None:
             playing.append(bot)
             continue
-        earlier = done.get(submission.folder)
-        if earlier is not None:
-            first, result, copy = earlier
+        if not bot.plays:
+            if bot.name not in left_out_before:
+                playing.append(bot)
+            continue
+        folder = submission.folder
+        if folder not in builds:
+            # Named for the folder's first bot in the file, whether it plays or not: its copy is the one later runs
+            # of the league find again.
+            named = next(other for other in league.bots if other.submission and other.submission.folder == folder)
+            builds[folder] = await build_submission(
+                named, output, log_dir, league.build_timeout_s, retry_failed=retry_failed
+            )
+        result, copy = builds[folder]
+        first = told.setdefault(folder, bot.name)
+        if first == bot.name:
+            results.append(result._replace(bot=bot.name))
+        else:
             outcome = "built" if result.ok else "failed"
             results.append(
                 BuildResult(
@@ -98,13 +128,7 @@ async def build_submissions(
                     result.reused,
                 )
             )
-        else:
-            result, copy = await build_submission(
-                bot, output, log_dir, league.build_timeout_s, retry_failed=retry_failed
-            )
-            done[submission.folder] = (bot.name, result, copy)
-            results.append(result)
-        if results[-1].ok:
+        if result.ok:
             playing.append(run_from(bot, copy))
     failed = [result for result in results if not result.ok]
     if failed and league.on_build_failure == "stop":

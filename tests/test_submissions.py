@@ -181,6 +181,35 @@ def test_a_folder_shared_by_two_bots_is_built_once(tmp_path):
     assert built.bot("sub").spec.cwd == built.bot("sub-2").spec.cwd == str(tmp_path / "out" / BUILDS_DIR / "sub")
 
 
+def test_a_bot_that_plays_no_more_is_not_built_and_a_folder_it_shares_is_built_for_the_others(tmp_path):
+    count = tmp_path / "count.txt"
+    source = submission(tmp_path / "sub", manifest(f"echo sub >> {count}"))
+    submission(tmp_path / "old", manifest(f"echo old >> {count}"))
+    bots = TWO_BOTS + (
+        "  - path: sub\n    status: withdrawn\n"
+        "  - name: sub-2\n    path: sub\n"
+        "  - name: old\n    path: old\n    status: disqualified\n"
+    )
+    league = load_league(league_file(tmp_path, bots))
+    output = tmp_path / "out"
+    built, results = build(league, output)
+    # Built once, for sub-2, under the name of the folder's first bot: the copy a later run finds again.
+    assert count.read_text() == "sub\n"
+    assert [(result.bot, result.ok) for result in results] == [("sub-2", True)]
+    assert results[0].message.startswith("sub: built in ")
+    assert sorted(os.listdir(output / BUILDS_DIR)) == ["sub", "sub.json"]
+    assert os.listdir(output / "logs") == ["build-sub.log"]
+    assert built.bot("sub-2").spec.cwd == str(output / BUILDS_DIR / "sub")
+    # The others stay in the league as they were loaded: their seats and games are the league's still.
+    assert built.bot_names == league.bot_names
+    assert built.bot("sub").spec.cwd == str(source) and built.bot("old") == league.bot("old")
+    # Unless a failed build left one out of the schedule the league's games were played on: it stays out.
+    built, _ = asyncio.run(
+        build_submissions(league, output, output / "logs", retry_failed=False, left_out_before={"old"})
+    )
+    assert built.bot_names == ("alice", "bob", "sub", "sub-2") and count.read_text() == "sub\n"
+
+
 @pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="only a virtual environment puts its python first on PATH")
 def test_python_in_a_build_is_the_referees_interpreter(tmp_path):
     submission(tmp_path / "sub", manifest('python -c \'import sys; open("exe.txt", "w").write(sys.prefix)\''))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Mapping
 
 import yaml
 
@@ -18,8 +19,19 @@ _GAUNTLET = by_name(FORMAT[Gauntlet.type])
 _SPRT = by_name(FORMAT[Sprt.type])
 
 
-def read_format(checker: Checker, node: yaml.Node | None, table_size: int, bot_names: tuple[str, ...]) -> Format:
-    """Read ``format:``: a type (``round-robin`` may be written alone) and that type's settings."""
+def read_format(
+    checker: Checker,
+    node: yaml.Node | None,
+    table_size: int,
+    bot_names: tuple[str, ...],
+    new_versions: Mapping[str, str] | None = None,
+) -> Format:
+    """Read ``format:``: a type (``round-robin`` may be written alone) and that type's settings.
+
+    ``bot_names`` are the bots of the schedule; ``new_versions`` each bot that replaces another (it plays in the
+    seats of the first version of its line), with that first version.
+    """
+    new_versions = new_versions or {}
     if node is None:
         return RoundRobin()
     if isinstance(node, yaml.ScalarNode):
@@ -42,8 +54,8 @@ def read_format(checker: Checker, node: yaml.Node | None, table_size: int, bot_n
         rotations = _rotations(checker, keys["rotations"], table_size) if "rotations" in keys else None
         return Sampled(_games(checker, keys, _SAMPLED["games_per_bot"], table_size, rotations), rotations)
     if kind == Sprt.type:
-        return _sprt(checker, node, keys, table_size, bot_names)
-    candidates = _candidates(checker, keys["candidates"], bot_names)
+        return _sprt(checker, node, keys, table_size, bot_names, new_versions)
+    candidates = _candidates(checker, keys["candidates"], bot_names, new_versions)
     games = None
     if "games_per_candidate" in keys:
         games = _games(checker, keys, _GAUNTLET["games_per_candidate"], table_size)
@@ -88,10 +100,15 @@ def _rotations(checker: Checker, node: yaml.Node, table_size: int) -> int | None
 
 
 def _sprt(
-    checker: Checker, node: yaml.Node, keys: dict[str, yaml.Node], table_size: int, bot_names: tuple[str, ...]
+    checker: Checker,
+    node: yaml.Node,
+    keys: dict[str, yaml.Node],
+    table_size: int,
+    bot_names: tuple[str, ...],
+    new_versions: Mapping[str, str],
 ) -> Sprt:
     """Read a duel: two candidates, one pair of hypotheses (Elo or score difference), error rates, a bound."""
-    candidates = _candidates(checker, keys["candidates"], bot_names)
+    candidates = _candidates(checker, keys["candidates"], bot_names, new_versions)
     if len(candidates) != 2:
         raise checker.error(
             keys["candidates"],
@@ -148,7 +165,9 @@ def _sprt(
     return Sprt((candidates[0], candidates[1]), measure, h0, h1, rates["alpha"], rates["beta"], max_games)
 
 
-def _candidates(checker: Checker, node: yaml.Node, bot_names: tuple[str, ...]) -> tuple[str, ...]:
+def _candidates(
+    checker: Checker, node: yaml.Node, bot_names: tuple[str, ...], new_versions: Mapping[str, str]
+) -> tuple[str, ...]:
     key = "format.candidates"
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise checker.error(
@@ -157,6 +176,15 @@ def _candidates(checker: Checker, node: yaml.Node, bot_names: tuple[str, ...]) -
     candidates: list[str] = []
     for index, item in enumerate(node.value):
         name = checker.name(item, f"{key}[{index}]")
+        if name in new_versions:
+            first = new_versions[name]
+            raise checker.error(
+                item,
+                f"{key}[{index}]",
+                f"{json.dumps(name)} is a new version of {first} (replaces): it plays in {first}'s seats, so a "
+                f"candidate is named by the first version of its line, and its new versions are candidates with it; "
+                f"list {first}",
+            )
         if name not in bot_names:
             close = difflib.get_close_matches(name, bot_names, n=1, cutoff=0.6)
             hint = f' (did you mean "{close[0]}"?)' if close else ""

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,10 @@ class League:
     def stands_in(self) -> dict[str, str]:
         """Each bot that replaces another, and the bot it replaces."""
         return {bot.name: bot.replaces for bot in self.bots if bot.replaces is not None}
+
+    def first_version(self, name: str) -> str:
+        """The bot of the schedule whose seats ``name`` plays in: itself, or the first version of its line."""
+        return first_version(name, self.bots)
 
     def newest(self, name: str) -> LeagueBot:
         """The bot that now holds ``name``'s seats: the last of the bots that replace it, one after another."""
@@ -258,7 +263,10 @@ def load_league(path: str | os.PathLike[str]) -> League:
             + ("(a bot that replaces another takes its seats) " if len(bot_names) < len(bots) else "")
             + "or lower table_size",
         )
-    league_format = read_format(checker, keys.get("format"), table_size, bot_names)
+    new_versions = {bot.name: first_version(bot.name, bots) for bot in bots if bot.replaces is not None}
+    league_format = read_format(checker, keys.get("format"), table_size, bot_names, new_versions)
+    if isinstance(league_format, Sprt):
+        check_duel_bots(checker, bots_node, bots, league_format)
     check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
     return League(
         source=source,
@@ -294,7 +302,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
     for index, bot in enumerate(bots):
         if bot.replaces is None:
             continue
-        node = _replaces_node(bots_node.value[index])
+        node = _entry_node(bots_node.value[index], "replaces")
         key = f"bots[{index}].replaces"
         if bot.replaces not in names:
             raise checker.error(
@@ -317,7 +325,7 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
             name = stands_in.get(name)
         if name == bot.name:
             raise checker.error(
-                _replaces_node(bots_node.value[index]),
+                _entry_node(bots_node.value[index], "replaces"),
                 f"bots[{index}].replaces",
                 f"{' -> '.join([*chain, bot.name])} replace each other in a circle; the first version replaces no bot",
             )
@@ -331,8 +339,54 @@ def check_versions(checker: Checker, bots_node: yaml.SequenceNode, bots: list[Le
     ]
 
 
-def _replaces_node(entry: yaml.MappingNode) -> yaml.Node:
-    return next(value for key, value in entry.value if key.value == "replaces")
+def first_version(name: str, bots: Sequence[LeagueBot]) -> str:
+    """The first version among ``bots`` of ``name``'s line (itself, if it replaces none): whose seats it plays in."""
+    stands_in = {bot.name: bot.replaces for bot in bots if bot.replaces is not None}
+    names, seen = {bot.name for bot in bots}, {name}
+    while (replaced := stands_in.get(name)) is not None and replaced in names and replaced not in seen:
+        seen.add(replaced)
+        name = replaced
+    return name
+
+
+def check_duel_bots(checker: Checker, bots_node: yaml.SequenceNode, bots: list[LeagueBot], duel: Sprt) -> None:
+    """Refuse a season's edit (``status:``, ``replaces:``) in a duel: its test needs the same bots from first to last.
+
+    Its deals enter the test one after another, each seating both candidates
+    and field bots: a bot that plays no more would leave its deals unplayed,
+    and the test would wait for them to the end; a new version's games would
+    be counted with its old version's, answering no question.
+    """
+    first, second = duel.candidates
+    for index, bot in enumerate(bots):
+        entry = bots_node.value[index]
+        if bot.replaces is not None:
+            raise checker.error(
+                _entry_node(entry, "replaces"),
+                f"bots[{index}].replaces",
+                f"{bot.name} cannot replace {bot.replaces} in a duel (format sprt): its test counts {first}'s games "
+                f"against {second}'s deal by deal, and a new version's games counted with its old version's would "
+                "be of neither; duel the new version afresh, in another output, from a league file where it "
+                "replaces no bot, and leave this duel's bots as they are",
+            )
+        status = _entry_node(entry, "status")
+        if status is not None and not bot.plays:
+            if bot.name in duel.candidates:
+                why = f"every deal seats {first} and {second}, so the test would stop where it is, without a verdict"
+            else:
+                why = "the test takes the deals in order, and a field bot's deals left unplayed would stop it"
+            raise checker.error(
+                status,
+                f"bots[{index}].status",
+                f"{bot.status} is not allowed in a duel (format sprt): {why}; a duel's bots stay as they are from "
+                f"its first game to its verdict: remove status, or play the duel afresh without {bot.name}, in "
+                "another output",
+            )
+
+
+def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:
+    """The value of key ``name`` in a bot's entry, or None when the entry has none."""
+    return next((value for key, value in entry.value if key.value == name), None)
 
 
 def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:

@@ -244,7 +244,7 @@ def test_games_go_on_while_a_version_is_judged_and_the_new_version_plays_on_the_
         register.close()
 
 
-def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigint_and_continues(
+def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigterm_and_continues(
     tmp_path: Path,
     bots: Bots,
     ray_here: None,  # noqa: F811
@@ -256,8 +256,8 @@ def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigint_and_continu
     author(tmp_path / "submissions", "dan", bots, "heuristic")  # judged while the slots play, then seated by them
     wait_for("a game of dan-v1", lambda: any("dan-v1" in game["seats"] for game in lines(output / "games.jsonl")),
              ladder)  # fmt: skip
-    status, said = interrupted(ladder)
-    assert status == 130, said
+    status, said = interrupted(ladder, signal.SIGTERM)
+    assert status == 143, said
     assert said.count("ray: ") == 0, said  # no game lost with its slot
     before = check_records(output)
     again = subprocess.run([PYTHON, "-m", "referee", "ladder", str(path), "--backend", "ray", "--games", "3"],

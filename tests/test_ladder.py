@@ -177,6 +177,19 @@ def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None
     assert example.submissions == ROOT / "tournaments" / "ladder-submissions" and example.check_games == 1
 
 
+def test_a_ladder_file_reads_the_builds_network_as_a_league_file_does(tmp_path: Path) -> None:
+    (tmp_path / "submissions").mkdir()
+    path = tmp_path / "ladder.yaml"
+    body = "name: season\ngame: stop_the_bus\nseed: 1\ntable_size: 3\nsubmissions: submissions\n"
+    path.write_text(body)
+    assert load_ladder(path).league.build_network == "host"  # builds fetch packages
+    path.write_text(body + "build_network: none\n")
+    assert load_ladder(path).league.build_network == "none"
+    path.write_text(body + "sandbox: none\nbuild_network: none\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:7: build_network: none needs the sandbox"):
+        load_ladder(path)
+
+
 def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_built(tmp_path: Path, bots: Bots) -> None:
     path = ladder_file(tmp_path, bots, {})
     author(tmp_path / "submissions", "eve", bots, manifest="name: eve\nversion: '1'\n")

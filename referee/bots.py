@@ -481,14 +481,7 @@ class BotProcess:
         """
         cgroup = self.cgroup
         assert cgroup is not None  # called only for a bot that has one
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + sandbox.CGROUP_WAIT_SECONDS
-        while not cgroup.is_empty() and loop.time() < deadline:
-            cgroup.kill()
-            await asyncio.sleep(0.005)
-        self._removed_cgroup_hits = [text for _, text in cgroup.limits_hit()]
-        while not cgroup.remove() and loop.time() < deadline:
-            await asyncio.sleep(0.005)  # an emptied cgroup may stay busy a moment
+        self._removed_cgroup_hits = [text for _, text in await sandbox.remove_when_empty(cgroup)]
         self.cgroup = None  # what is left (if anything) goes when the referee exits, or at the next start
 
 

@@ -36,16 +36,14 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import stat
-import sys
 import time
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from referee import __version__
+from referee import __version__, sandbox
 from referee.atomic import replace_json
 from referee.commands import resolve_command
 from referee.config import League, LeagueBot, Submission
@@ -282,43 +280,50 @@ async def _copy_and_build(
 async def _build(
     bot: LeagueBot, submission: Submission, build: str, copy: Path, log_path: Path, timeout_s: float
 ) -> BuildResult:
-    """Run ``build`` (the submission's build command) by a shell in ``copy``, its output in ``log_path``."""
-    env = {**os.environ, **bot.spec.env}
-    if sys.prefix != sys.base_prefix:  # in a virtual environment: `python` in a build means this interpreter
-        env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    """Run ``build`` (the submission's build command) by a shell in ``copy``, in its sandbox unless the league
+    turned that off, its output in ``log_path``."""
     described = f"{bot.name} ({submission.manifest}): build {json.dumps(build)}"
+    output = copy.parent.parent  # the league's output: OUTPUT/builds/NAME
     started = time.monotonic()
     with open(log_path, "wb") as log:
         log.write(f"$ {build}\n# in {copy}, a copy of {submission.folder}\n".encode())
         log.flush()
         try:
-            process = await asyncio.create_subprocess_shell(
-                build,
-                cwd=copy,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=log,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,  # its own process group, so a timeout kills everything it started
-            )
-        except OSError as error:
-            return BuildResult(bot.name, False, f"{described} could not be started: {error}")
-        try:
-            returncode = await asyncio.wait_for(process.wait(), timeout_s)
-        except TimeoutError:
-            await _kill(process)
-            return BuildResult(
+            running = await sandbox.start_build(
                 bot.name,
-                False,
-                f"{described} did not finish within {timeout_s:g} s (build_timeout_s) and was killed; "
-                f"its output is in {log_path}{_log_tail(log_path)}",
+                build,
+                copy,
+                log,
+                env=bot.spec.env,
+                sandboxed=bot.spec.sandbox,
+                network_host=bot.build_network == "host",
+                # What its bot may not see, should a folder the build sees hold it; and the league's output.
+                hidden=(*bot.spec.hidden, str(output), str(log_path.parent)),
             )
-        except asyncio.CancelledError:  # Ctrl-C or SIGTERM: the build goes too
-            await _kill(process)
-            raise
+        except (OSError, sandbox.SandboxError) as error:
+            return BuildResult(bot.name, False, f"{described} could not be started: {error}")
+        returncode: int | None = None
+        try:
+            returncode = await asyncio.wait_for(running.wait(), timeout_s)
+        except TimeoutError:
+            pass  # killed below, with everything it started
+        finally:  # and on Ctrl-C or SIGTERM: the build goes too
+            await running.stop()
     elapsed = time.monotonic() - started
+    if running.problem is not None:
+        return BuildResult(bot.name, False, f"{described} ended, but {running.problem}")
+    if returncode is None:
+        return BuildResult(
+            bot.name,
+            False,
+            f"{described} did not finish within {timeout_s:g} s (build_timeout_s) and was killed; "
+            f"its output is in {log_path}{_log_tail(log_path)}",
+        )
     if returncode != 0:
         how = f"exit code {returncode}" if returncode > 0 else f"signal {-returncode}"
+        hits = running.limits_hit()
+        if hits:
+            how += f" ({'; '.join(hits)})"
         return BuildResult(
             bot.name,
             False,
@@ -343,12 +348,6 @@ def _check_run_program(
             bot.name, False, f"{failure} {json.dumps(shlex.join(submission.run))} cannot be started ({problem})"
         )
     return BuildResult(bot.name, True, success)
-
-
-async def _kill(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    await process.wait()
 
 
 def _manifest(submission: Submission) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from referee.config import (
     LeagueError,
     league_fingerprint,
     league_identity,
+    league_without_sandbox,
     load_league,
     unchecked_runs,
 )
@@ -143,6 +144,7 @@ def test_every_key_is_read(tmp_path):
         sandbox: bubblewrap
         freeze: false
         build_timeout_s: 12.5
+        build_network: none
         on_build_failure: stop
         format: round-robin
     """
@@ -171,6 +173,7 @@ def test_every_key_is_read(tmp_path):
     assert league.sandbox is True
     assert league.freeze is False and league_identity(league)["rules"]["freeze"] is False
     assert league.build_timeout_s == 12.5
+    assert league.build_network == "none"
     assert league.on_build_failure == "stop"
     assert league.format == RoundRobin()
     alice, bob = league.bots
@@ -1157,6 +1160,20 @@ def test_network_none_with_tcp_is_refused_at_its_line(tmp_path):
     path = league_file(tmp_path, "transport: tcp\nnetwork: none\n")
     error = load_error(path)
     assert f"{path}:{line_of(path, 'network: none')}: network: none needs transport: unix" in error
+
+
+def test_build_network_reaches_each_submission_and_none_needs_the_sandbox(tmp_path):
+    submission(tmp_path / "sub", "name: sub\nversion: '1'\nbuild: make\nrun: python bot.py\n")
+    bots = TWO_BOTS + "  - path: sub\n"
+    assert load_league(league_file(tmp_path, "", bots)).bot("sub").build_network == "host"  # builds fetch packages
+    league = load_league(league_file(tmp_path, "build_network: none\n", bots))
+    assert league.build_network == "none" and league.bot("sub").build_network == "none"
+    assert league_without_sandbox(league).bot("sub").build_network == "host"  # --no-sandbox: the host's network
+    path = league_file(tmp_path, "sandbox: none\nbuild_network: none\n", bots)
+    assert load_error(path) == (
+        f"{path}:{line_of(path, 'build_network')}: build_network: none needs the sandbox, which sandbox: none turns "
+        "off (a build without it has the host's network); remove one of them"
+    )
 
 
 def test_a_bad_network_value_names_the_choices(tmp_path):

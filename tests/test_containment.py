@@ -15,8 +15,12 @@ import asyncio
 import dataclasses
 import json
 import os
+import shlex
 import shutil
+import socket
+import stat
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -38,6 +42,7 @@ from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
 
 BWRAP = sandbox.bubblewrap()
 pytestmark = pytest.mark.skipif(BWRAP.problem is not None, reason=f"no sandbox here: {BWRAP.problem}")
+PYTHON_PLACES = (sys.prefix, sys.base_prefix)  # the referee's Python, which a Python bot's sandbox shows
 ROOMY = Timing(move_time_ms=10_000, time_bank_ms=0, grace_ms=500, startup_timeout_ms=10_000)
 AS_ROOT = os.geteuid() == 0
 
@@ -193,6 +198,181 @@ def test_a_command_naming_a_hidden_path_is_refused_with_one_line_naming_the_bot_
     league_file.write_text(text.replace("python bots/random_bot.py", f"python bots/random_bot.py {secret}"))
     shown = load_league(league_file).bot("random").spec.folders
     assert str(secret) in shown and str(secret.parent) not in shown
+
+
+# ----- a submission's build: its copy, and nothing else of the machine ------------------------------------------
+
+
+def hostile_build_layout(tmp_path: Path, bots: Bots, sandboxed: bool = True) -> tuple[Path, Path, dict[str, list[str]]]:
+    """A league folder as organisers make it (league.yaml, subs/, results in the league's folder), playing a command
+    bot and the submission ``other``, whose build makes its program; and ``subs/hostile``, not yet in the league
+    file, whose build snoops (tests/bad_bots/build_snoop.py). Return the league file, the league's output and the
+    snooping build's probes: what it must not reach, then, last of each kind, its own copy's (which it must).
+    Without ``sandboxed`` the league says ``sandbox: none``, and the build writes in no home folder."""
+    folder = tmp_path / "league"
+    other = folder / "subs" / "other"
+    hostile = folder / "subs" / "hostile"
+    other.mkdir(parents=True)
+    hostile.mkdir()
+    run = json.dumps(["python", "random_bot.py", "--marker", bots.marker])
+    shutil.copy(SAMPLE_BOTS / "random_bot.py", other / "player.py")
+    (other / "strategy.txt").write_text("other's secret: always draw from the stock\n")
+    (other / "bot.yaml").write_text(f"name: other\nversion: '1'\nbuild: cp player.py random_bot.py\nrun: {run}\n")
+    for script in (BAD_BOTS / "build_snoop.py", SAMPLE_BOTS / "random_bot.py"):
+        shutil.copy(script, hostile)
+    (hostile / "bot.yaml").write_text(
+        f"name: hostile\nversion: '1'\nbuild: python build_snoop.py probes.json\nrun: {run}\n"
+    )
+    output = folder / "results" / "builds"
+    planted = f"planted-{bots.marker}"
+    homes = [path for path in ("/root", "/home") if os.path.isdir(path) and os.listdir(path)]
+    probes = {
+        "read": [
+            str(folder / "league.yaml"),
+            "../../../../league.yaml",  # the same file, from the copy in results/builds/builds/hostile
+            str(output / RESULTS_FILE),
+            str(output / "league.json"),
+            str(output / "builds" / "other.json"),
+            str(output / "builds" / "other" / "random_bot.py"),
+            str(other / "strategy.txt"),
+            "/etc/shadow",
+            "bot.yaml",
+        ],
+        "list": [str(folder), str(folder / "subs"), str(other), str(output / GAME_LOG_DIR), *homes, "."],
+        "write": [
+            str(folder / planted),
+            str(output / planted),
+            str(output / "builds" / "other" / planted),
+            str(other / planted),
+            *(str(Path(home) / planted) for home in homes if sandboxed),
+            planted,
+        ],
+    }
+    (hostile / "probes.json").write_text(json.dumps(probes))
+    env = f"{{REFEREE_TEST_MARKER: {bots.marker}}}"
+    league_file = folder / "league.yaml"
+    league_file.write_text(
+        "name: builds\ngame: stop_the_bus\nseed: 8624913370264123917\ntable_size: 2\nconcurrency: 1\n"
+        + ("" if sandboxed else "sandbox: none\n")
+        + f"move_time_ms: {ROOMY.move_time_ms}\nstartup_timeout_ms: {ROOMY.startup_timeout_ms}\nbots:\n"
+        f"  - name: random\n    command: python {SAMPLE_BOTS / 'random_bot.py'} --marker {bots.marker}\n"
+        f"    env: {env}\n  - path: subs/other\n    env: {env}\n"
+    )
+    return league_file, output, probes
+
+
+def test_a_hostile_build_reads_and_writes_nothing_of_the_machine_beyond_its_copy(
+    bots: Bots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    league_file, output, probes = hostile_build_layout(tmp_path, bots)
+    # A first run: the league file, its results and another submission's build are there for the build to look for.
+    summary = asyncio.run(run_league(load_league(league_file)))
+    assert summary.played == 2 and not summary.left_out
+    other_record = (output / "builds" / "other.json").read_text()
+    for target in probes["read"][:-1]:
+        if target.startswith("/"):
+            assert Path(target).read_bytes(), f"{target} should hold something to read"
+    # The hostile submission joins; the referee's environment holds a secret of the machine's.
+    league_file.write_text(league_file.read_text() + "  - path: subs/hostile\n")
+    monkeypatch.setenv("REFEREE_TEST_SECRET", "the organiser's cloud token")
+    try:
+        summary = asyncio.run(run_league(load_league(league_file)))
+        copy = output / "builds" / "hostile"
+        report = json.loads((copy / "reached.json").read_text())
+        planted = [target for target in probes["write"][:-1] if Path(target).exists()]
+    finally:
+        for target in probes["write"][:-1]:
+            Path(target).unlink(missing_ok=True)  # had the sandbox failed, what it planted goes
+    assert planted == [], "the build wrote outside its copy"
+    outcome = {(probe["probe"], probe["target"]): probe for probe in report["probes"]}
+    for kind in ("read", "list", "write"):
+        own = probes[kind][-1]
+        assert outcome[(kind, own)]["reached"], outcome[(kind, own)]  # its own copy: so the probes work
+    assert (copy / probes["write"][-1]).exists()
+    for target in probes["read"][:-1]:
+        assert not outcome[("read", target)]["reached"], outcome[("read", target)]
+    # Of the league's folder, the bare way to its copy; of a home folder, at most the way to the referee's Python
+    # (which its PATH starts with, as a Python bot's sandbox shows it); of the rest, nothing.
+    league_folder, *others = probes["list"][:-1]
+    assert outcome[("list", league_folder)]["detail"] == "1 entries: ['results']"
+    for target in others:
+        python = {
+            Path(place).relative_to(target).parts[0] for place in PYTHON_PLACES if Path(place).is_relative_to(target)
+        }
+        assert not outcome[("list", target)]["reached"] or outcome[("list", target)]["detail"] == (
+            f"{len(python)} entries: {sorted(python)}"
+        ), outcome[("list", target)]
+    assert report["secret"] is None, "the referee's environment reached the build"
+    # In its /proc: its sandbox's init, its shell and itself; no process of the referee or of a bot.
+    assert len(report["command_lines"]) <= 3 and not any(
+        "pytest" in line or "random_bot" in line for line in report["command_lines"].values()
+    ), report["command_lines"]
+    if AS_ROOT:  # the bot's own user, in no group but its own; its copy is the referee's again once built
+        assert report["uid"] == report["gid"] == sandbox.bot_user("hostile") >= sandbox.FIRST_BOT_ID
+        assert report["groups"] in ([], [report["gid"]])
+    for place, folders, files in os.walk(copy):
+        for name in [place, *(os.path.join(place, entry) for entry in folders + files)]:
+            info = os.lstat(name)
+            assert info.st_uid == os.geteuid() and info.st_gid == os.getegid(), f"{name} is not the referee's"
+            if not stat.S_ISLNK(info.st_mode):
+                assert not info.st_mode & 0o022, f"{name} is writable by others: {stat.filemode(info.st_mode)}"
+            if stat.S_ISREG(info.st_mode):
+                assert not info.st_mode & 0o6000, f"{name} runs as its owner: {stat.filemode(info.st_mode)}"
+    # Meanwhile the league went on: the other build reused, both submissions built and playing.
+    assert summary.played == 4 and not summary.left_out and summary.disabled == {}
+    assert (output / "builds" / "other.json").read_text() == other_record
+    seats = Counter(
+        name for line in (output / RESULTS_FILE).read_text().splitlines() for name in json.loads(line)["seats"]
+    )
+    assert seats == {"random": 4, "other": 4, "hostile": 4}
+
+
+def test_the_same_hostile_build_without_the_sandbox_reaches_all_of_it(
+    bots: Bots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    league_file, output, probes = hostile_build_layout(tmp_path, bots, sandboxed=False)
+    asyncio.run(run_league(load_league(league_file)))
+    league_file.write_text(league_file.read_text() + "  - path: subs/hostile\n")
+    monkeypatch.setenv("REFEREE_TEST_SECRET", "the organiser's cloud token")
+    try:
+        summary = asyncio.run(run_league(load_league(league_file)))
+        report = json.loads((output / "builds" / "hostile" / "reached.json").read_text())
+        planted = [target for target in probes["write"][:-1] if Path(target).exists()]
+    finally:
+        for target in probes["write"][:-1]:
+            Path(target).unlink(missing_ok=True)
+    assert summary.played == 4
+    assert planted == probes["write"][:-1], "without the sandbox the build writes wherever its user may"
+    reached = {probe["target"] for probe in report["probes"] if probe["reached"] and probe["probe"] == "read"}
+    assert reached >= {str(league_file), str(output / RESULTS_FILE), str(output / "league.json")}
+    assert report["secret"] == "the organiser's cloud token"
+
+
+def test_a_build_has_the_hosts_network_unless_the_league_turns_it_off(tmp_path: Path) -> None:
+    from referee.submissions import build_submissions
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5); open('connected', 'w')"
+        reached = {}
+        for network in ("host", "none"):
+            folder = tmp_path / network
+            (folder / "sub").mkdir(parents=True)
+            (folder / "sub" / "bot.yaml").write_text(
+                f"name: sub\nversion: '1'\nbuild: {json.dumps(f'python -c {shlex.quote(connect)}; true')}\n"
+                f"run: python {SAMPLE_BOTS / 'random_bot.py'}\n"
+            )
+            (folder / "league.yaml").write_text(
+                f"name: net\ngame: stop_the_bus\nseed: 1\ntable_size: 2\nbuild_network: {network}\nbots:\n"
+                f"  - name: random\n    command: python {SAMPLE_BOTS / 'random_bot.py'}\n  - path: sub\n"
+            )
+            league = load_league(folder / "league.yaml")
+            _, [result] = asyncio.run(build_submissions(league, folder / "out", folder / "out" / "logs"))
+            assert result.ok, result.message
+            reached[network] = (folder / "out" / "builds" / "sub" / "connected").exists()
+    assert reached == {"host": True, "none": False}
 
 
 # ----- no covert channel ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from collections import Counter
@@ -152,16 +153,24 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     assert json.loads((output / "reports" / "bob.json").read_text())["versions"][0]["status"] == "withdrawn"
 
 
+def zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True  # gone
+
+
 def processes_of(folder: Path) -> list[int]:
-    """The live processes working in ``folder`` (a version's built copy, which its bot runs from)."""
+    """The live processes working in ``folder`` (a version's built copy, which its bot runs and builds in)."""
     found = []
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
             working = os.readlink(entry / "cwd")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
+        except OSError:
             continue
-        if state != "Z" and working == str(folder):
+        if working == str(folder) and not zombie(int(entry.name)):
             found.append(int(entry.name))
     return found
 
@@ -244,6 +253,55 @@ def test_games_go_on_while_a_version_is_judged_and_the_new_version_plays_on_the_
         register.close()
 
 
+@pytest.mark.parametrize("sandbox", ["bubblewrap", "none"])
+def test_a_ladder_killed_while_it_plays_and_judges_resumes_with_no_game_twice(
+    tmp_path: Path, bots: Bots, sandbox: str
+) -> None:
+    path = ladder_file(tmp_path, bots, {"ann": "heuristic", "bob": "random", "cat": "random"})
+    path.write_text(path.read_text() + f"sandbox: {sandbox}\n")  # either way, the build dies with the ladder
+    output = tmp_path / "out"
+    dan = author(tmp_path / "submissions", "dan", bots, "heuristic")
+    (dan / "bot.yaml").write_text(
+        (dan / "bot.yaml").read_text() + "build: 'while [ ! -e release ]; do sleep 0.05; done'\n"
+    )
+    bots.leaves_socket_dirs = True  # a SIGKILLed referee cannot clean up after itself
+    ladder = start(path, bots)
+    wait_for("dan-v1's build and three games",
+             lambda: (output / "logs" / "build-dan-v1.log").exists() and len(lines(output / "games.jsonl")) >= 3,
+             ladder)  # fmt: skip
+    building = processes_of(output / "builds" / "dan-v1")
+    assert building, "dan-v1's build should be running"
+    ladder.kill()
+    ladder.communicate()
+    assert not bots.leftovers(), "bots outlived a ladder killed with SIGKILL"
+    deadline = time.monotonic() + 5
+    while any(Path(f"/proc/{pid}").exists() and not zombie(pid) for pid in building) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in building if Path(f"/proc/{pid}").exists() and not zombie(pid)], (
+        "dan-v1's build outlived a ladder killed with SIGKILL"
+    )
+    before = check_records(output)
+    assert not any(record["bot"] == "dan-v1" for record in lines(output / "register.jsonl"))
+    drawn = lines(output / "tables.jsonl")
+
+    again = start(path, bots)  # dan-v1 is built afresh, while the tables half played are finished
+    wait_for("dan-v1's build again", lambda: processes_of(output / "builds" / "dan-v1"), again)
+    wait_for("the tables drawn before the kill",
+             lambda: all(any(game["table"] == table["table"] and game["rotation"] == rotation
+                             for game in lines(output / "games.jsonl")) for table in drawn for rotation in range(3)),
+             again)  # fmt: skip
+    (output / "builds" / "dan-v1" / "release").touch()
+    wait_for("a game of dan-v1", lambda: any("dan-v1" in game["seats"] for game in lines(output / "games.jsonl")),
+             again)  # fmt: skip
+    status, said = interrupted(again)
+    assert status == 130, said
+    games = check_records(output)
+    assert {game["game_id"] for game in before} < {game["game_id"] for game in games}
+    assert [record["verdict"] for record in lines(output / "register.jsonl") if record["bot"] == "dan-v1"] == [
+        "accepted"
+    ]
+
+
 def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigterm_and_continues(
     tmp_path: Path,
     bots: Bots,
@@ -319,6 +377,41 @@ def test_while_too_few_versions_are_active_the_page_shows_each_verdict(tmp_path:
     assert not (ladder.output / "games.jsonl").exists() or not lines(ladder.output / "games.jsonl")
     assert "waiting for submissions: a table needs 3 active versions, the ladder has 1" in said
     assert "eve-v1" in (ladder.output / "leaderboard.html").read_text()
+
+
+def test_a_ladder_file_reads_the_builds_network_as_a_league_file_does(tmp_path: Path) -> None:
+    (tmp_path / "submissions").mkdir()
+    path = tmp_path / "ladder.yaml"
+    body = "name: season\ngame: stop_the_bus\nseed: 1\ntable_size: 3\nsubmissions: submissions\n"
+    path.write_text(body)
+    assert load_ladder(path).league.build_network == "host"  # builds fetch packages
+    path.write_text(body + "build_network: none\n")
+    assert load_ladder(path).league.build_network == "none"
+    path.write_text(body + "sandbox: none\nbuild_network: none\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:7: build_network: none needs the sandbox"):
+        load_ladder(path)
+
+
+def test_a_ladders_build_network_reaches_each_versions_build(tmp_path: Path, bots: Bots) -> None:
+    path = ladder_file(tmp_path, bots, {})
+    path.write_text(path.read_text() + "build_network: none\n")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {listener.getsockname()[1]}), 5)"
+        eve = author(tmp_path / "submissions", "eve", bots)
+        (eve / "bot.yaml").write_text((eve / "bot.yaml").read_text() + f"build: python -c {json.dumps(connect)}\n")
+        ladder = load_ladder(path)
+        ladder.output.mkdir()
+        register = Register(ladder.output)
+        try:
+            ((name, folder, digest),) = changed_submissions(ladder, register)
+            verdict = asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
+        finally:
+            register.close()
+    # Its build has a network of its own, loopback only: the referee's machine's listener is out of its reach.
+    assert verdict.verdict == "rejected" and verdict.reason.startswith("build: "), verdict
+    assert "ConnectionRefusedError" in (ladder.output / "logs" / "build-eve-v1.log").read_text()
 
 
 def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_built(tmp_path: Path, bots: Bots) -> None:

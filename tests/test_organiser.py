@@ -237,7 +237,7 @@ def test_the_fingerprint_covers_the_rules_not_what_grows_nor_where_the_league_li
 
 
 def test_a_failed_build_changes_nothing_the_results_are_compared_with(tmp_path, bots) -> None:
-    submission_with_failing_build(tmp_path, tmp_path / "count.txt")
+    submission_with_failing_build(tmp_path)
     league_path = write_league(tmp_path / "league.yaml", bots)
     league_path.write_text(league_path.read_text() + "  - path: broken\n")
     league = load_league(league_path)
@@ -259,24 +259,23 @@ def test_a_refused_change_is_one_line_that_names_it(tmp_path: Path, bots: Bots) 
     assert "A league may only gain rounds, or bots added at the end of its list" in error
 
 
-def submission_with_failing_build(tmp_path: Path, count: Path) -> Path:
+def submission_with_failing_build(tmp_path: Path) -> Path:
     folder = tmp_path / "broken"
     folder.mkdir()
-    (folder / "bot.yaml").write_text(
-        f"name: broken\nversion: '1'\nbuild: 'echo built >> {count}; exit 1'\nrun: python bot.py\n"
-    )
+    (folder / "bot.yaml").write_text("name: broken\nversion: '1'\nbuild: 'echo built; exit 1'\nrun: python bot.py\n")
     return folder
 
 
 def test_a_league_with_a_skipped_build_resumes_without_building_again(tmp_path: Path, bots: Bots) -> None:
-    count = tmp_path / "count.txt"
-    submission_with_failing_build(tmp_path, count)
+    submission_with_failing_build(tmp_path)
     league_path = write_league(tmp_path / "league.yaml", bots, extra="on_build_failure: skip")
     league_path.write_text(league_path.read_text() + "  - path: broken\n")
     output = tmp_path / "out"
     status, error = run_cli(["run", str(league_path), "--output", str(output), "--no-progress"])
     assert status == 1 and "broken: left out of the league" in error and "Traceback" not in error
     assert error.count("left out of the league") == 1, "the build's failure is told once"
+    build_log = output / "logs" / "build-broken.log"
+    built = build_log.stat().st_mtime_ns  # a build writes its log afresh
     # Killed after two games, say: the resume plays the rest, with the failure as recorded.
     lines = (output / RESULTS_FILE).read_text().splitlines(keepends=True)
     (output / RESULTS_FILE).write_text("".join(lines[:2]))
@@ -284,7 +283,7 @@ def test_a_league_with_a_skipped_build_resumes_without_building_again(tmp_path: 
     assert status == 1 and "a build that failed stands once the league has finished games" in error
     assert "differs" not in error
     assert len(list(read_records(output / RESULTS_FILE))) == 6
-    assert count.read_text() == "built\n"
+    assert build_log.stat().st_mtime_ns == built, "the failed build ran again"
 
 
 def run_cli(argv: list[str]) -> tuple[int, str]:
@@ -355,11 +354,12 @@ def test_sigterm_stops_a_game_being_played_and_its_bots(tmp_path: Path, bots: Bo
 
 
 def test_ctrl_c_during_a_build_stops_it_and_the_next_run_builds_afresh(tmp_path: Path, bots: Bots) -> None:
-    slow_flag = tmp_path / "slow-build"
-    slow_flag.touch()
     folder = tmp_path / "sub"
     folder.mkdir()
-    build = f"touch started; if [ -e {slow_flag} ]; then sleep 30 & echo $! > child.pid; wait; fi"
+    slow_flag = folder / "slow-build"  # in the folder, so in its copy, the only place its build sees
+    slow_flag.touch()
+    child = f"sleep 30; : {bots.marker}"  # a process of the build that the test finds by its marker
+    build = f"if [ -e slow-build ]; then sh -c {json.dumps(child)} & echo started > child.started; wait; fi"
     (folder / "bot.yaml").write_text(
         f"name: sub\nversion: '1'\nbuild: {json.dumps(build)}\nrun: python {SAMPLE_BOTS / 'random_bot.py'}\n"
     )
@@ -373,30 +373,23 @@ def test_ctrl_c_during_a_build_stops_it_and_the_next_run_builds_afresh(tmp_path:
         stderr=subprocess.PIPE,
         text=True,
     )
-    child_pid = output / "builds" / "sub" / "child.pid"
+    started = output / "builds" / "sub" / "child.started"
     deadline = time.monotonic() + 30
-    while not (child_pid.exists() and child_pid.read_text().strip()) and time.monotonic() < deadline:
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
-    child = int(child_pid.read_text())
+    assert started.exists() and bots.wait_for_processes(1), "the build should be running"
     interrupted = time.monotonic()
     process.send_signal(signal.SIGINT)
     _, error = process.communicate(timeout=30)
     assert time.monotonic() - interrupted < 10, "the build should stop at once"
     assert one_line_failure((process.returncode, error), 130).startswith("referee run: stopped by SIGINT (Ctrl-C): 0")
-    assert not is_running(child), "the build's processes outlived it"
+    assert not bots.leftovers(), "the build's processes outlived it"
     assert not (output / "builds" / "sub").exists() and not (output / "builds" / "sub.json").exists()
 
     slow_flag.unlink()
     summary = run(league_path, output)
     assert summary.played == 12 and not summary.left_out
     assert json.loads((output / "builds" / "sub.json").read_text())["ok"] is True
-
-
-def is_running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 # ----- folders that cannot be written ------------------------------------------------------

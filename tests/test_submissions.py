@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
+import shlex
 import sys
 import textwrap
 import time
@@ -23,6 +25,11 @@ bots:
   - name: bob
     command: python bob.py
 """
+
+
+# For the tests whose builds count their runs, or say when they start and end, in a file outside their copy: only
+# a build without its sandbox can write there.
+UNSANDBOXED = "build_timeout_s: 20\nsandbox: none\n"
 
 
 def league_file(folder: Path, bots: str, body: str = "build_timeout_s: 20\n", table_size: int = 2) -> Path:
@@ -147,35 +154,47 @@ def test_skipping_a_failed_build_must_leave_enough_bots(tmp_path):
     )
 
 
-def is_running(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie waiting to be reaped."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return status.rsplit(")", 1)[1].split()[0] != "Z"
+def processes_naming(marker: str) -> list[int]:
+    """The live processes whose command line holds ``marker`` (not the zombies waiting to be reaped)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            named = marker.encode() in (entry / "cmdline").read_bytes()
+            alive = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and named and alive:
+            found.append(int(entry.name))
+    return found
 
 
 def test_a_build_that_outlasts_its_timeout_is_killed_with_everything_it_started(tmp_path):
-    submission(tmp_path / "sub", manifest("sleep 30 & echo $! > child.pid; wait"))
-    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "build_timeout_s: 0.5\n"))
+    marker = f"build-child-{os.getpid()}-{time.monotonic_ns()}"
+    # A child in the build's process group and one that left it for a session of its own, each naming the marker
+    # (which the build command itself, on the command lines of the build's shell and its sandbox, does not).
+    named = f'"sleep 30; : $half{marker[5:]}"'
+    children = f"half={marker[:5]}; sh -c {named} & setsid sh -c {named} & wait"
+    submission(tmp_path / "sub", manifest(children))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "build_timeout_s: 2\n"))
     started = time.monotonic()
-    _, [result] = build(league, tmp_path / "out")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        building = pool.submit(build, league, tmp_path / "out")
+        while len(processes_naming(marker)) < 2 and not building.done():
+            time.sleep(0.01)
+        seen = processes_naming(marker)
+        _, [result] = building.result()
+    assert len(seen) == 2, "the build's children should have been running"
     assert time.monotonic() - started < 10
     assert not result.ok
-    assert "did not finish within 0.5 s (build_timeout_s) and was killed" in result.message
-    child = int((tmp_path / "out" / BUILDS_DIR / "sub" / "child.pid").read_text())
-    deadline = time.monotonic() + 5
-    while is_running(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not is_running(child)
+    assert "did not finish within 2 s (build_timeout_s) and was killed" in result.message
+    assert processes_naming(marker) == [], "the build's processes outlived it"
 
 
 def test_a_folder_shared_by_two_bots_is_built_once(tmp_path):
     count = tmp_path / "count.txt"
     submission(tmp_path / "sub", manifest(f"echo run >> {count}"))
     bots = TWO_BOTS + "  - path: sub\n  - name: sub-2\n    path: sub\n"
-    built, results = build(load_league(league_file(tmp_path, bots)), tmp_path / "out")
+    built, results = build(load_league(league_file(tmp_path, bots, UNSANDBOXED)), tmp_path / "out")
     assert count.read_text() == "run\n"
     assert [(result.bot, result.ok) for result in results] == [("sub", True), ("sub-2", True)]
     assert built.bot("sub").spec.cwd == built.bot("sub-2").spec.cwd == str(tmp_path / "out" / BUILDS_DIR / "sub")
@@ -190,7 +209,7 @@ def test_a_bot_that_plays_no_more_is_not_built_and_a_folder_it_shares_is_built_f
         "  - name: sub-2\n    path: sub\n"
         "  - name: old\n    path: old\n    status: disqualified\n"
     )
-    league = load_league(league_file(tmp_path, bots))
+    league = load_league(league_file(tmp_path, bots, UNSANDBOXED))  # the count is kept outside the copies
     output = tmp_path / "out"
     built, results = build(league, output)
     # Built once, for sub-2, under the name of the folder's first bot: the copy a later run finds again.
@@ -218,6 +237,18 @@ def test_python_in_a_build_is_the_referees_interpreter(tmp_path):
     assert (tmp_path / "out" / BUILDS_DIR / "sub" / "exe.txt").read_text() == sys.prefix
 
 
+def test_a_build_may_lock_files_as_go_and_sqlite_do(tmp_path):
+    locking = (
+        "import fcntl, sqlite3; lock = open('lock', 'w'); fcntl.flock(lock, fcntl.LOCK_EX); "
+        "fcntl.lockf(lock, fcntl.LOCK_EX); db = sqlite3.connect('cache.db'); db.execute('create table t (x)'); "
+        "db.commit(); open('locked', 'w')"
+    )
+    submission(tmp_path / "sub", manifest(f"python3 -c {shlex.quote(locking)}"))
+    _, [result] = build(load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n")), tmp_path / "out")
+    assert result.ok, result.message
+    assert (tmp_path / "out" / BUILDS_DIR / "sub" / "locked").exists()
+
+
 def test_a_submission_without_a_build_is_copied_and_runs_from_the_copy(tmp_path):
     submission(tmp_path / "sub", manifest(None), {"bot.py": "#"})
     league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
@@ -231,7 +262,7 @@ def test_a_submission_without_a_build_is_copied_and_runs_from_the_copy(tmp_path)
 def test_a_league_builds_a_submission_once_and_reuses_the_build(tmp_path):
     count = tmp_path / "count.txt"
     source = submission(tmp_path / "sub", manifest(f"echo run >> {count}"), {"bot.py": "# one"})
-    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", UNSANDBOXED))
     first, _ = build(league, tmp_path / "out")
     again, [result] = build(league, tmp_path / "out")
     assert count.read_text() == "run\n"
@@ -254,7 +285,7 @@ def test_a_removed_copy_is_built_again(tmp_path):
     submission(
         tmp_path / "sub", manifest(f"echo run >> {count} && printf '#!/bin/sh\\n' > bot && chmod +x bot", "./bot")
     )
-    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", UNSANDBOXED))
     build(league, tmp_path / "out")
     (tmp_path / "out" / BUILDS_DIR / "sub" / "bot").unlink()
     _, [result] = build(league, tmp_path / "out")
@@ -264,7 +295,7 @@ def test_a_removed_copy_is_built_again(tmp_path):
 def test_a_failed_build_is_tried_again_until_the_league_has_games_then_it_stands(tmp_path):
     count = tmp_path / "count.txt"
     submission(tmp_path / "sub", manifest(f"echo run >> {count}; exit 1"))
-    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", UNSANDBOXED))
     build(league, tmp_path / "out")
     build(league, tmp_path / "out", retry_failed=True)
     assert count.read_text() == "run\nrun\n"
@@ -286,7 +317,7 @@ def test_two_leagues_sharing_a_submission_build_at_once_without_racing(tmp_path)
     leagues = []
     for name in ("spring", "autumn"):
         (tmp_path / name / "out").mkdir(parents=True)
-        leagues.append(load_league(league_file(tmp_path / name, TWO_BOTS + "  - path: ../shared/sub\n")))
+        leagues.append(load_league(league_file(tmp_path / name, TWO_BOTS + "  - path: ../shared/sub\n", UNSANDBOXED)))
 
     async def both():
         return await asyncio.gather(

@@ -52,6 +52,7 @@ class LeagueBot:
     status_reason: str = ""
     replaces: str | None = None
     author: str | None = None  # whose line of versions the bot is in (a ladder's author); None: its own line
+    build_network: str = "host"  # the network its submission's build has in its sandbox: "host" or "none"
 
     @property
     def name(self) -> str:
@@ -172,6 +173,7 @@ def read_bot(
     sandboxed: bool,
     league_limits: ResourceLimits,
     freeze: bool,
+    build_network: str = "host",
 ) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]
@@ -273,7 +275,14 @@ def read_bot(
         shared=shared,
         freeze=freeze,
     )
-    return LeagueBot(spec=spec, submission=submission, declared_at=declared_at, written=written, **season)
+    return LeagueBot(
+        spec=spec,
+        submission=submission,
+        declared_at=declared_at,
+        written=written,
+        build_network=build_network,
+        **season,
+    )
 
 
 def season_entries(bots: Iterable[LeagueBot]) -> dict[str, dict[str, str]]:

@@ -62,6 +62,7 @@ class League:
     bots: tuple[LeagueBot, ...]
     format: Format = dataclasses.field(default_factory=RoundRobin)  # how tables are made: referee.schedule
     freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
+    build_network: str = "host"  # the network of each submission's build, in its sandbox: "host" or "none"
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
@@ -232,6 +233,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     freeze: bool = checker.key(keys, _KEYS["freeze"])
     build_timeout_s: float = checker.key(keys, _KEYS["build_timeout_s"])
     on_build_failure: str = checker.key(keys, _KEYS["on_build_failure"])
+    build_network = read_build_network(checker, keys, sandboxed)
 
     bots_node = keys["bots"]
     if not isinstance(bots_node, yaml.SequenceNode):
@@ -240,7 +242,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     declared: dict[str, tuple[str, int]] = {}
     for index, entry in enumerate(bots_node.value):
         key = f"bots[{index}]"
-        bot = read_bot(checker, entry, key, folder, transport, network, sandboxed, limits, freeze)
+        bot = read_bot(checker, entry, key, folder, transport, network, sandboxed, limits, freeze, build_network)
         if bot.name in declared:
             first_key, first_line = declared[bot.name]
             named_by = "" if "name" in bot.written or bot.submission is None else f" (from {bot.submission.manifest})"
@@ -291,6 +293,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         bots=tuple(bots),
         format=league_format,
         freeze=freeze,
+        build_network=build_network,
         warnings=tuple(warnings),
     )
 
@@ -389,6 +392,19 @@ def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:
     return next((value for key, value in entry.value if key.value == name), None)
 
 
+def read_build_network(checker: Checker, keys: dict[str, yaml.Node], sandboxed: bool) -> str:
+    """Read ``build_network``: the network each submission's build has in its sandbox (none needs the sandbox)."""
+    build_network: str = checker.key(keys, _KEYS["build_network"])
+    if build_network == "none" and not sandboxed:
+        raise checker.error(
+            keys["build_network"],
+            "build_network",
+            "none needs the sandbox, which sandbox: none turns off (a build without it has the host's network); "
+            "remove one of them",
+        )
+    return build_network
+
+
 def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:
     """Read ``fault_policy:``: its mode and, under default_action, the faults before a forfeit."""
     if node is None:
@@ -400,12 +416,15 @@ def read_fault_policy(checker: Checker, node: yaml.Node | None) -> FaultPolicy:
 
 
 def league_without_sandbox(league: League) -> League:
-    """The same league with every bot started without its sandbox (``--no-sandbox``): host network, no masks."""
+    """The same league with every bot started, and built, without its sandbox (``--no-sandbox``): host network, no
+    masks."""
     bots = tuple(
-        dataclasses.replace(bot, spec=dataclasses.replace(bot.spec, sandbox=False, network="host"))
+        dataclasses.replace(
+            bot, spec=dataclasses.replace(bot.spec, sandbox=False, network="host"), build_network="host"
+        )
         for bot in league.bots
     )
-    return dataclasses.replace(league, sandbox=False, network="host", bots=bots)
+    return dataclasses.replace(league, sandbox=False, network="host", build_network="host", bots=bots)
 
 
 def league_identity(league: League) -> dict[str, Any]:

@@ -174,6 +174,8 @@ LEAGUE: tuple[Key, ...] = (
     Key("freeze", "boolean", "bots are frozen while not on move", default=True),
     Key("build_timeout_s", "seconds", "seconds a submission's build may take", default=300.0,
         maximum=MAX_BUILD_TIMEOUT_S),
+    Key("build_network", "choice", "the network a submission's build has in its sandbox: the host's (to fetch "
+        "packages), or none (loopback only)", default="host", choices=NETWORKS),
     Key("on_build_failure", "choice", "a failed build leaves its bot out (skip) or stops the league",
         default="skip", choices=BUILD_FAILURE_ACTIONS),
     Key("bots", "list", "the bots, at least table_size of them", value="a list of bot entries"),

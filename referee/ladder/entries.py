@@ -164,7 +164,14 @@ def _entry(ladder: Ladder, name: str, manifest: Submission, status: dict[str, An
         "submission": {"name": manifest.name, "version": manifest.version, "build": manifest.build,
                        "run": list(manifest.run)},
     }  # fmt: skip
-    return LeagueBot(spec=spec, submission=manifest, declared_at=manifest.manifest, written=written, **status)
+    return LeagueBot(
+        spec=spec,
+        submission=manifest,
+        declared_at=manifest.manifest,
+        written=written,
+        build_network=league.build_network,
+        **status,
+    )
 
 
 def ladder_bots(ladder: Ladder, register: Register) -> tuple[LeagueBot, ...]:

@@ -19,7 +19,7 @@ from referee.clock import Timing
 from referee.commands import resolve_path
 from referee.config import League
 from referee.config.bots import read_network
-from referee.config.league import read_fault_policy
+from referee.config.league import read_build_network, read_fault_policy
 from referee.config.reader import Checker, compose, read_text
 from referee.config.schema import LEAGUE, MAX_GAMES, Key, by_name, names, required
 from referee.errors import LeagueError
@@ -137,6 +137,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         sandbox=sandboxed,
         limits=limits,
         build_timeout_s=checker.key(keys, _KEYS["build_timeout_s"]),
+        build_network=read_build_network(checker, keys, sandboxed),
         on_build_failure="skip",
         bots=(),
         format=RoundRobin(),

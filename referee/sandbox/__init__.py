@@ -12,7 +12,8 @@ docs/security.md is the organiser's page on what this gives; this package is how
 - :mod:`~referee.sandbox.launcher`: the wrapper that joins the cgroups, checks the referee and sets rlimits;
 - :mod:`~referee.sandbox.cgroups`: each bot's cgroups (limits, accounting for the clock, killing);
 - :mod:`~referee.sandbox.sockets`: where a bot listens;
-- :mod:`~referee.sandbox.leftovers`: what a killed referee leaves, and removing whatever a bot left.
+- :mod:`~referee.sandbox.leftovers`: what a killed referee leaves, and removing whatever a bot left;
+- :mod:`~referee.sandbox.build`: what a submission's build sees and runs as (the same pieces, its copy writable).
 
 This module says, in words, how this machine contains and limits bots (:func:`machine_summary`).
 """
@@ -29,6 +30,7 @@ from referee.sandbox.bubblewrap import (
     sandbox_argv,
     setpriv,
 )
+from referee.sandbox.build import BUILD_LIMITS, BuildProcess, start_build
 from referee.sandbox.cgroups import (
     CGROUP_WAIT_SECONDS,
     BotCgroup,
@@ -36,6 +38,7 @@ from referee.sandbox.cgroups import (
     SandboxError,
     cgroup_support,
     make_cgroup,
+    remove_when_empty,
     start_watcher,
 )
 from referee.sandbox.launcher import LAUNCHER_FAILED, launch_argv, unsandboxed_argv
@@ -70,6 +73,7 @@ from referee.sandbox.view import (
 
 __all__ = [
     "ADDRESS_INSIDE",
+    "BUILD_LIMITS",
     "BWRAP_VARIABLE",
     "CGROUP_WAIT_SECONDS",
     "DEFAULT_LIMITS",
@@ -88,6 +92,7 @@ __all__ = [
     "WRITABLE_PLACES",
     "BotCgroup",
     "Bubblewrap",
+    "BuildProcess",
     "CgroupSupport",
     "FilterUnavailable",
     "Owner",
@@ -118,6 +123,7 @@ __all__ = [
     "referee_token",
     "remove_leftovers",
     "remove_tree",
+    "remove_when_empty",
     "rlimit_arguments",
     "runs_as_root",
     "sandbox_address",
@@ -125,6 +131,7 @@ __all__ = [
     "sandbox_environment",
     "setpriv",
     "share_folder",
+    "start_build",
     "start_watcher",
     "unsandboxed_argv",
 ]

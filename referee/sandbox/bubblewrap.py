@@ -147,11 +147,12 @@ def _namespace_options(bwrap: Bubblewrap, network_host: bool, user_namespace: bo
     return options
 
 
-def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_fd: int) -> list[str]:
+def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_fd: int | None) -> list[str]:
     """bubblewrap's command line up to the bot's command (which follows).
 
     ``seccomp_fd`` holds the system call filter; bubblewrap writes the
-    sandbox's first process's pid to ``info_fd`` (as JSON, ``child-pid``).
+    sandbox's first process's pid to ``info_fd`` (as JSON, ``child-pid``),
+    when there is one (a build has no socket to find there).
     """
     if bwrap.path is None:
         raise SandboxError(bwrap.problem or "bubblewrap is not installed")
@@ -175,12 +176,15 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
     argv += remounts
     # The sandbox's own root (where the folders above hang), /proc and /dev are read-only: write to the writable places.
     argv += ["--remount-ro", "/proc", "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", plan.cwd]
-    argv += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_fd), "--"]
+    argv += ["--seccomp", str(seccomp_fd)]
+    if info_fd is not None:
+        argv += ["--info-fd", str(info_fd)]
+    argv.append("--")
     if plan.user is not None:
         # Then the bot's own user, with no capability and no way to gain one; bubblewrap's tie to the referee
         # (a parent-death signal, which a change of user clears) kept.
         argv += [_setpriv_path(), f"--reuid={plan.user}", f"--regid={plan.user}", "--clear-groups"]
-        if plan.read_write:
+        if plan.read_write and plan.shared_group:
             argv[-1] = f"--groups={SHARED_GROUP}"
         argv += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--pdeathsig=keep", "--"]
     return argv

@@ -18,6 +18,7 @@ outlive it. What a referee killed by SIGKILL leaves is removed by the next.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import functools
@@ -423,6 +424,23 @@ def _counter(path: Path, name: str) -> int:
         if key == name and value.strip().isdigit():
             return int(value)
     return 0
+
+
+async def remove_when_empty(cgroup: BotCgroup) -> list[tuple[str, str]]:
+    """Wait for a cgroup to empty (killing again what a fork bomb started meanwhile), then remove it; return the
+    limits the kernel enforced there (:meth:`BotCgroup.limits_hit`, read before it goes).
+
+    Gives up after :data:`CGROUP_WAIT_SECONDS`: what is left goes when the referee exits, or at the next start.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CGROUP_WAIT_SECONDS
+    while not cgroup.is_empty() and loop.time() < deadline:
+        cgroup.kill()
+        await asyncio.sleep(0.005)
+    hits = cgroup.limits_hit()
+    while not cgroup.remove() and loop.time() < deadline:
+        await asyncio.sleep(0.005)  # an emptied cgroup may stay busy a moment
+    return hits
 
 
 def make_cgroup(limits: ResourceLimits) -> BotCgroup | None:

@@ -25,6 +25,13 @@ signal through those that no bot needs:
 System calls of another architecture than the referee's (32-bit calls on
 a 64-bit machine) kill the process: the rules above name this one's.
 
+A submission's build (:mod:`referee.sandbox.build`) runs under the same
+filter but for the locks, which it may take: Go takes one on ``go.mod`` and
+on its module cache, SQLite on its database. A build has nothing of a game
+to pass on, and no bot can hear it (a ladder builds while its games go on):
+a bot can neither take nor test a lock, and ``/proc/locks`` shows it only
+the locks of its own sandbox's processes (its PID namespace).
+
 The filter is compiled once per referee process by libseccomp (through its
 ctypes binding ``pyseccomp``), and handed to bubblewrap, which loads it last
 before it starts the bot (``--seccomp FD``).
@@ -57,6 +64,7 @@ REFUSED_WITH = {
     "bpf": errno.EPERM,
     "clone3": errno.ENOSYS,
 }
+LOCKING = ("flock",)  # with fcntl's lock commands: what a build's filter lets through
 IGNORED = ("fadvise64",)  # succeed without effect
 INSTALL_COMMAND = "apt-get install libseccomp2"
 
@@ -66,8 +74,11 @@ class FilterUnavailable(Exception):
 
 
 @functools.cache
-def filter_program() -> bytes:
-    """The filter as a BPF program, ready for bubblewrap's ``--seccomp``; raise :class:`FilterUnavailable`."""
+def filter_program(locks: bool = False) -> bytes:
+    """The filter as a BPF program, ready for bubblewrap's ``--seccomp``; raise :class:`FilterUnavailable`.
+
+    ``locks``: file locks are let through (``flock``, ``fcntl``'s locks): a build's filter.
+    """
     try:
         import pyseccomp as seccomp
     except (ImportError, RuntimeError, OSError) as error:
@@ -77,10 +88,11 @@ def filter_program() -> bytes:
         ) from None
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     for name, code in REFUSED_WITH.items():
-        rules.add_rule(seccomp.ERRNO(code), name)
+        if not (locks and name in LOCKING):
+            rules.add_rule(seccomp.ERRNO(code), name)
     for name in IGNORED:
         rules.add_rule(seccomp.ERRNO(0), name)
-    for command in _LOCK_COMMANDS:
+    for command in () if locks else _LOCK_COMMANDS:
         rules.add_rule(seccomp.ERRNO(errno.ENOLCK), "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     for command in _LEASE_AND_NOTICE_COMMANDS:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "fcntl", seccomp.Arg(1, seccomp.EQ, command))

@@ -58,6 +58,9 @@ class SandboxPlan:
     writable_bytes: int | None  # the size of each writable place
     user: int | None = None  # the uid and gid it runs as (the referee is root), or None: the referee's user
     bind_sources: tuple[tuple[str, str], ...] = ()  # (read-write folder, what is bound there instead: a lane's copy)
+    # With read-write folders its user is also in SHARED_GROUP, the group that may write shared folders; a build's
+    # copy is its user's own, so a build is in no group but its own.
+    shared_group: bool = True
 
 
 def plan_sandbox(

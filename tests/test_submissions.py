@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import os
 import shlex
+import stat
 import sys
 import textwrap
 import time
@@ -60,6 +61,17 @@ def manifest(build: str | None, run: str = "python bot.py") -> str:
 def build(league: League, output: Path, retry_failed: bool = True) -> tuple[League, list[BuildResult]]:
     output.mkdir(parents=True, exist_ok=True)
     return asyncio.run(build_submissions(league, output, output / "logs", retry_failed=retry_failed))
+
+
+def test_a_copy_keeps_no_set_id_bit_and_nothing_writable_by_others(tmp_path):
+    source = submission(tmp_path / "sub", manifest(None), {"tool": "#!/bin/sh\n", "notes.txt": "shared\n"})
+    os.chmod(source / "tool", 0o6777)  # set-user-ID and set-group-ID, writable by all
+    os.chmod(source / "notes.txt", 0o666)
+    _, [result] = build(load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n")), tmp_path / "out")
+    assert result.ok, result.message
+    copy = tmp_path / "out" / BUILDS_DIR / "sub"
+    assert stat.S_IMODE((copy / "tool").stat().st_mode) == 0o755  # still a program: its owner's, as anyone's
+    assert stat.S_IMODE((copy / "notes.txt").stat().st_mode) == 0o644
 
 
 def test_a_build_runs_in_a_copy_in_the_output_and_the_bot_runs_from_there(tmp_path):

@@ -1,7 +1,9 @@
 """``referee serve DIR``: a league's output directory as a local web site that tells open pages when games finish.
 
-Built on Starlette (the site: the directory's files, read-only) and uvicorn
-(the server), bound to 127.0.0.1 unless told otherwise. Besides the files it
+Built on Starlette (the site: the directory's pages and what they link to,
+read-only; never its ``league.json``, which holds the seed, nor its builds:
+:data:`PUBLISHED_FILES`, :data:`PUBLISHED_FOLDERS`) and uvicorn (the
+server), bound to 127.0.0.1 unless told otherwise. Besides the files it
 serves ``/events``, a stream of server-sent events: one event each time the
 league's page (``leaderboard.html``, rewritten by the league runner as games
 finish) changes, which the page answers by fetching itself again and
@@ -28,8 +30,18 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
+    from starlette.types import Scope
 
 PAGE = "leaderboard.html"
+# What the site shows of the folder: the pages and what they link to. Never league.json (it holds the seed, which
+# gives every deal while the league or ladder runs), the builds (each author's code), the lanes' copies of the bots'
+# files, nor a ladder's register and tables: the pages and the reports tell what of them is public.
+PUBLISHED_FILES = frozenset({PAGE, "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl"})
+PUBLISHED_FOLDERS = frozenset({"replays", "games", "logs", "reports", "checks"})
+NOT_PUBLISHED = (
+    "not published: referee serve shows a league's pages and what they link to (replays, game logs, the bots' "
+    "output, a ladder's reports and checks), never its league.json (the seed), builds or other records\n"
+)
 DEFAULT_PORT = 8000
 POLL_SECONDS = 0.5  # how often the page's file is looked at
 KEEPALIVE_SECONDS = 15.0  # a comment line now and then keeps proxies and browsers from closing the stream
@@ -81,9 +93,18 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS) -> Starlette
     """The web application serving ``directory`` with its ``/events`` stream."""
     _require_libraries()
     from starlette.applications import Starlette
-    from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
+    from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, StreamingResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
+
+    class PublishedFiles(StaticFiles):
+        """The folder's files that :data:`PUBLISHED_FILES` and :data:`PUBLISHED_FOLDERS` name; 404 for any other."""
+
+        async def get_response(self, path: str, scope: Scope) -> Response:
+            parts = Path(path).parts  # normalised by StaticFiles.get_path: no "..", no "."
+            if parts and (parts[0] in PUBLISHED_FOLDERS or (len(parts) == 1 and parts[0] in PUBLISHED_FILES)):
+                return await super().get_response(path, scope)
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
 
     directory = Path(directory).resolve()
     if not directory.is_dir():
@@ -125,7 +146,7 @@ def create_app(directory: Path, poll_seconds: float = POLL_SECONDS) -> Starlette
             Route("/events", events),
             Route("/", home),
             Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
-            Mount("/", app=StaticFiles(directory=directory, html=True)),
+            Mount("/", app=PublishedFiles(directory=directory, html=True)),
         ]
     )
 

@@ -135,3 +135,38 @@ def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Pa
             assert (await client.head("/leaderboard.html")).headers["x-referee-page"] == "league"
 
     asyncio.run(visit())
+
+
+def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> None:
+    import asyncio
+
+    from referee.serve import create_app
+
+    published = [
+        "leaderboard.html", "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl",
+        "replays/r1-t001-s0.html", "games/r1-t001-s0.jsonl", "logs/alpha-1.log", "reports/eve.md", "checks/eve-v1.json",
+    ]  # fmt: skip
+    secret = [
+        "league.json",  # the seed, hence every deal, while the league runs
+        "builds/eve-v1/bot.py",  # an author's code
+        "builds/eve-v1.json",
+        "lanes/alpha/1/0/notes.txt",
+        "register.jsonl",
+        "tables.jsonl",
+        "results.txt",
+    ]
+    for name in published + secret:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"{name}\n", encoding="utf-8")
+
+    async def visit() -> None:
+        transport = httpx.ASGITransport(app=create_app(tmp_path))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            for name in published:
+                answer = await client.get("/" + name)
+                assert (answer.status_code, answer.text) == (200, f"{name}\n"), name
+            for name in [*secret, "builds/", "replays/../league.json", "games/%2e%2e/league.json"]:
+                answer = await client.get("/" + name)
+                assert answer.status_code == 404 and "never its league.json" in answer.text, name
+
+    asyncio.run(visit())

@@ -445,11 +445,7 @@ class BotProcess:
 
     def _kill(self) -> None:
         """SIGKILL the bot and everything it started: its process group, its sandbox, its cgroup."""
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-        if self.cgroup is not None:
-            self.cgroup.kill()
+        sandbox.kill_launched(self.process, self.cgroup)
 
     async def stop(self) -> None:
         """Stop the bot and everything it started, remove its cgroup and socket folder; safe to call more than once."""

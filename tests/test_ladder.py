@@ -25,8 +25,8 @@ from referee.backends.local import LocalBackend
 from referee.errors import LeagueError
 from referee.ladder.draw import Played, draw_table
 from referee.ladder.entries import changed_submissions, judge
-from referee.ladder.file import load_ladder
-from referee.ladder.history import Register
+from referee.ladder.file import Ladder, load_ladder
+from referee.ladder.history import Judged, Register
 from referee.ladder.run import run_ladder
 from referee.publish import public_text
 from referee.schedule.base import rotate
@@ -392,6 +392,17 @@ def test_a_ladder_file_reads_the_builds_network_as_a_league_file_does(tmp_path: 
         load_ladder(path)
 
 
+def judge_the_submission(ladder: Ladder) -> Judged:
+    """Judge the one submission of a new ladder's folder, as the ladder does, and return its verdict."""
+    ladder.output.mkdir()
+    register = Register(ladder.output)
+    try:
+        ((name, folder, digest),) = changed_submissions(ladder, register)
+        return asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
+    finally:
+        register.close()
+
+
 def test_a_ladders_build_network_reaches_each_versions_build(tmp_path: Path, bots: Bots) -> None:
     path = ladder_file(tmp_path, bots, {})
     path.write_text(path.read_text() + "build_network: none\n")
@@ -402,13 +413,7 @@ def test_a_ladders_build_network_reaches_each_versions_build(tmp_path: Path, bot
         eve = author(tmp_path / "submissions", "eve", bots)
         (eve / "bot.yaml").write_text((eve / "bot.yaml").read_text() + f"build: python -c {json.dumps(connect)}\n")
         ladder = load_ladder(path)
-        ladder.output.mkdir()
-        register = Register(ladder.output)
-        try:
-            ((name, folder, digest),) = changed_submissions(ladder, register)
-            verdict = asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
-        finally:
-            register.close()
+        verdict = judge_the_submission(ladder)
     # Its build has a network of its own, loopback only: the referee's machine's listener is out of its reach.
     assert verdict.verdict == "rejected" and verdict.reason.startswith("build: "), verdict
     assert "ConnectionRefusedError" in (ladder.output / "logs" / "build-eve-v1.log").read_text()
@@ -418,12 +423,10 @@ def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_bu
     path = ladder_file(tmp_path, bots, {})
     author(tmp_path / "submissions", "eve", bots, manifest="name: eve\nversion: '1'\n")
     ladder = load_ladder(path)
-    ladder.output.mkdir()
+    verdict = judge_the_submission(ladder)
+    assert (verdict.bot, verdict.verdict) == ("eve-v1", "rejected") and "run: missing" in verdict.reason
     register = Register(ladder.output)
     try:
-        ((name, folder, digest),) = changed_submissions(ladder, register)
-        verdict = asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
-        assert (verdict.bot, verdict.verdict) == ("eve-v1", "rejected") and "run: missing" in verdict.reason
         assert changed_submissions(ladder, register) == []  # judged once: not again while the folder is unchanged
     finally:
         register.close()

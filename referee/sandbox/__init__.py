@@ -41,7 +41,7 @@ from referee.sandbox.cgroups import (
     remove_when_empty,
     start_watcher,
 )
-from referee.sandbox.launcher import LAUNCHER_FAILED, launch_argv, unsandboxed_argv
+from referee.sandbox.launcher import LAUNCHER_FAILED, kill_launched, launch_argv, unsandboxed_argv
 from referee.sandbox.leftovers import _token_of, referee_token, remove_leftovers, remove_tree
 from referee.sandbox.limits import (
     DEFAULT_LIMITS,
@@ -110,6 +110,7 @@ __all__ = [
     "enforcement",
     "filter_program",
     "hidden_from_each",
+    "kill_launched",
     "launch_argv",
     "limit_text",
     "machine_summary",

@@ -39,7 +39,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import signal
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -48,7 +47,7 @@ from typing import IO
 
 from referee.sandbox.bubblewrap import bubblewrap, data_fd, options_through, sandbox_argv
 from referee.sandbox.cgroups import CGROUP_WAIT_SECONDS, BotCgroup, SandboxError, make_cgroup, remove_when_empty
-from referee.sandbox.launcher import launch_argv
+from referee.sandbox.launcher import kill_launched, launch_argv
 from referee.sandbox.leftovers import remove_tree
 from referee.sandbox.limits import ResourceLimits, rlimit_arguments
 from referee.sandbox.seccomp import FilterUnavailable, filter_program
@@ -94,13 +93,8 @@ class BuildProcess:
         return await self.process.wait()
 
     def kill(self) -> None:
-        """SIGKILL everything the build started: its process group (the launcher and bubblewrap, whose PID namespace
-        goes with it) and its cgroup (what left both)."""
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-        if self.cgroup is not None:
-            self.cgroup.kill()
+        """SIGKILL everything the build started."""
+        kill_launched(self.process, self.cgroup)
 
     async def stop(self) -> None:
         """End the build, every process of it: then remove its cgroup and hand its copy back to the referee.

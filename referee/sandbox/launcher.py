@@ -20,10 +20,17 @@ the referee's watcher kills when the referee ends
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from referee.sandbox.bubblewrap import setpriv
+
+if TYPE_CHECKING:
+    from referee.sandbox.cgroups import BotCgroup
 
 # Exit code of a launcher that gave up (the referee is gone, or a cgroup could not be joined).
 LAUNCHER_FAILED = 125
@@ -49,3 +56,13 @@ def launch_argv(cgroup_procs: Sequence[str], rlimits: Sequence[str], inner: Sequ
 def unsandboxed_argv(command: Sequence[str]) -> list[str]:
     """A command run without the sandbox: as it is (the launcher's parent-death signal ties it to the referee)."""
     return list(command)
+
+
+def kill_launched(process: asyncio.subprocess.Process | None, cgroup: BotCgroup | None) -> None:
+    """SIGKILL what a launch started: its process group (the launcher, bubblewrap, whose PID namespace goes with it)
+    and its cgroup (what left both)."""
+    if process is not None and process.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    if cgroup is not None:
+        cgroup.kill()

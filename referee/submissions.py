@@ -410,10 +410,6 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
     return (status.st_dev, status.st_ino) if status is not None else None
 
 
-# A copy holds no program that runs as its owner (root, for a referee run as root) and nothing others may change.
-_NEVER_COPIED = stat.S_ISUID | stat.S_ISGID | stat.S_IWGRP | stat.S_IWOTH
-
-
 def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[bytes], None]) -> None:
     with open(source, "rb") as reader, open(target, "xb") if target is not None else contextlib.nullcontext() as out:
         while chunk := reader.read(_COPY_CHUNK_BYTES):
@@ -422,7 +418,7 @@ def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[b
                 out.write(chunk)
     if target is not None:
         shutil.copystat(source, target)
-        os.chmod(target, stat.S_IMODE(mode) & ~_NEVER_COPIED)
+        os.chmod(target, stat.S_IMODE(mode) & ~sandbox.NEVER_ON_A_COPYS_FILE)
 
 
 def _remove(folder: Path) -> None:

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import httpx
 import pytest
 
 from referee.backends.local import LocalBackend
@@ -34,6 +35,7 @@ from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
 
 WAIT_S = 120.0
+SEED = 8157702950177155349  # the ladder's: secret while it runs
 
 
 def author(submissions: Path, name: str, bots: Bots, kind: str = "random", manifest: str | None = None) -> Path:
@@ -52,7 +54,7 @@ def ladder_file(folder: Path, bots: Bots, authors: dict[str, str]) -> Path:
         author(submissions, name, bots, kind)
     path = folder / "ladder.yaml"
     path.write_text(
-        "name: season\ngame: stop_the_bus\nseed: 8157702950177155349\ntable_size: 3\nsubmissions: submissions\n"
+        f"name: season\ngame: stop_the_bus\nseed: {SEED}\ntable_size: 3\nsubmissions: submissions\n"
         "output: out\nplacement_games: 6\npoll_s: 0.3\nconcurrency: 2\nmove_time_ms: 300\ntime_bank_ms: 300\n"
         "grace_ms: 300\n"
     )
@@ -151,6 +153,28 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     (change,) = [record for record in lines(output / "register.jsonl") if record["kind"] == "status"]
     assert (change["bot"], change["status"], change["reason"]) == ("bob-v1", "withdrawn", "asked by its author")
     assert json.loads((output / "reports" / "bob.json").read_text())["versions"][0]["status"] == "withdrawn"
+
+    # Served to its authors, the ladder's folder shows its pages and reports, never its seed nor anyone's code.
+    served = served_files(output)
+    assert served["leaderboard.html"] is not None and "eve-v1" in served["leaderboard.html"]
+    assert served["reports/eve.md"] is not None
+    assert served["league.json"] is None and served["builds/dan-v1/heuristic_bot.py"] is None
+    assert [name for name, text in served.items() if text is not None and str(SEED) in text] == []
+
+
+def served_files(output: Path) -> dict[str, str | None]:
+    """Every file of ``output`` as ``referee serve`` answers for it: its text, or None when it is not served."""
+    from referee.serve import create_app
+
+    names = [str(path.relative_to(output)) for path in sorted(output.rglob("*")) if path.is_file()]
+
+    async def fetch() -> dict[str, str | None]:
+        transport = httpx.ASGITransport(app=create_app(output))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            answers = {name: await client.get("/" + name) for name in names}
+        return {name: answer.text if answer.status_code == 200 else None for name, answer in answers.items()}
+
+    return asyncio.run(fetch())
 
 
 def zombie(pid: int) -> bool:

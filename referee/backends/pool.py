@@ -66,6 +66,7 @@ class BotPool:
 
     def __init__(self, league: League, log_dir: Path, restarts: Restarts | None = None, tag: str = "") -> None:
         self._league = league
+        self._retired = _retired(league)
         self._log_dir = log_dir
         self._tag = tag
         self.restarts = restarts or Restarts(league.max_restarts)
@@ -102,7 +103,7 @@ class BotPool:
         """
         lane = self._busy.pop(bot, 0)
         name = bot.spec.name
-        if bot.usable and self._plays(name):
+        if bot.usable and name not in self._retired:
             self._idle[(name, lane)].append(bot)
             return
         usable = bot.usable
@@ -113,16 +114,10 @@ class BotPool:
     async def renew(self, league: League) -> None:
         """Start the bots of ``league`` from now on (a ladder's field changed); stop the idle ones that play no more."""
         self._league = league
-        retired = [key for key in self._idle if not self._plays(key[0])]
+        self._retired = _retired(league)
+        retired = [key for key in self._idle if key[0] in self._retired]
         stopping = [bot for key in retired for bot in self._idle.pop(key)]
         await asyncio.gather(*(bot.stop() for bot in stopping), return_exceptions=True)
-
-    def _plays(self, name: str) -> bool:
-        """Whether bot ``name`` may play new games (a process of a withdrawn one is not kept between games)."""
-        try:
-            return self._league.bot(name).plays
-        except KeyError:
-            return False
 
     async def close(self) -> None:
         """Stop every process, idle or busy."""
@@ -130,6 +125,11 @@ class BotPool:
         self._idle.clear()
         self._busy.clear()
         await asyncio.gather(*(bot.stop() for bot in bots), return_exceptions=True)
+
+
+def _retired(league: League) -> frozenset[str]:
+    """The bots of ``league`` that play no new game: a process of one is not kept between games."""
+    return frozenset(bot.name for bot in league.bots if not bot.plays)
 
 
 async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict[str, Any]:

@@ -70,6 +70,11 @@ def ladder_league(ladder: Ladder, register: Register) -> League:
     return dataclasses.replace(ladder.league, bots=ladder_bots(ladder, register))
 
 
+def write_ladder_league(ladder: Ladder, register: Register, league: League) -> None:
+    """Write ``league.json``: ``league`` (its versions, with their statuses) and every version judged, for the pages."""
+    write_league(ladder.output, league, league, submissions=submission_verdicts(register))
+
+
 async def run_ladder(
     ladder: Ladder,
     *,
@@ -125,19 +130,18 @@ class Season:
         self.results = results
         self.site = site
         self.league = league
-        write_league(ladder.output, league, league, submissions=submission_verdicts(register))
-        self.tables = tables
+        write_ladder_league(ladder, register, league)
         self.games = LadderGames(ladder, league, tables, results)
         self.players: Backend | None = None  # opened when the first table can be drawn
         self.changed = asyncio.Event()  # set by each verdict: the games waiting for versions look again
 
     def tables_drawn(self) -> int:
-        return len(self.tables.drawn)
+        return len(self.games.tables.drawn)
 
     async def judged(self) -> None:
         """After a verdict (the author's report is written): rewrite league.json and the page; play the versions now."""
         self.league = ladder_league(self.ladder, self.register)
-        write_league(self.ladder.output, self.league, self.league, submissions=submission_verdicts(self.register))
+        write_ladder_league(self.ladder, self.register, self.league)
         self.games.renew(self.league)
         if self.players is not None:
             await self.players.renew(self.league)
@@ -275,8 +279,7 @@ def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusC
                 )
             change = StatusChange(bot, status, reason, now(), len(tables.drawn))
             register.add(change)
-            league = ladder_league(ladder, register)
-            write_league(output, league, league, submissions=submission_verdicts(register))
+            write_ladder_league(ladder, register, ladder_league(ladder, register))
             write_reports(ladder, register)
         finally:
             tables.close()

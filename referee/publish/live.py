@@ -104,23 +104,22 @@ class LiveSite:
 
     def game_finished(self, game_id: str) -> None:
         """Queue a finished game (its log written, its record in games.jsonl); returns at once."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
-        self._queue.put_nowait(game_id)
+        self._put(game_id)
 
     def refresh(self) -> None:
         """Queue a rewrite of the leaderboard (``league.json`` changed: a ladder judged a version); returns at once."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
-        self._queue.put_nowait(_REFRESH)
+        self._put(_REFRESH)
 
     def rebuild(self, game_ids: Sequence[str]) -> None:
         """Queue the games finished before this run: the helper rewrites any replay page missing or damaged."""
-        if not game_ids:
-            return
+        if game_ids:
+            self._put(list(game_ids))
+
+    def _put(self, item: str | list[str] | object) -> None:
+        """Queue ``item`` for the writer task, started with the first."""
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
-        self._queue.put_nowait(list(game_ids))
+        self._queue.put_nowait(item)
 
     async def close(self) -> None:
         """Write every queued replay, then stop the helper (the runner writes the final leaderboard itself)."""

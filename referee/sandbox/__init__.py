@@ -30,7 +30,7 @@ from referee.sandbox.bubblewrap import (
     sandbox_argv,
     setpriv,
 )
-from referee.sandbox.build import BUILD_LIMITS, BuildProcess, start_build
+from referee.sandbox.build import BUILD_LIMITS, NEVER_ON_A_COPYS_FILE, BuildProcess, start_build
 from referee.sandbox.cgroups import (
     CGROUP_WAIT_SECONDS,
     BotCgroup,
@@ -82,6 +82,7 @@ __all__ = [
     "LAUNCHER_FAILED",
     "LIMIT_KEYS",
     "MIB",
+    "NEVER_ON_A_COPYS_FILE",
     "NOT_ENFORCED",
     "RLIMIT",
     "SCRATCH_INSIDE",

@@ -66,10 +66,12 @@ PROXY_VARIABLES = tuple(
     for name in (variable, variable.upper())
 )
 SHELL = "/bin/sh"  # a build is a shell command, as create_subprocess_shell runs one
-# A build's user may not leave, in the copy handed back, a program that runs as its owner or group,
-# nor a file or folder that anyone but the owner may change.
+# What a submission's copy never holds, built or not (referee.submissions copies files without it too): a program
+# that runs as its owner or group, nor a file or folder that anyone but the owner may change. Folders keep
+# set-group-ID, which only names new files' group.
 _NEVER_HANDED_BACK = stat.S_IWGRP | stat.S_IWOTH
-_NO_SET_ID = stat.S_ISUID | stat.S_ISGID  # on files: folders keep set-group-ID, which only names new files' group
+_NO_SET_ID = stat.S_ISUID | stat.S_ISGID
+NEVER_ON_A_COPYS_FILE = _NEVER_HANDED_BACK | _NO_SET_ID
 
 
 class BuildProcess:

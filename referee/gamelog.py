@@ -26,7 +26,12 @@ The log is JSON lines, one object per line, each with a ``type``:
   lives and floating states after, eliminations;
 - ``game_end``: ``placements`` (seats, first to last), ``hands_played``,
   ``decisions``, ``faults`` (by seat), and ``void`` with ``void_reason``
-  when fewer than two bots ever got to make a decision.
+  when fewer than two bots ever got to make a decision; ``output``, by
+  seat, where the bot has an output file: ``log`` (its name, in the
+  league's ``logs/``) and ``lines`` (``[first, last]``: the lines of output
+  received before the game and by its end; what a bot writes is counted as
+  it arrives, so a line written just before the end may fall in the next
+  game's range), null for a seat without one.
 
 The whole log is kept in memory and written when the game ends (to a
 temporary name, then renamed into place), so nothing of a game can be read

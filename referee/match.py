@@ -119,6 +119,11 @@ class Match:
         start["bots"] = [_self_description(bot) for bot in self.bots]  # each bot's own name and version
         self.log.write(start)
         self._log_progress()
+        # Where each bot's output stood as the game began, so that its author can be shown what it wrote in it.
+        self._output_from = [
+            bot.process.output_lines if isinstance(bot, BotSession) and bot.log_path is not None else None
+            for bot in self.bots
+        ]
 
     async def play(self) -> MatchResult:
         """Play the game to the end and return its result; never raises because of a bot."""
@@ -154,6 +159,9 @@ class Match:
             if void_reason:
                 record["void"] = True
                 record["void_reason"] = void_reason
+            output = self._output_lines()
+            if any(output):
+                record["output"] = output
             self.log.write(record)
             await preparing  # a folder the log cannot be made in fails the game here, as closing would
             self._announce_all()  # a seat never asked learns of the game before its end
@@ -178,6 +186,16 @@ class Match:
             hand_results=list(game.hand_results),
             void_reason=void_reason,
         )
+
+    def _output_lines(self) -> list[dict[str, Any] | None]:
+        """By seat: the bot's output file (in the league's ``logs/``) and the lines of it received during the game."""
+        output: list[dict[str, Any] | None] = []
+        for bot, first in zip(self.bots, self._output_from, strict=True):
+            if first is None or not isinstance(bot, BotSession) or bot.log_path is None:
+                output.append(None)
+            else:
+                output.append({"log": bot.log_path.name, "lines": [first, bot.process.output_lines]})
+        return output
 
     def _sessions(self) -> list[tuple[int, Player]]:
         """The seats whose bot started, with its session."""

@@ -53,9 +53,9 @@ def append_whole(fd: int, data: bytes, size: int) -> None:
         raise
 
 
-def replace_json(path: Path, data: Any) -> None:
+def replace_json(path: Path, data: Any, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` as indented JSON, in one step."""
-    replace_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    replace_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode)
 
 
 def remove_stale_temporaries(folder: Path, leave: Iterable[str] = ()) -> list[Path]:

@@ -9,22 +9,25 @@ the ladder's game and table size (:func:`referee.checkbot.check_built`). A
 version with no problem (slow decisions are noted, not held against it) is
 accepted and replaces its author's previous one; otherwise it is rejected.
 Either way the verdict goes into ``register.jsonl`` and the author's report,
-``OUTPUT/reports/AUTHOR.md`` and ``.json``, and (:func:`submission_verdicts`,
-written into ``league.json``) onto the league's pages.
+``OUTPUT/reports/AUTHOR.json`` (whole, for the author's page: a build's
+output may be in it), and (:func:`submission_verdicts`, written into
+``league.json``) onto the league's pages, in the referee's words alone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
 import shutil
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from referee.atomic import replace_file, replace_json
+from referee.atomic import replace_json
 from referee.bots import BotSpec
 from referee.checkbot import CANDIDATE, FAIL, Check, CheckSettings, check_built
 from referee.config import MANIFEST_NAME, NAME_PATTERN, LeagueBot, Submission, load_submission
@@ -40,7 +43,8 @@ REPORTS_DIR = "reports"  # OUTPUT/reports/AUTHOR.md and .json: what the author s
 CHECKS_DIR = "checks"  # OUTPUT/checks/AUTHOR-vN/: the check's game logs and the bot's output; .json: its checks
 NOT_HELD_AGAINST = frozenset({"slow decision", "slow messages"})  # noted in the report, not a reason to reject
 # What league.json keeps of each version judged: what the pages show (the checks stay in the report).
-SUBMISSION_FIELDS = ("bot", "version", "verdict", "reason", "at", "digest", "status")
+SUBMISSION_FIELDS = ("bot", "version", "verdict", "summary", "at", "digest", "status")
+AUTHOR_PAGE = "authors/{author}/"  # the author's own page on `referee serve`, behind their token (referee.site)
 
 
 def bot_name(author: str, version: int) -> str:
@@ -82,38 +86,81 @@ async def judge(
     digest: str,
     say: Callable[[str], None],
     tables_drawn: Callable[[], int] = lambda: 0,
-) -> Judged:
+) -> Judged | None:
     """Build and check the author's folder as their next version; record the verdict and write their report.
 
-    ``tables_drawn`` tells how many tables the ladder has drawn when the verdict is recorded.
+    ``tables_drawn`` tells how many tables the ladder has drawn when the
+    verdict is recorded. None, with nothing recorded, when the folder
+    changed while it was copied (an upload landing, an author saving): what
+    was copied may be half of one version and half of the next, so the
+    folder is judged afresh at the next look.
     """
     output = ladder.output
     version = 1 + sum(1 for judged in register.judged() if judged.author == author)
     name = bot_name(author, version)
     say(f"{name}: judging {folder} (digest {digest[:12]})")
-    reason, checks, digest = await _judged(ladder, folder, name, digest)
-    if reason:
+    outcome = await _judged(ladder, folder, name, digest)
+    if outcome.stage != MANIFEST and await _changed_since(folder, ladder.output, outcome.digest):
+        shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)
+        say(f"{name}: {folder.name}/ changed while it was copied; it is judged again at the next look")
+        return None
+    if outcome.reason:
         shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)  # a rejected version never plays
     (output / CHECKS_DIR).mkdir(parents=True, exist_ok=True)
-    replace_json(output / CHECKS_DIR / f"{name}.json", {"bot": name, "checks": checks})
-    verdict = Judged(author, version, name, digest, REJECTED if reason else ACCEPTED, reason, now(), tables_drawn())
+    replace_json(output / CHECKS_DIR / f"{name}.json", {"bot": name, "checks": outcome.checks})
+    verdict = Judged(
+        author,
+        version,
+        name,
+        outcome.digest,
+        REJECTED if outcome.reason else ACCEPTED,
+        outcome.reason,
+        now(),
+        tables_drawn(),
+        summary=outcome.summary,
+    )
     register.add(verdict)
     write_reports(ladder, register, [author])
-    say(f"{name}: {verdict.verdict}" + (f": {reason.splitlines()[0]}" if reason else ""))
+    say(f"{name}: {verdict.verdict}" + (f": {outcome.reason.splitlines()[0]}" if outcome.reason else ""))
     return verdict
 
 
-async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> tuple[str, list[dict[str, Any]], str]:
-    """Why version ``name`` of ``folder`` is rejected ("" if it is not), its checks, and the digest of what was built."""
+async def _changed_since(folder: Path, output: Path, digest: str) -> bool:
+    """Whether ``folder``'s content is no longer the one whose digest is ``digest`` (or cannot be read)."""
+    try:
+        return await asyncio.to_thread(folder_digest, folder, output) != digest
+    except OSError:
+        return True
+
+
+MANIFEST, BUILD, CHECK = "manifest", "build", "check"  # where a version was judged last: what rejected it, if any
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a version's judging went: why it is rejected ("" if it is not), in whole and in public words."""
+
+    stage: str  # MANIFEST, BUILD or CHECK: the last step it got to
+    reason: str  # whole: its build's output or its check's details may be in it (for its author alone)
+    summary: str  # the referee's words alone (no output, no file of the author's): for the public pages
+    checks: list[dict[str, Any]]
+    digest: str  # of what was copied and built (the folder's, should it have changed since it was looked at)
+
+
+async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> Outcome:
+    """Version ``name`` of ``folder`` read, copied, built and checked, as far as it gets."""
     league, output = ladder.league, ladder.output
     try:
         manifest = load_submission(folder)
     except LeagueError as error:
-        return str(error), [Check("manifest", FAIL, str(error)).json()], digest
+        checks = [Check("manifest", FAIL, str(error)).json()]
+        return Outcome(MANIFEST, str(error), f"its {MANIFEST_NAME} is not valid", checks, digest)
     bot = _entry(ladder, name, manifest, {})
-    # A build of this version left by a run stopped before its verdict was recorded is not reused: built afresh.
+    # A build of this version left by a run stopped before its verdict was recorded is not reused: built afresh,
+    # and so is its check.
     shutil.rmtree(output / BUILDS_DIR / name, ignore_errors=True)
     (output / BUILDS_DIR / f"{name}.json").unlink(missing_ok=True)
+    shutil.rmtree(output / CHECKS_DIR / name, ignore_errors=True)
     result, copy = await build_submission(bot, output, output / "logs", league.build_timeout_s)
     try:
         built = json.loads((output / BUILDS_DIR / f"{name}.json").read_text(encoding="utf-8"))
@@ -121,7 +168,8 @@ async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> tuple
     except (OSError, ValueError):
         pass
     if not result.ok:
-        return f"build: {result.message}", [Check("build", FAIL, result.message).json()], digest
+        checks = [Check("build", FAIL, result.message).json()]
+        return Outcome(BUILD, f"build: {result.message}", "its build failed", checks, digest)
     candidate = dataclasses.replace(run_from(bot, copy).spec, name=CANDIDATE)
     settings = CheckSettings(
         games_per_size=ladder.check_games,
@@ -139,10 +187,22 @@ async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> tuple
     checks = [check.json() for check in report.checks]
     failed = [check for check in report.checks if check.verdict == FAIL and check.check not in NOT_HELD_AGAINST]
     if failed:
-        return "check: " + "; ".join(f"{check.check}: {check.detail}" for check in failed), checks, digest
+        return Outcome(CHECK, "check: " + _failures(failed), "its check found: " + _kinds(failed), checks, digest)
     if not any(check.check == "game" and check.verdict != "skip" for check in report.checks):
-        return f"check: the bot does not play {league.game} (its handshake does not list it)", checks, digest
-    return "", checks, digest
+        reason = f"check: the bot does not play {league.game} (its handshake does not list it)"
+        return Outcome(CHECK, reason, reason, checks, digest)
+    return Outcome(CHECK, "", "", checks, digest)
+
+
+def _failures(failed: Sequence[Check]) -> str:
+    """The failed checks, each with its detail: ``crash: process exit code 3; forfeit: ...`` (no empty parts)."""
+    told = [check for check in failed if check.detail] or list(failed)
+    return "; ".join(f"{check.check}: {check.detail}" if check.detail else check.check for check in told)
+
+
+def _kinds(failed: Sequence[Check]) -> str:
+    """What kinds of failure a check found, each once, in the order first found: ``crash, forfeit``."""
+    return ", ".join(dict.fromkeys(check.check for check in failed))
 
 
 def _entry(ladder: Ladder, name: str, manifest: Submission, status: dict[str, Any]) -> LeagueBot:
@@ -225,7 +285,7 @@ def submission_verdicts(register: Register) -> list[dict[str, Any]]:
     return [
         {
             "author": author,
-            "report": f"{REPORTS_DIR}/{author}.md",
+            "page": AUTHOR_PAGE.format(author=author),
             "versions": [{key: version[key] for key in SUBMISSION_FIELDS} for version in versions],
         }
         for author, versions in _versions_by_author(register).items()
@@ -233,20 +293,24 @@ def submission_verdicts(register: Register) -> list[dict[str, Any]]:
 
 
 def write_reports(ladder: Ladder, register: Register, authors: Sequence[str] | None = None) -> None:
-    """Write ``reports/AUTHOR.md`` and ``.json`` for ``authors`` (default: every author judged)."""
+    """Write ``reports/AUTHOR.json`` for ``authors`` (default: every author judged): what their page shows.
+
+    The whole of each verdict, with every check: for the author alone
+    (``referee serve`` shows it on their page, behind their token, and never
+    serves the file), naming no path of the organiser's machine.
+    """
     versions = _versions_by_author(register)
     reports = ladder.output / REPORTS_DIR
     reports.mkdir(parents=True, exist_ok=True)
     for author in authors if authors is not None else sorted(versions):
         entries = [_public(ladder, version) for version in versions.get(author, [])]
         replace_json(reports / f"{author}.json", {"author": author, "ladder": ladder.league.name, "versions": entries})
-        replace_file(reports / f"{author}.md", _markdown(author, ladder, entries))
 
 
 def _public(ladder: Ladder, version: dict[str, Any]) -> dict[str, Any]:
     """A version's report entry, with its checks, naming no path of the organiser's machine (served with the pages)."""
     checks = [
-        {**check, "detail": public_text(check.get("detail") or "", ladder.output)}
+        {key: public_text(value, ladder.output) if isinstance(value, str) else value for key, value in check.items()}
         for check in _checks(ladder, version["bot"])
     ]
     return {**version, "reason": public_text(version["reason"], ladder.output), "checks": checks}
@@ -258,23 +322,3 @@ def _checks(ladder: Ladder, bot: str) -> list[dict[str, Any]]:
         return list(json.loads((ladder.output / CHECKS_DIR / f"{bot}.json").read_text(encoding="utf-8"))["checks"])
     except (OSError, ValueError, KeyError, TypeError):
         return []
-
-
-def _markdown(author: str, ladder: Ladder, entries: list[dict[str, Any]]) -> str:
-    lines = [f"# {author} on ladder {ladder.league.name}", ""]
-    lines.append(f"Each version is your folder `{author}/` of the submissions (with its {MANIFEST_NAME}) as it was")
-    lines.append("when the ladder saw it change: built once in a copy, then checked as `referee check-bot` does.")
-    lines.append("")
-    for entry in reversed(entries):
-        status = f", {entry['status']}" if entry["status"] else ""
-        lines.append(f"## {entry['bot']}: {entry['verdict']}{status} ({entry['at']})")
-        lines.append("")
-        lines.append(f"- content digest: `{entry['digest']}`")
-        if entry["reason"]:
-            lines.append(f"- why: {entry['reason']}")
-        for check in entry["checks"]:
-            where = f" ({check['game']} at {check['seats']} seats)" if check.get("game") and check.get("seats") else ""
-            detail = f": {check['detail']}" if check.get("detail") else ""
-            lines.append(f"- {check['check']}{where}: {check['verdict']}{detail}")
-        lines.append("")
-    return "\n".join(lines)

@@ -40,7 +40,40 @@ LADDER_ONLY: tuple[Key, ...] = (
         default=5.0, maximum=86_400),
     Key("check_games", "integer", "games a new version plays in its check (as check-bot --games), at the "
         "ladder's game and table size", default=1, minimum=1, maximum=100),
+    Key("uploads", "mapping", "what an author's upload (referee serve) may be: limits on its archive",
+        default=None, shown_default="see uploads", value="{KEY: N, ...}"),
 )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What one upload may be (the ladder file's ``uploads:``): each archive is refused past any of them."""
+
+    archive_mb: int = 20  # the archive as sent, compressed
+    unpacked_mb: int = 200  # every file's content once unpacked, counted as it is written (a zip or gzip bomb)
+    files: int = 5_000  # entries of every kind: files, folders, links
+    depth: int = 20  # path components of the deepest entry
+
+    @property
+    def archive_bytes(self) -> int:
+        return self.archive_mb * 2**20
+
+    @property
+    def unpacked_bytes(self) -> int:
+        return self.unpacked_mb * 2**20
+
+
+UPLOADS: tuple[Key, ...] = (
+    Key("archive_mb", "integer", "megabytes of the archive as sent (compressed)",
+        default=UploadLimits.archive_mb, minimum=1, maximum=4096),
+    Key("unpacked_mb", "integer", "megabytes of its files once unpacked (a zip or gzip bomb stops here)",
+        default=UploadLimits.unpacked_mb, minimum=1, maximum=65_536),
+    Key("files", "integer", "entries of every kind: files, folders and links",
+        default=UploadLimits.files, minimum=1, maximum=1_000_000),
+    Key("depth", "integer", "folders deep the deepest entry may be", default=UploadLimits.depth, minimum=1,
+        maximum=256),
+)  # fmt: skip
+_UPLOAD_KEYS = by_name(UPLOADS)
 LADDER: tuple[Key, ...] = (*(key for key in LEAGUE if key.name not in NOT_LADDER_KEYS), *LADDER_ONLY)
 LADDER_KEYS = names(LADDER)
 LADDER_REQUIRED = required(LADDER)
@@ -56,6 +89,7 @@ class Ladder:
     placement_games: int
     poll_s: float
     check_games: int
+    uploads: UploadLimits = UploadLimits()
 
     @property
     def source(self) -> Path:
@@ -150,4 +184,13 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         placement_games=checker.key(keys, _KEYS["placement_games"]),
         poll_s=checker.key(keys, _KEYS["poll_s"]),
         check_games=checker.key(keys, _KEYS["check_games"]),
+        uploads=_upload_limits(checker, keys.get("uploads")),
     )
+
+
+def _upload_limits(checker: Checker, node: yaml.Node | None) -> UploadLimits:
+    """Read ``uploads:``: each key a whole number in its range; the rest as :class:`UploadLimits` has them."""
+    if node is None:
+        return UploadLimits()
+    keys = checker.mapping(node, "uploads", names(UPLOADS), ())
+    return UploadLimits(**{name: checker.key(keys, _UPLOAD_KEYS[name], "uploads.") for name in keys})

@@ -49,10 +49,11 @@ class Judged:
     bot: str  # its name on the ladder's pages: AUTHOR-vVERSION
     digest: str  # of the submission folder's content (referee.submissions.folder_digest)
     verdict: str  # ACCEPTED or REJECTED
-    reason: str = ""  # why it was rejected
+    reason: str = ""  # why it was rejected, whole: for its author alone (a build's or a check's output in it)
     at: str = ""  # when, in UTC (ISO 8601)
     tables_drawn: int = 0  # tables drawn before the verdict: an accepted version may sit at the next one
     kind: str = "judged"
+    summary: str = ""  # why it was rejected, in the referee's words alone: what everyone may read
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class Register:
     def judged(self) -> Iterator[Judged]:
         for record in self.file.records:
             if record.get("kind") == "judged":
-                yield Judged(**{key: record[key] for key in Judged.__dataclass_fields__ if key in record})
+                yield _judged(record)
 
     def status_changes(self) -> Iterator[StatusChange]:
         for record in self.file.records:
@@ -179,6 +180,22 @@ class Register:
 
     def close(self) -> None:
         self.file.close()
+
+
+def _judged(record: Mapping[str, Any]) -> Judged:
+    return Judged(**{key: record[key] for key in Judged.__dataclass_fields__ if key in record})
+
+
+def judged_versions(output: Path) -> list[Judged]:
+    """The versions judged, in order: ``register.jsonl`` read by another process than the ladder's, never written.
+
+    A line being written is not read yet; a damaged file reads as no version.
+    """
+    try:
+        records, _ = _read(output / REGISTER_FILE)
+    except (OSError, OutputError):
+        return []
+    return [_judged(record) for record in records if record.get("kind") == "judged"]
 
 
 class Tables:

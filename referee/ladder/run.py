@@ -156,6 +156,8 @@ async def _judge_submissions(season: Season, summary: LadderSummary, say: Callab
         # Reading every author's folder takes time: in a thread, so the games' clocks are not held up.
         for author, folder, digest in await asyncio.to_thread(changed_submissions, ladder, register):
             verdict = await judge(ladder, register, author, folder, digest, say, season.tables_drawn)
+            if verdict is None:
+                continue  # the folder changed while it was copied: judged afresh at the next look
             (summary.accepted if verdict.verdict == ACCEPTED else summary.rejected).append(verdict.bot)
             await season.judged()
         await asyncio.sleep(ladder.poll_s)

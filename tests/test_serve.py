@@ -121,7 +121,7 @@ def test_a_port_in_use_or_a_missing_folder_is_told_in_one_line(tmp_path: Path) -
 def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Path) -> None:
     import asyncio
 
-    from referee.serve import create_app
+    from referee.site.app import create_app
 
     async def visit() -> None:
         transport = httpx.ASGITransport(app=create_app(tmp_path))
@@ -140,24 +140,32 @@ def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Pa
 def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> None:
     import asyncio
 
-    from referee.serve import create_app
+    from referee.site.app import create_app
 
     published = [
         "leaderboard.html", "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl",
-        "replays/r1-t001-s0.html", "games/r1-t001-s0.jsonl", "logs/alpha-1.log", "reports/eve.md", "checks/eve-v1.json",
+        "replays/r1-t001-s0.html", "games/r1-t001-s0.jsonl",
     ]  # fmt: skip
     secret = [
         "league.json",  # the seed, hence every deal, while the league runs
         "builds/eve-v1/bot.py",  # an author's code
         "builds/eve-v1.json",
+        "logs/alpha-1.log",  # a bot's output: its author's alone (on their page)
+        "logs/build-eve-v1.log",
+        "checks/eve-v1.json",
+        "checks/eve-v1/check-stop_the_bus-3-1.jsonl",
+        "reports/eve.json",
         "lanes/alpha/1/0/notes.txt",
         "register.jsonl",
         "tables.jsonl",
+        "authors.json",
+        "uploads.jsonl",
         "results.txt",
     ]
     for name in published + secret:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(f"{name}\n", encoding="utf-8")
+    (tmp_path / "authors.json").write_text('{"ladder": null, "authors": []}\n', encoding="utf-8")  # read by the site
 
     async def visit() -> None:
         transport = httpx.ASGITransport(app=create_app(tmp_path))
@@ -167,6 +175,6 @@ def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> N
                 assert (answer.status_code, answer.text) == (200, f"{name}\n"), name
             for name in [*secret, "builds/", "replays/../league.json", "games/%2e%2e/league.json"]:
                 answer = await client.get("/" + name)
-                assert answer.status_code == 404 and "never its league.json" in answer.text, name
+                assert answer.status_code == 404 and "never league.json" in answer.text, name
 
     asyncio.run(visit())

@@ -12,6 +12,7 @@ from referee.cli.options import UsageError, concurrency, sandbox_refusal
 
 if TYPE_CHECKING:
     from referee.cli.options import Commands
+    from referee.ladder.file import Ladder
 
 
 def add_ladder(commands: Commands) -> None:
@@ -53,6 +54,15 @@ def add_ladder(commands: Commands) -> None:
         help="disqualify version NAME (its games count for no one), then exit",
     )
     ladder.add_argument("--reason", metavar="TEXT", default="", help="why, for --withdraw or --disqualify")
+    authors = ladder.add_mutually_exclusive_group()
+    authors.add_argument(
+        "--add-author",
+        metavar="NAME",
+        help="issue author NAME a token to upload with and sign in on `referee serve` (printed once; a new one "
+        "replaces the old), then exit",
+    )
+    authors.add_argument("--revoke-author", metavar="NAME", help="end author NAME's token at once, then exit")
+    authors.add_argument("--authors", action="store_true", help="list the authors with a token, then exit")
     ladder.set_defaults(func=_ladder)
 
 
@@ -67,6 +77,10 @@ def _ladder(args: argparse.Namespace) -> int:
     if args.reason and not (args.withdraw or args.disqualify):
         raise UsageError("--reason goes with --withdraw NAME or --disqualify NAME")
     ladder = load_ladder(args.ladder)
+    if args.add_author or args.revoke_author or args.authors:
+        if args.withdraw or args.disqualify:
+            raise UsageError("--add-author, --revoke-author and --authors go alone, without --withdraw or --disqualify")
+        return _authors(args, ladder)
     if args.withdraw or args.disqualify:
         status = WITHDRAWN if args.withdraw else DISQUALIFIED
         change = change_status(ladder, args.withdraw or args.disqualify, status, args.reason)
@@ -86,10 +100,51 @@ def _ladder(args: argparse.Namespace) -> int:
     summary = run_interruptibly(
         run_ladder(ladder, concurrency=args.concurrency, backend=backend, max_games=args.games, say=_say)
     )
+    _print_standings(ladder.output)
     print(
         f"{summary.played} games played; versions accepted: {', '.join(summary.accepted) or 'none'}; "
-        f"rejected: {', '.join(summary.rejected) or 'none'}; standings in {ladder.output / 'leaderboard.md'}"
+        f"rejected: {', '.join(summary.rejected) or 'none'}; the standings are in {ladder.output}/leaderboard.*"
     )
+    return 0
+
+
+def _print_standings(output: Path) -> None:
+    """The ladder's standings as a table, where it has any."""
+    from referee.errors import RefereeError
+    from referee.publish import console_table
+    from referee.standings import folder_standings
+
+    try:
+        standings, _ = folder_standings(output)
+    except (RefereeError, OSError):
+        return
+    if standings.rows:
+        print(console_table(standings))
+
+
+def _authors(args: argparse.Namespace, ladder: Ladder) -> int:
+    """--add-author, --revoke-author, --authors: the authors' tokens, kept (hashed) in the ladder's output."""
+    from referee.site.auth import Authors
+
+    authors = Authors(ladder.output)
+    if args.add_author:
+        token = authors.issue(args.add_author, ladder.source)
+        print(
+            f"author {args.add_author}'s token (shown this once; only its hash is kept, in "
+            f"{authors.path}):\n\n    {token}\n\n"
+            "Give it to the author alone. With it they upload (POST /api/submissions, Authorization: Bearer TOKEN) "
+            "and sign in to their page on `referee serve`; --revoke-author ends it, --add-author again replaces it."
+        )
+        return 0
+    if args.revoke_author:
+        key = authors.revoke(args.revoke_author)
+        print(f"author {key.author}: token revoked ({key.revoked}); it signs in and uploads no more")
+        return 0
+    if not authors.keys:
+        print(f"no author has a token yet: referee ladder {args.ladder} --add-author NAME")
+    for name, key in sorted(authors.keys.items()):
+        state = f"revoked {key.revoked}" if key.revoked else "in force"
+        print(f"{name}: token issued {key.issued}, {state}")
     return 0
 
 

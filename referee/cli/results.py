@@ -22,16 +22,30 @@ def add_seed(commands: Commands) -> None:
 
 
 def add_serve(commands: Commands) -> None:
-    """Add ``referee serve``: a league's output folder over HTTP, pages updated as games finish."""
+    """Add ``referee serve``: a league's or ladder's output folder over HTTP; for a ladder, its authors' pages."""
     serve = commands.add_parser(
         "serve",
-        help="serve a league's output directory on this machine; open pages update as games finish",
+        help="serve a league's or ladder's pages on this machine; open pages update as games finish, and a "
+        "ladder's authors upload and follow their bots",
+        description="Serves the pages of a league's or ladder's output folder (the standings, the replays and game "
+        "logs; never league.json, the builds or any bot's output). Given a ladder file, or the output folder of a "
+        "ladder whose authors have tokens (referee ladder LADDER.yaml --add-author NAME), each author also signs in "
+        "to a page of their own and uploads new versions (POST /api/submissions). See docs/ladder.md.",
     )
-    serve.add_argument("directory", type=Path, metavar="DIR", help="a league's output directory")
+    serve.add_argument(
+        "target", type=Path, metavar="DIR|LADDER.yaml", help="a league's or ladder's output folder, or a ladder file"
+    )
     serve.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )
     serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default="127.0.0.1",
+        metavar="ADDRESSES",
+        help="the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated "
+        "(default 127.0.0.1: a proxy on this machine)",
+    )
     serve.set_defaults(func=_serve)
 
 
@@ -72,9 +86,9 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from referee.serve import serve
+    from referee.site import serve
 
-    return serve(args.directory, args.host, args.port)
+    return serve(args.target, args.host, args.port, args.forwarded_allow_ips)
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

@@ -1,0 +1,596 @@
+"""The site's routes, and the one place that decides who may read what.
+
+What each visitor may read:
+
+========================  =====================================================================
+anyone                    the league's page and leaderboards (``leaderboard.*``), ``games.jsonl``,
+                          the replays and game logs (``replays/``, ``games/``), ``/events``, the
+                          sign-in form
+an author (their token,   their own page (``/authors/NAME/``): every version with its verdict,
+or a session after        build log, check games and output, standing, games and faults; their
+signing in)               bots' output in each game; ``POST /api/submissions`` (an upload) and
+                          ``GET /api/submissions`` (their versions, as JSON)
+nobody, over HTTP         ``league.json`` (the seed: every deal), ``builds/`` (each author's code),
+                          ``logs/``, ``checks/`` and ``reports/`` (but through their author's
+                          page), ``register.jsonl``, ``tables.jsonl``, ``authors.json``,
+                          ``uploads.jsonl``, ``lanes/``, anything else
+========================  =====================================================================
+
+A bot's output (its debug prints, and with them its strategy) reaches its
+author alone. Another author's token or session gets 403 on any author's
+page but their own, and the same 403 for an author who does not exist, so
+it learns nothing. A missing, wrong or revoked token gets 401, in the same
+words whichever it is; a client that keeps failing is refused (429) for a
+while (:class:`referee.site.auth.FailureLimiter`), and each refusal is
+logged, never with the token. A token travels only in an ``Authorization:
+Bearer`` header or a sign-in form's body, never in a URL; a browser keeps a
+session cookie (HttpOnly, SameSite=Strict) instead of it, and a form posted
+with that cookie from another origin is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.authentication import AuthCredentials, AuthenticationBackend, AuthenticationError, SimpleUser
+from starlette.datastructures import UploadFile
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from referee.errors import RefereeError
+from referee.ladder.file import Ladder, load_ladder
+from referee.ladder.history import ACCEPTED
+from referee.publish.replay_page import replay_page
+from referee.site import ServeError
+from referee.site import author_page as pages
+from referee.site.auth import SESSION_COOKIE, SESSION_HOURS, AuthorKey, Authors, FailureLimiter, Sessions
+from referee.site.records import (
+    BOT_LOGS,
+    GamesIndex,
+    check_folder,
+    game_log,
+    outputs_in,
+    plain_name,
+    record_upload,
+    versions_of,
+)
+from referee.site.uploads import UploadRefused, land
+from referee.transcript import read_game
+
+log = logging.getLogger("referee.site")
+
+PAGE = "leaderboard.html"
+PUBLISHED_FILES = frozenset({PAGE, "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl"})
+PUBLISHED_FOLDERS = frozenset({"replays", "games"})
+NOT_PUBLISHED = (
+    "not published: referee serve shows a league's pages and what they link to (replays and game logs); a bot's "
+    "output, checks and build log only to its author, on their page; never league.json (the seed), builds or "
+    "other records\n"
+)
+AUTHOR = "author"  # the scope of a visitor who is an author (by token or session)
+SESSION = "session"  # ... by a session cookie: a form they post must come from this site
+POLL_SECONDS = 0.5  # how often the league's page file is looked at, for /events
+KEEPALIVE_SECONDS = 15.0  # a comment line now and then keeps proxies and browsers from closing the stream
+FORM_OVERHEAD = 64 * 1024  # a multipart form's own bytes around the archive
+CHUNK = 256 * 1024
+CONTENT_SECURITY_POLICY = (
+    b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+# Every answer: no page of the site in another's frame, no URL of it in a Referer, no type guessed from content;
+# scripts and styles are the pages' own (inline) or the site's.
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY),
+]
+WAITING_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>waiting for the league</title>
+<style>body { font: 16px/1.5 system-ui, sans-serif; margin: 2em; color: #1d232a; } p { color: #66707a; }</style>
+</head><body data-waiting="1">
+<h1>Waiting for the league</h1>
+<p>No game has finished in this folder yet. This page turns into the league's page as soon as the referee
+writes it (<code>referee run</code> with this folder as its output).</p>
+<script>
+// The server says when leaderboard.html changes; a plain poll covers a stream that cannot open.
+const reload = () => location.reload();
+if (window.EventSource) { const events = new EventSource("events"); events.onmessage = reload; }
+setInterval(() => fetch(location.pathname, { method: "HEAD", cache: "no-store" })
+  .then((response) => { if (response.headers.get("x-referee-page") === "league") reload(); }).catch(() => {}), 3000);
+</script>
+</body></html>
+"""
+
+
+class Refused(AuthenticationError):
+    """A token refused (401), or a client refused for its failures (429, with the seconds until it may retry)."""
+
+    def __init__(self, status: int, message: str, retry_after: float = 0.0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+    def headers(self) -> dict[str, str]:
+        if self.status == 429:
+            return {"Retry-After": str(math.ceil(self.retry_after))}
+        return {"WWW-Authenticate": 'Bearer realm="referee"'}
+
+
+class Site:
+    """What the server serves: a league's or a ladder's output folder, and for a ladder its authors and uploads."""
+
+    def __init__(self, target: Path, limiter: FailureLimiter | None = None) -> None:
+        target = Path(target)
+        self.ladder: Ladder | None = None
+        if target.is_file():
+            self.ladder = load_ladder(target)
+            self.output = self.ladder.output.resolve()
+            self.output.mkdir(parents=True, exist_ok=True)
+        elif target.is_dir():
+            self.output = target.resolve()
+        else:
+            raise ServeError(
+                f"{target}: no such directory or ladder file; give a league's output directory, a ladder's, or its "
+                "ladder file (which turns on uploads)"
+            )
+        self.authors = Authors(self.output)
+        if self.ladder is None and self.authors.ladder:
+            self.ladder = self._ladder_of_authors(self.authors.ladder)
+        self.sessions = Sessions()
+        self.limiter = limiter or FailureLimiter()
+        self.games = GamesIndex(self.output)
+        self.season = pages.Season(self.output, self.ladder, self.games)
+        self._landing: dict[str, asyncio.Lock] = {}
+
+    def _ladder_of_authors(self, path: str) -> Ladder:
+        try:
+            ladder = load_ladder(path)
+        except (RefereeError, OSError) as error:
+            raise ServeError(
+                f"{self.output}: its authors.json belongs to ladder file {path}, which cannot be read ({error}); "
+                "serve the ladder file itself"
+            ) from None
+        if ladder.output.resolve() != self.output:
+            raise ServeError(
+                f"{self.output}: its authors.json belongs to ladder file {path}, whose output is {ladder.output}; "
+                "serve the ladder file itself"
+            )
+        return ladder
+
+    @property
+    def described(self) -> str:
+        if self.ladder is None:
+            return str(self.output)
+        return f"ladder {self.ladder.league.name} ({self.output}; uploads to {self.ladder.submissions})"
+
+    def check_token(self, token: str, client: str) -> AuthorKey:
+        """The author whose token ``token`` is in force; otherwise :class:`Refused`, counted against ``client``."""
+        wait = self.limiter.retry_after(client)
+        if wait:
+            raise Refused(429, f"too many failed sign-ins from {client}: try again in {math.ceil(wait)} s", wait)
+        key = self.authors.who(token)
+        if key is None or key.revoked is not None:
+            locked = self.limiter.failed(client)
+            log.warning("%s: a token refused (%s)", client, f"revoked, of {key.author}" if key else "no author's token")
+            if locked:
+                log.warning("%s: too many failed sign-ins: refused for %d s", client, locked)
+            raise Refused(401, "not a valid token: sign in with the token the organiser gave you")
+        self.limiter.succeeded(client)
+        return key
+
+    def landing(self, author: str) -> asyncio.Lock:
+        """One upload of an author at a time in this server (the landing itself also locks, across processes)."""
+        return self._landing.setdefault(author, asyncio.Lock())
+
+
+def client_of(connection: HTTPConnection) -> str:
+    return connection.client.host if connection.client else "unknown"
+
+
+class Credentials(AuthenticationBackend):
+    """An author by their token (``Authorization: Bearer``) or by their session's cookie; otherwise anonymous."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, SimpleUser] | None:
+        header = conn.headers.get("authorization")
+        if header is not None:
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Refused(401, "give your token as: Authorization: Bearer TOKEN")
+            key = self.site.check_token(token.strip(), client_of(conn))
+            return AuthCredentials([AUTHOR]), SimpleUser(key.author)
+        session = conn.cookies.get(SESSION_COOKIE)
+        if session:
+            author = self.site.sessions.author(session, self.site.authors)
+            if author is not None:
+                return AuthCredentials([AUTHOR, SESSION]), SimpleUser(author)
+        return None
+
+
+def _refused(connection: HTTPConnection, error: AuthenticationError) -> Response:
+    status = error.status if isinstance(error, Refused) else 401
+    headers = error.headers() if isinstance(error, Refused) else {}
+    if _wants_html(connection):
+        return HTMLResponse(pages.refused(status, str(error), _root(connection)), status, headers=headers)
+    return JSONResponse({"error": str(error)}, status, headers=headers)
+
+
+def _root(connection: HTTPConnection) -> str:
+    """The way back to the site's root from the page asked for, as a relative link (the site may sit under a path)."""
+    return "../" * (connection.url.path.count("/") - 1)
+
+
+def _wants_html(connection: HTTPConnection) -> bool:
+    return "text/html" in connection.headers.get("accept", "")
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: FailureLimiter | None = None) -> Starlette:
+    """The web application serving ``target``: a league's or ladder's output folder, or a ladder file."""
+    site = Site(target, limiter)
+    output = site.output
+    page = output / PAGE
+
+    class PublishedFiles(StaticFiles):
+        """The folder's files that :data:`PUBLISHED_FILES` and :data:`PUBLISHED_FOLDERS` name; 404 for any other."""
+
+        async def get_response(self, path: str, scope: Scope) -> Response:
+            parts = Path(path).parts  # normalised by StaticFiles.get_path: no "..", no "."
+            if parts and (parts[0] in PUBLISHED_FOLDERS or (len(parts) == 1 and parts[0] in PUBLISHED_FILES)):
+                return await super().get_response(path, scope)
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+
+    # ----- the public pages ---------------------------------------------------------------------------
+
+    async def changes(request: Request) -> AsyncIterator[str]:
+        seen = _version(page)
+        yield "retry: 2000\n\n"  # reconnect after 2 s if the stream breaks
+        waited = 0.0
+        while not await request.is_disconnected():
+            await asyncio.sleep(poll_seconds)
+            waited += poll_seconds
+            current = _version(page)
+            if current != seen and current is not None:
+                seen = current
+                waited = 0.0
+                yield f"event: message\ndata: {current[0]}\n\n"
+            elif waited >= KEEPALIVE_SECONDS:
+                waited = 0.0
+                yield ": still here\n\n"
+
+    async def events(request: Request) -> Response:
+        return StreamingResponse(
+            changes(request), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse(PAGE)
+
+    async def league_page(request: Request) -> Response:
+        headers = {"Cache-Control": "no-store"}
+        if page.is_file():
+            return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
+        return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
+
+    # ----- signing in and out ----------------------------------------------------------------------------
+
+    async def signin_form(request: Request) -> Response:
+        return HTMLResponse(pages.signin(site_name(site)), headers=PRIVATE)
+
+    async def signin(request: Request) -> Response:
+        if not _same_origin(request):
+            return HTMLResponse(pages.refused(403, "a sign-in from another site", _root(request)), 403)
+        form = await request.form(max_files=0, max_fields=4, max_part_size=4096)
+        token = str(form.get("token") or "").strip()
+        try:
+            if not token:
+                raise Refused(401, "give the token the organiser gave you")
+            key = site.check_token(token, client_of(request))
+        except Refused as refusal:
+            return HTMLResponse(
+                pages.signin(site_name(site), str(refusal)), refusal.status, headers={**PRIVATE, **refusal.headers()}
+            )
+        log.info("%s: %s signed in", client_of(request), key.author)
+        answer = RedirectResponse(request.url_for("author_page", author=key.author), 303)
+        answer.set_cookie(
+            SESSION_COOKIE,
+            site.sessions.start(key),
+            max_age=int(SESSION_HOURS * 3600),
+            path="/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return answer
+
+    async def signout(request: Request) -> Response:
+        session = request.cookies.get(SESSION_COOKIE)
+        if session:
+            site.sessions.end(session)
+        answer = RedirectResponse(request.url_for("signin_form"), 303)
+        answer.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+        return answer
+
+    # ----- an author's own --------------------------------------------------------------------------------
+
+    def only_for(request: Request, author: str) -> Response | None:
+        """None when the visitor is ``author``; otherwise the answer: sign in (401), or not yours (403)."""
+        if not request.user.is_authenticated:
+            return HTMLResponse(pages.signin(site_name(site), None, author, _root(request)), 401, headers=PRIVATE)
+        if request.user.display_name != author:
+            return HTMLResponse(pages.not_yours(request.user.display_name, _root(request)), 403, headers=PRIVATE)
+        return None
+
+    def version_of(author: str, bot: str) -> bool:
+        return plain_name(bot) and any(judged.bot == bot for judged in versions_of(output, author))
+
+    async def author_page(request: Request) -> Response:
+        author = request.path_params["author"]
+        refusal = only_for(request, author)
+        if refusal is not None:
+            return refusal
+        html = await asyncio.to_thread(pages.author, site.season, author, _api(request))
+        return HTMLResponse(html, headers=PRIVATE)
+
+    async def author_slash(request: Request) -> Response:
+        return RedirectResponse(request.url_for("author_page", author=request.path_params["author"]), 308)
+
+    async def build_log(request: Request) -> Response:
+        author, bot = request.path_params["author"], request.path_params["bot"]
+        refusal = only_for(request, author)
+        if refusal is not None:
+            return refusal
+        path = output / BOT_LOGS / f"build-{bot}.log"
+        if not version_of(author, bot) or not path.is_file():
+            return _missing(f"no build log of {bot}")
+        return FileResponse(path, media_type="text/plain; charset=utf-8", headers=PRIVATE)
+
+    async def check_replay(request: Request) -> Response:
+        author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
+        refusal = only_for(request, author)
+        if refusal is not None:
+            return refusal
+        path = check_folder(output, bot) / f"{game}.jsonl"
+        if not version_of(author, bot) or not plain_name(game) or not path.is_file():
+            return _missing(f"no check game {game} of {bot}")
+        start, steps = await asyncio.to_thread(read_game, path)
+        return HTMLResponse(replay_page(start, steps, back="../../"), headers=PRIVATE)
+
+    async def check_output(request: Request) -> Response:
+        author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
+        refusal = only_for(request, author)
+        if refusal is not None:
+            return refusal
+        folder = check_folder(output, bot)
+        records = game_log(folder, game) if version_of(author, bot) else None
+        if records is None:
+            return _missing(f"no check game {game} of {bot}")
+        return PlainTextResponse(pages.output_text(game, outputs_in(records, folder, [bot])), headers=PRIVATE)
+
+    async def game_output(request: Request) -> Response:
+        author, game = request.path_params["author"], request.path_params["game"]
+        refusal = only_for(request, author)
+        if refusal is not None:
+            return refusal
+        mine = [judged.bot for judged in versions_of(output, author) if judged.verdict == ACCEPTED]
+        records = game_log(output / "games", game)
+        found = outputs_in(records, output / BOT_LOGS, mine) if records else []
+        if not records or not any(player in mine for player in records[0].get("players", [])):
+            return _missing(f"no game {game} of yours")
+        return PlainTextResponse(pages.output_text(game, found), headers=PRIVATE)
+
+    # ----- uploads -----------------------------------------------------------------------------------------
+
+    async def my_submissions(request: Request) -> Response:
+        if not request.user.is_authenticated:
+            return JSONResponse(
+                {"error": "sign in: Authorization: Bearer TOKEN"}, 401, headers=Refused(401, "").headers()
+            )
+        author = request.user.display_name
+        return JSONResponse(await asyncio.to_thread(pages.versions_json, output, author, _follow(request, author)),
+                            headers=PRIVATE)  # fmt: skip
+
+    async def upload(request: Request) -> Response:
+        if not request.user.is_authenticated:
+            error = "sign in: send your token as Authorization: Bearer TOKEN, or upload from your page"
+            return JSONResponse({"error": error}, 401, headers=Refused(401, "").headers())
+        author = request.user.display_name
+        if SESSION in request.auth.scopes and not _same_origin(request):
+            return JSONResponse({"error": "an upload from another site"}, 403)
+        if site.ladder is None:
+            error = "this server takes no uploads: the organiser serves the ladder's folder without its ladder file"
+            return JSONResponse({"error": error}, 409)
+        ladder = site.ladder
+        client = client_of(request)
+        async with site.landing(author):
+            try:
+                with tempfile.TemporaryDirectory(prefix="referee-upload-") as scratch:
+                    archive = Path(scratch) / "archive"
+                    size = await _receive(request, archive, ladder.uploads.archive_bytes)
+                    landed = await asyncio.to_thread(land, archive, ladder.submissions, author, ladder.uploads)
+            except UploadRefused as refusal:
+                log.info("%s: an upload by %s refused: %s", client, author, refusal)
+                if SESSION in request.auth.scopes and _wants_html(request):
+                    html = await asyncio.to_thread(pages.author, site.season, author, _api(request), str(refusal))
+                    return HTMLResponse(html, refusal.status, headers=PRIVATE)
+                return JSONResponse({"error": str(refusal)}, refusal.status)
+            record_upload(output, author, landed.digest, size)
+        versions = versions_of(output, author)
+        follow = _follow(request, author)
+        if versions and versions[-1].digest == landed.digest:
+            answer = {"author": author, "version": versions[-1].bot, "digest": landed.digest, "follow": follow,
+                      "status": f"unchanged: the same content as {versions[-1].bot}, judged already"}  # fmt: skip
+            code = 200
+        else:
+            version = f"{author}-v{len(versions) + 1}"
+            answer = {"author": author, "version": version, "digest": landed.digest, "follow": follow,
+                      "status": f"waiting to be judged: the ladder looks every {ladder.poll_s:g} s"}  # fmt: skip
+            code = 202
+        log.info("%s: an upload by %s landed (%d bytes, digest %s): %s", client, author, size, landed.digest[:12],
+                 answer["status"])  # fmt: skip
+        if SESSION in request.auth.scopes and _wants_html(request):
+            return RedirectResponse(follow, 303)
+        return JSONResponse(answer, code, headers=PRIVATE)
+
+    routes = [
+        Route("/events", events),
+        Route("/", home),
+        Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
+        Route("/signin", signin_form, methods=["GET"], name="signin_form"),
+        Route("/signin", signin, methods=["POST"]),
+        Route("/signout", signout, methods=["POST"]),
+        Route("/api/submissions", upload, methods=["POST"]),
+        Route("/api/submissions", my_submissions, methods=["GET"]),
+        Route("/authors/{author}", author_slash),
+        Route("/authors/{author}/", author_page, name="author_page"),
+        Route("/authors/{author}/builds/{bot}.log", build_log),
+        Route("/authors/{author}/checks/{bot}/{game}.html", check_replay),
+        Route("/authors/{author}/checks/{bot}/{game}.txt", check_output),
+        Route("/authors/{author}/games/{game}.txt", game_output),
+        Mount("/", app=PublishedFiles(directory=output, html=True)),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(AuthenticationMiddleware, backend=Credentials(site), on_error=_refused),
+        ],
+    )
+    app.state.site = site
+    return app
+
+
+PRIVATE = {"Cache-Control": "no-store"}  # an author's answers: kept by no cache, shared or not
+
+
+def site_name(site: Site) -> str:
+    return site.ladder.league.name if site.ladder is not None else site.output.name
+
+
+def _api(request: Request) -> str:
+    return str(request.base_url) + "api/submissions"
+
+
+def _follow(request: Request, author: str) -> str:
+    return str(request.url_for("author_page", author=author))
+
+
+def _missing(what: str) -> Response:
+    return PlainTextResponse(f"{what}\n", 404, headers=PRIVATE)
+
+
+def _same_origin(request: Request) -> bool:
+    """Whether a form posted with a session cookie comes from a page of this site (its Origin, else its Referer)."""
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source:
+        return True  # not a browser's cross-site post: browsers send Origin with every POST
+    return urlsplit(source).netloc == request.headers.get("host", "")
+
+
+async def _receive(request: Request, archive: Path, limit: int) -> int:
+    """Write the uploaded archive (the body, or a form's file) to ``archive``, refusing one over ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit + FORM_OVERHEAD:
+        raise _too_big(limit)
+    kind = request.headers.get("content-type", "")
+    with open(os.open(archive, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+        if kind.startswith("multipart/form-data"):
+            capped = Request(request.scope, _capped(request.receive, limit + FORM_OVERHEAD))
+            form = await capped.form(max_files=1, max_fields=4)
+            files = [value for value in form.values() if isinstance(value, UploadFile)]
+            if not files:
+                raise UploadRefused("the form holds no file: choose your bot folder's .tar.gz or .zip")
+            size = await _copy(files[0].read, out, limit)
+        else:
+            chunks = request.stream()
+            size = await _copy(lambda _: anext(chunks, b""), out, limit)
+    if size == 0:
+        raise UploadRefused("the request holds no archive: send your bot folder as a .tar.gz or .zip")
+    return size
+
+
+async def _copy(read: Callable[[int], Awaitable[bytes]], out: Any, limit: int) -> int:
+    size = 0
+    while chunk := await read(CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise _too_big(limit)
+        out.write(chunk)
+    return size
+
+
+def _capped(receive: Receive, limit: int) -> Receive:
+    """``receive``, refusing a body that grows past ``limit`` bytes (whatever its Content-Length said)."""
+    received = 0
+
+    async def capped() -> Message:
+        nonlocal received
+        message = await receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise _too_big(limit - FORM_OVERHEAD)
+        return message
+
+    return capped
+
+
+def _too_big(limit: int) -> UploadRefused:
+    return UploadRefused(
+        f"the archive is over {limit // 2**20} MB, the ladder's uploads.archive_mb: leave out what the bot does not "
+        "need to run (build outputs, data it can make)",
+        status=413,
+    )
+
+
+def _version(path: Path) -> tuple[int, int] | None:
+    """What changes when the page is rewritten: its modification time and size (None while it does not exist)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size

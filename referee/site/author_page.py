@@ -1,0 +1,228 @@
+"""An author's own page on ``referee serve``, and the site's other pages: sign-in, refusals, a bot's output as text.
+
+The author's page is their report: every version they submitted, newest
+first, with its verdict and why (whole: the build's output or the check's
+details, which only they see), its build log, its check games (replays and
+their output), its standing (rank, strength with its interval, games,
+faults), its newest games with a link to its output in each, and its faults
+with the output around them. It is rendered when asked for, from the
+ladder's records (:mod:`referee.site.records`), by Jinja2 with every value
+escaped, and it is one column that reads on a phone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from referee.ladder.history import ACCEPTED
+from referee.site.auth import SESSION_HOURS
+from referee.site.records import (
+    BOT_LOGS,
+    SeatOutput,
+    faults_of,
+    last_upload,
+    read_board,
+    read_report,
+    versions_of,
+)
+
+if TYPE_CHECKING:
+    from referee.ladder.file import Ladder
+    from referee.site.records import GamesIndex
+
+GAMES_SHOWN = 100  # of each version, the newest
+FAULTS_SHOWN = 20  # of each version, with the output around each
+_templates = Environment(
+    loader=PackageLoader("referee.site", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+HEADINGS = {401: "Sign in", 403: "Not yours", 404: "Not found", 429: "Too many tries"}
+
+
+def utc_minute(at: str | None) -> str:
+    """An ISO 8601 time in UTC as people read it, to the minute: ``2026-12-03 07:34 UTC``."""
+    if not at:
+        return ""
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def signin(site: str, error: str | None = None, author: str | None = None, root: str = "") -> str:
+    return _templates.get_template("signin.html").render(
+        site=site, error=error, author=author, root=root, hours=int(SESSION_HOURS)
+    )
+
+
+def refused(status: int, message: str, root: str = "") -> str:
+    heading = HEADINGS.get(status, "Refused")
+    return _templates.get_template("refused.html").render(status=status, heading=heading, message=message, root=root)
+
+
+def not_yours(signed_in: str, root: str = "") -> str:
+    return refused(
+        403, f"You are signed in as {signed_in}; this page is another author's, and only they may read it.", root
+    )
+
+
+def output_text(game: str, outputs: Sequence[SeatOutput]) -> str:
+    """A bot's output in a game, as plain text, each line numbered as in its output file."""
+    if not outputs:
+        return f"{game}: no output of your bot was recorded for this game\n"
+    parts = []
+    for seat in outputs:
+        header = f"# {seat.bot} at seat {seat.seat} in {game}: its output ({seat.log}) during the game"
+        if not seat.lines:
+            parts.append(f"{header}: none\n")
+            continue
+        lines = "".join(f"{seat.first + number}: {line}\n" for number, line in enumerate(seat.lines, start=1))
+        more = f"... and {seat.more} more lines\n" if seat.more else ""
+        parts.append(f"{header}\n{lines}{more}")
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Season:
+    """What an author's page is drawn from: the ladder's output folder, its ladder file (if known), its games."""
+
+    output: Path
+    ladder: Ladder | None
+    games: GamesIndex
+
+
+def author(season: Season, name: str, api: str, refused_upload: str | None = None) -> str:
+    """The author's page, rendered from the ladder's records as they are now; ``api``: the upload's URL."""
+    return _templates.get_template("author.html").render(**_author_data(season, name, api, refused_upload))
+
+
+def _author_data(season: Season, name: str, api: str, refused_upload: str | None) -> dict[str, Any]:
+    output, ladder = season.output, season.ladder
+    report = read_report(output, name) or {"versions": []}
+    judged = versions_of(output, name)
+    rows = {row.get("bot"): row for row in read_board(output).get("rows", [])}
+    league = ladder.league if ladder else None
+    versions = [_version(season, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))]
+    return {
+        "site": league.name if league else output.name,
+        "author": name,
+        "game": league.game if league else "",
+        "table_size": league.table_size if league else "",
+        "root": "../../",
+        "refused": refused_upload,
+        "waiting": _waiting(output, name, judged),
+        "poll_s": f"{ladder.poll_s:g}" if ladder else "",
+        "uploads": ladder is not None,
+        "limits": ladder.uploads if ladder else None,
+        "api": api,
+        "versions": versions,
+        "faults_shown": FAULTS_SHOWN,
+    }
+
+
+def _waiting(output: Path, name: str, judged: Sequence[Any]) -> dict[str, str] | None:
+    """The author's last upload, when no version judged since has its content: it waits for the ladder."""
+    upload = last_upload(output, name)
+    if upload is None:
+        return None
+    if any(version.digest == upload.get("digest") and version.at >= upload.get("at", "") for version in judged):
+        return None
+    if judged and judged[-1].digest == upload.get("digest"):
+        return None
+    return {"at": utc_minute(upload.get("at")), "digest": str(upload.get("digest", "")),
+            "version": f"{name}-v{len(judged) + 1}"}  # fmt: skip
+
+
+def _version(season: Season, entry: dict[str, Any], row: dict[str, Any] | None) -> dict[str, Any]:
+    output = season.output
+    bot = str(entry.get("bot"))
+    checks = [check for check in entry.get("checks", []) if isinstance(check, dict)]
+    games = season.games.of(bot) if entry.get("verdict") == ACCEPTED else []
+    return {
+        "bot": bot,
+        "verdict": entry.get("verdict"),
+        "status": entry.get("status"),
+        "status_reason": (row or {}).get("status_reason") or "",
+        "at": utc_minute(entry.get("at")),
+        "digest": str(entry.get("digest") or ""),
+        "reason": entry.get("reason") or "",
+        "row": _figures(row) if row else None,
+        "build_log": (output / BOT_LOGS / f"build-{bot}.log").is_file(),
+        "check_games": [
+            {"game_id": check["game_id"], "seat": check.get("seat"), "placed": check.get("placed")}
+            for check in checks
+            if check.get("check") == "game" and check.get("game_id")
+        ],
+        "checks": checks,
+        "games_total": len(games),
+        "games": [_game(game, bot, output) for game in games[:GAMES_SHOWN]],
+        "faults": list(faults_of(output, games, bot, FAULTS_SHOWN)) if row and _faulted(row) else [],
+    }
+
+
+def _faulted(row: dict[str, Any]) -> bool:
+    return any(row.get("faults", {}).values()) or bool(row.get("forfeits"))
+
+
+def _figures(row: dict[str, Any]) -> dict[str, Any]:
+    """A version's standing as the page shows it."""
+    low, high = row.get("rank_range") or (row.get("rank"), row.get("rank"))
+    rank = f"{row.get('rank')}" if low == high else f"{row.get('rank')} ({low}–{high})"
+    strength = row.get("strength")
+    if strength is None:
+        strength_text = "-"
+    else:
+        ends = [f"{value:+.0f}" if value is not None else "?" for value in (strength.get("low"), strength.get("high"))]
+        strength_text = f"{strength['estimate']:+.0f} ({ends[0]} to {ends[1]})"
+    faults = {kind: count for kind, count in (row.get("faults") or {}).items() if count}
+    faults_text = ", ".join(f"{kind} {count}" for kind, count in faults.items()) or "none"
+    if row.get("forfeits"):
+        faults_text += f"; {row['forfeits']} forfeit{'s' if row['forfeits'] != 1 else ''}"
+    mean = row.get("mean_score")
+    median = row.get("median_ms")
+    return {
+        "rank_text": rank,
+        "strength_text": strength_text,
+        "games": row.get("games", 0),
+        "wins": row.get("wins", 0),
+        "mean_score_text": "-" if mean is None else f"{mean:.3f}",
+        "faults_text": faults_text,
+        "median_text": "-" if median is None else f"{median:.1f} ms",
+    }
+
+
+def _game(game: Any, bot: str, output: Path) -> dict[str, Any]:
+    seat = game.seats.index(bot)
+    place = list(game.finish_order).index(seat) + 1 if seat in game.finish_order else None
+    faults = sum(game.faults[seat].values()) if seat < len(game.faults) else 0
+    replay = f"replays/{game.game_id}.html"
+    return {
+        "game_id": game.game_id,
+        "seat": seat,
+        "place": place if place is not None else "-",
+        "players": len(game.seats),
+        "faults": faults,
+        "replay": replay if (output / replay).is_file() else f"games/{game.game_id}.jsonl",
+    }
+
+
+def versions_json(output: Path, name: str, page: str) -> dict[str, Any]:
+    """``GET /api/submissions``: the author's versions, whole, and an upload waiting to be judged (for their CI)."""
+    report = read_report(output, name) or {"versions": []}
+    judged = versions_of(output, name)
+    keys = ("bot", "version", "verdict", "status", "at", "digest", "reason", "summary")
+    return {
+        "author": name,
+        "page": page,
+        "versions": [{key: entry.get(key) for key in keys} for entry in report.get("versions", [])],
+        "waiting": _waiting(output, name, judged),
+    }

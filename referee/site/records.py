@@ -1,0 +1,226 @@
+"""What the site reads of a league's or a season's folder, never writing to it but the record of uploads.
+
+The ladder writes, the site reads: each author's report (``reports/AUTHOR.json``,
+whole verdicts and checks), the register of versions judged, ``games.jsonl``
+(followed as it grows, each game indexed by the bots at its table), a game's
+log and, from its ``game_end``, which lines of a bot's output file it wrote
+during that game. The site adds one file of its own, ``uploads.jsonl``:
+each upload landed (author, digest, time, size; never a token), so an
+author's page can say a version is waiting to be judged.
+
+Every name that comes from a request is checked against the names the
+records hold before it becomes part of a path, and a file is read only
+inside the folder it belongs in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from referee.atomic import append_whole
+from referee.gamelog import GameLogError, read_game_log
+from referee.ladder.entries import CHECKS_DIR, REPORTS_DIR
+from referee.ladder.history import Judged, judged_versions
+from referee.results import RESULTS_FILE, GameRecord, games_after
+
+UPLOADS_FILE = "uploads.jsonl"
+BOT_LOGS = "logs"
+GAME_LOGS = "games"
+OUTPUT_LINES_SHOWN = 5_000  # of one bot in one game: a bot that prints without end still makes a page
+OUTPUT_BYTES_SHOWN = 2 * 2**20
+LINE_CHARS_SHOWN = 2_000
+EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of output shown around a fault
+A_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+
+
+def plain_name(name: str) -> bool:
+    """Whether ``name`` names a file in a folder (no separator, no ``..``, nothing hidden), and so may join a path."""
+    return bool(A_FILE_NAME.match(name)) and ".." not in name
+
+
+def read_report(output: Path, author: str) -> dict[str, Any] | None:
+    """``reports/AUTHOR.json``: the author's versions, whole (None before their first verdict)."""
+    if not plain_name(author):
+        return None
+    try:
+        data = json.loads((output / REPORTS_DIR / f"{author}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def versions_of(output: Path, author: str) -> list[Judged]:
+    """The author's versions judged, in order (from the register, read and never written)."""
+    return [judged for judged in judged_versions(output) if judged.author == author]
+
+
+def read_board(output: Path) -> dict[str, Any]:
+    """``leaderboard.json`` (the standings as last published), or an empty board."""
+    try:
+        data = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# ----- the games, followed as games.jsonl grows ---------------------------------------------------------
+
+
+class GamesIndex:
+    """Every finished game of ``games.jsonl``, by the bots at its table, in the order they finished."""
+
+    def __init__(self, output: Path) -> None:
+        self.path = output / RESULTS_FILE
+        self._offset = 0
+        self._identity: tuple[int, int] | None = None
+        self._by_bot: dict[str, list[GameRecord]] = {}
+
+    def refresh(self) -> None:
+        try:
+            status = self.path.stat()
+        except FileNotFoundError:
+            return
+        identity = (status.st_dev, status.st_ino)
+        if identity != self._identity or status.st_size < self._offset:  # a new file: read it from its start
+            self._identity, self._offset, self._by_bot = identity, 0, {}
+        games, self._offset = games_after(self.path, self._offset)
+        for game in games:
+            for bot in set(game.seats):
+                self._by_bot.setdefault(bot, []).append(game)
+
+    def of(self, bot: str) -> list[GameRecord]:
+        """``bot``'s games, newest first."""
+        self.refresh()
+        return list(reversed(self._by_bot.get(bot, [])))
+
+
+# ----- a bot's output in a game ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatOutput:
+    """What the bot at ``seat`` wrote during a game: lines ``first`` + 1 onwards of its output file."""
+
+    seat: int
+    bot: str
+    log: str  # the output file's name
+    first: int  # lines before the game
+    lines: list[str]
+    more: int  # lines left out (past what a page shows)
+
+
+def game_log(folder: Path, game_id: str) -> list[dict[str, Any]] | None:
+    """The records of game ``game_id``'s log in ``folder`` (None if there is no such game)."""
+    if not plain_name(game_id):
+        return None
+    try:
+        return read_game_log(folder / f"{game_id}.jsonl")
+    except GameLogError:
+        return None
+
+
+def outputs_in(records: list[dict[str, Any]], logs: Path, bots: Iterable[str]) -> list[SeatOutput]:
+    """The output, during the game of ``records``, of each seat played by one of ``bots`` (files in ``logs``)."""
+    wanted = set(bots)
+    start = records[0] if records else {}
+    end: Mapping[str, Any] = next((record for record in reversed(records) if record.get("type") == "game_end"), {})
+    players = start.get("players") or []
+    where = end.get("output") or [None] * len(players)
+    found = []
+    for seat, (name, output) in enumerate(zip(players, where, strict=False)):
+        if name not in wanted or not isinstance(output, Mapping) or not plain_name(str(output.get("log", ""))):
+            continue
+        first, last = (int(number) for number in output.get("lines", (0, 0)))
+        lines, more = read_lines(logs / str(output["log"]), first, last)
+        found.append(SeatOutput(seat, name, str(output["log"]), first, lines, more))
+    return found
+
+
+def read_lines(path: Path, first: int, last: int) -> tuple[list[str], int]:
+    """Lines ``first`` + 1 to ``last`` of ``path`` (as many as a page shows), and how many more there were."""
+    wanted = max(0, last - first)
+    shown: list[str] = []
+    size = 0
+    try:
+        with open(path, encoding="utf-8", errors="replace") as text:
+            for raw in islice(text, first, last):
+                line = raw.rstrip("\n")[:LINE_CHARS_SHOWN]
+                size += len(line) + 1
+                if len(shown) >= OUTPUT_LINES_SHOWN or size > OUTPUT_BYTES_SHOWN:
+                    break
+                shown.append(line)
+    except OSError:
+        return [], 0
+    return shown, max(0, wanted - len(shown))
+
+
+def excerpt(path: Path, line: int) -> tuple[int, list[str]]:
+    """The output around line ``line`` of ``path`` (where it stood at a fault): the first line's number, the lines."""
+    first = max(0, line - EXCERPT_BEFORE)
+    lines, _ = read_lines(path, first, line + EXCERPT_AFTER)
+    return first + 1, lines
+
+
+def faults_of(output: Path, games: Iterable[GameRecord], bot: str, limit: int) -> Iterator[dict[str, Any]]:
+    """``bot``'s faults in ``games`` (those whose record counts one for it), each with its output around it."""
+    shown = 0
+    for game in games:
+        seats = [seat for seat, name in enumerate(game.seats) if name == bot]
+        if not any(sum(game.faults[seat].values()) for seat in seats if seat < len(game.faults)):
+            continue
+        records = game_log(output / GAME_LOGS, game.game_id) or []
+        for record in records:
+            if record.get("type") != "fault" or record.get("bot") != bot:
+                continue
+            log, line = str(record.get("log") or ""), record.get("log_line")
+            around = excerpt(output / BOT_LOGS / log, int(line)) if plain_name(log) and line is not None else None
+            yield {"game": game.game_id, "n": record.get("n"), "kind": record.get("kind"),
+                   "detail": str(record.get("detail") or ""), "log": log, "line": line, "excerpt": around}  # fmt: skip
+            shown += 1
+            if shown >= limit:
+                return
+
+
+def check_folder(output: Path, bot: str) -> Path:
+    """``checks/BOT/``: the game logs of version ``bot``'s check and its output there."""
+    return output / CHECKS_DIR / bot
+
+
+# ----- uploads ---------------------------------------------------------------------------------------------
+
+
+def record_upload(output: Path, author: str, digest: str, size: int) -> dict[str, Any]:
+    """Add an upload landed to ``uploads.jsonl``; return its record."""
+    record = {"author": author, "digest": digest, "bytes": size, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+    data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    fd = os.open(output / UPLOADS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        append_whole(fd, data, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+    return record
+
+
+def last_upload(output: Path, author: str) -> dict[str, Any] | None:
+    """The author's latest upload landed, as ``uploads.jsonl`` has it."""
+    found = None
+    try:
+        with open(output / UPLOADS_FILE, "rb") as lines:
+            for line in lines:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("author") == author:
+                    found = record
+    except OSError:
+        return None
+    return found

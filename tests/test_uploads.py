@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bz2
 import concurrent.futures
+import fcntl
 import functools
 import gzip
 import io
@@ -16,6 +17,7 @@ import stat
 import struct
 import tarfile
 import threading
+import time
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -283,6 +285,21 @@ def test_two_uploads_of_one_author_at_once_land_one_after_the_other(tmp_path):
         assert snapshot(submissions / "alice") in expected
         assert folder_digest(submissions / "alice") in {result.digest for result in landed}
         assert os.listdir(submissions / UPLOADS_DIR) == ["alice.lock"]
+
+
+def test_an_upload_waits_while_another_process_lands_one_of_the_same_author(tmp_path):
+    submissions = submissions_with_alice_and_bob(tmp_path)
+    before = snapshot(submissions / "alice")
+    version_2 = [MANIFEST, M("v2.py", b"2")]
+    (tmp_path / "v2.tgz").write_bytes(tar(version_2))
+    with open(submissions / UPLOADS_DIR / "alice.lock", "rb+") as lock, concurrent.futures.ThreadPoolExecutor() as pool:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as another server process does while it lands alice's upload
+        waiting = pool.submit(land, tmp_path / "v2.tgz", submissions, "alice", UploadLimits())
+        time.sleep(0.5)
+        assert not waiting.done() and snapshot(submissions / "alice") == before
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        assert waiting.result(timeout=30).digest == folder_digest(submissions / "alice")
+    assert snapshot(submissions / "alice") == snapshot(expected_folder(tmp_path / "expected", version_2))
 
 
 def land_at_once(archives: list[Path], submissions: Path) -> list[Landed]:

@@ -12,6 +12,7 @@ import io
 import json
 import lzma
 import os
+import random
 import re
 import stat
 import struct
@@ -569,6 +570,17 @@ BIG_TAR = tar([MANIFEST, M("big", os.urandom(5000))], None)
 SECOND_HEADER = 1024  # in HONEST_TAR, after the manifest's header and its one block of content
 STORED_ZIP = zip_([MANIFEST, M("bot.py", b"print('hello')\n")], zipfile.ZIP_STORED)
 GZIP_DAMAGED = "the archive: its gzip compression is damaged or cut short"
+ZIP_DAMAGED = "the archive: its zip directory is damaged, cut short or made with features not read here"
+
+
+def zip_field(archive: bytes, signature: bytes, offset: int, add: int, size: str = "<L") -> bytes:
+    """``archive`` with ``add`` added to the field at ``offset`` in its last record starting with ``signature``."""
+    patched = bytearray(archive)
+    at = archive.rindex(signature) + offset
+    struct.pack_into(size, patched, at, struct.unpack_from(size, archive, at)[0] + add)
+    return bytes(patched)
+
+
 TAR_DAMAGED = 'the archive: it is damaged or cut short after member "bot.yaml"'
 
 
@@ -590,15 +602,53 @@ TAR_DAMAGED = 'the archive: it is damaged or cut short after member "bot.yaml"'
             'member "bot.py": the archive is damaged or cut short in this member',
             id="zip member failing its CRC",
         ),
-        pytest.param(STORED_ZIP[:-30], "the archive: its zip directory is damaged or cut short", id="zip cut short"),
+        pytest.param(STORED_ZIP[:-30], ZIP_DAMAGED, id="zip cut short"),
+        pytest.param(b"PK\x03\x04" + os.urandom(2000), ZIP_DAMAGED, id="zip of garbage"),
+        # The central directory said to start 1000 bytes later than it does: each member 1000 bytes before the file.
         pytest.param(
-            b"PK\x03\x04" + os.urandom(2000), "the archive: its zip directory is damaged", id="zip of garbage"
+            zip_field(STORED_ZIP, b"PK\x05\x06", 16, 1000),
+            'member "bot.yaml": its header is damaged or made with features not read here',
+            id="zip offsets before its start",
         ),
+        pytest.param(zip_field(STORED_ZIP, b"PK\x01\x02", 6, 600, "<H"), ZIP_DAMAGED, id="zip of a version not read"),
     ],
 )
 def test_an_archive_damaged_or_cut_short_is_refused(tmp_path, archive, message):
     assert HONEST_TAR[SECOND_HEADER : SECOND_HEADER + 6] == b"bot.py"
     refused(tmp_path, archive, message)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_archive_damaged_at_random_is_refused_or_lands_inside_and_nothing_else(tmp_path, fmt):
+    honest = FORMATS[fmt](HONEST)
+    chance = random.Random(fmt)  # the same damage at every run
+    for attempt in range(40):
+        archive = bytearray(honest)
+        for _ in range(chance.choice([1, 2, 8])):
+            at = chance.randrange(len(archive))
+            if chance.random() < 0.7:
+                archive[at] = chance.randrange(256)
+            else:
+                del archive[at : at + chance.randrange(1, 64)]
+        into = tmp_path / str(attempt)
+        into.mkdir()
+        (tmp_path / "upload").write_bytes(archive)
+        message = ""
+        try:
+            unpack(tmp_path / "upload", into, SMALL)
+        except UploadRefused as refusal:
+            message = str(refusal)
+        if message:
+            assert "\n" not in message and str(tmp_path) not in message, message
+            continue
+        for path, (kind, mode, _, _) in snapshot(into).items():
+            assert (kind, mode) in {
+                (stat.S_IFDIR, 0o755),
+                (stat.S_IFREG, 0o644),
+                (stat.S_IFREG, 0o755),
+                (stat.S_IFLNK, 0o777),
+            }
+            assert os.path.commonpath([os.path.realpath(into / path), into]) == str(into), path
 
 
 # ----- the manifest and the author -------------------------------------------------------

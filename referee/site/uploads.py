@@ -97,8 +97,10 @@ _UNIX_TYPES_REFUSED = {
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFSOCK: "a socket",
 }
-# What reading a damaged archive raises, from the formats' modules and the decompressors under them.
+# What reading a damaged archive raises, from the formats' modules and the decompressors under them; and where
+# nothing is written, what a zip's offsets out of the file or its features not read here raise.
 _DAMAGE = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error)
+_DAMAGE_READING = (*_DAMAGE, OSError, NotImplementedError)
 
 Kind = Literal["file", "folder", "link"]
 
@@ -291,8 +293,9 @@ def _read_zip(file: BinaryIO, unpacker: _Unpacker) -> None:
         raise _refused(
             error.object.decode("utf-8", "surrogateescape"), f"its name is not UTF-8 text; {_NAMES}"
         ) from None
-    except (zipfile.BadZipFile, ValueError):
-        raise UploadRefused("the archive", f"its zip directory is damaged or cut short; {_AS_MADE}") from None
+    except (*_DAMAGE_READING, ValueError):
+        problem = "its zip directory is damaged, cut short or made with features not read here"
+        raise UploadRefused("the archive", f"{problem}; {_AS_MADE}, by a common zip tool") from None
     with archive:
         members = archive.infolist()
         for first, second in itertools.pairwise(sorted(members, key=lambda info: info.header_offset)):
@@ -318,8 +321,9 @@ def _read_zip(file: BinaryIO, unpacker: _Unpacker) -> None:
                 continue
             try:
                 content = archive.open(info)
-            except _DAMAGE:
-                raise _refused(name, f"its header in the archive is damaged; {_AS_MADE}") from None
+            except _DAMAGE_READING:
+                problem = "its header is damaged or made with features not read here"
+                raise _refused(name, f"{problem}; {_AS_MADE}, by a common zip tool") from None
             with content:
                 if kind == stat.S_IFLNK:
                     target = _read_damaged(name, content.read, _PATH_BYTES + 1)
@@ -340,7 +344,7 @@ def _read_damaged(name: str, read: Callable[[int], bytes], size: int) -> bytes:
     """``read(size)`` of member ``name``, refusing the member if the archive is damaged there."""
     try:
         return read(size)
-    except _DAMAGE:
+    except _DAMAGE_READING:
         raise _refused(name, f"the archive is damaged or cut short in this member; {_AS_MADE}") from None
 
 

@@ -568,6 +568,11 @@ HONEST_TGZ = tar(HONEST)
 HONEST_TAR = tar(HONEST, None)
 BIG_TAR = tar([MANIFEST, M("big", os.urandom(5000))], None)
 SECOND_HEADER = 1024  # in HONEST_TAR, after the manifest's header and its one block of content
+LONG_NAME = tarfile.TarInfo("././@LongLink")
+LONG_NAME.type, LONG_NAME.size = tarfile.GNUTYPE_LONGNAME, 9
+LONG_NAME_CHAIN = (LONG_NAME.tobuf(tarfile.GNU_FORMAT) + b"bot.yaml\0".ljust(512, b"\0")) * 5000 + tar([MANIFEST], None)
+# A pax record of length 0: tarfile's reader takes it for the archive's end.
+BAD_PAX = tar([MANIFEST, M("bot.py", b"x", pax={"comment": "hello"})], None).replace(b"17 comment", b"0 comment\0")
 STORED_ZIP = zip_([MANIFEST, M("bot.py", b"print('hello')\n")], zipfile.ZIP_STORED)
 GZIP_DAMAGED = "the archive: its gzip compression is damaged or cut short"
 ZIP_DAMAGED = "the archive: its zip directory is damaged, cut short or made with features not read here"
@@ -595,7 +600,10 @@ TAR_DAMAGED = 'the archive: it is damaged or cut short after member "bot.yaml"'
         # Where tarfile would take the damage for the archive's end, and land the manifest alone.
         pytest.param(damaged(HONEST_TAR, SECOND_HEADER), TAR_DAMAGED, id="tar header failing its checksum"),
         pytest.param(HONEST_TAR[: SECOND_HEADER + 100], TAR_DAMAGED, id="tar header cut short"),
+        pytest.param(BAD_PAX, 'the archive: it is damaged or cut short after member "bot.yaml"', id="tar pax record"),
         pytest.param(HONEST_TAR[:SECOND_HEADER], TAR_DAMAGED, id="tar without its end"),
+        # Each GNU long name the name of the header after it: tarfile reads them by recursion.
+        pytest.param(gzip.compress(LONG_NAME_CHAIN), "the archive: it is damaged", id="tar of 5000 long names chained"),
         pytest.param(BIG_TAR[:3000], 'member "big": the archive is damaged or cut short in this member', id="tar data"),
         pytest.param(
             damaged(STORED_ZIP, STORED_ZIP.index(b"print('hello')")),

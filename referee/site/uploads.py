@@ -50,7 +50,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal, Self
+from typing import BinaryIO, Literal
 
 from referee.config import MANIFEST_NAME, NAME_PATTERN, NAME_RULE
 from referee.errors import RefereeError
@@ -97,9 +97,10 @@ _UNIX_TYPES_REFUSED = {
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFSOCK: "a socket",
 }
-# What reading a damaged archive raises, from the formats' modules and the decompressors under them; and where
-# nothing is written, what a zip's offsets out of the file or its features not read here raise.
-_DAMAGE = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error)
+# What reading a damaged archive raises, from the formats' modules and the decompressors under them (tarfile
+# reads a chain of extended headers by recursion); and where nothing is written, what a zip's offsets out of the
+# file or its features not read here raise.
+_DAMAGE = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, RecursionError)
 _DAMAGE_READING = (*_DAMAGE, OSError, NotImplementedError)
 
 Kind = Literal["file", "folder", "link"]
@@ -228,6 +229,7 @@ class _MeteredStream(io.RawIOBase):
         self._limits = limits
         self._budget = limits.unpacked_bytes + limits.files * _TAR_BYTES_PER_ENTRY + _TAR_END_BYTES
         self._position = 0
+        self.last_read = b""
 
     def tell(self) -> int:
         return self._position
@@ -242,6 +244,7 @@ class _MeteredStream(io.RawIOBase):
             need = f"{self._limits.unpacked_bytes} bytes (unpacked_bytes) in {self._limits.files} entries (files)"
             raise UploadRefused("the archive", f"its tar stream runs past what files of {need} need", TOO_LARGE)
         self._position += len(data)
+        self.last_read = data
         return data
 
     def seek(self, offset: int, whence: int = os.SEEK_SET, /) -> int:
@@ -253,24 +256,8 @@ class _MeteredStream(io.RawIOBase):
         return self._position
 
 
-class _StrictTarInfo(tarfile.TarInfo):
-    """A tar header read strictly: tarfile takes a damaged or cut-short header for the archive's end, so that half
-    an archive would land without a word."""
-
-    @classmethod
-    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        try:
-            return super().frombuf(buf, encoding, errors)
-        except tarfile.HeaderError:
-            if buf == bytes(tarfile.BLOCKSIZE):
-                raise  # a block of zeros: the archive's end, as tar writes it
-            raise tarfile.ReadError("a tar header is damaged or cut short") from None
-
-
 def _read_tar(stream: _MeteredStream, unpacker: _Unpacker) -> None:
-    with tarfile.open(
-        fileobj=stream, mode="r:", tarinfo=_StrictTarInfo, encoding="utf-8", errors="surrogateescape"
-    ) as tar:
+    with tarfile.open(fileobj=stream, mode="r:", encoding="utf-8", errors="surrogateescape") as tar:
         for member in tar:
             if member.type in (tarfile.REGTYPE, tarfile.AREGTYPE) and not member.issparse():
                 content = tar.extractfile(member)
@@ -282,6 +269,10 @@ def _read_tar(stream: _MeteredStream, unpacker: _Unpacker) -> None:
                 what = "a sparse file" if member.issparse() else _TAR_TYPES_REFUSED.get(member.type)
                 what = what or f"a member of tar type {member.type.decode('latin-1')!r}"
                 raise _refused(member.name, f"{what}; {_ONLY_FILES_FOLDERS_LINKS}")
+    # tarfile ends quietly at a header damaged, cut short or missing, as at the archive's end: only a block of zeros,
+    # the last thing it read, is the end, or half an archive would land without a word.
+    if stream.last_read != bytes(tarfile.BLOCKSIZE):
+        raise tarfile.ReadError("no end-of-archive block where tarfile stopped")
     while stream.read(_CHUNK_BYTES):
         pass  # on to the end of a gzip stream, where its checksum and length are checked
 

@@ -596,14 +596,19 @@ TAR_DAMAGED = 'the archive: it is damaged or cut short after member "bot.yaml"'
         pytest.param(HONEST_TGZ[: len(HONEST_TGZ) // 2], GZIP_DAMAGED, id="gzip cut in half"),
         # The CRC is read once the tar has ended: tarfile alone never reads it.
         pytest.param(damaged(HONEST_TGZ, len(HONEST_TGZ) - 8), GZIP_DAMAGED, id="gzip failing its CRC"),
-        pytest.param(gzip.compress(os.urandom(3000)), "the archive: it is damaged or cut short", id="gzip of garbage"),
+        pytest.param(gzip.compress(os.urandom(3000)), "the archive: it holds no tar archive", id="gzip of garbage"),
+        pytest.param(gzip.compress(MANIFEST.data), "the archive: it holds no tar archive", id="gzip of one file"),
         # Where tarfile would take the damage for the archive's end, and land the manifest alone.
         pytest.param(damaged(HONEST_TAR, SECOND_HEADER), TAR_DAMAGED, id="tar header failing its checksum"),
         pytest.param(HONEST_TAR[: SECOND_HEADER + 100], TAR_DAMAGED, id="tar header cut short"),
         pytest.param(BAD_PAX, 'the archive: it is damaged or cut short after member "bot.yaml"', id="tar pax record"),
         pytest.param(HONEST_TAR[:SECOND_HEADER], TAR_DAMAGED, id="tar without its end"),
         # Each GNU long name the name of the header after it: tarfile reads them by recursion.
-        pytest.param(gzip.compress(LONG_NAME_CHAIN), "the archive: it is damaged", id="tar of 5000 long names chained"),
+        pytest.param(
+            gzip.compress(LONG_NAME_CHAIN),
+            "the archive: it holds no tar archive, or a damaged one",
+            id="tar of 5000 long names chained",
+        ),
         pytest.param(BIG_TAR[:3000], 'member "big": the archive is damaged or cut short in this member', id="tar data"),
         pytest.param(
             damaged(STORED_ZIP, STORED_ZIP.index(b"print('hello')")),

@@ -184,8 +184,12 @@ def _unpack_at(archive: Path, root_fd: int, limits: UploadLimits) -> None:
         try:
             _read_archive(file, unpacker, limits)
         except _DAMAGE:
-            after = "" if unpacker.last_name is None else f" after member {_shown(unpacker.last_name)}"
-            raise UploadRefused("the archive", f"it is damaged or cut short{after}; {_AS_MADE}") from None
+            if unpacker.last_name is None:  # a file gzipped alone, say
+                raise UploadRefused(
+                    "the archive", f"it holds no tar archive, or a damaged one; upload {FORMATS}"
+                ) from None
+            after = f"after member {_shown(unpacker.last_name)}"
+            raise UploadRefused("the archive", f"it is damaged or cut short {after}; {_AS_MADE}") from None
     lifted = _lift_wrapping_folder(root_fd)
     for parts, name in unpacker.links:
         if _leaves_folder(root_fd, parts[1:] if lifted else parts):

@@ -380,8 +380,8 @@ class _Unpacker:
             if kind == "folder":
                 return
             raise _refused(name, "it names the top of the archive, which can only be a folder")
-        with self._parent(parts) as parent_fd:
-            try:
+        try:
+            with self._parent(parts) as parent_fd:
                 if kind == "folder" and parts not in self._made:
                     _make_folder(parent_fd, parts[-1])
                 elif kind == "link":  # as it is: where it leads is judged once everything is made
@@ -390,10 +390,10 @@ class _Unpacker:
                 elif kind == "file":
                     assert read is not None  # a file's, always
                     self._write(name, parts[-1], parent_fd, mode, read)
-            except OSError as error:  # a backstop: the checks above refuse each of these first
-                if error.errno not in (errno.EEXIST, errno.ELOOP, errno.ENOTDIR):
-                    raise
-                raise _refused(name, "it collides with a path unpacked before it") from None
+        except OSError as error:  # a backstop: the checks above refuse each of these first
+            if error.errno not in (errno.EEXIST, errno.ELOOP, errno.ENOTDIR):
+                raise
+            raise _refused(name, "it collides with, or lies under, a path unpacked before it") from None
         self._made[parts] = kind
         self._listed.add(parts)
 

@@ -370,7 +370,10 @@ def test_a_gzip_bomb_in_the_tar_stream_is_refused_before_it_is_decompressed(tmp_
 def test_more_entries_than_the_limit_are_refused(tmp_path):
     members = [MANIFEST, *(M(f"empty{index}/") for index in range(SMALL.files))]
     refused(
-        tmp_path, tar(members), f'member "empty{SMALL.files - 1}": the archive holds more than 50 entries', status=413
+        tmp_path,
+        tar(members),
+        f'member "empty{SMALL.files - 1}": the archive holds more than 50 files, folders and links',
+        status=413,
     )
 
 

@@ -18,7 +18,8 @@ below is refused, never repaired:
 - Exhaustion: the archive's size is checked before it is read; bytes are counted as they are written, never
   taken from the sizes an archive declares (gzip and zip bombs); zip members may not share their data (the
   overlapping zip bomb); a tar stream is never decompressed past what its files could need (a bomb in a pax
-  header or the padding); entries and depth are limited.
+  header or the padding); entries and depth are limited. (zipfile reads a zip's whole directory first: up to some
+  15 times archive_bytes of memory for a directory of tiny entries, refused only once read.)
 - Damage: tarfile takes a damaged or cut-short header for the archive's end; here it is refused, as is a gzip
   stream cut short or failing its checksum, and a zip member failing its CRC.
 - A version half landed: the archive is unpacked into a staging folder beside the submissions, then swapped in by
@@ -362,7 +363,7 @@ class _Unpacker:
         self.last_name = name
         self._entries += 1
         if self._entries > self._limits.files:
-            limit = f"more than {self._limits.files} entries (files, folders and links; files)"
+            limit = f"more than {self._limits.files} files, folders and links (files)"
             raise _refused(name, f"the archive holds {limit}; {_LEAVE_OUT}", TOO_LARGE)
         parts = self._placed(name, kind)
         if mode & _SPECIAL_BITS:

@@ -47,9 +47,9 @@ def add_author(path: Path, name: str) -> str:
 
 
 @pytest.fixture
-def season(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+def season(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     path = ladder_file(tmp_path)
-    yield path, {name: add_author(path, name) for name in ("ann", "bob")}
+    return path, {name: add_author(path, name) for name in ("ann", "bob")}
 
 
 def visit(app, calls, client: tuple[str, int] = ("127.0.0.1", 50000)):
@@ -180,16 +180,19 @@ def test_signing_in_keeps_a_session_not_the_token_and_revoking_ends_it(season) -
         return wrong, signed_in, cookie, page, other, cross_site, after
 
     wrong, signed_in, cookie, page, other, cross_site, after = visit(app, calls)
-    assert wrong.status_code == 401 and "not a valid token" in wrong.text and SESSION_COOKIE not in wrong.headers.get(
-        "set-cookie", ""
+    assert (
+        wrong.status_code == 401
+        and "not a valid token" in wrong.text
+        and SESSION_COOKIE not in wrong.headers.get("set-cookie", "")
     )
     assert signed_in.status_code == 303 and signed_in.headers["location"] == "http://127.0.0.1:8000/authors/ann/"
     assert f"{SESSION_COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert tokens["ann"] not in cookie and tokens["ann"] not in signed_in.headers["location"]
     assert page.status_code == 200 and "ann on ladder season" in page.text and 'name="archive"' in page.text
-    assert page.headers["cache-control"] == "no-store" and "frame-ancestors 'none'" in page.headers[
-        "content-security-policy"
-    ]
+    assert (
+        page.headers["cache-control"] == "no-store"
+        and "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    )
     assert other.status_code == 403
     assert cross_site.status_code == 403  # a form posted from another site with the cookie
     assert after.status_code == 401

@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import tarfile
-import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -195,6 +194,10 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     status, refusal = curl(base + "api/submissions", None, scratch / "ann.tar.gz")
     assert status == 401 and snapshot(season["submissions"]) == before
 
+    # bob uploads with the form on his page, in Chromium, and follows his version there, on a phone too.
+    if sync_playwright is not None and CHROMIUM.exists():
+        bob_uploads_with_the_form_and_reads_his_page(season, scratch)
+
     # Nobody else reads any bot's output: not on a public page, not in any file served to an anonymous visitor.
     served = {}
     for path in sorted(out.rglob("*")):
@@ -213,6 +216,64 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
             data = path.read_bytes()
             assert not any(token.encode() in data for token in tokens.values()), path
     assert not any(token in said for token in tokens.values())
+
+
+def bob_uploads_with_the_form_and_reads_his_page(season: dict, scratch: Path) -> None:
+    out, base, ladder = season["out"], season["base"], season["ladder"]
+    bob = bot_folder(scratch, "bob", season["bots"])
+    manifest = bob / "bot.yaml"
+    manifest.write_text(manifest.read_text() + "build: python -c \"print('bob builds v2')\"\n")
+    (scratch / "bob-v2.zip").write_bytes(zipped(bob))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            desktop = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = desktop.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(base + "authors/bob/")
+            assert "Sign in" in page.title() or page.locator("#token").count() == 1
+            page.fill("#token", season["tokens"]["bob"])
+            page.click("button[type=submit]")
+            page.wait_for_url(base + "authors/bob/")
+            (cookie,) = [cookie for cookie in desktop.cookies() if cookie["name"] == "referee_session"]
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+            assert season["tokens"]["bob"] not in cookie["value"]
+            page.set_input_files("#archive", str(scratch / "bob-v2.zip"))
+            page.click("#upload button[type=submit]")
+            page.wait_for_url(base + "authors/bob/")
+            assert "bob-v2" in page.locator("#waiting").inner_text()
+            wait_for("bob-v2's verdict", lambda: judged(out, "bob-v2") is not None, ladder)
+            assert judged(out, "bob-v2")["verdict"] == "accepted", judged(out, "bob-v2")
+            page.reload()
+            version = page.locator("section#bob-v2")
+            assert "accepted" in version.locator("h2").inner_text()
+            with page.expect_navigation():
+                version.get_by_text("the build's output").click()
+            assert "bob builds v2" in page.inner_text("body")
+            page.go_back()
+            with page.expect_navigation():
+                page.locator("section#bob-v2").get_by_text("replay").first.click()
+            assert page.locator("#game").count() == 1 or "check-" in page.url
+            page.go_back()
+            assert season["tokens"]["bob"] not in page.content()
+            # On a phone: one column, nothing wider than the screen, both versions' names whole.
+            phone = browser.new_context(viewport={"width": 375, "height": 740}, storage_state=desktop.storage_state())
+            small = phone.new_page()
+            small.on("pageerror", lambda error: errors.append(str(error)))
+            small.goto(base + "authors/bob/")
+            assert small.evaluate("document.documentElement.scrollWidth") <= 375
+            for name in ("bob-v1", "bob-v2"):
+                heading = small.locator(f"section#{name} h2")
+                assert heading.is_visible() and name in heading.inner_text()
+                assert heading.evaluate("(element) => element.scrollWidth <= element.clientWidth")
+            with small.expect_navigation():
+                small.click("text=Sign out")
+            small.goto(base + "authors/bob/")
+            assert small.locator("#token").count() == 1  # signed out: the sign-in form again
+            assert not errors, errors
+        finally:
+            browser.close()
 
 
 def hostile_archives(scratch: Path) -> dict[str, bytes]:
@@ -274,5 +335,3 @@ class _Zeros(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-
-pytestmark = []

@@ -237,7 +237,7 @@ def test_an_honest_archive_lands_with_its_content_modes_links_and_digest(tmp_pat
     assert folder_digest(submissions / "alice") == landed.digest
     assert snapshot(submissions / "alice") == snapshot(expected)  # 0755 and 0644, the link as a link, our own owner
     assert sorted(os.listdir(submissions)) == [UPLOADS_DIR, "alice"]
-    assert os.listdir(submissions / UPLOADS_DIR) == ["alice.lock"]
+    assert os.listdir(submissions / UPLOADS_DIR) == []
 
 
 def test_a_new_version_replaces_the_old_whole(tmp_path):
@@ -247,7 +247,7 @@ def test_a_new_version_replaces_the_old_whole(tmp_path):
     landed = land(tmp_path / "v2.zip", submissions, "alice", UploadLimits())
     assert snapshot(submissions / "alice") == snapshot(expected_folder(tmp_path / "expected", version_2))
     assert landed.digest == folder_digest(submissions / "alice")
-    assert os.listdir(submissions / UPLOADS_DIR) == ["alice.lock"]  # the old version removed
+    assert os.listdir(submissions / UPLOADS_DIR) == []  # the old version removed
     assert (submissions / "bob" / "x.py").read_bytes() == b"x"
 
 
@@ -260,13 +260,13 @@ def test_unpack_fills_a_new_empty_folder_and_nothing_else(tmp_path):
     assert snapshot(tmp_path / "into") == snapshot(expected_folder(tmp_path / "expected", HONEST))
 
 
-def test_a_staging_folder_left_by_a_crash_goes_at_the_next_upload_of_its_author_only(tmp_path):
+def test_the_staging_folders_left_by_a_crash_go_at_the_next_upload(tmp_path):
     submissions = submissions_with_alice_and_bob(tmp_path)
     (submissions / UPLOADS_DIR / "alice.0123456789abcdef" / "half").mkdir(parents=True)
-    (submissions / UPLOADS_DIR / "alice.b.0123456789abcdef").mkdir()  # author alice.b's, landing now
+    (submissions / UPLOADS_DIR / "bob.0123456789abcdef").mkdir()  # no landing is under way while one holds the lock
     (tmp_path / "again.tgz").write_bytes(tar(HONEST))
     land(tmp_path / "again.tgz", submissions, "alice", UploadLimits())
-    assert sorted(os.listdir(submissions / UPLOADS_DIR)) == ["alice.b.0123456789abcdef", "alice.lock"]
+    assert os.listdir(submissions / UPLOADS_DIR) == []
 
 
 def test_two_uploads_of_one_author_at_once_land_one_after_the_other(tmp_path):
@@ -285,20 +285,22 @@ def test_two_uploads_of_one_author_at_once_land_one_after_the_other(tmp_path):
         landed = land_at_once([tmp_path / "v0.tgz", tmp_path / "v1.tgz"], submissions)
         assert snapshot(submissions / "alice") in expected
         assert folder_digest(submissions / "alice") in {result.digest for result in landed}
-        assert os.listdir(submissions / UPLOADS_DIR) == ["alice.lock"]
+        assert os.listdir(submissions / UPLOADS_DIR) == []
 
 
-def test_an_upload_waits_while_another_process_lands_one_of_the_same_author(tmp_path):
+def test_an_upload_waits_while_another_process_lands_one(tmp_path):
     submissions = submissions_with_alice_and_bob(tmp_path)
     before = snapshot(submissions / "alice")
     version_2 = [MANIFEST, M("v2.py", b"2")]
     (tmp_path / "v2.tgz").write_bytes(tar(version_2))
-    with open(submissions / UPLOADS_DIR / "alice.lock", "rb+") as lock, concurrent.futures.ThreadPoolExecutor() as pool:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # as another server process does while it lands alice's upload
+    lock = os.open(submissions / UPLOADS_DIR, os.O_RDONLY | os.O_DIRECTORY)
+    with concurrent.futures.ThreadPoolExecutor() as pool:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as another server process does while it lands an upload
         waiting = pool.submit(land, tmp_path / "v2.tgz", submissions, "alice", UploadLimits())
         time.sleep(0.5)
         assert not waiting.done() and snapshot(submissions / "alice") == before
         fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
         assert waiting.result(timeout=30).digest == folder_digest(submissions / "alice")
     assert snapshot(submissions / "alice") == snapshot(expected_folder(tmp_path / "expected", version_2))
 
@@ -330,7 +332,15 @@ def test_an_archive_of_another_format_is_refused_saying_which_are_taken(tmp_path
 def test_an_archive_over_its_size_is_refused_by_its_size_first(tmp_path):
     archive = tar(HONEST) + os.urandom(3000)
     limits = UploadLimits(archive_bytes=len(archive) - 1)
-    refused(tmp_path, archive, f"the archive: it is {len(archive)} bytes, over the limit of", status=413, limits=limits)
+    refused(
+        tmp_path,
+        archive,
+        "the archive: it is ",
+        " KB, over the limit of ",
+        "(uploads.archive_mb)",
+        status=413,
+        limits=limits,
+    )
 
 
 @pytest.mark.parametrize("fmt", ["tar.gz", "zip"])
@@ -338,7 +348,7 @@ def test_a_bomb_is_stopped_by_the_bytes_written_not_the_sizes_declared(tmp_path,
     bomb = [MANIFEST, M("zeros", bytes(20 * 2**20))]  # 20 MiB of zeros: about 20 KiB compressed
     archive = FORMATS[fmt](bomb)
     assert len(archive) < 100_000
-    refused(tmp_path, archive, 'member "zeros": the files unpack to more than 1048576 bytes', status=413)
+    refused(tmp_path, archive, 'member "zeros": the files unpack to more than 1 MB (uploads.unpacked_mb)', status=413)
 
 
 def test_files_over_the_limit_together_are_stopped_at_the_one_that_crosses_it(tmp_path):
@@ -351,7 +361,7 @@ def test_the_overlapping_zip_bomb_is_refused_by_its_overlap(tmp_path):
     archive = overlapping_zip(100, bytes(50_000))  # 5 MB from 55 KB, though no member is compressed
     with zipfile.ZipFile(io.BytesIO(archive)) as readable:  # a zip that zipfile itself reads without complaint
         assert sum(len(readable.read(info)) for info in readable.infolist()) > 5_000_000
-    refused(tmp_path, archive, 'member "f0001": its data overlaps that of member "f0000"')
+    refused(tmp_path, archive, 'member "f0001": its data overlaps that of member "f0000"', limits=UploadLimits())
 
 
 @pytest.mark.parametrize(
@@ -375,6 +385,20 @@ def test_more_entries_than_the_limit_are_refused(tmp_path):
         f'member "empty{SMALL.files - 1}": the archive holds more than 50 files, folders and links',
         status=413,
     )
+
+
+def test_a_zip_whose_directory_lists_more_entries_than_the_limit_is_refused_before_it_is_read(tmp_path):
+    members = [MANIFEST, *(M(f"f{index}") for index in range(SMALL.files))]
+    refused(tmp_path, zip_(members), "the archive: its directory lists more than 50 files", status=413)
+    # A directory far longer than its few entries could need: refused by its bytes, whatever its count says.
+    padded = io.BytesIO()
+    with zipfile.ZipFile(padded, "w") as archive:
+        for name in ("bot.yaml", "a", "b"):
+            info = zipfile.ZipInfo(name)
+            info.comment = b"c" * 8000
+            archive.writestr(info, b"name: x\n")
+    refused(tmp_path, padded.getvalue(), "the archive: its directory lists more than 4 files", status=413,
+            limits=UploadLimits(files=4))  # fmt: skip
 
 
 @pytest.mark.parametrize("fmt", ["tar.gz", "zip"])
@@ -706,10 +730,10 @@ def test_an_author_folder_that_is_a_link_is_refused_and_its_target_left_alone(tm
     assert os.listdir(elsewhere) == ["keep"]
 
 
-def test_a_first_upload_refused_leaves_only_the_authors_lock(tmp_path):
+def test_a_first_upload_refused_leaves_only_the_empty_staging_folder(tmp_path):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     (tmp_path / "bad.tgz").write_bytes(tar([M("main.py")]))
     with pytest.raises(UploadRefused):
         land(tmp_path / "bad.tgz", submissions, "alice", UploadLimits())
-    assert snapshot(submissions).keys() == {".", UPLOADS_DIR, f"{UPLOADS_DIR}/alice.lock"}
+    assert snapshot(submissions).keys() == {".", UPLOADS_DIR}

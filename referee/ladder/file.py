@@ -45,29 +45,24 @@ LADDER_ONLY: tuple[Key, ...] = (
 )  # fmt: skip
 
 
+MB = 2**20
+
+
 @dataclass(frozen=True)
 class UploadLimits:
-    """What one upload may be (the ladder file's ``uploads:``): each archive is refused past any of them."""
+    """What one upload may be (the ladder file's ``uploads:``, in megabytes there): past any of them it is refused."""
 
-    archive_mb: int = 20  # the archive as sent, compressed
-    unpacked_mb: int = 200  # every file's content once unpacked, counted as it is written (a zip or gzip bomb)
+    archive_bytes: int = 20 * MB  # the archive as sent, compressed
+    unpacked_bytes: int = 200 * MB  # every file's content once unpacked, counted as it is written (a zip or gzip bomb)
     files: int = 5_000  # entries of every kind: files, folders, links
     depth: int = 20  # path components of the deepest entry
-
-    @property
-    def archive_bytes(self) -> int:
-        return self.archive_mb * 2**20
-
-    @property
-    def unpacked_bytes(self) -> int:
-        return self.unpacked_mb * 2**20
 
 
 UPLOADS: tuple[Key, ...] = (
     Key("archive_mb", "integer", "megabytes of the archive as sent (compressed)",
-        default=UploadLimits.archive_mb, minimum=1, maximum=4096),
+        default=UploadLimits.archive_bytes // MB, minimum=1, maximum=4096),
     Key("unpacked_mb", "integer", "megabytes of its files once unpacked (a zip or gzip bomb stops here)",
-        default=UploadLimits.unpacked_mb, minimum=1, maximum=65_536),
+        default=UploadLimits.unpacked_bytes // MB, minimum=1, maximum=65_536),
     Key("files", "integer", "entries of every kind: files, folders and links",
         default=UploadLimits.files, minimum=1, maximum=1_000_000),
     Key("depth", "integer", "folders deep the deepest entry may be", default=UploadLimits.depth, minimum=1,
@@ -193,4 +188,5 @@ def _upload_limits(checker: Checker, node: yaml.Node | None) -> UploadLimits:
     if node is None:
         return UploadLimits()
     keys = checker.mapping(node, "uploads", names(UPLOADS), ())
-    return UploadLimits(**{name: checker.key(keys, _UPLOAD_KEYS[name], "uploads.") for name in keys})
+    value = {name: checker.key(keys, key, "uploads.") for name, key in _UPLOAD_KEYS.items()}
+    return UploadLimits(value["archive_mb"] * MB, value["unpacked_mb"] * MB, value["files"], value["depth"])

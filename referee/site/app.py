@@ -59,8 +59,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
-from referee.ladder.file import Ladder, load_ladder
+from referee.ladder.file import MB, Ladder, load_ladder
 from referee.ladder.history import ACCEPTED
 from referee.publish.replay_page import replay_page
 from referee.site import ServeError
@@ -76,7 +77,7 @@ from referee.site.records import (
     record_upload,
     versions_of,
 )
-from referee.site.uploads import UploadRefused, land
+from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, land
 from referee.transcript import read_game
 
 log = logging.getLogger("referee.site")
@@ -99,11 +100,14 @@ CONTENT_SECURITY_POLICY = (
     b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
-# Every answer: no page of the site in another's frame, no URL of it in a Referer, no type guessed from content;
+# Every answer: no page of the site in another's frame, no URL of it in another site's Referer, no type guessed from
+# content;
 # scripts and styles are the pages' own (inline) or the site's.
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # The full address to this site's own pages only (not "no-referrer": with it a browser's form says it comes
+    # from nowhere, "Origin: null", and a post from this site could not be told from one from another).
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", CONTENT_SECURITY_POLICY),
 ]
@@ -160,6 +164,8 @@ class Site:
         self.authors = Authors(self.output)
         if self.ladder is None and self.authors.ladder:
             self.ladder = self._ladder_of_authors(self.authors.ladder)
+        if self.ladder is not None:  # where uploads are staged: made now, so that no refused upload makes it
+            (self.ladder.submissions / UPLOADS_DIR).mkdir(mode=0o700, exist_ok=True)
         self.sessions = Sessions()
         self.limiter = limiter or FailureLimiter()
         self.games = GamesIndex(self.output)
@@ -409,7 +415,8 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         records = game_log(folder, game) if version_of(author, bot) else None
         if records is None:
             return _missing(f"no check game {game} of {bot}")
-        return PlainTextResponse(pages.output_text(game, outputs_in(records, folder, [bot])), headers=PRIVATE)
+        # In its check the version plays as the candidate, against the sample bots.
+        return PlainTextResponse(pages.output_text(game, outputs_in(records, folder, [CANDIDATE])), headers=PRIVATE)
 
     async def game_output(request: Request) -> Response:
         author, game = request.path_params["author"], request.path_params["game"]
@@ -446,6 +453,9 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
             return JSONResponse({"error": error}, 409)
         ladder = site.ladder
         client = client_of(request)
+        if (ladder.submissions / author).resolve() == output:  # the ladder's own output folder: never replaced
+            error = f"author {author!r}: the ladder's output folder has this name; the organiser must rename one"
+            return JSONResponse({"error": error}, 409)
         async with site.landing(author):
             try:
                 with tempfile.TemporaryDirectory(prefix="referee-upload-") as scratch:
@@ -543,13 +553,13 @@ async def _receive(request: Request, archive: Path, limit: int) -> int:
             form = await capped.form(max_files=1, max_fields=4)
             files = [value for value in form.values() if isinstance(value, UploadFile)]
             if not files:
-                raise UploadRefused("the form holds no file: choose your bot folder's .tar.gz or .zip")
+                raise UploadRefused("the form", "it holds no file; choose your bot folder's .tar.gz or .zip")
             size = await _copy(files[0].read, out, limit)
         else:
             chunks = request.stream()
             size = await _copy(lambda _: anext(chunks, b""), out, limit)
     if size == 0:
-        raise UploadRefused("the request holds no archive: send your bot folder as a .tar.gz or .zip")
+        raise UploadRefused("the request", "it holds no archive; send your bot folder as a .tar.gz or .zip")
     return size
 
 
@@ -581,9 +591,10 @@ def _capped(receive: Receive, limit: int) -> Receive:
 
 def _too_big(limit: int) -> UploadRefused:
     return UploadRefused(
-        f"the archive is over {limit // 2**20} MB, the ladder's uploads.archive_mb: leave out what the bot does not "
-        "need to run (build outputs, data it can make)",
-        status=413,
+        "the archive",
+        f"it is over the limit of {limit // MB} MB (uploads.archive_mb); leave out what the bot needs neither to "
+        "build nor to run",
+        TOO_LARGE,
     )
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from referee.ladder.file import MB, UploadLimits
 from referee.ladder.history import ACCEPTED
 from referee.site.auth import SESSION_HOURS
 from referee.site.records import (
@@ -44,7 +45,7 @@ _templates = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-HEADINGS = {401: "Sign in", 403: "Not yours", 404: "Not found", 429: "Too many tries"}
+HEADINGS = {401: "Sign in", 403: "Refused", 404: "Not found", 429: "Too many tries"}
 
 
 def utc_minute(at: str | None) -> str:
@@ -64,15 +65,14 @@ def signin(site: str, error: str | None = None, author: str | None = None, root:
     )
 
 
-def refused(status: int, message: str, root: str = "") -> str:
-    heading = HEADINGS.get(status, "Refused")
+def refused(status: int, message: str, root: str = "", heading: str | None = None) -> str:
+    heading = heading or HEADINGS.get(status, "Refused")
     return _templates.get_template("refused.html").render(status=status, heading=heading, message=message, root=root)
 
 
 def not_yours(signed_in: str, root: str = "") -> str:
-    return refused(
-        403, f"You are signed in as {signed_in}; this page is another author's, and only they may read it.", root
-    )
+    message = f"You are signed in as {signed_in}; this page is another author's, and only they may read it."
+    return refused(403, message, root, "Not yours")
 
 
 def output_text(game: str, outputs: Sequence[SeatOutput]) -> str:
@@ -122,11 +122,16 @@ def _author_data(season: Season, name: str, api: str, refused_upload: str | None
         "waiting": _waiting(output, name, judged),
         "poll_s": f"{ladder.poll_s:g}" if ladder else "",
         "uploads": ladder is not None,
-        "limits": ladder.uploads if ladder else None,
+        "limits": _limits(ladder.uploads) if ladder else None,
         "api": api,
         "versions": versions,
         "faults_shown": FAULTS_SHOWN,
     }
+
+
+def _limits(limits: UploadLimits) -> dict[str, int]:
+    return {"archive_mb": limits.archive_bytes // MB, "unpacked_mb": limits.unpacked_bytes // MB,
+            "files": limits.files, "depth": limits.depth}  # fmt: skip
 
 
 def _waiting(output: Path, name: str, judged: Sequence[Any]) -> dict[str, str] | None:

@@ -18,13 +18,14 @@ below is refused, never repaired:
 - Exhaustion: the archive's size is checked before it is read; bytes are counted as they are written, never
   taken from the sizes an archive declares (gzip and zip bombs); zip members may not share their data (the
   overlapping zip bomb); a tar stream is never decompressed past what its files could need (a bomb in a pax
-  header or the padding); entries and depth are limited. (zipfile reads a zip's whole directory first: up to some
-  15 times archive_bytes of memory for a directory of tiny entries, refused only once read.)
+  header or the padding); entries and depth are limited, a zip's before zipfile reads its directory (which costs
+  some 15 times its bytes in memory), from what its end record says of it.
 - Damage: tarfile takes a damaged or cut-short header for the archive's end; here it is refused, as is a gzip
   stream cut short or failing its checksum, and a zip member failing its CRC.
 - A version half landed: the archive is unpacked into a staging folder beside the submissions, then swapped in by
-  one rename (an exchange with the old version when there is one), one upload of an author at a time, so that
-  the ladder reads the old version or the new one, whole, and a refused upload changes nothing.
+  one rename (an exchange with the old version when there is one), one landing at a time (a lock on the staging
+  folder, which leaves no file behind), so that the ladder reads the old version or the new one, whole, and a
+  refused upload changes nothing.
 
 Every refusal is an :class:`UploadRefused`: one line saying what was wrong, where, and what is allowed, and no
 path of this machine.
@@ -45,6 +46,7 @@ import re
 import secrets
 import shutil
 import stat
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -55,10 +57,12 @@ from typing import BinaryIO, Literal
 
 from referee.config import MANIFEST_NAME, NAME_PATTERN, NAME_RULE
 from referee.errors import RefereeError
+from referee.ladder.file import MB, UploadLimits
 from referee.printable import printable
 from referee.submissions import folder_digest
 
-UPLOADS_DIR = ".uploads"  # SUBMISSIONS/.uploads/: staging folders and locks, hidden from the ladder by its dot
+UPLOADS_DIR = ".uploads"  # SUBMISSIONS/.uploads/: the staging folders, hidden from the ladder by its dot
+_STAGING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.[0-9a-f]{16}")  # AUTHOR.RANDOM
 FORMATS = "a gzip-compressed tar (.tar.gz, .tgz), a plain tar (.tar) or a zip (.zip)"
 TOO_LARGE = 413  # the HTTP status of an upload over a limit on its size
 UNPROCESSABLE = 422  # of any other refusal
@@ -76,6 +80,8 @@ _CHUNK_BYTES = 1 << 20
 _LINKS_FOLLOWED = 40  # as many as Linux follows in one path before it gives up (ELOOP)
 _TAR_BYTES_PER_ENTRY = 8 * 1024  # more than an honest tar spends on one entry's headers, pax records and padding
 _TAR_END_BYTES = 1 << 20  # more than the end-of-archive blocks and the last record's padding
+_ZIP_END_SEARCH_BYTES = 22 + 65_535  # a zip's end record, and the longest comment after it
+_ZIP_DIRECTORY_BYTES_PER_ENTRY = 46 + 3 * 1024  # an entry's fixed part, and more name, extra and comment than any
 _SHOWN_CHARACTERS = 200  # of a name in a message
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -107,16 +113,6 @@ _DAMAGE_READING = (*_DAMAGE, OSError, NotImplementedError)
 Kind = Literal["file", "folder", "link"]
 
 
-@dataclass(frozen=True)
-class UploadLimits:
-    """What one upload may be (the ladder file's `uploads:` keys will fill it; defaults here)."""
-
-    archive_bytes: int = 20 * 2**20  # the archive as sent (compressed)
-    unpacked_bytes: int = 200 * 2**20  # every file's content once unpacked, counted as it is written
-    files: int = 5_000  # entries of every kind: files, folders, links
-    depth: int = 20  # path components of the deepest entry
-
-
 class UploadRefused(RefereeError):
     """An upload not landed: one line saying what and where; ``status`` is the HTTP status to answer (413 when a
     limit on size is over, 422 otherwise)."""
@@ -143,11 +139,10 @@ def land(archive: Path, submissions: Path, author: str, limits: UploadLimits) ->
         _has_folder(submissions_fd, author)  # refused before any work; looked at again as it is swapped in
         with contextlib.suppress(FileExistsError):
             os.mkdir(UPLOADS_DIR, 0o700, dir_fd=submissions_fd)
-        with _opened(UPLOADS_DIR, _DIRECTORY, submissions_fd) as uploads_fd, _author_lock(uploads_fd, author):
+        with _opened(UPLOADS_DIR, _DIRECTORY, submissions_fd) as uploads_fd, _locked(uploads_fd):
             # Locked from the start, not for the swap alone, or a small upload sent after a large one could land
             # first and then be replaced by the older version.
-            leftover = re.compile(re.escape(author) + r"\.[0-9a-f]{16}")  # left by a crash: none is under way
-            for name in filter(leftover.fullmatch, os.listdir(uploads_fd)):
+            for name in filter(_STAGING.fullmatch, os.listdir(uploads_fd)):  # left by a crash: none is under way
                 shutil.rmtree(name, ignore_errors=True, dir_fd=uploads_fd)
             staging = f"{author}.{secrets.token_hex(8)}"
             _make_folder(uploads_fd, staging)
@@ -179,7 +174,9 @@ def _unpack_at(archive: Path, root_fd: int, limits: UploadLimits) -> None:
     with open(archive, "rb") as file:
         size = os.fstat(file.fileno()).st_size
         if size > limits.archive_bytes:
-            problem = f"it is {size} bytes, over the limit of {limits.archive_bytes} (archive_bytes); {_LEAVE_OUT}"
+            problem = (
+                f"it is {_mb(size)}, over the limit of {_mb(limits.archive_bytes)} (uploads.archive_mb); {_LEAVE_OUT}"
+            )
             raise UploadRefused("the archive", problem, TOO_LARGE)
         unpacker = _Unpacker(root_fd, limits)
         try:
@@ -219,7 +216,7 @@ def _read_archive(file: BinaryIO, unpacker: _Unpacker, limits: UploadLimits) -> 
     elif head[257:262] == b"ustar":
         _read_tar(_MeteredStream(file, limits), unpacker)
     elif head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        _read_zip(file, unpacker)
+        _read_zip(file, unpacker, limits)
     else:
         raise UploadRefused("the archive", f"its content is not {FORMATS}, whatever its name; upload one of those")
 
@@ -246,7 +243,7 @@ class _MeteredStream(io.RawIOBase):
         except (EOFError, zlib.error, gzip.BadGzipFile):
             raise UploadRefused("the archive", f"its gzip compression is damaged or cut short; {_AS_MADE}") from None
         if len(data) > allowed:
-            need = f"{self._limits.unpacked_bytes} bytes (unpacked_bytes) in {self._limits.files} entries (files)"
+            need = f"{_mb(self._limits.unpacked_bytes)} (uploads.unpacked_mb) in {self._limits.files} entries (uploads.files)"
             raise UploadRefused("the archive", f"its tar stream runs past what files of {need} need", TOO_LARGE)
         self._position += len(data)
         self.last_read = data
@@ -282,7 +279,34 @@ def _read_tar(stream: _MeteredStream, unpacker: _Unpacker) -> None:
         pass  # on to the end of a gzip stream, where its checksum and length are checked
 
 
-def _read_zip(file: BinaryIO, unpacker: _Unpacker) -> None:
+def _zip_directory_within(file: BinaryIO, limits: UploadLimits) -> None:
+    """Refuse a zip whose directory (its end record says how many entries, how many bytes) is past the limit on
+    entries, before zipfile reads it whole: a directory of tiny entries costs some 15 times its bytes in memory."""
+    file.seek(0, os.SEEK_END)
+    size = file.tell()
+    file.seek(max(0, size - _ZIP_END_SEARCH_BYTES))
+    tail = file.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return  # zipfile says what is wrong with it
+    entries, directory_bytes = struct.unpack_from("<2xHL", tail, at + 8)
+    locator = at - 20
+    if (entries == 0xFFFF or directory_bytes == 0xFFFFFFFF) and locator >= 0 and tail[locator:locator + 4] == (
+        b"PK\x06\x07"
+    ):
+        (end64,) = struct.unpack_from("<Q", tail, locator + 8)
+        file.seek(end64)
+        record = file.read(56)
+        if len(record) == 56 and record[:4] == b"PK\x06\x06":
+            entries, directory_bytes = struct.unpack_from("<QQ", record, 32)
+    if entries > limits.files or directory_bytes > limits.files * _ZIP_DIRECTORY_BYTES_PER_ENTRY:
+        limit = f"more than {limits.files} files, folders and links (uploads.files)"
+        raise UploadRefused("the archive", f"its directory lists {limit}; {_LEAVE_OUT}", TOO_LARGE)
+    file.seek(0)
+
+
+def _read_zip(file: BinaryIO, unpacker: _Unpacker, limits: UploadLimits) -> None:
+    _zip_directory_within(file, limits)
     try:
         archive = zipfile.ZipFile(file)
     except UnicodeDecodeError as error:  # a name marked UTF-8 that is not
@@ -363,7 +387,7 @@ class _Unpacker:
         self.last_name = name
         self._entries += 1
         if self._entries > self._limits.files:
-            limit = f"more than {self._limits.files} files, folders and links (files)"
+            limit = f"more than {self._limits.files} files, folders and links (uploads.files)"
             raise _refused(name, f"the archive holds {limit}; {_LEAVE_OUT}", TOO_LARGE)
         parts = self._placed(name, kind)
         if mode & _SPECIAL_BITS:
@@ -408,7 +432,7 @@ class _Unpacker:
         if ".." in parts:
             raise _refused(name, 'a ".." in a path leaves the folder; an archive may hold only paths inside its folder')
         if len(parts) > self._limits.depth:
-            raise _refused(name, f"{len(parts)} names deep, over the limit of {self._limits.depth} (depth)")
+            raise _refused(name, f"{len(parts)} names deep, over the limit of {self._limits.depth} (uploads.depth)")
         made = self._made.get(parts)
         if parts in self._listed or (made is not None and (made, kind) != ("folder", "folder")):
             raise _refused(
@@ -442,7 +466,7 @@ class _Unpacker:
             while chunk := _read_damaged(name, read, _CHUNK_BYTES):
                 self._unpacked_bytes += len(chunk)
                 if self._unpacked_bytes > self._limits.unpacked_bytes:
-                    limit = f"more than {self._limits.unpacked_bytes} bytes (unpacked_bytes)"
+                    limit = f"more than {_mb(self._limits.unpacked_bytes)} (uploads.unpacked_mb)"
                     raise _refused(name, f"the files unpack to {limit} by this one; {_LEAVE_OUT}", TOO_LARGE)
                 view = memoryview(chunk)
                 while view:
@@ -516,11 +540,14 @@ def _leaves_folder(root_fd: int, link: tuple[str, ...]) -> bool:
 
 
 @contextlib.contextmanager
-def _author_lock(uploads_fd: int, author: str) -> Iterator[None]:
-    """One upload of ``author`` at a time, across threads and processes (each open file has its own lock)."""
-    with _opened(f"{author}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, uploads_fd, 0o600) as fd:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield  # closing the file lets the lock go
+def _locked(uploads_fd: int) -> Iterator[None]:
+    """One landing at a time, across threads and processes: a lock on the staging folder itself (each open of it
+    has its own), which leaves no file behind in the submissions folder."""
+    fcntl.flock(uploads_fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(uploads_fd, fcntl.LOCK_UN)
 
 
 def _has_folder(submissions_fd: int, author: str) -> bool:
@@ -569,6 +596,15 @@ def _make_folder(parent_fd: int, name: str) -> None:
 
 def _mode_at(dir_fd: int, path: str) -> int:
     return os.stat(path, dir_fd=dir_fd, follow_symlinks=False).st_mode
+
+
+def _mb(size: int) -> str:
+    """A size as people read it: ``20 MB``, ``20.4 MB``, ``3.2 KB``, ``512 bytes``."""
+    if size >= MB:
+        return f"{size / MB:.1f} MB".replace(".0 MB", " MB")
+    if size >= 1024:
+        return f"{size / 1024:.1f} KB".replace(".0 KB", " KB")
+    return f"{size} bytes"
 
 
 def _refused(name: str, problem: str, status: int = UNPROCESSABLE) -> UploadRefused:

@@ -139,6 +139,12 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     # Head to head: every pair, coloured by strength; the chart has a line per bot.
     assert page.locator("#pairs td[data-strength]").count() == len(board["rows"]) * (len(board["rows"]) - 1)
     assert page.locator("#chart polyline").count() == len(board["rows"])
+    # Each line ends at the bot's strength as the standings show it, after every counted game.
+    ends = page.eval_on_selector_all("#chart polyline title", "titles => titles.map(t => t.textContent)")
+    shown = page.eval_on_selector_all(
+        "#standings tbody tr", "rows => rows.map(r => [r.dataset.bot, r.querySelector('.figure').textContent])"
+    )
+    assert sorted(ends) == sorted(f"{bot}: {strength} after {board['games']} games" for bot, strength in shown)
     assert page.is_hidden("#submissions-section"), "a league has no submissions to show"
 
 

@@ -444,7 +444,7 @@
       : "";
   }
 
-  // ----- the chart of ratings over time ----------------------------------------------------
+  // ----- the chart of strengths over time: the standings' fit as games accumulate ----------
 
   const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
   const colour = (i) => (i < COLOURS.length ? COLOURS[i] : "hsl(" + ((i * 137) % 360) + ", 55%, 45%)");
@@ -460,6 +460,13 @@
     return bots.filter((bot) => ui.chart.includes(bot));
   }
 
+  // A step of 1, 2 or 5 times a power of ten that cuts ``span`` into about four.
+  const niceStep = (span) => {
+    const raw = span / 4, power = Math.pow(10, Math.floor(Math.log10(raw)));
+    const mantissa = raw / power;
+    return (mantissa <= 1 ? 1 : mantissa <= 2 ? 2 : mantissa <= 5 ? 5 : 10) * power;
+  };
+
   function drawChart() {
     const box = $("chart");
     box.replaceChildren();
@@ -472,20 +479,21 @@
     const chosen = chartBots(bots);
     // Drawn at the width it is shown at, so that its labels are as large on a phone as on a desktop.
     const W = Math.max(280, Math.round(box.clientWidth || 900)), H = Math.round(Math.min(320, Math.max(200, W * 0.45)));
-    const L = 40, R = 10, T = 10, B = 26;
+    const L = 46, R = 10, T = 10, B = 26;
     const xs = history.games;
-    const all = chosen.flatMap((b) => history.mu[b] || []);
-    const low = Math.floor(Math.min(...(all.length ? all : [24])) - 1), high = Math.ceil(Math.max(...(all.length ? all : [26])) + 1);
+    const series = (bot) => history.strength[bot] || [];
+    // Elo from the field's mean: 0 is always on the scale, the rest in round steps.
+    const all = [0, ...chosen.flatMap((b) => series(b).filter((v) => v !== null))];
+    const step = niceStep(Math.max(40, Math.max(...all) - Math.min(...all)));
+    const low = Math.floor(Math.min(...all) / step) * step, high = Math.ceil(Math.max(...all) / step) * step;
     const x = (v) => L + ((W - L - R) * v) / xs[xs.length - 1];
-    const y = (v) => T + ((H - T - B) * (high - v)) / (high - low);
+    const y = (v) => T + ((H - T - B) * (high - v)) / (high - low || 1);
     const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": "openskill ratings (mu) of the chosen bots as games accumulate" });
-    const ticks = 5;
-    for (let i = 0; i <= ticks; i++) {
-      const v = low + ((high - low) * i) / ticks;
-      chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e6e9ed" }));
+      "aria-label": "Plackett-Luce strengths (Elo relative to the field's mean) of the chosen bots as games accumulate" });
+    for (let v = low; v <= high + step / 2; v += step) {
+      chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: Math.abs(v) < step / 2 ? "#b8c0c8" : "#e6e9ed" }));
       const label = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 12, fill: "#66707a" });
-      label.textContent = v.toFixed(0);
+      label.textContent = signed(v);
       chart.append(label);
     }
     const xticks = W < 500 ? 2 : 4;
@@ -498,19 +506,18 @@
     }
     const lines = {};
     bots.forEach((bot, i) => {
-      const mu = history.mu[bot];
-      if (!mu || !chosen.includes(bot)) return;
-      const sigma = history.sigma[bot];
-      const upper = mu.map((m, j) => x(xs[j]) + "," + y(m + 1.96 * sigma[j]));
-      const lower = mu.map((m, j) => x(xs[j]) + "," + y(m - 1.96 * sigma[j])).reverse();
-      const band = svg("polygon", { points: upper.concat(lower).join(" "), fill: colour(i), opacity: 0, "data-bot": bot });
-      const line = svg("polyline", { points: mu.map((m, j) => x(xs[j]) + "," + y(m)).join(" "), fill: "none",
+      // A bot has no strength before its first counted game: its line starts there.
+      const points = series(bot).map((v, j) => (v === null ? null : [x(xs[j]), y(v), v, xs[j]])).filter(Boolean);
+      if (!points.length || !chosen.includes(bot)) return;
+      const line = svg("polyline", { points: points.map((p) => p[0] + "," + p[1]).join(" "), fill: "none",
         stroke: colour(i), "stroke-width": 2, "data-bot": bot });
+      const last = points[points.length - 1];
+      const end = svg("circle", { cx: last[0], cy: last[1], r: 3, fill: colour(i), "data-bot": bot });
       const title = svg("title", {});
-      title.textContent = bot + ": mu " + mu[mu.length - 1].toFixed(2);
+      title.textContent = bot + ": " + signed(last[2]) + " after " + last[3] + (last[3] === 1 ? " game" : " games");
       line.append(title);
-      chart.append(band, line);
-      lines[bot] = [line, band];
+      chart.append(line, end);
+      lines[bot] = [line, end];
     });
     const legend = el("div", "legend");
     bots.forEach((bot, i) => {
@@ -526,8 +533,7 @@
       item.append(swatch, document.createTextNode(bot));
       const focus = (lit) => {
         for (const other in lines) {
-          lines[other][0].setAttribute("opacity", lit && other !== bot ? 0.2 : 1);
-          lines[other][1].setAttribute("opacity", lit && other === bot ? 0.15 : 0);
+          for (const mark of lines[other]) mark.setAttribute("opacity", lit && other !== bot ? 0.2 : 1);
         }
       };
       item.onmouseenter = () => on && focus(true);

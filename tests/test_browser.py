@@ -264,6 +264,8 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     assert page.locator("#games tbody tr").count() == 12
+    numbers = page.eval_on_selector_all("#games tbody tr td:first-child", "cells => cells.map(c => c.textContent)")
+    assert numbers == [str(number) for number in range(1, 13)], "the games are numbered from 1"
     shown = page.eval_on_selector_all(
         "#games tbody tr", "rows => rows.map(r => [r.dataset.game, r.querySelector('td.players').textContent])"
     )

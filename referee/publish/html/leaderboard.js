@@ -572,7 +572,7 @@
       const [index, id, seats, finishOrder, hands, decisions, faults, voidReason, replay] = g;
       const tr = el("tr");
       tr.dataset.game = id;
-      tr.append(el("td", null, String(index)));
+      tr.append(el("td", null, String(index + 1))); // the schedule's place, counted from 1 as people count
       const name = el("td", "text");
       if (replay) {
         const link = el("a", null, id);

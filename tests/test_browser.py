@@ -26,7 +26,7 @@ from referee.standings import compute_standings, folder_standings
 
 from .conftest import PYTHON
 from .game_logs import logged_game, write_league
-from .test_ladder_pages import ladder_with_verdicts
+from .test_ladder_pages import ladder_with_verdicts, season_with_a_new_version
 
 CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -122,7 +122,15 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
     assert page.text_content("h1") == "viewer-league"
     settings = page.text_content("#settings")
-    for fact in ("stop the bus", "tables of 3", "12 of 12 games", "move 1000 ms", "default action", "referee "):
+    for fact in (
+        "stop the bus",
+        "tables of 3",
+        "4 bots",
+        "12 of 12 games",
+        "move 1000 ms",
+        "default action",
+        "referee ",
+    ):
         assert fact in settings
     assert page.text_content("#seed code") == str(SEED), "the seed digit for digit"
     page.click("#standings th[data-key='win_rate']")
@@ -212,6 +220,13 @@ def test_a_ladders_submissions_show_each_verdict_why_a_version_was_rejected_and_
     page.wait_for_load_state()
     assert page.url == (output / "reports" / "eve.md").as_uri()
     assert "## eve-v2: rejected" in page.text_content("body")
+
+
+def test_a_seasons_header_counts_its_authors_and_versions(page, tmp_path: Path) -> None:
+    output = season_with_a_new_version(tmp_path).output
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    assert " \u00b7 3 authors, 4 versions (3 active) \u00b7 24 games \u00b7 " in page.text_content("#settings")
 
 
 def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:

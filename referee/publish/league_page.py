@@ -68,6 +68,7 @@ def page_data(
             "game": (league.game if league else None) or (records[0].game if records else None),
             "settings": _public_settings(settings, finished=scheduled is not None and len(records) >= scheduled),
             "bots": len(board["rows"]),
+            **_season_counts(board),
             "referee_version": (league.referee_version if league else None) or __version__,
             "page_version": __version__,
             "games": len(records),
@@ -87,6 +88,25 @@ def page_data(
             [row["bot"] for row in board["rows"]],
         ),
     }
+
+
+def _season_counts(board: Mapping[str, Any]) -> dict[str, int]:
+    """A season's authors and active versions, for the header beside its versions (the board's bots); a league's: none.
+
+    A season is a board with a ladder's ``submissions`` or an author's line of
+    versions; each bot's author is the one those name, else the bot itself.
+    """
+    if not board.get("submissions") and not board.get("versions"):
+        return {}
+    author_of = {row["bot"]: row["bot"] for row in board["rows"]}
+    for line in board.get("versions") or ():
+        author_of.update((bot, line["author"]) for bot in line["bots"] if bot in author_of)
+    for author in board.get("submissions") or ():
+        author_of.update(
+            (version["bot"], author["author"]) for version in author["versions"] if version["bot"] in author_of
+        )
+    active = sum(row.get("status", "active") == "active" for row in board["rows"])
+    return {"authors": len(set(author_of.values())), "active": active}
 
 
 def _league_of(directory: Path | None) -> LeagueRecord | None:

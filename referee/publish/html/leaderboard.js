@@ -32,6 +32,7 @@
     const text = value.toFixed(0);
     return text === "-0" || text === "0" ? "0" : (value > 0 ? "+" : "") + text;
   };
+  const counted = (count, noun) => count + " " + noun + (count === 1 ? "" : "s");
   const percent = (value) => (value === null || value === undefined ? "-" : (100 * value).toFixed(1) + "%");
   const faultTotal = (row) => Object.values(row.faults).reduce((a, b) => a + b, 0);
   const strengthOf = (row) => (row.strength ? row.strength.estimate : null);
@@ -79,7 +80,10 @@
     const parts = [
       (league.game || "").replace(/_/g, " "),
       s.table_size ? "tables of " + s.table_size : null,
-      league.bots + (league.bots === 1 ? " bot" : " bots"),
+      // A season counts its authors and their versions (the bots of its standings); a league its bots.
+      league.authors
+        ? counted(league.authors, "author") + ", " + counted(league.bots, "version") + " (" + league.active + " active)"
+        : counted(league.bots, "bot"),
       league.games + (league.scheduled ? " of " + league.scheduled : "") + (league.games === 1 && !league.scheduled ? " game" : " games"),
       timing.move_time_ms !== undefined
         ? "move " + timing.move_time_ms + " ms + bank " + timing.time_bank_ms + " ms (grace " + timing.grace_ms + " ms)" : null,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -20,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from referee.gamelog import read_log
-from referee.publish import html_leaderboard, write_leaderboards
+from referee.ladder.history import WITHDRAWN
+from referee.ladder.run import change_status
+from referee.publish import _utc_minute, html_leaderboard, write_leaderboards
 from referee.results import read_games
 from referee.standings import compute_standings, folder_standings
 
@@ -227,6 +230,26 @@ def test_a_seasons_header_counts_its_authors_and_versions(page, tmp_path: Path) 
     page.goto((output / "leaderboard.html").as_uri())
     ready(page)
     assert " \u00b7 3 authors, 4 versions (3 active) \u00b7 24 games \u00b7 " in page.text_content("#settings")
+
+
+def test_every_time_on_a_seasons_page_is_written_one_way(page, tmp_path: Path) -> None:
+    ladder = season_with_a_new_version(tmp_path)
+    change = change_status(ladder, "bob-v1", WITHDRAWN, "asked by its author")
+    output = ladder.output
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    text = page.inner_text("body")
+    assert not re.search(r"\d\d:\d\d:\d\d|\d-\d\dT\d|[+-]00:00", text), "a time as recorded, not as people read it"
+    # The day of the games, the ladder's verdicts and its changes: to the minute, in UTC, written as leaderboard.md does.
+    assert " \u00b7 2026-12-03 07:34\u201307:39 UTC \u00b7 " in page.text_content("#settings")
+    assert page.text_content("#submissions tr[data-bot='newcomer-v2'] td:nth-child(4)") == "2026-01-02 10:00 UTC"
+    assert f"{_utc_minute(change.at)}: bob-v1 withdrawn (asked by its author)" in page.text_content("#season")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", _utc_minute(change.at))
+    standings_now, _ = folder_standings(output)
+    write_leaderboards(standings_now, output, "season", live=True)
+    page.reload()
+    ready(page)
+    assert re.fullmatch(r"live, updated \d{4}-\d\d-\d\d \d\d:\d\d UTC", page.text_content("#live"))
 
 
 def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:

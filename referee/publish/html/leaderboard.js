@@ -33,6 +33,12 @@
     return text === "-0" || text === "0" ? "0" : (value > 0 ? "+" : "") + text;
   };
   const counted = (count, noun) => count + " " + noun + (count === 1 ? "" : "s");
+  // Every time on the page in one form, to the minute in UTC: "2026-12-03 07:34 UTC" (as leaderboard.md writes them).
+  const utcMinute = (at) => {
+    const time = at ? new Date(at) : null;
+    if (!time) return "";
+    return isNaN(time.getTime()) ? at : time.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  };
   const percent = (value) => (value === null || value === undefined ? "-" : (100 * value).toFixed(1) + "%");
   const faultTotal = (row) => Object.values(row.faults).reduce((a, b) => a + b, 0);
   const strengthOf = (row) => (row.strength ? row.strength.estimate : null);
@@ -73,10 +79,11 @@
     $("name").textContent = league.name;
     const timing = s.timing || {};
     const policy = s.fault_policy || {};
-    const dates = league.first_game
-      ? league.first_game.slice(0, 16).replace("T", " ") + (league.last_game && league.last_game.slice(0, 10) === league.first_game.slice(0, 10)
-        ? "\u2013" + league.last_game.slice(11, 16) : " \u2013 " + (league.last_game || "").slice(0, 16).replace("T", " ")) + " UTC"
-      : "no game yet";
+    // The first and last games, as every time on the page: "2026-12-03 07:34–07:39 UTC" (one day), else both whole.
+    const [first, last] = [utcMinute(league.first_game), utcMinute(league.last_game || league.first_game)];
+    const dates = !first ? "no game yet" : first === last ? first
+      : first.slice(0, 10) === last.slice(0, 10) ? first.replace(" UTC", "") + "\u2013" + last.slice(11)
+      : first + " \u2013 " + last;
     const parts = [
       (league.game || "").replace(/_/g, " "),
       s.table_size ? "tables of " + s.table_size : null,
@@ -104,7 +111,7 @@
     }
     const live = $("live");
     live.hidden = !league.live;
-    live.textContent = "live, updated " + league.updated.slice(11, 19) + " UTC";
+    live.textContent = "live, updated " + utcMinute(league.updated);
     const board = data.board;
     const duel = $("duel");
     duel.hidden = !board.duel;
@@ -152,7 +159,7 @@
       lines.push("Versions of " + line.author + ": " + line.bots.filter((b) => rows[b]).map((b) =>
         b + " (" + signed(strengthOf(rows[b])) + (statusText(rows[b]) ? ", " + rows[b].status : "") + ")").join(" \u2192 "));
     }
-    for (const change of data.league.changes || []) lines.push(change.at + ": " + change.what);
+    for (const change of data.league.changes || []) lines.push(utcMinute(change.at) + ": " + change.what);
     return lines;
   }
 
@@ -324,7 +331,6 @@
 
   // ----- a ladder's submissions: each version judged, accepted or rejected, and why ---------------
 
-  const when = (at) => (at ? at.slice(0, 16).replace("T", " ") + " UTC" : ""); // the ladder records UTC
 
   // Why a version was rejected: its first line, the whole of it on hover and, when it has more lines, unfolded.
   function drawReason(reason, cell) {
@@ -373,7 +379,7 @@
         const reason = el("td", "text reason");
         drawReason(version.reason, reason);
         tr.append(el("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
-          el("td", "text", when(version.at)), reason);
+          el("td", "text", utcMinute(version.at)), reason);
         body.append(tr);
       }
       table.append(body);

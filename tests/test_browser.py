@@ -429,6 +429,39 @@ def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -
         context.close()
 
 
+@pytest.mark.parametrize("width", [375, 1280])
+def test_names_are_shown_whole_so_that_two_versions_are_told_apart(browser, tmp_path: Path, width: int) -> None:
+    output = season_with_a_new_version(tmp_path).output
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto((output / "leaderboard.html").as_uri())
+        ready(page)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        # Every place a version is named: the standings (with a withdrawn version's mark), the submissions,
+        # the head to head's rows and columns, the chart's legend. Each shows all of its text, none of it
+        # cut, hidden or ellipsised, inside the screen.
+        shown = page.eval_on_selector_all(
+            "#standings td.bot, #submissions td.bot, #pairs th:not(:empty), #chart .legend button",
+            """nodes => nodes.map(node => {
+                const box = node.getBoundingClientRect(), style = getComputedStyle(node);
+                return {text: node.textContent, where: node.closest('[id]').id, cut: node.scrollWidth > node.clientWidth,
+                        ellipsis: style.textOverflow === 'ellipsis', left: box.left, right: box.right};
+            })""",
+        )
+        versions = ["alice-v1", "bob-v1", "newcomer-v1", "newcomer-v2"]
+        for where in ("standings", "submissions", "pairs", "chart"):
+            names = sorted(node["text"].split(" ")[0] for node in shown if node["where"] == where)
+            assert names == (sorted(versions * 2) if where == "pairs" else versions), where
+        for node in shown:
+            assert not node["cut"] and not node["ellipsis"], f"{node['text']!r} is cut at {width} px"
+            assert node["left"] >= 0 and node["right"] <= width, f"{node['text']!r} is off screen at {width} px"
+        withdrawn = page.locator("#standings tr[data-bot='newcomer-v1'] td.bot")
+        assert withdrawn.text_content() == "newcomer-v1 withdrawn: replaced by newcomer-v2"
+    finally:
+        context.close()
+
+
 def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) -> None:
     log_path = logged_game("long")
     decisions = read_log(log_path)[-1]["decisions"]

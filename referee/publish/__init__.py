@@ -117,18 +117,19 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     The fault kinds and forfeits are folded into one ``faults`` column
     (``crash 2, timeout 1; 1 forfeit``: only what happened), shown only when
     some bot has a fault. Fault lists, then bot names, too long for
-    ``width`` are cut with "…". ``compact`` keeps fewer figures, for the
-    standings while a league runs.
+    ``width`` are cut with "…": a fault list at its end, a name in its
+    middle, so that its end (``-v2``: which version) still shows.
+    ``compact`` keeps fewer figures, for the standings while a league runs.
     """
     shown = _COMPACT_HEADERS if compact else _CONSOLE_HEADERS
     columns = [(header, right) for header, right, _ in _COLUMNS if header in shown]
     table = [[_printable(cell(row)) for header, _, cell in _COLUMNS if header in shown] for row in standings.rows]
-    cuttable = [(1, _NARROWEST_BOT)]
+    cuttable = [(1, _NARROWEST_BOT, True)]
     if any(any(row.faults.values()) or row.forfeits for row in standings.rows):
         columns.append(("faults", False))
         for cells, row in zip(table, standings.rows, strict=True):
             cells.append(faults_text(row))
-        cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS))
+        cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS, False))
     headers = [header for header, _ in columns]
     widths = _fit(table, headers, width, cuttable)
     lines = [
@@ -153,22 +154,27 @@ def faults_text(row: BotStanding) -> str:
     return text
 
 
-def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[tuple[int, int]]) -> list[int]:
+def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[tuple[int, int, bool]]) -> list[int]:
     """Cut the cells of the ``cuttable`` columns with "…" until the table fits ``width``; return the column widths.
 
-    ``cuttable`` lists (column, narrowest width) in the order to cut: each
-    column is cut down to its narrowest before the next is touched.
-    Columns are two spaces apart.
+    ``cuttable`` lists (column, narrowest width, cut in the middle) in the
+    order to cut: each column is cut down to its narrowest before the next
+    is touched. A cell cut in the middle keeps its end (a name's version);
+    another keeps its start. Columns are two spaces apart.
     """
     widths = [max([len(header), *(len(cells[index]) for cells in table)]) for index, header in enumerate(headers)]
     excess = sum(widths) + 2 * (len(widths) - 1) - width
-    for index, narrowest in cuttable:
+    for index, narrowest, middle in cuttable:
         cut = max(0, min(excess, widths[index] - max(narrowest, len(headers[index]))))
         widths[index] -= cut
         excess -= cut
+        kept = widths[index] - 1
         for cells in table:
             if len(cells[index]) > widths[index]:
-                cells[index] = cells[index][: widths[index] - 1] + "…"
+                text = cells[index]
+                cells[index] = (
+                    text[: kept // 2] + "…" + text[len(text) - (kept - kept // 2) :] if middle else text[:kept] + "…"
+                )
     return widths
 
 

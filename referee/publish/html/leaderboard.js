@@ -9,6 +9,12 @@
     if (text !== undefined && text !== null) node.textContent = text;
     return node;
   };
+  // A bot's name, free to wrap after each "-", "_" and "." (newcomer-|v2, bot-|03), so that it wraps rather than is cut.
+  const named = (tag, cls, name) => {
+    const node = el(tag, cls);
+    String(name).split(/(?<=[-_.])/).forEach((part, i) => node.append(...(i ? [el("wbr"), part] : [part])));
+    return node;
+  };
   const readData = (doc) => JSON.parse(doc.getElementById("league").textContent);
   let data = readData(document);
 
@@ -140,7 +146,7 @@
 
   // A bot's name, and its mark when it is withdrawn or disqualified.
   function drawBot(row, td) {
-    td.textContent = row.bot;
+    td.append(named("span", "name", row.bot));
     const mark = statusText(row);
     if (mark) td.append(" ", el("span", "status", mark));
   }
@@ -378,7 +384,7 @@
         if (row && row.status_reason) status.title = row.status_reason;
         const reason = el("td", "text reason");
         drawReason(version.reason, reason);
-        tr.append(el("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
+        tr.append(named("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
           el("td", "text", utcMinute(version.at)), reason);
         body.append(tr);
       }
@@ -429,7 +435,7 @@
       for (const other of bots) {
         if (other === bot) continue;
         const tr = el("tr");
-        tr.append(el("th", "text", other), pairCell(bot, other), pairCell(other, bot));
+        tr.append(named("th", "text", other), pairCell(bot, other), pairCell(other, bot));
         body.append(tr);
       }
       table.append(body);
@@ -439,12 +445,12 @@
     const shown = bots.slice(0, PAIRS_SHOWN);
     const head = el("tr");
     head.append(el("th"));
-    for (const bot of shown) head.append(el("th", null, bot));
+    for (const bot of shown) head.append(named("th", null, bot));
     table.appendChild(el("thead")).append(head);
     const body = el("tbody");
     for (const bot of shown) {
       const tr = el("tr");
-      tr.append(el("th", "text", bot));
+      tr.append(named("th", "text", bot));
       for (const other of shown) tr.append(pairCell(bot, other));
       body.append(tr);
     }
@@ -540,7 +546,7 @@
       const swatch = el("i");
       swatch.style.background = on ? colour(i) : "transparent";
       swatch.style.borderColor = colour(i);
-      item.append(swatch, document.createTextNode(bot));
+      item.append(swatch, named("span", "name", bot));
       const focus = (lit) => {
         for (const other in lines) {
           for (const mark of lines[other]) mark.setAttribute("opacity", lit && other !== bot ? 0.2 : 1);

@@ -252,7 +252,7 @@ def test_every_time_on_a_seasons_page_is_written_one_way(page, tmp_path: Path) -
     assert re.fullmatch(r"live, updated \d{4}-\d\d-\d\d \d\d:\d\d UTC", page.text_content("#live"))
 
 
-def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:
+def test_a_fault_count_leads_to_the_game_and_the_decision_and_says_where_the_output_is(page, league: Path) -> None:
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     assert page.locator("#standings tr[data-bot='alpha'] button.fault").count() == 0, "no fault: no button"
@@ -265,7 +265,9 @@ def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, 
     entries = page.locator("#faults > details > ul > li")
     assert entries.count() >= 1
     first = entries.first
-    assert "logs/faulty-" in first.locator("a").nth(1).get_attribute("href")
+    # Where the bot's output stood, for the organiser: words, not a link (the site serves no bot's output).
+    assert re.search(r" \u2014 its output: (line \d+|the start) of logs/faulty-[\w.-]+\.log$", first.text_content())
+    assert first.locator("a").count() == 1 and page.locator("#faults pre").count() == 0
     link = first.locator("a").first
     href = link.get_attribute("href")
     game_id, decision = href.split("/")[-1].split(".html#n=")

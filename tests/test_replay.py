@@ -11,13 +11,16 @@ import random
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import pytest
 
 from referee.cli import main as referee_main
 from referee.config import load_league
+from referee.faults import BotFault, without_bot_words
 from referee.gamelog import new_game
 from referee.games.base import Action
 from referee.league import run_league
@@ -26,10 +29,12 @@ from referee.publish.league_page import history_counts, strength_history
 from referee.publish.league_page import page_data_of as league_data_of
 from referee.publish.live import LiveSite
 from referee.publish.replay_page import page_data, page_data_of, replay_page
+from referee.session import _status_text, _v1_fault, decision_action
 from referee.standings import compute_standings
 from referee.transcript import read_game
+from referee.v2 import bot_pb2 as pb
 
-from .conftest import Bots
+from .conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 from .game_logs import logged_game, records, write_league
 
 MAX_PAGE_BYTES = 200_000
@@ -146,7 +151,7 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
     by_id = {record["game_id"]: record for record in results}
     for row in data["games"]:
         assert (row[2], row[3]) == (by_id[row[1]]["seats"], by_id[row[1]]["finish_order"])
-    # Each fault is listed with its game, decision and the line of the bot's output it happened at.
+    # Each fault is listed with its game, decision and, in words, the line of the bot's output it happened at.
     faults = data["faults"]["faulty"]
     assert len(faults) == sum(
         record["faults"][record["seats"].index("faulty")].get("illegal", 0)
@@ -154,14 +159,84 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         if "faulty" in record["seats"]
     )
     for fault in faults:
-        assert fault["kind"] == "illegal" and isinstance(fault["n"], int) and isinstance(fault["line"], int)
-        assert (output / fault["log"]).is_file() and fault["log"].startswith("logs/faulty-")
+        assert fault["kind"] == "illegal" and isinstance(fault["n"], int)
+        line, log = re.fullmatch(r"(?:line (\d+)|the start) of (logs/faulty-[\w.-]+\.log)", fault["output"]).groups()
+        assert len((output / log).read_text().splitlines()) >= int(line or 0)  # the bot prints nothing: the start
         log = next(
             line
             for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
             if '"type":"fault"' in line
         )
         assert json.loads(log)["n"] == fault["n"]
+
+
+def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) -> None:
+    # Two bots think aloud (a secret on stderr at every decision) and fault with it: one sends it as its error,
+    # one ends its stream with it. The pages every author may read show the faults, never the secret.
+    secret = f"bluff-on-{uuid.uuid4().hex[:10]}"
+    entries = [
+        ("alpha", [PYTHON, str(SAMPLE_BOTS / "random_bot.py")]),
+        ("bravo", [PYTHON, str(SAMPLE_BOTS / "random_bot.py")]),
+        ("talker", [PYTHON, str(BAD_BOTS / "chatty.py"), "--fail", "error", "--at", "2", "--every-game"]),
+        ("quitter", [PYTHON, str(BAD_BOTS / "chatty.py"), "--fail", "abort", "--at", "3", "--in-game", "1"]),
+    ]
+    lines = [
+        "name: chatty-league",
+        "game: stop_the_bus",
+        "seed: 7",
+        "table_size: 3",
+        "move_time_ms: 1000",
+        "time_bank_ms: 2000",
+        "concurrency: 1",
+        "max_restarts: 20",
+        "fault_policy: {mode: default_action, max_faults: 3}",
+        "bots:",
+    ]
+    for name, command in entries:
+        lines += [
+            f"  - name: {name}",
+            f"    command: {json.dumps([*command, '--marker', bots.marker])}",
+            f"    env: {{REFEREE_TEST_MARKER: {bots.marker}, CHATTY_SECRET: {secret}}}",
+        ]
+    (tmp_path / "league.yaml").write_text("\n".join(lines) + "\n")
+    output = tmp_path / "out"
+    asyncio.run(run_league(load_league(tmp_path / "league.yaml"), output=output))
+    # The secret is in what the organiser keeps: the bots' output and the games' logs.
+    assert any(secret in log.read_text() for log in (output / "logs").glob("talker-*.log"))
+    details = [
+        json.loads(line)["detail"]
+        for log in (output / "games").glob("*.jsonl")
+        for line in log.read_text().splitlines()
+        if '"type":"fault"' in line
+    ]
+    assert any(f"could not decide: ValueError: no move fits {secret}" in detail for detail in details), details
+    assert any(f"stream broke: INTERNAL: gave up on {secret}" in detail for detail in details), details
+    # It is nowhere in what is published.
+    for name in ("leaderboard.html", "leaderboard.json", "leaderboard.md", "leaderboard.csv"):
+        assert secret not in (output / name).read_text(encoding="utf-8"), f"{name} shows a bot's own words"
+    data = league_data_of((output / "leaderboard.html").read_text(encoding="utf-8"))
+    talker = data["faults"]["talker"]
+    assert talker and {fault["detail"] for fault in talker} == {"the bot could not decide (its own words left out)"}
+    for fault in talker:
+        assert set(fault) == {"game", "n", "kind", "detail", "output"}, "no excerpt of the bot's output"
+        assert re.fullmatch(r"line [1-9]\d* of logs/talker-[\w.-]+\.log", fault["output"]), fault["output"]
+    assert "the stream broke: INTERNAL (its own words left out)" in {
+        fault["detail"] for fault in data["faults"]["quitter"]
+    }
+
+
+def test_a_fault_told_on_the_page_keeps_the_referees_words_and_leaves_out_the_bots() -> None:
+    with pytest.raises(BotFault) as raised:
+        decision_action(pb.Decision(decision_number=4, error="ValueError: my secret plan"), "b")
+    assert without_bot_words(raised.value.detail) == "the bot could not decide (its own words left out)"
+    assert without_bot_words("the stream broke: INTERNAL: my secret plan") == (
+        "the stream broke: INTERNAL (its own words left out)"
+    )
+    v1 = _v1_fault("b", _status_text(grpc.StatusCode.UNIMPLEMENTED, "my secret plan"))
+    void = f"no bot got to make a decision; b (handshake: {v1.detail}); c (startup: exit code 1)"
+    assert without_bot_words(void) == void.replace(": my secret plan", "")
+    for kept in ("the stream broke: UNAVAILABLE", "KNOCK is not legal (legal: draw, take QS)", "process exit code 1"):
+        assert without_bot_words(kept) == kept
 
 
 def history_games(count: int) -> list[dict]:

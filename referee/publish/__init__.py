@@ -22,6 +22,7 @@ from urllib.parse import quote
 from tabulate import tabulate
 
 from referee.atomic import replace_file
+from referee.faults import without_bot_words
 from referee.results import REJECTED, RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import (
@@ -228,14 +229,16 @@ def leaderboard_data(
 ) -> dict[str, Any]:
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
-    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
+    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``), and
+    quote nothing a bot sent (:func:`referee.faults.without_bot_words`).
     A ladder's ``submissions`` (as :func:`public_submissions` gives them) go under ``submissions``.
     """
     data = {
         "title": title,
         "games": standings.games,
         "void_games": [
-            {"game_id": game_id, "reason": public_text(reason, directory)} for game_id, reason in standings.void_games
+            {"game_id": game_id, "reason": without_bot_words(public_text(reason, directory))}
+            for game_id, reason in standings.void_games
         ],
         "confidence_level": CONFIDENCE,
         "ranking": {"model": "plackett-luce", "resamples": standings.resamples, "unit": "deal"},

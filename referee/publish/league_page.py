@@ -3,8 +3,8 @@
 Everything on it is read from the league's output directory through
 :mod:`referee.results`: ``league.json`` (the name and the settings),
 ``games.jsonl`` (every finished game, in the order they finished), the game
-logs of games with faults (which decision, and where in the bot's output),
-and the standings computed from the results. The chart is the standings'
+logs of games with faults (which decision, and where in the bot's output,
+never the output itself), and the standings computed from the results. The chart is the standings'
 strength as games accumulate (:func:`strength_history`). Seeds are strings
 in its data (a JavaScript number would round a 64-bit seed), and nothing on
 it names a path of the organiser's machine: paths inside the league's
@@ -23,12 +23,12 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from referee import __version__
 from referee.errors import OutputError
+from referee.faults import without_bot_words
 from referee.gamelog import read_log
 from referee.publish import ABSOLUTE_PATH, STRENGTH_DIGITS, public_text
 from referee.ranking import strengths_after
@@ -38,8 +38,6 @@ from referee.seeding import seed_commitment
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
 FAULTS_SHOWN = 50  # fault entries listed per bot (every fault is counted)
-EXCERPTS_SHOWN = 12  # of those, how many show the bot's output around the fault
-EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of a bot's output shown around a fault
 HISTORY_POINTS = 60  # the most points of the strength chart
 HISTORY_FITS_KEPT = 1024  # checkpoint fits kept between rewrites of a page (each a few numbers a bot)
 DETAIL_CHARS = 300
@@ -148,7 +146,7 @@ def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) 
         record.hands_played,
         record.decisions,
         [sum(seat.values()) for seat in faults] if any(faults) else 0,
-        public_text(record.void, directory) if record.void else None,
+        without_bot_words(public_text(record.void, directory)) if record.void else None,
         1 if replay else 0,
     ]
 
@@ -161,10 +159,14 @@ def _cause(detail: str) -> str:
 def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     """Each bot's faults, from the logs of the games that had any, and their causes, counted.
 
-    ``faults``: bot -> the first entries (game, decision, kind, detail,
-    output lines); ``causes``: bot -> kind -> ``[[cause, games, first game,
-    its detail], ...]``, most games first: a bot that failed to start in 80
-    games is one line, not 80.
+    ``faults``: bot -> the first entries (game, decision, kind, the
+    referee's detail, and where the bot's output stood, ``line N of
+    logs/NAME.log``, for the organiser); ``causes``: bot -> kind ->
+    ``[[cause, games, first game, its detail], ...]``, most games first: a
+    bot that failed to start in 80 games is one line, not 80. Nothing a bot
+    wrote is on the page, which every author may read: not its output, which
+    shows its author's thinking, nor the words it sent with a fault
+    (:func:`referee.faults.without_bot_words`).
     """
     found: dict[str, list[Any]] = {}
     causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
@@ -179,30 +181,21 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
             if entry.get("type") != "fault":
                 continue
             bot, kind = entry.get("bot", "?"), entry.get("kind")
-            detail = public_text(str(entry.get("detail", "")), directory)[:DETAIL_CHARS]
+            detail = without_bot_words(public_text(str(entry.get("detail", "")), directory))[:DETAIL_CHARS]
             counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
             cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
             cause[1] += 1
             listed = found.setdefault(bot, [])
-            if len(listed) >= FAULTS_SHOWN:
-                continue
-            log_name = entry.get("log")
-            excerpt = None
-            if log_name and entry.get("log_line") is not None and len(listed) < EXCERPTS_SHOWN:
-                excerpt = _excerpt(directory / "logs" / log_name, entry["log_line"])
-                if excerpt is not None:
-                    excerpt = [excerpt[0], public_text(excerpt[1], directory)]
-            listed.append(
-                {
-                    "game": record.game_id,
-                    "n": entry.get("n"),
-                    "kind": kind,
-                    "detail": detail,
-                    "log": f"logs/{Path(log_name).name}" if log_name else None,
-                    "line": entry.get("log_line"),
-                    "excerpt": excerpt,
-                }
-            )
+            if len(listed) < FAULTS_SHOWN:
+                listed.append(
+                    {
+                        "game": record.game_id,
+                        "n": entry.get("n"),
+                        "kind": kind,
+                        "detail": detail,
+                        "output": _output_place(entry.get("log"), entry.get("log_line")),
+                    }
+                )
     return {
         "faults": found,
         "causes": {
@@ -215,25 +208,12 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     }
 
 
-def _excerpt(path: Path, line: int) -> list[Any] | None:
-    """The bot's output around line ``line`` (lines received when the fault was noted): [first line number, text]."""
-    try:
-        stat = path.stat()
-    except OSError:
+def _output_place(log_name: Any, line: Any) -> str | None:
+    """Where a bot's output stood at a fault, in words: ``line 12 of logs/alpha-1.log``; no link, no output."""
+    if not log_name:
         return None
-    return _read_excerpt(str(path), line, stat.st_size, stat.st_mtime_ns)
-
-
-@lru_cache(maxsize=512)
-def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list[Any] | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as text:
-            lines = text.read().splitlines()
-    except OSError:
-        return None
-    first = max(0, line - EXCERPT_BEFORE)
-    shown = [entry[:200] for entry in lines[first : line + EXCERPT_AFTER]]
-    return [first + 1, "\n".join(shown)] if shown else None
+    log = f"logs/{Path(str(log_name)).name}"
+    return f"line {line} of {log}" if isinstance(line, int) and line > 0 else f"the start of {log}"
 
 
 def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict[str, Any]:

@@ -314,18 +314,8 @@
       const link = el("a", null, f.game + (f.n !== null && f.n !== undefined ? ", decision " + f.n : ", before the first decision"));
       link.href = gameLink(f.game, f.n);
       item.append(link, document.createTextNode(": " + f.detail));
-      if (f.log) {
-        item.append(document.createTextNode(" \u2014 output: "));
-        const log = el("a", null, f.log + (f.line !== null ? ", line " + f.line : ""));
-        log.href = f.log;
-        item.append(log);
-      }
-      if (f.excerpt) {
-        const around = el("details");
-        around.append(el("summary", null, "the bot's output around it (from line " + f.excerpt[0] + ")"));
-        around.append(el("pre", null, f.excerpt[1]));
-        item.append(around);
-      }
+      // Where its output stood, in words: the output itself is the organiser's, in the league's folder.
+      if (f.output) item.append(el("span", "output", " \u2014 its output: " + f.output));
       list.append(item);
     }
     details.append(list);
@@ -333,6 +323,7 @@
     if (entries.length < total) {
       box.append(el("p", "note", "Listed: the first " + entries.length + "; every game with a fault is in the games list below (with faults only)."));
     }
+    box.append(el("p", "note", "A bot's output (and what it said with a fault) is not published: the organiser has it in the league's folder."));
   }
 
   // ----- a ladder's submissions: each version judged, accepted or rejected, and why ---------------

@@ -464,6 +464,41 @@ def test_names_are_shown_whole_so_that_two_versions_are_told_apart(browser, tmp_
         context.close()
 
 
+def test_a_name_that_fits_the_screen_stays_on_one_line(browser, tmp_path: Path) -> None:
+    # At 375 px the standings are squeezed to the screen; the headers wrap, a name that fits does not (random-2).
+    names = ["node", "heuristic", "random", "random-2"]
+    games = [
+        {
+            "index": index,
+            "game_id": f"g{index}",
+            "seats": [names[index % 4], names[(index + 1) % 4]],
+            "finish_order": [0, 1],
+        }
+        for index in range(8)
+    ]
+    path = tmp_path / "page.html"
+    path.write_text(html_leaderboard(compute_standings(games), "names"), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(path.as_uri())
+        ready(page)
+        lines = dict(
+            page.eval_on_selector_all(
+                "#standings td.bot .name",
+                """names => names.map(name => {
+                    const range = document.createRange();
+                    range.selectNodeContents(name);
+                    return [name.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size];
+                })""",
+            )
+        )
+        assert lines == dict.fromkeys(names, 1)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    finally:
+        context.close()
+
+
 def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) -> None:
     log_path = logged_game("long")
     decisions = read_log(log_path)[-1]["decisions"]

@@ -270,6 +270,19 @@
       body.append(tr);
     }
     table.append(body);
+    keepNamesWhole(table);
+  }
+
+  // A table squeezed to the screen narrows every column that can wrap: a name would wrap (random-|2) while the
+  // headers still could. So each name is kept as wide as it is on one line, up to 45% of the screen; only a
+  // longer name wraps, after its separators.
+  const ruler = document.createElement("canvas").getContext("2d");
+  function keepNamesWhole(table) {
+    for (const name of table.querySelectorAll("td.bot .name")) {
+      const style = getComputedStyle(name);
+      ruler.font = [style.fontStyle, style.fontWeight, style.fontSize, style.fontFamily].join(" ");
+      name.style.minWidth = "min(" + Math.ceil(ruler.measureText(name.textContent).width + 1) + "px, 45vw)";
+    }
   }
 
   function gameLink(game, n) {

@@ -341,7 +341,6 @@
 
   // ----- a ladder's submissions: each version judged, accepted or rejected, and why ---------------
 
-
   // Why a version was rejected: its first line, the whole of it on hover and, when it has more lines, unfolded.
   function drawReason(reason, cell) {
     if (!reason) return;

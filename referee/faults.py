@@ -7,6 +7,7 @@ that faults is policy, set by the league file (see :class:`FaultPolicy`).
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from referee.errors import RefereeError
@@ -37,6 +38,34 @@ class BotFault(RefereeError):
         self.detail = detail
         self.bot = bot
         super().__init__(f"{bot + ': ' if bot else ''}{kind.value}: {detail}")
+
+
+# The referee's words around what a bot itself sent, in a fault's detail (referee.session writes them).
+COULD_NOT_DECIDE = "the bot could not decide"  # then ": " and its Decision's error text, to the end
+STREAM_BROKE = "the stream broke"  # then ": CODE" of the final status, and ": " and its details, to the end
+NOT_SERVED = "does not serve"  # a v1 bot: " METHOD (CODE: details its server gave): " and then V1_MOVED
+V1_MOVED = "the bot protocol moved to version 2"
+BOT_WORDS_LEFT_OUT = "(its own words left out)"
+_BOT_WORDS = re.compile(
+    rf"(?P<kept>{COULD_NOT_DECIDE}|{STREAM_BROKE}: [A-Z_]+): .*"
+    rf"|(?P<served>{NOT_SERVED} \S+ \([A-Z_]+): .*(?=\): {V1_MOVED})",
+    re.DOTALL,
+)
+
+
+def without_bot_words(text: str) -> str:
+    """A fault's detail (or a text quoting one, as a void game's reason does) in the referee's words alone.
+
+    What the bot itself sent, the error text of a decision it could not
+    make and the details of the status its side ended a stream with, may be
+    anything its author chose to write; a page published to the other
+    authors leaves it out, and with it whatever follows it in ``text``
+    (``the bot could not decide (its own words left out)``). The game's log
+    keeps it, for the organiser.
+    """
+    return _BOT_WORDS.sub(
+        lambda found: f"{found['kept']} {BOT_WORDS_LEFT_OUT}" if found["kept"] else found["served"], text
+    )
 
 
 @dataclass(frozen=True)

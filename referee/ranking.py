@@ -105,19 +105,14 @@ def rank_bots(
         raise ValueError(f"games name bots that are not ranked: {', '.join(unknown)}")
     groups = [list(names)] if groups is None else [sorted(group) for group in groups]
     position = {name: number for number, name in enumerate(played)}
-    finish = _finish_array(games, position)
+    finish = _finish_array([order for _, order in games], position)
     # Deals numbered in the order of their keys, not of the games: renumbering the games changes no draw.
     deal_numbers = {deal: number for number, deal in enumerate(sorted({deal for deal, _ in games}))}
     deal_of_game = np.array([deal_numbers[deal] for deal, _ in games], dtype=np.int64)
     strengths = np.zeros(len(played))
     replicates = np.zeros((0, len(played)))
     if played:
-        # Games with the same finish order are fitted as one, weighted by their count (in a small field most
-        # games repeat an order), in an order of their own: the order games come in cannot change a digit.
-        orders, which = np.unique(finish, axis=0, return_inverse=True)
-        which = which.reshape(-1)
-        once = np.bincount(which, minlength=len(orders)).astype(float)[None, :]
-        strengths = fit(orders, len(played), once, FIT_TOLERANCE)[0]
+        orders, which, strengths = _point_fit(finish, len(played))
         if resamples:
             generator = np.random.Generator(np.random.PCG64(seed))
             weights = np.empty((resamples, len(orders)))
@@ -141,13 +136,53 @@ def rank_bots(
     return Ranking(ranked, resamples, level)
 
 
-def _finish_array(
-    games: Sequence[tuple[SupportsRichComparison, Sequence[str]]], position: dict[str, int]
-) -> np.ndarray:
+def strengths_after(orders: Sequence[Sequence[str]], counts: Sequence[int]) -> list[dict[str, float]]:
+    """The strengths :func:`rank_bots` gives after the first ``count`` games, for each of ``counts``.
+
+    ``orders`` are the games' bots in finish order, in the order the games
+    are to be counted. Each count is a fit of its own: the games up to it,
+    the bots that played them (Elo relative to their mean), to the last
+    digit what :func:`rank_bots` estimates from those games, whatever their
+    order. A bot that has not played by then has no strength.
+    """
+    names = sorted({name for order in orders for name in order})
+    finish = _finish_array(orders, {name: number for number, name in enumerate(names)})
+    padding = len(names)
+    fitted = []
+    for count in counts:
+        if not 0 <= count <= len(orders):
+            raise ValueError(f"cannot fit the first {count} of {len(orders)} games")
+        prefix = finish[:count]
+        present = np.unique(prefix[prefix < padding])
+        # Renumbered among the bots that played, padded and cut as rank_bots makes its array of these games.
+        renumber = np.full(padding + 1, len(present), dtype=np.int64)
+        renumber[present] = np.arange(len(present))
+        width = int((prefix < padding).sum(axis=1).max()) if count else 0
+        strengths = _point_fit(renumber[prefix][:, :width], len(present))[2] if len(present) else np.zeros(0)
+        fitted.append(
+            {names[bot]: float(strength * ELO_PER_NEPER) for bot, strength in zip(present, strengths, strict=True)}
+        )
+    return fitted
+
+
+def _point_fit(finish: np.ndarray, bots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct finish orders of ``finish``, each game's order among them, and the fitted log strengths.
+
+    Games with the same finish order are fitted as one, weighted by their
+    count (in a small field most games repeat an order), in an order of
+    their own: the order games come in cannot change a digit.
+    """
+    orders, which = np.unique(finish, axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    once = np.bincount(which, minlength=len(orders)).astype(float)[None, :]
+    return orders, which, fit(orders, bots, once, FIT_TOLERANCE)[0]
+
+
+def _finish_array(orders: Sequence[Sequence[str]], position: dict[str, int]) -> np.ndarray:
     """Each game's bots (their positions) in finish order, padded with ``len(position)`` (a bot of strength 0)."""
-    width = max((len(order) for _, order in games), default=0)
-    finish = np.full((len(games), width), len(position), dtype=np.int64)
-    for number, (_, order) in enumerate(games):
+    width = max((len(order) for order in orders), default=0)
+    finish = np.full((len(orders), width), len(position), dtype=np.int64)
+    for number, order in enumerate(orders):
         finish[number, : len(order)] = [position[name] for name in order]
     return finish
 

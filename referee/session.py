@@ -40,7 +40,7 @@ from google.protobuf.message import DecodeError
 
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
 from referee.clock import LagMonitor, TimeControl, charged_seconds, lag_monitor
-from referee.faults import BotFault, FaultKind
+from referee.faults import COULD_NOT_DECIDE, NOT_SERVED, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
@@ -554,7 +554,7 @@ class BotSession:
                     if isinstance(error, grpc.aio.AioRpcError)
                     else str(error)
                 )
-                fault = BotFault(FaultKind.CRASH, f"the stream broke: {how}", self.name)
+                fault = BotFault(FaultKind.CRASH, f"{STREAM_BROKE}: {how}", self.name)
         self._broken = fault
         return fault
 
@@ -674,7 +674,7 @@ def decision_action(decision: pb.Decision, bot: str) -> Action:
     """The action a Decision read by the protobuf library names; raise a malformed :class:`BotFault` (of
     ``bot``) if it says the bot could not decide or names no action there is."""
     if decision.error:
-        raise BotFault(FaultKind.MALFORMED, f"the bot could not decide: {decision.error[:500]}", bot)
+        raise BotFault(FaultKind.MALFORMED, f"{COULD_NOT_DECIDE}: {decision.error[:500]}", bot)
     try:
         return action_from_pb(decision.action)
     except MalformedMessage as error:
@@ -694,7 +694,6 @@ def _v1_fault(name: str, how: str) -> BotFault:
     """The handshake fault of a bot that serves only the v1 protocol, saying where the v2 guide is."""
     return BotFault(
         FaultKind.HANDSHAKE,
-        f"does not serve {PLAY_METHOD} ({how}): the bot protocol moved to version 2, "
-        "one stream per bot; docs/bot-protocol.md is the guide",
+        f"{NOT_SERVED} {PLAY_METHOD} ({how}): {V1_MOVED}, one stream per bot; docs/bot-protocol.md is the guide",
         name,
     )

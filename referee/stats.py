@@ -1,4 +1,4 @@
-"""The statistics of results: rating intervals, two bots compared deal by deal, and a sequential test.
+"""The statistics of results: two bots compared deal by deal, and a sequential test.
 
 Pure functions and values: no I/O, no clock, no random state. The figures
 and why they are computed this way are explained in ``docs/statistics.md``.
@@ -149,19 +149,6 @@ class Interval:
 
     def __neg__(self) -> Interval:
         return Interval(-self.estimate, -self.high, -self.low)
-
-
-def rating_interval(mu: float, sigma: float, level: float = CONFIDENCE) -> Interval:
-    """A rating's interval: ``mu`` plus or minus the normal quantile times ``sigma`` (openskill's own belief).
-
-    Ratings are only defined up to a shift shared by every bot (no game
-    result changes if every strength goes up by the same amount), so the
-    interval says where a bot stands relative to its field. Simulated
-    leagues with planted strengths (tests/test_stats.py) show it covers the
-    planted strength, measured from the field's mean, at about the level.
-    """
-    half_width = interval_multiplier(level) * sigma
-    return Interval(mu, mu - half_width, mu + half_width)
 
 
 # ----- two bots on one deal ---------------------------------------------------------

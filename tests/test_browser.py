@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -20,13 +21,15 @@ from pathlib import Path
 import pytest
 
 from referee.gamelog import read_log
-from referee.publish import html_leaderboard, write_leaderboards
+from referee.ladder.history import WITHDRAWN
+from referee.ladder.run import change_status
+from referee.publish import _utc_minute, html_leaderboard, write_leaderboards
 from referee.results import read_games
 from referee.standings import compute_standings, folder_standings
 
 from .conftest import PYTHON
 from .game_logs import logged_game, write_league
-from .test_ladder_pages import ladder_with_verdicts
+from .test_ladder_pages import ladder_with_verdicts, season_with_a_new_version
 
 CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -122,7 +125,15 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
     assert page.text_content("h1") == "viewer-league"
     settings = page.text_content("#settings")
-    for fact in ("stop the bus", "tables of 3", "12 of 12 games", "move 1000 ms", "default action", "referee "):
+    for fact in (
+        "stop the bus",
+        "tables of 3",
+        "4 bots",
+        "12 of 12 games",
+        "move 1000 ms",
+        "default action",
+        "referee ",
+    ):
         assert fact in settings
     assert page.text_content("#seed code") == str(SEED), "the seed digit for digit"
     page.click("#standings th[data-key='win_rate']")
@@ -139,6 +150,12 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     # Head to head: every pair, coloured by strength; the chart has a line per bot.
     assert page.locator("#pairs td[data-strength]").count() == len(board["rows"]) * (len(board["rows"]) - 1)
     assert page.locator("#chart polyline").count() == len(board["rows"])
+    # Each line ends at the bot's strength as the standings show it, after every counted game.
+    ends = page.eval_on_selector_all("#chart polyline title", "titles => titles.map(t => t.textContent)")
+    shown = page.eval_on_selector_all(
+        "#standings tbody tr", "rows => rows.map(r => [r.dataset.bot, r.querySelector('.figure').textContent])"
+    )
+    assert sorted(ends) == sorted(f"{bot}: {strength} after {board['games']} games" for bot, strength in shown)
     assert page.is_hidden("#submissions-section"), "a league has no submissions to show"
 
 
@@ -208,7 +225,34 @@ def test_a_ladders_submissions_show_each_verdict_why_a_version_was_rejected_and_
     assert "## eve-v2: rejected" in page.text_content("body")
 
 
-def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, league: Path) -> None:
+def test_a_seasons_header_counts_its_authors_and_versions(page, tmp_path: Path) -> None:
+    output = season_with_a_new_version(tmp_path).output
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    assert " \u00b7 3 authors, 4 versions (3 active) \u00b7 24 games \u00b7 " in page.text_content("#settings")
+
+
+def test_every_time_on_a_seasons_page_is_written_one_way(page, tmp_path: Path) -> None:
+    ladder = season_with_a_new_version(tmp_path)
+    change = change_status(ladder, "bob-v1", WITHDRAWN, "asked by its author")
+    output = ladder.output
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    text = page.inner_text("body")
+    assert not re.search(r"\d\d:\d\d:\d\d|\d-\d\dT\d|[+-]00:00", text), "a time as recorded, not as people read it"
+    # The day of the games, the ladder's verdicts and its changes: to the minute, in UTC, written as leaderboard.md does.
+    assert " \u00b7 2026-12-03 07:34\u201307:39 UTC \u00b7 " in page.text_content("#settings")
+    assert page.text_content("#submissions tr[data-bot='newcomer-v2'] td:nth-child(4)") == "2026-01-02 10:00 UTC"
+    assert f"{_utc_minute(change.at)}: bob-v1 withdrawn (asked by its author)" in page.text_content("#season")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", _utc_minute(change.at))
+    standings_now, _ = folder_standings(output)
+    write_leaderboards(standings_now, output, "season", live=True)
+    page.reload()
+    ready(page)
+    assert re.fullmatch(r"live, updated \d{4}-\d\d-\d\d \d\d:\d\d UTC", page.text_content("#live"))
+
+
+def test_a_fault_count_leads_to_the_game_and_the_decision_and_says_where_the_output_is(page, league: Path) -> None:
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     assert page.locator("#standings tr[data-bot='alpha'] button.fault").count() == 0, "no fault: no button"
@@ -221,7 +265,9 @@ def test_a_fault_count_leads_to_the_game_the_decision_and_the_bots_output(page, 
     entries = page.locator("#faults > details > ul > li")
     assert entries.count() >= 1
     first = entries.first
-    assert "logs/faulty-" in first.locator("a").nth(1).get_attribute("href")
+    # Where the bot's output stood, for the organiser: words, not a link (the site serves no bot's output).
+    assert re.search(r" \u2014 its output: (line \d+|the start) of logs/faulty-[\w.-]+\.log$", first.text_content())
+    assert first.locator("a").count() == 1 and page.locator("#faults pre").count() == 0
     link = first.locator("a").first
     href = link.get_attribute("href")
     game_id, decision = href.split("/")[-1].split(".html#n=")
@@ -258,6 +304,8 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     page.goto((league / "leaderboard.html").as_uri())
     ready(page)
     assert page.locator("#games tbody tr").count() == 12
+    numbers = page.eval_on_selector_all("#games tbody tr td:first-child", "cells => cells.map(c => c.textContent)")
+    assert numbers == [str(number) for number in range(1, 13)], "the games are numbered from 1"
     shown = page.eval_on_selector_all(
         "#games tbody tr", "rows => rows.map(r => [r.dataset.game, r.querySelector('td.players').textContent])"
     )
@@ -379,6 +427,74 @@ def test_the_pages_fit_a_phone_and_a_laptop(browser, league: Path, width: int) -
             assert table["x"] + table["width"] <= width, "the default standings fit 1280 px"
         label = page.locator("#chart svg text").first.bounding_box()
         assert label["height"] >= 11, f"the chart's labels are {label['height']:.1f} px high at {width} px"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_names_are_shown_whole_so_that_two_versions_are_told_apart(browser, tmp_path: Path, width: int) -> None:
+    output = season_with_a_new_version(tmp_path).output
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto((output / "leaderboard.html").as_uri())
+        ready(page)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        # Every place a version is named: the standings (with a withdrawn version's mark), the submissions,
+        # the head to head's rows and columns, the chart's legend. Each shows all of its text, none of it
+        # cut, hidden or ellipsised, inside the screen.
+        shown = page.eval_on_selector_all(
+            "#standings td.bot, #submissions td.bot, #pairs th:not(:empty), #chart .legend button",
+            """nodes => nodes.map(node => {
+                const box = node.getBoundingClientRect(), style = getComputedStyle(node);
+                return {text: node.textContent, where: node.closest('[id]').id, cut: node.scrollWidth > node.clientWidth,
+                        ellipsis: style.textOverflow === 'ellipsis', left: box.left, right: box.right};
+            })""",
+        )
+        versions = ["alice-v1", "bob-v1", "newcomer-v1", "newcomer-v2"]
+        for where in ("standings", "submissions", "pairs", "chart"):
+            names = sorted(node["text"].split(" ")[0] for node in shown if node["where"] == where)
+            assert names == (sorted(versions * 2) if where == "pairs" else versions), where
+        for node in shown:
+            assert not node["cut"] and not node["ellipsis"], f"{node['text']!r} is cut at {width} px"
+            assert node["left"] >= 0 and node["right"] <= width, f"{node['text']!r} is off screen at {width} px"
+        withdrawn = page.locator("#standings tr[data-bot='newcomer-v1'] td.bot")
+        assert withdrawn.text_content() == "newcomer-v1 withdrawn: replaced by newcomer-v2"
+    finally:
+        context.close()
+
+
+def test_a_name_that_fits_the_screen_stays_on_one_line(browser, tmp_path: Path) -> None:
+    # At 375 px the standings are squeezed to the screen; the headers wrap, a name that fits does not (random-2).
+    names = ["node", "heuristic", "random", "random-2"]
+    games = [
+        {
+            "index": index,
+            "game_id": f"g{index}",
+            "seats": [names[index % 4], names[(index + 1) % 4]],
+            "finish_order": [0, 1],
+        }
+        for index in range(8)
+    ]
+    path = tmp_path / "page.html"
+    path.write_text(html_leaderboard(compute_standings(games), "names"), encoding="utf-8")
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(path.as_uri())
+        ready(page)
+        lines = dict(
+            page.eval_on_selector_all(
+                "#standings td.bot .name",
+                """names => names.map(name => {
+                    const range = document.createRange();
+                    range.selectNodeContents(name);
+                    return [name.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size];
+                })""",
+            )
+        )
+        assert lines == dict.fromkeys(names, 1)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     finally:
         context.close()
 

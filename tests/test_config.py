@@ -1266,3 +1266,65 @@ def test_freezing_is_the_leagues_to_turn_off_and_a_bots_to_turn_back_on(tmp_path
     assert f"{path}:{line_of(path, 'freeze: false')}: bots[2].freeze: applies only to a bot the referee starts" in (
         load_error(path)
     )
+
+
+# ----- referee validate on a ladder file ------------------------------------------------------
+
+
+def validate(path: Path) -> subprocess.CompletedProcess:
+    """``python -m referee validate PATH``, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee", "validate", str(path)], capture_output=True, text=True, timeout=60
+    )
+
+
+def ladder_file(tmp_path: Path, body: str = "") -> Path:
+    """A ladder file with its submissions folder: alice's folder holds bot.yaml, bob's not yet; a file and a hidden
+    folder beside them are no authors'."""
+    submissions = tmp_path / "subs"
+    for author in ("alice", "bob", ".git"):
+        (submissions / author).mkdir(parents=True)
+    (submissions / "alice" / "bot.yaml").write_text("name: alice\nversion: '1'\nrun: python bot.py\n")
+    (submissions / "README.txt").write_text("one folder per author\n")
+    header = "name: season\ngame: stop_the_bus\nseed: 42\ntable_size: 3\nsubmissions: subs\n"
+    return write(tmp_path / "ladder.yaml", header + textwrap.dedent(body))
+
+
+def test_validate_reads_a_ladder_file_as_a_ladder_and_says_what_it_is(tmp_path):
+    path = ladder_file(tmp_path, "placement_games: 4\ncheck_games: 2\nlimits: {memory_mb: 8}\n")
+    done = validate(path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"{path}: valid: ladder 'season', stop_the_bus, tables of 3: each new version is checked in 2 games, then "
+        "plays 4 placement games; the submissions folder is looked at every 5 s",
+        f"{path}: submissions {tmp_path / 'subs'}: 2 author folders: alice, bob (no bot.yaml yet)",
+    ]
+    # The warnings a league file gets, where they apply: its seed, and limits under which no version starts.
+    warnings = done.stderr.splitlines()
+    assert warnings[0].startswith(f"{path}:3: seed: warning: 42 can be guessed")
+    assert warnings[1].startswith(f"{path}: warning: every version: limits.memory_mb is 8; the sample Python bot")
+    assert len(warnings) == 2
+    (tmp_path / "subs" / "alice").rename(tmp_path / "alice")
+    (tmp_path / "subs" / "bob").rmdir()
+    assert validate(path).stdout.splitlines()[1] == (
+        f"{path}: submissions {tmp_path / 'subs'}: no author folder yet (each author submits a folder named for "
+        "them, holding bot.yaml)"
+    )
+    example = validate(ROOT / "tournaments" / "ladder.example.yaml")
+    assert example.returncode == 0 and ": valid: ladder 'ladder-example', stop_the_bus" in example.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("placement_games: -1", "placement_games: -1 is too small"),
+        ("rounds: 3", "rounds: unknown key"),
+        ("poll_s: soon", 'poll_s: "soon" is not allowed'),
+    ],
+)
+def test_validate_names_the_file_line_and_key_of_a_broken_ladder_file(tmp_path, line, message):
+    path = ladder_file(tmp_path, "check_games: 1\n" + line + "\n")
+    done = validate(path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"referee validate: {path}:7: {message}"), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1

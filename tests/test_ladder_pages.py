@@ -16,7 +16,8 @@ from pathlib import Path
 from referee.ladder.entries import REPORTS_DIR, changed_submissions, judge, submission_verdicts
 from referee.ladder.file import Ladder, load_ladder
 from referee.ladder.history import ACCEPTED, REJECTED, WITHDRAWN, Judged, Register
-from referee.ladder.run import change_status
+from referee.ladder.run import change_status, ladder_league, write_ladder_league
+from referee.league import publish_standings
 from referee.publish.league_page import page_data_of
 from referee.results import read_league
 from referee.submissions import BUILDS_DIR
@@ -48,13 +49,9 @@ def accept(ladder: Ladder, register: Register, author: str, version: int) -> Non
     register.add(Judged(author, version, bot, f"digest-{bot}", ACCEPTED, at=f"2026-01-0{version}T10:00:00+00:00"))
 
 
-def ladder_with_verdicts(folder: Path) -> Ladder:
-    """A ladder whose register holds accepted and rejected versions, bob-v1 then withdrawn by the organiser.
-
-    ann-v1, bob-v1 and cat-v1 are accepted; eve-v1 (no run) and eve-v2 (its build fails) rejected, then
-    eve-v3 accepted; ann-v2 (no run) rejected.
-    """
-    (folder / "submissions").mkdir()
+def new_ladder(folder: Path) -> Ladder:
+    """A ladder file in ``folder`` with its submissions folder, and the ladder it describes (its output: ``out``)."""
+    (folder / "submissions").mkdir(parents=True)
     path = folder / "ladder.yaml"
     path.write_text(
         "name: season\ngame: stop_the_bus\nseed: 8157702950177155349\ntable_size: 3\nsubmissions: submissions\n"
@@ -62,6 +59,54 @@ def ladder_with_verdicts(folder: Path) -> Ladder:
     )
     ladder = load_ladder(path)
     (ladder.output / "logs").mkdir(parents=True)
+    return ladder
+
+
+def season_with_a_new_version(folder: Path) -> Ladder:
+    """A ladder of three authors and four versions: newcomer-v2 replaced newcomer-v1 (withdrawn) halfway through.
+
+    Its 24 games (tables of alice-v1, bob-v1 and the newcomer's version then, each in three rotations) are
+    recorded as a ladder records them, and its records and pages written as the ladder writes them.
+    """
+    ladder = new_ladder(folder)
+    register = Register(ladder.output)
+    try:
+        for author, version in (("alice", 1), ("bob", 1), ("newcomer", 1), ("newcomer", 2)):
+            accept(ladder, register, author, version)
+        write_ladder_league(ladder, register, ladder_league(ladder, register))
+    finally:
+        register.close()
+    games = []
+    for index in range(24):
+        table, rotation = divmod(index, 3)
+        bots = ["alice-v1", "bob-v1", "newcomer-v1" if table < 4 else "newcomer-v2"]
+        seats = bots[rotation:] + bots[:rotation]
+        games.append(
+            {
+                "index": index,
+                "game_id": f"t{table + 1:04d}-s{rotation}",
+                "seed": str(1000 + table),
+                "seats": seats,
+                "game": "stop_the_bus",
+                # The newcomer's second version wins; alice beats bob.
+                "finish_order": sorted(
+                    range(3), key=lambda seat: ["newcomer-v2", "alice-v1", "bob-v1", "newcomer-v1"].index(seats[seat])
+                ),
+                "timing": {"started": f"2026-12-03T07:{34 + index // 4:02d}:12.000+00:00", "wall_s": 0.1},
+            }
+        )
+    (ladder.output / "games.jsonl").write_text("".join(json.dumps(game) + "\n" for game in games))
+    publish_standings(ladder.output)
+    return ladder
+
+
+def ladder_with_verdicts(folder: Path) -> Ladder:
+    """A ladder whose register holds accepted and rejected versions, bob-v1 then withdrawn by the organiser.
+
+    ann-v1, bob-v1 and cat-v1 are accepted; eve-v1 (no run) and eve-v2 (its build fails) rejected, then
+    eve-v3 accepted; ann-v2 (no run) rejected.
+    """
+    ladder = new_ladder(folder)
     register = Register(ladder.output)
     try:
         accept(ladder, register, "ann", 1)
@@ -125,3 +170,25 @@ def test_league_json_keeps_every_verdict_and_the_pages_show_why_a_version_was_re
     assert "run: missing" in items[0] and items[0].endswith("([report](reports/ann.md))")
     assert "logs/build-eve-v2.log" in items[1] and "no rule to make target bot" not in items[1]
     assert "eve-v3" not in section and "ann-v1" not in section
+
+
+def test_a_seasons_page_counts_its_authors_and_versions_and_a_leagues_its_bots(tmp_path: Path) -> None:
+    season = season_with_a_new_version(tmp_path / "season").output
+    league = page_data_of((season / "leaderboard.html").read_text())["league"]
+    assert (league["authors"], league["bots"], league["active"]) == (3, 4, 3), "newcomer-v1 was replaced"
+    verdicts = ladder_with_verdicts(tmp_path / "verdicts").output
+    league = page_data_of((verdicts / "leaderboard.html").read_text())["league"]
+    assert (league["authors"], league["bots"], league["active"]) == (4, 4, 3), "bob-v1 was withdrawn"
+    # A league's season (bots that replace others: their authors' lines of versions) counts the same way.
+    record = json.loads((season / "league.json").read_text())
+    del record["submissions"]
+    (season / "league.json").write_text(json.dumps(record))
+    publish_standings(season)
+    league = page_data_of((season / "leaderboard.html").read_text())["league"]
+    assert (league["authors"], league["bots"], league["active"]) == (3, 4, 3)
+    # A league's page counts bots.
+    del record["entries"]
+    (season / "league.json").write_text(json.dumps(record))
+    publish_standings(season)
+    league = page_data_of((season / "leaderboard.html").read_text())["league"]
+    assert league["bots"] == 4 and "authors" not in league and "active" not in league

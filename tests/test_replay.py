@@ -3,32 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import itertools
 import json
+import random
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import grpc
 import pytest
-from openskill.models import PlackettLuce
 
 from referee.cli import main as referee_main
 from referee.config import load_league
+from referee.faults import BotFault, without_bot_words
 from referee.gamelog import new_game
 from referee.games.base import Action
 from referee.league import run_league
-from referee.publish import html_leaderboard
+from referee.publish import html_leaderboard, json_leaderboard, league_page
+from referee.publish.league_page import history_counts, strength_history
 from referee.publish.league_page import page_data_of as league_data_of
-from referee.publish.league_page import rating_history
 from referee.publish.live import LiveSite
 from referee.publish.replay_page import page_data, page_data_of, replay_page
+from referee.session import _status_text, _v1_fault, decision_action
 from referee.standings import compute_standings
 from referee.transcript import read_game
+from referee.v2 import bot_pb2 as pb
 
-from .conftest import Bots
+from .conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 from .game_logs import logged_game, records, write_league
 
 MAX_PAGE_BYTES = 200_000
@@ -135,16 +141,17 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
     assert data["league"]["scheduled"] == 12 and data["league"]["games"] == 12
     assert {row[1] for row in data["games"]} == {record["game_id"] for record in results}
     assert all(row[8] == 1 for row in data["games"]), "every game links its replay"
-    # The chart ends at the leaderboard's ratings.
+    # The chart ends at the standings' strengths, after every counted game.
     board = json.loads((output / "leaderboard.json").read_text())
     for row in board["rows"]:
-        assert len(data["history"]["mu"][row["bot"]]) == len(data["history"]["games"])
-    assert data["history"]["games"][-1] == board["games"]
+        assert len(data["history"]["strength"][row["bot"]]) == len(data["history"]["games"])
+        assert data["history"]["strength"][row["bot"]][-1] == row["strength"]["estimate"]
+    assert data["history"]["games"] == list(range(1, board["games"] + 1))
     # Each game's row holds its seats and its finish order as games.jsonl has them.
     by_id = {record["game_id"]: record for record in results}
     for row in data["games"]:
         assert (row[2], row[3]) == (by_id[row[1]]["seats"], by_id[row[1]]["finish_order"])
-    # Each fault is listed with its game, decision and the line of the bot's output it happened at.
+    # Each fault is listed with its game, decision and, in words, the line of the bot's output it happened at.
     faults = data["faults"]["faulty"]
     assert len(faults) == sum(
         record["faults"][record["seats"].index("faulty")].get("illegal", 0)
@@ -152,8 +159,9 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         if "faulty" in record["seats"]
     )
     for fault in faults:
-        assert fault["kind"] == "illegal" and isinstance(fault["n"], int) and isinstance(fault["line"], int)
-        assert (output / fault["log"]).is_file() and fault["log"].startswith("logs/faulty-")
+        assert fault["kind"] == "illegal" and isinstance(fault["n"], int)
+        line, log = re.fullmatch(r"(?:line (\d+)|the start) of (logs/faulty-[\w.-]+\.log)", fault["output"]).groups()
+        assert len((output / log).read_text().splitlines()) >= int(line or 0)  # the bot prints nothing: the start
         log = next(
             line
             for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
@@ -162,27 +170,145 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         assert json.loads(log)["n"] == fault["n"]
 
 
-def test_the_rating_history_is_openskills_in_schedule_order_and_skips_void_games() -> None:
-    names = ["a", "b", "c"]
-    games = [
-        {"index": i, "game_id": f"g{i}", "seats": [names[i % 3], names[(i + 1) % 3]], "placements": [i % 2, 1 - i % 2]}
-        for i in range(40)
+def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) -> None:
+    # Two bots think aloud (a secret on stderr at every decision) and fault with it: one sends it as its error,
+    # one ends its stream with it. The pages every author may read show the faults, never the secret.
+    secret = f"bluff-on-{uuid.uuid4().hex[:10]}"
+    entries = [
+        ("alpha", [PYTHON, str(SAMPLE_BOTS / "random_bot.py")]),
+        ("bravo", [PYTHON, str(SAMPLE_BOTS / "random_bot.py")]),
+        ("talker", [PYTHON, str(BAD_BOTS / "chatty.py"), "--fail", "error", "--at", "2", "--every-game"]),
+        ("quitter", [PYTHON, str(BAD_BOTS / "chatty.py"), "--fail", "abort", "--at", "3", "--in-game", "1"]),
     ]
-    games[7]["void"] = "only one bot got to make a decision"
-    history = rating_history(list(reversed(games)), names, points=10)
-    assert history["games"][0] == 0 and history["games"][-1] == 39 and len(history["games"]) == 11
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in names}
-    for game in games:
-        if "void" in game:
-            continue
-        seats = game["seats"]
-        ranks = [game["placements"].index(seat) + 1 for seat in range(2)]
-        for name, (rating,) in zip(seats, model.rate([[ratings[name]] for name in seats], ranks=ranks), strict=True):
-            ratings[name] = rating
-    for name in names:
-        assert history["mu"][name][-1] == pytest.approx(ratings[name].mu, abs=0.005)
-        assert history["sigma"][name][-1] == pytest.approx(ratings[name].sigma, abs=0.005)
+    lines = [
+        "name: chatty-league",
+        "game: stop_the_bus",
+        "seed: 7",
+        "table_size: 3",
+        "move_time_ms: 1000",
+        "time_bank_ms: 2000",
+        "concurrency: 1",
+        "max_restarts: 20",
+        "fault_policy: {mode: default_action, max_faults: 3}",
+        "bots:",
+    ]
+    for name, command in entries:
+        lines += [
+            f"  - name: {name}",
+            f"    command: {json.dumps([*command, '--marker', bots.marker])}",
+            f"    env: {{REFEREE_TEST_MARKER: {bots.marker}, CHATTY_SECRET: {secret}}}",
+        ]
+    (tmp_path / "league.yaml").write_text("\n".join(lines) + "\n")
+    output = tmp_path / "out"
+    asyncio.run(run_league(load_league(tmp_path / "league.yaml"), output=output))
+    # The secret is in what the organiser keeps: the bots' output and the games' logs.
+    assert any(secret in log.read_text() for log in (output / "logs").glob("talker-*.log"))
+    details = [
+        json.loads(line)["detail"]
+        for log in (output / "games").glob("*.jsonl")
+        for line in log.read_text().splitlines()
+        if '"type":"fault"' in line
+    ]
+    assert any(f"could not decide: ValueError: no move fits {secret}" in detail for detail in details), details
+    assert any(f"stream broke: INTERNAL: gave up on {secret}" in detail for detail in details), details
+    # It is nowhere in what is published.
+    for name in ("leaderboard.html", "leaderboard.json", "leaderboard.md", "leaderboard.csv"):
+        assert secret not in (output / name).read_text(encoding="utf-8"), f"{name} shows a bot's own words"
+    data = league_data_of((output / "leaderboard.html").read_text(encoding="utf-8"))
+    talker = data["faults"]["talker"]
+    assert talker and {fault["detail"] for fault in talker} == {"the bot could not decide (its own words left out)"}
+    for fault in talker:
+        assert set(fault) == {"game", "n", "kind", "detail", "output"}, "no excerpt of the bot's output"
+        assert re.fullmatch(r"line [1-9]\d* of logs/talker-[\w.-]+\.log", fault["output"]), fault["output"]
+    assert "the stream broke: INTERNAL (its own words left out)" in {
+        fault["detail"] for fault in data["faults"]["quitter"]
+    }
+
+
+def test_a_fault_told_on_the_page_keeps_the_referees_words_and_leaves_out_the_bots() -> None:
+    with pytest.raises(BotFault) as raised:
+        decision_action(pb.Decision(decision_number=4, error="ValueError: my secret plan"), "b")
+    assert without_bot_words(raised.value.detail) == "the bot could not decide (its own words left out)"
+    assert without_bot_words("the stream broke: INTERNAL: my secret plan") == (
+        "the stream broke: INTERNAL (its own words left out)"
+    )
+    v1 = _v1_fault("b", _status_text(grpc.StatusCode.UNIMPLEMENTED, "my secret plan"))
+    void = f"no bot got to make a decision; b (handshake: {v1.detail}); c (startup: exit code 1)"
+    assert without_bot_words(void) == void.replace(": my secret plan", "")
+    for kept in ("the stream broke: UNAVAILABLE", "KNOCK is not legal (legal: draw, take QS)", "process exit code 1"):
+        assert without_bot_words(kept) == kept
+
+
+def history_games(count: int) -> list[dict]:
+    """Games of five bots at tables of 3, in an order of finishing that is not their schedule's; e joins late."""
+    chooser = random.Random(5)
+    games = []
+    for number in range(count):
+        seats = chooser.sample(["a", "b", "c", "d"] if number < count // 2 else ["a", "b", "c", "d", "e"], 3)
+        # a stronger than b stronger than c ...: each place drawn with chances 5:4:3:2:1
+        order = sorted(range(3), key=lambda seat: -chooser.random() * (5 - "abcde".index(seats[seat])))
+        games.append({"index": (number * 7) % count, "game_id": f"g{number}", "seats": seats, "finish_order": order})
+    return games
+
+
+def test_the_strength_history_is_the_standings_fit_of_the_games_finished_so_far() -> None:
+    games = history_games(150)
+    games[3]["void"] = games[40]["void"] = "only one bot got to make a decision"
+    names = ["a", "b", "c", "d", "e"]
+    history = strength_history(games, names, points=20)
+    counted = [game for game in games if "void" not in game]
+    assert history["games"] == history_counts(148, 20) == [*range(8, 145, 8), 148]
+    for point, count in enumerate(history["games"]):
+        # What the standings said once the first `count` counted games (in the order they finished) were in.
+        standings = compute_standings(counted[:count], resamples=0)
+        strengths = {row.bot: row.strength for row in standings.rows}
+        for name in names:
+            shown = history["strength"][name][point]
+            assert shown == (None if name not in strengths else round(strengths[name], 1) or 0.0), (count, name)
+    assert history["strength"]["e"][0] is None and history["strength"]["e"][-1] is not None, (
+        "e has no line until it plays"
+    )
+    # The last point is the leaderboard's strength, to the digit it shows.
+    board = json.loads(json_leaderboard(compute_standings(games), "t"))
+    assert {row["bot"]: row["strength"]["estimate"] for row in board["rows"]} == {
+        name: values[-1] for name, values in history["strength"].items()
+    }
+
+
+def test_the_strength_history_refits_only_the_counts_it_has_not_fitted(monkeypatch) -> None:
+    fitted: list[list[int]] = []
+    real = league_page.strengths_after
+    monkeypatch.setattr(
+        league_page, "strengths_after", lambda orders, counts: fitted.append(counts) or real(orders, counts)
+    )
+    monkeypatch.setattr(league_page, "_FITTED", collections.OrderedDict())
+    games = history_games(300)
+    names = ["a", "b", "c", "d", "e"]
+    first = strength_history(games[:250], names)
+    assert fitted == [history_counts(250)]
+    # Ten more games: the counts the page had fitted are taken as they were, the new ones fitted.
+    grown = strength_history(games[:260], names)
+    assert fitted[1] == [count for count in history_counts(260) if count not in history_counts(250)] == [256, 260]
+    monkeypatch.setattr(league_page, "_FITTED", collections.OrderedDict())
+    assert grown == strength_history(games[:260], names), "what was kept is what a fresh fit gives"
+    # Games that are not those a fit was made from (a file rewritten, a bot disqualified) are fitted again.
+    changed = [*games[:10], {**games[10], "finish_order": games[10]["finish_order"][::-1]}, *games[11:260]]
+    fitted.clear()
+    strength_history(changed, names)
+    assert fitted == [[count for count in history_counts(260) if count > 10]]
+    assert first["games"][0] == 8 and len(first["games"]) <= 60
+
+
+def test_the_counts_the_history_is_fitted_at_stay_as_a_league_grows() -> None:
+    assert history_counts(0) == [] and history_counts(5) == [1, 2, 3, 4, 5] and len(history_counts(60)) == 60
+    assert history_counts(61) == [*range(2, 61, 2), 61] and history_counts(20_000)[:2] == [512, 1024]
+    before: list[int] = []
+    for total in range(1, 5000, 37):
+        counts = history_counts(total)
+        assert 0 < len(counts) <= 60 and counts[-1] == total and counts == sorted(set(counts))
+        # A count up to the last total was fitted then: only the counts beyond it are new.
+        assert {count for count in counts if count <= (before or [0])[-1]} <= set(before), total
+        before = counts
 
 
 def test_the_page_of_standings_alone_renders() -> None:

@@ -1,4 +1,4 @@
-"""Tests of the statistics: deal outcomes, comparisons, rating intervals and the sequential test.
+"""Tests of the statistics: deal outcomes, comparisons and the sequential test.
 
 The calibration tests play simulated bots of known strength in-process
 (tests/simulated_bots.py), so every interval and every verdict can be
@@ -32,7 +32,6 @@ from referee.stats import (
     interval_multiplier,
     normal_cdf,
     placement_score,
-    rating_interval,
     score_from_elo,
 )
 from tests.simulated_bots import (
@@ -82,11 +81,6 @@ def test_placement_score_first_one_last_zero():
     assert [placement_score(place, 4) for place in (1, 2, 3, 4)] == [1, Fraction(2, 3), Fraction(1, 3), 0]
     with pytest.raises(StatisticsError, match="place 5 of a table of 4"):
         placement_score(5, 4)
-
-
-def test_rating_interval_is_mu_plus_or_minus_the_normal_quantile_times_sigma():
-    interval = rating_interval(25.0, 2.0)
-    assert (interval.estimate, interval.low, interval.high) == pytest.approx((25.0, 25 - 3.919928, 25 + 3.919928))
 
 
 # ----- deal outcomes -------------------------------------------------------------------

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
 from referee import freezer, sandbox
 from referee.cli.options import UsageError, add_sandbox_options, concurrency, sandbox_refusal
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, Sprt
@@ -119,11 +121,13 @@ def add_duel(commands: Commands) -> None:
 
 
 def add_validate(commands: Commands) -> None:
-    """Add ``referee validate``: a league file checked, and its games counted."""
+    """Add ``referee validate``: a league file checked and its games counted, or a ladder file checked."""
     validate = commands.add_parser(
-        "validate", help="check a league file without running it: every key, every bot, and how many games it plays"
+        "validate",
+        help="check a league file without running it: every key, every bot, and how many games it plays; "
+        "or a ladder file (one with a submissions key): every key, and the author folders it holds",
     )
-    validate.add_argument("league", type=Path, help="the league file")
+    validate.add_argument("league", type=Path, help="the league file, or a ladder file")
     validate.set_defaults(func=_validate)
 
 
@@ -246,9 +250,14 @@ def _backend(args: argparse.Namespace) -> BackendFactory | None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big."""
+    """Say what the league is and how many games it plays (counted, not listed); warn on stderr where it is big.
+
+    A ladder file (a ``submissions`` key at its top) is checked as ``referee ladder`` reads it, and said what it is.
+    """
     from referee.config import MANY_GAMES, load_league, unchecked_runs, unstartable_limits
 
+    if _is_ladder_file(args.league):
+        return _validate_ladder(args)
     league = load_league(args.league)
     games = league.schedule()
     print(
@@ -265,6 +274,57 @@ def _validate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     for note in (*league.warnings, *unchecked_runs(league), *unstartable_limits(league)):
+        print(note, file=sys.stderr)
+    return 0
+
+
+def _is_ladder_file(path: Path) -> bool:
+    """Whether ``path`` is a ladder file: a mapping with a ``submissions`` key, which no league file takes.
+
+    A file that cannot be read or parsed is left to the league file's reader, which says what is wrong with it.
+    """
+    from referee.config.reader import compose, read_text
+    from referee.errors import LeagueError
+
+    try:
+        root = compose(read_text(path, str(path), "the file"), str(path))
+    except LeagueError:
+        return False
+    return isinstance(root, yaml.MappingNode) and any(
+        isinstance(key, yaml.ScalarNode) and key.value == "submissions" for key, _ in root.value
+    )
+
+
+def _validate_ladder(args: argparse.Namespace) -> int:
+    """Say what the ladder is: its settings, its submissions folder and the author folders in it; warn on stderr."""
+    from referee.config import unstartable_limits
+    from referee.ladder.entries import author_folders
+    from referee.ladder.file import load_ladder
+
+    ladder = load_ladder(args.league)
+    league = ladder.league
+    games = f"{ladder.check_games} game{'s' if ladder.check_games != 1 else ''}"
+    print(
+        f"{args.league}: valid: ladder {league.name!r}, {league.game}, tables of {league.table_size}: each new "
+        f"version is checked in {games}, then plays {ladder.placement_games} placement games; the submissions "
+        f"folder is looked at every {ladder.poll_s:g} s"
+    )
+    authors = author_folders(ladder)
+    if authors:
+        print(
+            f"{args.league}: submissions {ladder.submissions}: {len(authors)} author folder"
+            f"{'s' if len(authors) != 1 else ''}: "
+            + ", ".join(
+                name + ("" if (folder / "bot.yaml").is_file() else " (no bot.yaml yet)")
+                for name, folder in authors.items()
+            )
+        )
+    else:
+        print(
+            f"{args.league}: submissions {ladder.submissions}: no author folder yet (each author submits a folder "
+            "named for them, holding bot.yaml)"
+        )
+    for note in (*league.warnings, *unstartable_limits(league, ladder=True)):
         print(note, file=sys.stderr)
     return 0
 

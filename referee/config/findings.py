@@ -7,28 +7,37 @@ import shlex
 
 from referee.commands import resolve_command
 from referee.config.league import League
+from referee.sandbox import ResourceLimits
+
+# Measured with the sample Python bot: it starts at memory_mb 20, processes 12 (a gRPC server's threads
+# count) and open_files 16, and is killed at 16, 8 and 8.
+_FLOORS = (
+    ("memory_mb", 20, "an interpreter and its gRPC server"),
+    ("processes", 12, "a gRPC server's threads count as processes"),
+    ("open_files", 16, "an interpreter and its gRPC server"),
+)
 
 
-def unstartable_limits(league: League) -> list[str]:
-    """Warnings for ``referee validate``: limits under which no bot the referee starts can get going."""
-    # Measured with the sample Python bot: it starts at memory_mb 20, processes 12 (a gRPC server's threads
-    # count) and open_files 16, and is killed at 16, 8 and 8.
-    floors = (
-        ("memory_mb", 20, "an interpreter and its gRPC server"),
-        ("processes", 12, "a gRPC server's threads count as processes"),
-        ("open_files", 16, "an interpreter and its gRPC server"),
-    )
+def unstartable_limits(league: League, *, ladder: bool = False) -> list[str]:
+    """Warnings for ``referee validate``: limits under which no bot the referee starts can get going.
+
+    A ``ladder``'s league has no bots yet: its limits are every version's.
+    """
     warnings = []
-    for bot in league.bots:
-        if not bot.spec.command and bot.submission is None:
-            continue
-        for key, floor, why in floors:
-            value = getattr(bot.spec.limits, key, None) if getattr(bot.spec, "limits", None) else None
+    limited: list[tuple[str, ResourceLimits | None]] = [("every version", league.limits)] if ladder else []
+    limited.extend(
+        (f"bot {bot.name}", getattr(bot.spec, "limits", None))
+        for bot in league.bots
+        if bot.spec.command or bot.submission is not None
+    )
+    for who, limits in limited:
+        for key, floor, why in _FLOORS:
+            value = getattr(limits, key, None) if limits else None
             if value is not None and value < floor:
                 warnings.append(
-                    f"{league.source}: warning: bot {bot.name}: limits.{key} is {value}; the sample Python "
+                    f"{league.source}: warning: {who}: limits.{key} is {value}; the sample Python "
                     f"bot needs {floor} to start ({why}): a bot held below what it needs fails to start "
-                    "in every game"
+                    + ("its check" if ladder else "in every game")
                 )
     if league.timing.startup_timeout_ms < 200:
         warnings.append(

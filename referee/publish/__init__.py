@@ -22,6 +22,7 @@ from urllib.parse import quote
 from tabulate import tabulate
 
 from referee.atomic import replace_file
+from referee.faults import without_bot_words
 from referee.results import REJECTED, RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import (
@@ -117,18 +118,19 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     The fault kinds and forfeits are folded into one ``faults`` column
     (``crash 2, timeout 1; 1 forfeit``: only what happened), shown only when
     some bot has a fault. Fault lists, then bot names, too long for
-    ``width`` are cut with "…". ``compact`` keeps fewer figures, for the
-    standings while a league runs.
+    ``width`` are cut with "…": a fault list at its end, a name in its
+    middle, so that its end (``-v2``: which version) still shows.
+    ``compact`` keeps fewer figures, for the standings while a league runs.
     """
     shown = _COMPACT_HEADERS if compact else _CONSOLE_HEADERS
     columns = [(header, right) for header, right, _ in _COLUMNS if header in shown]
     table = [[_printable(cell(row)) for header, _, cell in _COLUMNS if header in shown] for row in standings.rows]
-    cuttable = [(1, _NARROWEST_BOT)]
+    cuttable = [(1, _NARROWEST_BOT, True)]
     if any(any(row.faults.values()) or row.forfeits for row in standings.rows):
         columns.append(("faults", False))
         for cells, row in zip(table, standings.rows, strict=True):
             cells.append(faults_text(row))
-        cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS))
+        cuttable.insert(0, (len(columns) - 1, _NARROWEST_FAULTS, False))
     headers = [header for header, _ in columns]
     widths = _fit(table, headers, width, cuttable)
     lines = [
@@ -153,22 +155,27 @@ def faults_text(row: BotStanding) -> str:
     return text
 
 
-def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[tuple[int, int]]) -> list[int]:
+def _fit(table: list[list[str]], headers: list[str], width: int, cuttable: list[tuple[int, int, bool]]) -> list[int]:
     """Cut the cells of the ``cuttable`` columns with "…" until the table fits ``width``; return the column widths.
 
-    ``cuttable`` lists (column, narrowest width) in the order to cut: each
-    column is cut down to its narrowest before the next is touched.
-    Columns are two spaces apart.
+    ``cuttable`` lists (column, narrowest width, cut in the middle) in the
+    order to cut: each column is cut down to its narrowest before the next
+    is touched. A cell cut in the middle keeps its end (a name's version);
+    another keeps its start. Columns are two spaces apart.
     """
     widths = [max([len(header), *(len(cells[index]) for cells in table)]) for index, header in enumerate(headers)]
     excess = sum(widths) + 2 * (len(widths) - 1) - width
-    for index, narrowest in cuttable:
+    for index, narrowest, middle in cuttable:
         cut = max(0, min(excess, widths[index] - max(narrowest, len(headers[index]))))
         widths[index] -= cut
         excess -= cut
+        kept = widths[index] - 1
         for cells in table:
             if len(cells[index]) > widths[index]:
-                cells[index] = cells[index][: widths[index] - 1] + "…"
+                text = cells[index]
+                cells[index] = (
+                    text[: kept // 2] + "…" + text[len(text) - (kept - kept // 2) :] if middle else text[:kept] + "…"
+                )
     return widths
 
 
@@ -222,14 +229,16 @@ def leaderboard_data(
 ) -> dict[str, Any]:
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
-    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``).
+    Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``), and
+    quote nothing a bot sent (:func:`referee.faults.without_bot_words`).
     A ladder's ``submissions`` (as :func:`public_submissions` gives them) go under ``submissions``.
     """
     data = {
         "title": title,
         "games": standings.games,
         "void_games": [
-            {"game_id": game_id, "reason": public_text(reason, directory)} for game_id, reason in standings.void_games
+            {"game_id": game_id, "reason": without_bot_words(public_text(reason, directory))}
+            for game_id, reason in standings.void_games
         ],
         "confidence_level": CONFIDENCE,
         "ranking": {"model": "plackett-luce", "resamples": standings.resamples, "unit": "deal"},

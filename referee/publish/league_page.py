@@ -2,12 +2,13 @@
 
 Everything on it is read from the league's output directory through
 :mod:`referee.results`: ``league.json`` (the name and the settings),
-``games.jsonl`` (every finished game, in schedule order), the game logs of
-games with faults (which decision, and where in the bot's output), and the
-standings computed from the results. Seeds are strings in its data (a
-JavaScript number would round a 64-bit seed), and nothing on it names a
-path of the organiser's machine: paths inside the league's folder are
-written relative to it, others by their last part.
+``games.jsonl`` (every finished game, in the order they finished), the game
+logs of games with faults (which decision, and where in the bot's output,
+never the output itself), and the standings computed from the results. The chart is the standings'
+strength as games accumulate (:func:`strength_history`). Seeds are strings
+in its data (a JavaScript number would round a 64-bit seed), and nothing on
+it names a path of the organiser's machine: paths inside the league's
+folder are written relative to it, others by their last part.
 Each game links to its replay page, ``replays/GAME_ID.html``, where one was
 written. The page is self-contained (its script, style and data inline), so
 a finished league's directory is a static site; while a league runs the page
@@ -16,29 +17,29 @@ refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 from referee import __version__
 from referee.errors import OutputError
+from referee.faults import without_bot_words
 from referee.gamelog import read_log
-from referee.publish import ABSOLUTE_PATH, public_text
+from referee.publish import ABSOLUTE_PATH, STRENGTH_DIGITS, public_text
+from referee.ranking import strengths_after
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment
 
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
 FAULTS_SHOWN = 50  # fault entries listed per bot (every fault is counted)
-EXCERPTS_SHOWN = 12  # of those, how many show the bot's output around the fault
-EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of a bot's output shown around a fault
-HISTORY_POINTS = 60  # points of the rating chart
+HISTORY_POINTS = 60  # the most points of the strength chart
+HISTORY_FITS_KEPT = 1024  # checkpoint fits kept between rewrites of a page (each a few numbers a bot)
 DETAIL_CHARS = 300
 _NUMBER = re.compile(r"\d+")
 
@@ -53,7 +54,8 @@ def page_data(
 ) -> dict[str, Any]:
     """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history."""
     league = _league_of(directory)
-    records = sorted((GameRecord.of(record, latencies=False) for record in records), key=lambda game: game.index)
+    finished = [GameRecord.of(record, latencies=False) for record in records]  # as games.jsonl lists them
+    records = sorted(finished, key=lambda game: game.index)
     started = [record.started for record in records if record.started]
     replays = directory / REPLAY_DIR if directory is not None else None
     disqualified = {row["bot"] for row in board["rows"] if row.get("status") == "disqualified"}
@@ -64,6 +66,7 @@ def page_data(
             "game": (league.game if league else None) or (records[0].game if records else None),
             "settings": _public_settings(settings, finished=scheduled is not None and len(records) >= scheduled),
             "bots": len(board["rows"]),
+            **_season_counts(board),
             "referee_version": (league.referee_version if league else None) or __version__,
             "page_version": __version__,
             "games": len(records),
@@ -77,12 +80,31 @@ def page_data(
         "board": board,
         "games": [_game_row(record, replays, directory) for record in records],
         **(_faults(directory, records) if directory is not None else {"faults": {}, "causes": {}}),
-        # The chart leaves out what the standings do: the games of disqualified bots.
-        "history": rating_history(
-            [record for record in records if not disqualified.intersection(record.seats)],
+        # The chart leaves out what the standings do: the games of disqualified bots (and void games).
+        "history": strength_history(
+            [record for record in finished if not disqualified.intersection(record.seats)],
             [row["bot"] for row in board["rows"]],
         ),
     }
+
+
+def _season_counts(board: Mapping[str, Any]) -> dict[str, int]:
+    """A season's authors and active versions, for the header beside its versions (the board's bots); a league's: none.
+
+    A season is a board with a ladder's ``submissions`` or an author's line of
+    versions; each bot's author is the one those name, else the bot itself.
+    """
+    if not board.get("submissions") and not board.get("versions"):
+        return {}
+    author_of = {row["bot"]: row["bot"] for row in board["rows"]}
+    for line in board.get("versions") or ():
+        author_of.update((bot, line["author"]) for bot in line["bots"] if bot in author_of)
+    for author in board.get("submissions") or ():
+        author_of.update(
+            (version["bot"], author["author"]) for version in author["versions"] if version["bot"] in author_of
+        )
+    active = sum(row.get("status", "active") == "active" for row in board["rows"])
+    return {"authors": len(set(author_of.values())), "active": active}
 
 
 def _league_of(directory: Path | None) -> LeagueRecord | None:
@@ -124,7 +146,7 @@ def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) 
         record.hands_played,
         record.decisions,
         [sum(seat.values()) for seat in faults] if any(faults) else 0,
-        public_text(record.void, directory) if record.void else None,
+        without_bot_words(public_text(record.void, directory)) if record.void else None,
         1 if replay else 0,
     ]
 
@@ -137,10 +159,14 @@ def _cause(detail: str) -> str:
 def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     """Each bot's faults, from the logs of the games that had any, and their causes, counted.
 
-    ``faults``: bot -> the first entries (game, decision, kind, detail,
-    output lines); ``causes``: bot -> kind -> ``[[cause, games, first game,
-    its detail], ...]``, most games first: a bot that failed to start in 80
-    games is one line, not 80.
+    ``faults``: bot -> the first entries (game, decision, kind, the
+    referee's detail, and where the bot's output stood, ``line N of
+    logs/NAME.log``, for the organiser); ``causes``: bot -> kind ->
+    ``[[cause, games, first game, its detail], ...]``, most games first: a
+    bot that failed to start in 80 games is one line, not 80. Nothing a bot
+    wrote is on the page, which every author may read: not its output, which
+    shows its author's thinking, nor the words it sent with a fault
+    (:func:`referee.faults.without_bot_words`).
     """
     found: dict[str, list[Any]] = {}
     causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
@@ -155,30 +181,21 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
             if entry.get("type") != "fault":
                 continue
             bot, kind = entry.get("bot", "?"), entry.get("kind")
-            detail = public_text(str(entry.get("detail", "")), directory)[:DETAIL_CHARS]
+            detail = without_bot_words(public_text(str(entry.get("detail", "")), directory))[:DETAIL_CHARS]
             counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
             cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
             cause[1] += 1
             listed = found.setdefault(bot, [])
-            if len(listed) >= FAULTS_SHOWN:
-                continue
-            log_name = entry.get("log")
-            excerpt = None
-            if log_name and entry.get("log_line") is not None and len(listed) < EXCERPTS_SHOWN:
-                excerpt = _excerpt(directory / "logs" / log_name, entry["log_line"])
-                if excerpt is not None:
-                    excerpt = [excerpt[0], public_text(excerpt[1], directory)]
-            listed.append(
-                {
-                    "game": record.game_id,
-                    "n": entry.get("n"),
-                    "kind": kind,
-                    "detail": detail,
-                    "log": f"logs/{Path(log_name).name}" if log_name else None,
-                    "line": entry.get("log_line"),
-                    "excerpt": excerpt,
-                }
-            )
+            if len(listed) < FAULTS_SHOWN:
+                listed.append(
+                    {
+                        "game": record.game_id,
+                        "n": entry.get("n"),
+                        "kind": kind,
+                        "detail": detail,
+                        "output": _output_place(entry.get("log"), entry.get("log_line")),
+                    }
+                )
     return {
         "faults": found,
         "causes": {
@@ -191,25 +208,12 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     }
 
 
-def _excerpt(path: Path, line: int) -> list[Any] | None:
-    """The bot's output around line ``line`` (lines received when the fault was noted): [first line number, text]."""
-    try:
-        stat = path.stat()
-    except OSError:
+def _output_place(log_name: Any, line: Any) -> str | None:
+    """Where a bot's output stood at a fault, in words: ``line 12 of logs/alpha-1.log``; no link, no output."""
+    if not log_name:
         return None
-    return _read_excerpt(str(path), line, stat.st_size, stat.st_mtime_ns)
-
-
-@lru_cache(maxsize=512)
-def _read_excerpt(path: str, line: int, size: int, mtime_ns: int) -> list[Any] | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as text:
-            lines = text.read().splitlines()
-    except OSError:
-        return None
-    first = max(0, line - EXCERPT_BEFORE)
-    shown = [entry[:200] for entry in lines[first : line + EXCERPT_AFTER]]
-    return [first + 1, "\n".join(shown)] if shown else None
+    log = f"logs/{Path(str(log_name)).name}"
+    return f"line {line} of {log}" if isinstance(line, int) and line > 0 else f"the start of {log}"
 
 
 def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict[str, Any]:
@@ -228,39 +232,74 @@ def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -
     }
 
 
-def rating_history(records: Sequence[GameRecord], bots: Sequence[str], points: int = HISTORY_POINTS) -> dict[str, Any]:
-    """Each bot's openskill rating (mu and sigma) as counted games accumulate, at up to ``points`` evenly spaced counts.
+def history_counts(total: int, points: int = HISTORY_POINTS) -> list[int]:
+    """The numbers of counted games the chart is fitted after: every ``step`` games, and ``total``; at most ``points``.
 
-    Ratings over time, for the page's chart only: openskill's Plackett-Luce
-    model updated once per counted game in schedule order (void games
-    skipped). Such a rating depends on the order of the games; the
-    leaderboard's ranking (:mod:`referee.ranking`) is one fit of all of
-    them and does not.
+    ``step`` is the smallest power of two that keeps to ``points``, so the
+    counts of a league that grows stay counts as it grows (a step only ever
+    doubles): a fit made after 512 games is still wanted after 20,000.
     """
-    records = [GameRecord.of(record, latencies=False) for record in records]
-    counted = [record for record in sorted(records, key=lambda record: record.index) if not record.void]
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in bots}
-    total = len(counted)
-    marks = {round(total * step / points) for step in range(1, points + 1)} if total else set()
-    games = [0]
-    mu = {name: [round(ratings[name].mu, 2)] for name in bots}
-    sigma = {name: [round(ratings[name].sigma, 2)] for name in bots}
-    for number, record in enumerate(counted, start=1):
-        seats = record.seats
-        for name in seats:
-            ratings.setdefault(name, model.rating(name=name))
-        teams = [[ratings[name]] for name in seats]
-        # openskill annotates ranks as list[float]; whole places are what it compares.
-        rated = model.rate(teams, ranks=record.places())  # type: ignore[arg-type]
-        for name, (rating,) in zip(seats, rated, strict=True):
-            ratings[name] = rating
-        if number in marks:
-            games.append(number)
-            for name in bots:
-                mu[name].append(round(ratings[name].mu, 2))
-                sigma[name].append(round(ratings[name].sigma, 2))
-    return {"games": games, "mu": mu, "sigma": sigma}
+    step = 1
+    while -(-total // step) > points:
+        step *= 2
+    counts = list(range(step, total + 1, step))
+    return counts if not total or counts[-1:] == [total] else [*counts, total]
+
+
+# Fits of earlier rewrites, by a digest of the games they were fitted on: a page is rewritten as games finish,
+# by one long-lived process (referee.publish.live), and the games before a count only change if the file does.
+_FITTED: OrderedDict[bytes, dict[str, float]] = OrderedDict()
+
+
+def strength_history(
+    records: Sequence[GameRecord | Mapping[str, Any]], bots: Sequence[str], points: int = HISTORY_POINTS
+) -> dict[str, Any]:
+    """Each bot's strength as counted games accumulate: the standings' fit of the games up to each of a few counts.
+
+    ``records`` are the games in the order they finished (as ``games.jsonl``
+    lists them); void games do not count, and the caller leaves out what
+    else the standings leave out (a disqualified bot's games). After each of
+    :func:`history_counts`, the strengths are those :func:`referee.ranking.rank_bots`
+    fits from the games so far (Elo relative to the mean of the bots that
+    played them; ``None`` for a bot yet to play), so the last point is the
+    standings' strength. A fit is kept, by a digest of the games it was
+    made from, and not made again while those games stay the same.
+    """
+    games = [GameRecord.of(record, latencies=False) for record in records]
+    orders = [game.bots_in_finish_order() for game in games if not game.void]
+    counts = history_counts(len(orders), points)
+    digests = _prefix_digests(orders, counts)
+    missing = [(count, digest) for count, digest in zip(counts, digests, strict=True) if digest not in _FITTED]
+    if missing:
+        fitted = strengths_after(orders, [count for count, _ in missing])
+        for (_, digest), strengths in zip(missing, fitted, strict=True):
+            _FITTED[digest] = strengths
+    fits = []
+    for digest in digests:
+        _FITTED.move_to_end(digest)
+        fits.append(_FITTED[digest])
+    while len(_FITTED) > HISTORY_FITS_KEPT:
+        _FITTED.popitem(last=False)
+    return {
+        "games": counts,
+        "strength": {
+            name: [None if name not in fit else round(fit[name], STRENGTH_DIGITS) or 0.0 for fit in fits]
+            for name in bots
+        },
+    }
+
+
+def _prefix_digests(orders: Sequence[Sequence[str]], counts: Sequence[int]) -> list[bytes]:
+    """A digest of the first ``count`` finish orders, for each of ``counts`` (ascending)."""
+    running = hashlib.sha256()
+    digests = []
+    done = 0
+    for count in counts:
+        for order in orders[done:count]:
+            running.update("".join(f"{len(name)}:{name}," for name in order).encode() + b";")
+        done = count
+        digests.append(running.copy().digest())
+    return digests
 
 
 def _script_json(data: dict[str, Any]) -> str:

@@ -9,6 +9,12 @@
     if (text !== undefined && text !== null) node.textContent = text;
     return node;
   };
+  // A bot's name, free to wrap after each "-", "_" and "." (newcomer-|v2, bot-|03), so that it wraps rather than is cut.
+  const named = (tag, cls, name) => {
+    const node = el(tag, cls);
+    String(name).split(/(?<=[-_.])/).forEach((part, i) => node.append(...(i ? [el("wbr"), part] : [part])));
+    return node;
+  };
   const readData = (doc) => JSON.parse(doc.getElementById("league").textContent);
   let data = readData(document);
 
@@ -31,6 +37,13 @@
     if (value === null || value === undefined) return "-";
     const text = value.toFixed(0);
     return text === "-0" || text === "0" ? "0" : (value > 0 ? "+" : "") + text;
+  };
+  const counted = (count, noun) => count + " " + noun + (count === 1 ? "" : "s");
+  // Every time on the page in one form, to the minute in UTC: "2026-12-03 07:34 UTC" (as leaderboard.md writes them).
+  const utcMinute = (at) => {
+    const time = at ? new Date(at) : null;
+    if (!time) return "";
+    return isNaN(time.getTime()) ? at : time.toISOString().slice(0, 16).replace("T", " ") + " UTC";
   };
   const percent = (value) => (value === null || value === undefined ? "-" : (100 * value).toFixed(1) + "%");
   const faultTotal = (row) => Object.values(row.faults).reduce((a, b) => a + b, 0);
@@ -72,14 +85,18 @@
     $("name").textContent = league.name;
     const timing = s.timing || {};
     const policy = s.fault_policy || {};
-    const dates = league.first_game
-      ? league.first_game.slice(0, 16).replace("T", " ") + (league.last_game && league.last_game.slice(0, 10) === league.first_game.slice(0, 10)
-        ? "\u2013" + league.last_game.slice(11, 16) : " \u2013 " + (league.last_game || "").slice(0, 16).replace("T", " ")) + " UTC"
-      : "no game yet";
+    // The first and last games, as every time on the page: "2026-12-03 07:34–07:39 UTC" (one day), else both whole.
+    const [first, last] = [utcMinute(league.first_game), utcMinute(league.last_game || league.first_game)];
+    const dates = !first ? "no game yet" : first === last ? first
+      : first.slice(0, 10) === last.slice(0, 10) ? first.replace(" UTC", "") + "\u2013" + last.slice(11)
+      : first + " \u2013 " + last;
     const parts = [
       (league.game || "").replace(/_/g, " "),
       s.table_size ? "tables of " + s.table_size : null,
-      league.bots + (league.bots === 1 ? " bot" : " bots"),
+      // A season counts its authors and their versions (the bots of its standings); a league its bots.
+      league.authors
+        ? counted(league.authors, "author") + ", " + counted(league.bots, "version") + " (" + league.active + " active)"
+        : counted(league.bots, "bot"),
       league.games + (league.scheduled ? " of " + league.scheduled : "") + (league.games === 1 && !league.scheduled ? " game" : " games"),
       timing.move_time_ms !== undefined
         ? "move " + timing.move_time_ms + " ms + bank " + timing.time_bank_ms + " ms (grace " + timing.grace_ms + " ms)" : null,
@@ -100,7 +117,7 @@
     }
     const live = $("live");
     live.hidden = !league.live;
-    live.textContent = "live, updated " + league.updated.slice(11, 19) + " UTC";
+    live.textContent = "live, updated " + utcMinute(league.updated);
     const board = data.board;
     const duel = $("duel");
     duel.hidden = !board.duel;
@@ -129,7 +146,7 @@
 
   // A bot's name, and its mark when it is withdrawn or disqualified.
   function drawBot(row, td) {
-    td.textContent = row.bot;
+    td.append(named("span", "name", row.bot));
     const mark = statusText(row);
     if (mark) td.append(" ", el("span", "status", mark));
   }
@@ -148,7 +165,7 @@
       lines.push("Versions of " + line.author + ": " + line.bots.filter((b) => rows[b]).map((b) =>
         b + " (" + signed(strengthOf(rows[b])) + (statusText(rows[b]) ? ", " + rows[b].status : "") + ")").join(" \u2192 "));
     }
-    for (const change of data.league.changes || []) lines.push(change.at + ": " + change.what);
+    for (const change of data.league.changes || []) lines.push(utcMinute(change.at) + ": " + change.what);
     return lines;
   }
 
@@ -253,6 +270,19 @@
       body.append(tr);
     }
     table.append(body);
+    keepNamesWhole(table);
+  }
+
+  // A table squeezed to the screen narrows every column that can wrap: a name would wrap (random-|2) while the
+  // headers still could. So each name is kept as wide as it is on one line, up to 45% of the screen; only a
+  // longer name wraps, after its separators.
+  const ruler = document.createElement("canvas").getContext("2d");
+  function keepNamesWhole(table) {
+    for (const name of table.querySelectorAll("td.bot .name")) {
+      const style = getComputedStyle(name);
+      ruler.font = [style.fontStyle, style.fontWeight, style.fontSize, style.fontFamily].join(" ");
+      name.style.minWidth = "min(" + Math.ceil(ruler.measureText(name.textContent).width + 1) + "px, 45vw)";
+    }
   }
 
   function gameLink(game, n) {
@@ -297,18 +327,8 @@
       const link = el("a", null, f.game + (f.n !== null && f.n !== undefined ? ", decision " + f.n : ", before the first decision"));
       link.href = gameLink(f.game, f.n);
       item.append(link, document.createTextNode(": " + f.detail));
-      if (f.log) {
-        item.append(document.createTextNode(" \u2014 output: "));
-        const log = el("a", null, f.log + (f.line !== null ? ", line " + f.line : ""));
-        log.href = f.log;
-        item.append(log);
-      }
-      if (f.excerpt) {
-        const around = el("details");
-        around.append(el("summary", null, "the bot's output around it (from line " + f.excerpt[0] + ")"));
-        around.append(el("pre", null, f.excerpt[1]));
-        item.append(around);
-      }
+      // Where its output stood, in words: the output itself is the organiser's, in the league's folder.
+      if (f.output) item.append(el("span", "output", " \u2014 its output: " + f.output));
       list.append(item);
     }
     details.append(list);
@@ -316,11 +336,10 @@
     if (entries.length < total) {
       box.append(el("p", "note", "Listed: the first " + entries.length + "; every game with a fault is in the games list below (with faults only)."));
     }
+    box.append(el("p", "note", "A bot's output (and what it said with a fault) is not published: the organiser has it in the league's folder."));
   }
 
   // ----- a ladder's submissions: each version judged, accepted or rejected, and why ---------------
-
-  const when = (at) => (at ? at.slice(0, 16).replace("T", " ") + " UTC" : ""); // the ladder records UTC
 
   // Why a version was rejected: its first line, the whole of it on hover and, when it has more lines, unfolded.
   function drawReason(reason, cell) {
@@ -368,8 +387,8 @@
         if (row && row.status_reason) status.title = row.status_reason;
         const reason = el("td", "text reason");
         drawReason(version.reason, reason);
-        tr.append(el("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
-          el("td", "text", when(version.at)), reason);
+        tr.append(named("td", "text bot", version.bot), el("td", "text verdict", version.verdict), status,
+          el("td", "text", utcMinute(version.at)), reason);
         body.append(tr);
       }
       table.append(body);
@@ -419,7 +438,7 @@
       for (const other of bots) {
         if (other === bot) continue;
         const tr = el("tr");
-        tr.append(el("th", "text", other), pairCell(bot, other), pairCell(other, bot));
+        tr.append(named("th", "text", other), pairCell(bot, other), pairCell(other, bot));
         body.append(tr);
       }
       table.append(body);
@@ -429,12 +448,12 @@
     const shown = bots.slice(0, PAIRS_SHOWN);
     const head = el("tr");
     head.append(el("th"));
-    for (const bot of shown) head.append(el("th", null, bot));
+    for (const bot of shown) head.append(named("th", null, bot));
     table.appendChild(el("thead")).append(head);
     const body = el("tbody");
     for (const bot of shown) {
       const tr = el("tr");
-      tr.append(el("th", "text", bot));
+      tr.append(named("th", "text", bot));
       for (const other of shown) tr.append(pairCell(bot, other));
       body.append(tr);
     }
@@ -444,7 +463,7 @@
       : "";
   }
 
-  // ----- the chart of ratings over time ----------------------------------------------------
+  // ----- the chart of strengths over time: the standings' fit as games accumulate ----------
 
   const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
   const colour = (i) => (i < COLOURS.length ? COLOURS[i] : "hsl(" + ((i * 137) % 360) + ", 55%, 45%)");
@@ -460,6 +479,13 @@
     return bots.filter((bot) => ui.chart.includes(bot));
   }
 
+  // A step of 1, 2 or 5 times a power of ten that cuts ``span`` into about four.
+  const niceStep = (span) => {
+    const raw = span / 4, power = Math.pow(10, Math.floor(Math.log10(raw)));
+    const mantissa = raw / power;
+    return (mantissa <= 1 ? 1 : mantissa <= 2 ? 2 : mantissa <= 5 ? 5 : 10) * power;
+  };
+
   function drawChart() {
     const box = $("chart");
     box.replaceChildren();
@@ -472,20 +498,21 @@
     const chosen = chartBots(bots);
     // Drawn at the width it is shown at, so that its labels are as large on a phone as on a desktop.
     const W = Math.max(280, Math.round(box.clientWidth || 900)), H = Math.round(Math.min(320, Math.max(200, W * 0.45)));
-    const L = 40, R = 10, T = 10, B = 26;
+    const L = 46, R = 10, T = 10, B = 26;
     const xs = history.games;
-    const all = chosen.flatMap((b) => history.mu[b] || []);
-    const low = Math.floor(Math.min(...(all.length ? all : [24])) - 1), high = Math.ceil(Math.max(...(all.length ? all : [26])) + 1);
+    const series = (bot) => history.strength[bot] || [];
+    // Elo from the field's mean: 0 is always on the scale, the rest in round steps.
+    const all = [0, ...chosen.flatMap((b) => series(b).filter((v) => v !== null))];
+    const step = niceStep(Math.max(40, Math.max(...all) - Math.min(...all)));
+    const low = Math.floor(Math.min(...all) / step) * step, high = Math.ceil(Math.max(...all) / step) * step;
     const x = (v) => L + ((W - L - R) * v) / xs[xs.length - 1];
-    const y = (v) => T + ((H - T - B) * (high - v)) / (high - low);
+    const y = (v) => T + ((H - T - B) * (high - v)) / (high - low || 1);
     const chart = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": "openskill ratings (mu) of the chosen bots as games accumulate" });
-    const ticks = 5;
-    for (let i = 0; i <= ticks; i++) {
-      const v = low + ((high - low) * i) / ticks;
-      chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e6e9ed" }));
+      "aria-label": "Plackett-Luce strengths (Elo relative to the field's mean) of the chosen bots as games accumulate" });
+    for (let v = low; v <= high + step / 2; v += step) {
+      chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: Math.abs(v) < step / 2 ? "#b8c0c8" : "#e6e9ed" }));
       const label = svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 12, fill: "#66707a" });
-      label.textContent = v.toFixed(0);
+      label.textContent = signed(v);
       chart.append(label);
     }
     const xticks = W < 500 ? 2 : 4;
@@ -498,19 +525,18 @@
     }
     const lines = {};
     bots.forEach((bot, i) => {
-      const mu = history.mu[bot];
-      if (!mu || !chosen.includes(bot)) return;
-      const sigma = history.sigma[bot];
-      const upper = mu.map((m, j) => x(xs[j]) + "," + y(m + 1.96 * sigma[j]));
-      const lower = mu.map((m, j) => x(xs[j]) + "," + y(m - 1.96 * sigma[j])).reverse();
-      const band = svg("polygon", { points: upper.concat(lower).join(" "), fill: colour(i), opacity: 0, "data-bot": bot });
-      const line = svg("polyline", { points: mu.map((m, j) => x(xs[j]) + "," + y(m)).join(" "), fill: "none",
+      // A bot has no strength before its first counted game: its line starts there.
+      const points = series(bot).map((v, j) => (v === null ? null : [x(xs[j]), y(v), v, xs[j]])).filter(Boolean);
+      if (!points.length || !chosen.includes(bot)) return;
+      const line = svg("polyline", { points: points.map((p) => p[0] + "," + p[1]).join(" "), fill: "none",
         stroke: colour(i), "stroke-width": 2, "data-bot": bot });
+      const last = points[points.length - 1];
+      const end = svg("circle", { cx: last[0], cy: last[1], r: 3, fill: colour(i), "data-bot": bot });
       const title = svg("title", {});
-      title.textContent = bot + ": mu " + mu[mu.length - 1].toFixed(2);
+      title.textContent = bot + ": " + signed(last[2]) + " after " + last[3] + (last[3] === 1 ? " game" : " games");
       line.append(title);
-      chart.append(band, line);
-      lines[bot] = [line, band];
+      chart.append(line, end);
+      lines[bot] = [line, end];
     });
     const legend = el("div", "legend");
     bots.forEach((bot, i) => {
@@ -523,11 +549,10 @@
       const swatch = el("i");
       swatch.style.background = on ? colour(i) : "transparent";
       swatch.style.borderColor = colour(i);
-      item.append(swatch, document.createTextNode(bot));
+      item.append(swatch, named("span", "name", bot));
       const focus = (lit) => {
         for (const other in lines) {
-          lines[other][0].setAttribute("opacity", lit && other !== bot ? 0.2 : 1);
-          lines[other][1].setAttribute("opacity", lit && other === bot ? 0.15 : 0);
+          for (const mark of lines[other]) mark.setAttribute("opacity", lit && other !== bot ? 0.2 : 1);
         }
       };
       item.onmouseenter = () => on && focus(true);
@@ -566,7 +591,7 @@
       const [index, id, seats, finishOrder, hands, decisions, faults, voidReason, replay] = g;
       const tr = el("tr");
       tr.dataset.game = id;
-      tr.append(el("td", null, String(index)));
+      tr.append(el("td", null, String(index + 1))); // the schedule's place, counted from 1 as people count
       const name = el("td", "text");
       if (replay) {
         const link = el("a", null, id);

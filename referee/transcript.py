@@ -464,14 +464,17 @@ def tell(records: Iterable[dict]) -> tuple[dict, list[Step]]:
     return teller.start, steps
 
 
-def read_game(path: Path) -> tuple[dict, list[Step]]:
-    """Read and tell a game log file; raise :class:`TranscriptError` naming the file when it cannot be told."""
+def read_game(
+    path: Path, shown: Callable[[Iterable[dict]], Iterable[dict]] = lambda records: records
+) -> tuple[dict, list[Step]]:
+    """Read and tell a game log file (its records as ``shown`` gives them); raise :class:`TranscriptError` naming the
+    file when it cannot be told."""
     try:
         records = read_game_log(path)
     except GameLogError as error:
         raise TranscriptError(str(error)) from None
     try:
-        return tell(records)
+        return tell(shown(records))
     except TranscriptError as error:
         raise TranscriptError(f"{path}: {error}") from None
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import httpx
 import pytest
 
 from referee.cli import main as referee_main
@@ -223,6 +224,38 @@ def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) ->
     assert "the stream broke: INTERNAL (its own words left out)" in {
         fault["detail"] for fault in data["faults"]["quitter"]
     }
+    # Nor in the replays, nor in anything `referee serve` gives anyone: the game logs and games.jsonl as published.
+    replays = sorted((output / "replays").glob("*.html"))
+    assert replays and all(secret not in unpacked_text(replay) for replay in replays)
+    served = serve_everything(output)
+    assert served["games.jsonl"] and any(name.startswith("games/") for name in served)
+    assert [name for name, text in served.items() if secret in text] == []
+    faulted = [name for name, text in served.items() if name.startswith("games/") and "its own words left out" in text]
+    assert faulted, "the faults are told, in the referee's words"
+
+
+def unpacked_text(replay: Path) -> str:
+    """A replay page with its packed data unpacked: what a reader of it sees."""
+    text = replay.read_text(encoding="utf-8")
+    return text + json.dumps(page_data_of(text))
+
+
+def serve_everything(output: Path) -> dict[str, str]:
+    """Every file of ``output`` that `referee serve` gives an anonymous visitor, by name: what it gives."""
+    from referee.site.app import create_app
+
+    async def fetch() -> dict[str, str]:
+        transport = httpx.ASGITransport(app=create_app(output))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            answers = {}
+            for path in sorted(output.rglob("*")):
+                if path.is_file():
+                    answer = await client.get("/" + str(path.relative_to(output)))
+                    if answer.status_code == 200:
+                        answers[str(path.relative_to(output))] = answer.text
+            return answers
+
+    return asyncio.run(fetch())
 
 
 def test_a_fault_told_on_the_page_keeps_the_referees_words_and_leaves_out_the_bots() -> None:

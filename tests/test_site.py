@@ -12,7 +12,6 @@ import json
 import logging
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx

@@ -334,4 +334,3 @@ class _Zeros(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
-

@@ -79,8 +79,8 @@ RANKING_NOTE = (
 )
 _CANDIDATES_NOTE = "The candidates are ranked among themselves, on the same deals; the field apart."
 _REJECTED_NOTE = (
-    "Versions the ladder judged and did not enter, each author's newest first, with the first line of why; "
-    "each author's report (reports/AUTHOR.md) has the whole reason and every check."
+    "Versions the ladder judged and did not enter, each author's newest first, with what rejected them; "
+    "each author's own page (authors/AUTHOR/ on referee serve) has the whole reason and every check."
 )
 _HEAD_TO_HEAD_NOTE = (
     "Each cell: how often the row's bot finished above the column's bot, of the games they shared "
@@ -290,14 +290,15 @@ def leaderboard_data(
 
 
 def public_submissions(submissions: Iterable[Mapping[str, Any]], directory: Path | None) -> list[dict[str, Any]]:
-    """A ladder's submissions (``league.json``'s) as its pages show them: each version's reason names no path.
+    """A ladder's submissions (``league.json``'s) as its pages show them: why a version was rejected in the
+    referee's words alone (its ``summary``: never the build's output or the check's details, which are its author's).
 
-    Each author's versions stay in the order judged; each author has a link to their report, relative to the folder.
+    Each author's versions stay in the order judged; each author has a link to their own page, relative to the folder.
     """
     return [
         {
             "author": author["author"],
-            "report": public_text(str(author.get("report") or ""), directory) or None,
+            "page": public_text(str(author.get("page") or ""), directory) or None,
             "versions": [
                 {
                     "bot": version["bot"],
@@ -306,13 +307,20 @@ def public_submissions(submissions: Iterable[Mapping[str, Any]], directory: Path
                     "status": version.get("status"),  # an accepted version's: active, withdrawn or disqualified
                     "at": version.get("at") or None,
                     "digest": version.get("digest") or None,
-                    "reason": public_text(str(version.get("reason") or ""), directory),
+                    "reason": _public_reason(version),
                 }
                 for version in author["versions"]
             ],
         }
         for author in submissions
     ]
+
+
+def _public_reason(version: Mapping[str, Any]) -> str:
+    """Why a version was rejected, as everyone may read it (a ladder before summaries were kept: in two words)."""
+    if version["verdict"] != REJECTED:
+        return ""
+    return str(version.get("summary") or "rejected: its author's page says why")
 
 
 def comparison_data(comparison: Comparison) -> dict[str, Any]:
@@ -529,11 +537,11 @@ def markdown_leaderboard(
 
 
 def _markdown_rejected(submissions: Sequence[Mapping[str, Any]]) -> str:
-    """A list item per rejected version, each author's newest first: when, the first line of why, the report."""
+    """A list item per rejected version, each author's newest first: when, what rejected it, the author's page."""
     items = []
     for author in submissions:
-        report = author.get("report")
-        link = f" ([report]({quote(report)}))" if report else ""
+        page = author.get("page")
+        link = f" ([the author's page]({quote(page)}))" if page else ""
         for version in reversed(author["versions"]):
             if version["verdict"] != REJECTED:
                 continue

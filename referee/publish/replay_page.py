@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import replace_file
+from referee.publish.redaction import public_log
 from referee.cards import format_cards
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.transcript import Step, read_game
@@ -185,8 +186,9 @@ def write_replay_page(start: dict[str, Any], steps: Sequence[Step], path: Path, 
 
 
 def write_replay_of_log(log_path: Path, page_path: Path, back: str | None = None) -> int:
-    """Read a game log and write its replay page; return the page's size in bytes."""
-    start, steps = read_game(log_path)
+    """Read a game log and write its replay page, published to everyone: a fault told in the referee's words alone
+    (:mod:`referee.publish.redaction`); return the page's size in bytes."""
+    start, steps = read_game(log_path, public_log)
     return write_replay_page(start, steps, page_path, back)
 
 

@@ -31,11 +31,12 @@ with that cookie from another origin is refused.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import os
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,7 +64,9 @@ from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
 from referee.ladder.file import MB, Ladder, load_ladder
 from referee.ladder.history import ACCEPTED
+from referee.publish.redaction import public_game_record, public_log_record
 from referee.publish.replay_page import replay_page
+from referee.results import RESULTS_FILE
 from referee.site import ServeError
 from referee.site import author_page as pages
 from referee.site.auth import SESSION_COOKIE, SESSION_HOURS, AuthorKey, Authors, FailureLimiter, Sessions
@@ -322,6 +325,15 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
             return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
         return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
 
+    async def published_records(request: Request) -> Response:
+        """``games.jsonl`` or a game's log, each record as published (:mod:`referee.publish.redaction`)."""
+        game = request.path_params.get("game")
+        path = output / "games" / f"{game}.jsonl" if game is not None else output / RESULTS_FILE
+        if (game is not None and not plain_name(game)) or not path.is_file():
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        shown = public_log_record if game is not None else public_game_record
+        return StreamingResponse(_lines_shown(path, shown), media_type="application/x-ndjson")
+
     # ----- signing in and out ----------------------------------------------------------------------------
 
     async def signin_form(request: Request) -> Response:
@@ -490,6 +502,8 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         Route("/events", events),
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
+        Route(f"/{RESULTS_FILE}", published_records),
+        Route("/games/{game}.jsonl", published_records),
         Route("/signin", signin_form, methods=["GET"], name="signin_form"),
         Route("/signin", signin, methods=["POST"]),
         Route("/signout", signout, methods=["POST"]),
@@ -596,6 +610,20 @@ def _too_big(limit: int) -> UploadRefused:
         "build nor to run",
         TOO_LARGE,
     )
+
+
+def _lines_shown(path: Path, shown: Callable[[dict[str, Any]], dict[str, Any]]) -> Iterator[bytes]:
+    """The JSON lines of ``path``, each record as ``shown`` gives it (read a line at a time, in a worker thread)."""
+    with open(path, "rb") as lines:
+        for line in lines:
+            if not line.endswith(b"\n"):
+                return  # a line still being written
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                yield (json.dumps(shown(record), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
 def _version(path: Path) -> tuple[int, int] | None:

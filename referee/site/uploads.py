@@ -291,8 +291,10 @@ def _zip_directory_within(file: BinaryIO, limits: UploadLimits) -> None:
         return  # zipfile says what is wrong with it
     entries, directory_bytes = struct.unpack_from("<2xHL", tail, at + 8)
     locator = at - 20
-    if (entries == 0xFFFF or directory_bytes == 0xFFFFFFFF) and locator >= 0 and tail[locator:locator + 4] == (
-        b"PK\x06\x07"
+    if (
+        (entries == 0xFFFF or directory_bytes == 0xFFFFFFFF)
+        and locator >= 0
+        and tail[locator : locator + 4] == (b"PK\x06\x07")
     ):
         (end64,) = struct.unpack_from("<Q", tail, locator + 8)
         file.seek(end64)

@@ -372,10 +372,11 @@
       const group = el("tr", "group");
       const name = el("th", "text", author.author);
       name.colSpan = labels.length;
-      if (author.report) {
-        const report = el("a", "report", "report");
-        report.href = author.report;
-        name.append(report);
+      if (author.page) {
+        const page = el("a", "report", "the author's page");
+        page.href = author.page;
+        page.title = "for its author alone: every check, the build's output, the bot's output in each game";
+        name.append(page);
       }
       group.append(name);
       body.append(group);

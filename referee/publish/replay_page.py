@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import replace_file
-from referee.publish.redaction import public_log
 from referee.cards import format_cards
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
+from referee.publish.redaction import public_log
 from referee.transcript import Step, read_game
 
 ASSETS = Path(__file__).resolve().parent / "html"

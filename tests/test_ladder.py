@@ -29,7 +29,6 @@ from referee.ladder.entries import changed_submissions, judge
 from referee.ladder.file import Ladder, load_ladder
 from referee.ladder.history import Judged, Register
 from referee.ladder.run import run_ladder
-from referee.publish import public_text
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
@@ -121,13 +120,16 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     report = json.loads((output / "reports" / "eve.json").read_text())
     (version,) = report["versions"]
     assert version["verdict"] == "rejected" and "bot.yaml:1: run: missing" in version["reason"]
-    assert "eve-v1: rejected" in (output / "reports" / "eve.md").read_text()
+    assert not (output / "reports" / "eve.md").exists()  # the author's page is the site's (referee serve)
     assert not (output / "builds" / "eve-v1").exists()
-    # league.json carries every verdict for the pages; leaderboard.md lists the rejected version with why.
+    # league.json carries every verdict for the pages, in the referee's words; leaderboard.md lists the rejected
+    # version with what rejected it.
     submissions = {entry["author"]: entry for entry in json.loads((output / "league.json").read_text())["submissions"]}
     assert [(entry["bot"], entry["verdict"]) for entry in submissions["eve"]["versions"]] == [("eve-v1", "rejected")]
-    assert public_text(submissions["eve"]["versions"][0]["reason"], output) == version["reason"]  # the report's: public
+    assert submissions["eve"]["versions"][0]["summary"] == "its bot.yaml is not valid"
+    assert "reason" not in submissions["eve"]["versions"][0] and submissions["eve"]["page"] == "authors/eve/"
     assert "- eve-v1 (" in (output / "leaderboard.md").read_text()
+    assert "its bot.yaml is not valid" in (output / "leaderboard.md").read_text()
     # Placement first: from the first table that seats dan-v1, every table seats it until it has 6 games.
     tables = lines(output / "tables.jsonl")
     first = next(index for index, table in enumerate(tables) if "dan-v1" in table["bots"])
@@ -154,17 +156,17 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
     assert (change["bot"], change["status"], change["reason"]) == ("bob-v1", "withdrawn", "asked by its author")
     assert json.loads((output / "reports" / "bob.json").read_text())["versions"][0]["status"] == "withdrawn"
 
-    # Served to its authors, the ladder's folder shows its pages and reports, never its seed nor anyone's code.
+    # Served to anyone, the ladder's folder shows its pages, never its seed, anyone's code, report or output.
     served = served_files(output)
     assert served["leaderboard.html"] is not None and "eve-v1" in served["leaderboard.html"]
-    assert served["reports/eve.md"] is not None
+    assert served["reports/eve.json"] is None and not any(served[name] for name in served if name.startswith("logs/"))
     assert served["league.json"] is None and served["builds/dan-v1/heuristic_bot.py"] is None
     assert [name for name, text in served.items() if text is not None and str(SEED) in text] == []
 
 
 def served_files(output: Path) -> dict[str, str | None]:
     """Every file of ``output`` as ``referee serve`` answers for it: its text, or None when it is not served."""
-    from referee.serve import create_app
+    from referee.site.app import create_app
 
     names = [str(path.relative_to(output)) for path in sorted(output.rglob("*")) if path.is_file()]
 
@@ -454,7 +456,6 @@ def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_bu
         assert changed_submissions(ladder, register) == []  # judged once: not again while the folder is unchanged
     finally:
         register.close()
-    for report in ("eve.md", "eve.json"):  # served with the pages: no path of the organiser's machine
-        text = (ladder.output / "reports" / report).read_text()
-        assert "bot.yaml:1: run: missing" in text and str(tmp_path) not in text
+    text = (ladder.output / "reports" / "eve.json").read_text()  # on the author's page: no path of the machine
+    assert "bot.yaml:1: run: missing" in text and str(tmp_path) not in text
     assert not (ladder.output / "builds" / "eve-v1").exists()

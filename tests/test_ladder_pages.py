@@ -140,35 +140,43 @@ def test_league_json_keeps_every_verdict_and_the_pages_show_why_a_version_was_re
     assert written == expected and list(read_league(output).submissions) == written
     assert [author["author"] for author in written] == ["ann", "bob", "eve", "cat"]
     eve = written[2]
-    assert eve["report"] == f"{REPORTS_DIR}/eve.md" and (output / eve["report"]).is_file()
+    assert eve["page"] == "authors/eve/"  # the author's own page on referee serve
     assert [(v["bot"], v["verdict"], v["status"]) for v in eve["versions"]] == [
         ("eve-v1", REJECTED, None),
         ("eve-v2", REJECTED, None),
         ("eve-v3", ACCEPTED, "active"),
     ]
-    assert [v["reason"] for v in eve["versions"][:2]] == [v.reason for v in rejected[:2]]
+    assert [v["summary"] for v in eve["versions"]] == ["its bot.yaml is not valid", "its build failed", ""]
     assert written[1]["versions"][0]["status"] == WITHDRAWN, "a status change reaches league.json's submissions"
+    # The whole reason (the build's output in it) is in the author's report alone.
+    report = json.loads((output / REPORTS_DIR / "eve.json").read_text())
+    assert "no rule to make target bot" in report["versions"][1]["reason"]
+    assert str(tmp_path) not in json.dumps(report), "the report names no path of the machine"
 
-    # The page and leaderboard.json: the same verdicts, each reason whole, with no path of the machine.
+    # The page and leaderboard.json: the same verdicts, each in the referee's words, never the build's output.
     html = (output / "leaderboard.html").read_text()
     board = json.loads((output / "leaderboard.json").read_text())
     shown = page_data_of(html)["board"]["submissions"]
     assert shown == board["submissions"]
     reasons = {v["bot"]: v["reason"] for author in shown for v in author["versions"]}
-    assert reasons["eve-v1"].startswith("\u2026/bot.yaml:1: run: missing")
-    assert "failed with exit code 2" in reasons["eve-v2"] and "logs/build-eve-v2.log" in reasons["eve-v2"]
-    assert "no rule to make target bot" in reasons["eve-v2"].splitlines()[-1], "the build's output, on a later line"
-    assert reasons["ann-v1"] == "" and [a["report"] for a in shown] == [a["report"] for a in written]
+    assert (reasons["eve-v1"], reasons["eve-v2"], reasons["ann-v1"]) == (
+        "its bot.yaml is not valid",
+        "its build failed",
+        "",
+    )
+    assert [a["page"] for a in shown] == [a["page"] for a in written]
     for page in ("leaderboard.html", "leaderboard.json", "leaderboard.md"):
-        assert str(tmp_path) not in (output / page).read_text(), f"{page} names a path of the machine"
+        text = (output / page).read_text()
+        assert str(tmp_path) not in text, f"{page} names a path of the machine"
+        assert "no rule to make target bot" not in text and "run: missing" not in text, f"{page} tells the whole why"
 
-    # leaderboard.md: the rejected versions alone, each author's newest first, each with the first line of why.
+    # leaderboard.md: the rejected versions alone, each author's newest first, each with what rejected it.
     markdown = (output / "leaderboard.md").read_text()
     section = markdown.split("## Rejected submissions\n", 1)[1]
     items = [line for line in section.splitlines() if line.startswith("- ")]
     assert [item.split(" ")[1] for item in items] == ["ann-v2", "eve-v2", "eve-v1"]
-    assert "run: missing" in items[0] and items[0].endswith("([report](reports/ann.md))")
-    assert "logs/build-eve-v2.log" in items[1] and "no rule to make target bot" not in items[1]
+    assert "its bot.yaml is not valid" in items[0] and items[0].endswith("([the author's page](authors/ann/))")
+    assert "its build failed" in items[1]
     assert "eve-v3" not in section and "ann-v1" not in section
 
 

@@ -162,9 +162,12 @@ def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> N
         "uploads.jsonl",
         "results.txt",
     ]
+    def content(name: str) -> str:  # JSON lines are served record by record
+        return f'{{"name":"{name}"}}\n' if name.endswith(".jsonl") else f"{name}\n"
+
     for name in published + secret:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(f"{name}\n", encoding="utf-8")
+        (tmp_path / name).write_text(content(name), encoding="utf-8")
     (tmp_path / "authors.json").write_text('{"ladder": null, "authors": []}\n', encoding="utf-8")  # read by the site
 
     async def visit() -> None:
@@ -172,7 +175,7 @@ def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> N
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             for name in published:
                 answer = await client.get("/" + name)
-                assert (answer.status_code, answer.text) == (200, f"{name}\n"), name
+                assert (answer.status_code, answer.text) == (200, content(name)), name
             for name in [*secret, "builds/", "replays/../league.json", "games/%2e%2e/league.json"]:
                 answer = await client.get("/" + name)
                 assert answer.status_code == 404 and "never league.json" in answer.text, name

@@ -459,3 +459,36 @@ def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_bu
     text = (ladder.output / "reports" / "eve.json").read_text()  # on the author's page: no path of the machine
     assert "bot.yaml:1: run: missing" in text and str(tmp_path) not in text
     assert not (ladder.output / "builds" / "eve-v1").exists()
+
+
+def test_a_folder_that_changes_while_it_is_copied_is_judged_afresh_not_from_that_copy(
+    tmp_path: Path, bots: Bots, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import referee.ladder.entries as entries
+
+    path = ladder_file(tmp_path, bots, {})
+    eve = author(tmp_path / "submissions", "eve", bots)
+    real_build = entries.build_submission
+
+    async def build_then_change(*args, **kwargs):
+        built = await real_build(*args, **kwargs)
+        (eve / "notes.txt").write_text("saved as the ladder copied the folder\n")  # an upload landing, say
+        return built
+
+    monkeypatch.setattr(entries, "build_submission", build_then_change)
+    ladder = load_ladder(path)
+    ladder.output.mkdir()
+    register = Register(ladder.output)
+    said: list[str] = []
+    try:
+        ((name, folder, digest),) = changed_submissions(ladder, register)
+        assert asyncio.run(judge(ladder, register, name, folder, digest, said.append)) is None
+        assert list(register.judged()) == [] and not (ladder.output / "builds" / "eve-v1").exists()
+        assert any("changed while it was copied" in line for line in said), said
+        monkeypatch.setattr(entries, "build_submission", real_build)
+        ((name, folder, digest),) = changed_submissions(ladder, register)  # looked at again: judged from its content
+        verdict = asyncio.run(judge(ladder, register, name, folder, digest, said.append))
+    finally:
+        register.close()
+    assert verdict is not None and (verdict.bot, verdict.verdict) == ("eve-v1", "accepted"), verdict
+    assert (ladder.output / "builds" / "eve-v1" / "notes.txt").is_file()

@@ -631,8 +631,12 @@ class BotSession:
 
         A bot whose stream is open gets a moment to take the last messages
         and end its side of the stream (so it sees the game's end) before its
-        processes are killed.
+        processes are killed. A cancellation of the task that stops it (Ctrl-C
+        reaching the games) cuts that moment short, and is raised again once
+        the bot is stopped: the task ends, as it was asked to.
         """
+        task = asyncio.current_task()
+        cancelled_before = task.cancelling() if task is not None else 0
         try:
             if self._off_move is not None:  # thawed for good: it takes its last messages, and ends
                 self._off_move.release()
@@ -668,6 +672,9 @@ class BotSession:
                 self._lag = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
+        if task is not None and task.cancelling() > cancelled_before:
+            # Cancelled while waiting above, where a cancelled reader or call looks the same and is let pass.
+            raise asyncio.CancelledError
 
 
 def decision_action(decision: pb.Decision, bot: str) -> Action:

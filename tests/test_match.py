@@ -258,3 +258,28 @@ def test_a_decision_request_shows_only_what_the_seat_may_know(
             checked += 1
         engine.apply(Action.parse(record["action"]))
     assert checked >= 3 and asked == {}  # every request the bot received was a decision of the game
+
+
+def test_a_task_cancelled_while_it_stops_a_bot_ends_cancelled_once_the_bot_is_stopped(bots: Bots) -> None:
+    # Ctrl-C reaches a ladder's or league's games as a cancellation; one that arrives while a game's bot is being
+    # stopped (waiting for a bot that lingers to end its stream) must end the task, not be taken for the bot's.
+    async def cancelled_while_stopping() -> tuple[bool, list[str], bool]:
+        bot = BotSession(bots.bad("lingering.py", name="lingering"))
+        await bot.start(GameSetup("stop_the_bus", 2, ROOMY))
+        went_on: list[str] = []
+
+        async def stop_then_go_on() -> None:
+            await bot.stop()
+            went_on.append("went on after the stop")
+
+        task = asyncio.create_task(stop_then_go_on())
+        await asyncio.sleep(0.3)  # within the bot's grace to end its side of the stream
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return True, went_on, bot.has_exited()
+        return False, went_on, bot.has_exited()
+
+    cancelled, went_on, stopped = asyncio.run(cancelled_while_stopping())
+    assert (cancelled, went_on, stopped) == (True, [], True)

@@ -162,6 +162,7 @@ def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> N
         "uploads.jsonl",
         "results.txt",
     ]
+
     def content(name: str) -> str:  # JSON lines are served record by record
         return f'{{"name":"{name}"}}\n' if name.endswith(".jsonl") else f"{name}\n"
 

@@ -212,3 +212,47 @@ def test_nothing_but_the_pages_is_served_to_anyone(season) -> None:
 
     for name, answer in visit(app, calls).items():
         assert answer.status_code == 404 and "secret" not in answer.text and "salt" not in answer.text, name
+
+
+def test_an_upload_to_a_stopped_ladder_lands_and_waits_to_be_judged_when_it_starts(season) -> None:
+    import io
+    import tarfile
+
+    from referee.ladder.entries import changed_submissions
+    from referee.ladder.file import load_ladder
+    from referee.ladder.history import Register
+
+    path, tokens = season
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as archive:
+        for name, text in (("bot.yaml", "name: ann\nversion: '2'\nrun: python bot.py\n"), ("bot.py", "print()\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            archive.addfile(info, io.BytesIO(text.encode()))
+    app = create_app(path)
+
+    async def calls(http):
+        raw = await http.post("/api/submissions", content=data.getvalue(), headers=bearer(tokens["ann"]))
+        form = await http.post(
+            "/api/submissions", files={"archive": ("bot.tar.gz", data.getvalue())}, headers=bearer(tokens["ann"])
+        )
+        listed = await http.get("/api/submissions", headers=bearer(tokens["ann"]))
+        return raw, form, listed
+
+    raw, form, listed = visit(app, calls)
+    assert raw.status_code == 202 and form.status_code == 202, (raw.text, form.text)
+    assert raw.json()["version"] == "ann-v1" and raw.json()["follow"] == "http://127.0.0.1:8000/authors/ann/"
+    assert form.json()["digest"] == raw.json()["digest"]
+    assert listed.json()["waiting"]["version"] == "ann-v1" and listed.json()["versions"] == []
+    assert (path.parent / "submissions" / "ann" / "bot.py").read_text() == "print()\n"
+    # The ladder, when it starts, finds the folder changed: it judges it first thing.
+    ladder = load_ladder(path)
+    register = Register(ladder.output)
+    try:
+        assert [(author, digest) for author, _, digest in changed_submissions(ladder, register)] == [
+            ("ann", raw.json()["digest"])
+        ]
+    finally:
+        register.close()
+    record = json.loads((ladder.output / "uploads.jsonl").read_text().splitlines()[-1])
+    assert record["author"] == "ann" and record["digest"] == raw.json()["digest"]

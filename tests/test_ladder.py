@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -141,6 +142,8 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
                            capture_output=True, text=True, timeout=WAIT_S)  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert "judging" not in again.stdout  # nothing changed: nothing judged again
+    table = again.stdout.split("games played;")[0]
+    assert re.search(r"rank\s+bot\s+strength", table) and "dan-v1" in table  # it ends with the standings
     games = check_records(output)
     assert len(games) > len(before)
     finished = {game["game_id"] for game in games}

@@ -278,17 +278,22 @@ def test_console_table_has_the_main_columns_and_every_bot(standings):
     assert len(table.splitlines()) == 2 + len(standings.rows)
 
 
-def test_console_table_cuts_a_long_name_in_its_middle_so_that_its_version_still_shows():
-    names = ["a-rather-long-bot-name-v1", "a-rather-long-bot-name-v2", "short"]
-    games = [
+def games_in_turn(names: list[str], count: int) -> list[dict]:
+    """``count`` two-seat games, each bot of ``names`` in turn beating the next."""
+    return [
         {
             "index": index,
             "game_id": f"g{index}",
-            "seats": [names[index % 3], names[(index + 1) % 3]],
+            "seats": [names[index % len(names)], names[(index + 1) % len(names)]],
             "finish_order": [0, 1],
         }
-        for index in range(6)
+        for index in range(count)
     ]
+
+
+def test_console_table_cuts_a_long_name_in_its_middle_so_that_its_version_still_shows():
+    names = ["a-rather-long-bot-name-v1", "a-rather-long-bot-name-v2", "short"]
+    games = games_in_turn(names, 6)
     lines = console_table(compute_standings(games), width=72).splitlines()
     assert max(len(line) for line in lines) <= 72, "the names are cut to fit"
     assert sorted(line.split()[1] for line in lines[2:]) == ["a-rat\u2026ame-v1", "a-rat\u2026ame-v2", "short"]

@@ -318,7 +318,8 @@ class BotProcess:
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(report, "rb", buffering=0)
         )
         try:
-            return await asyncio.wait_for(_child_pid(reader), SANDBOX_REPORT_SECONDS)
+            async with asyncio.timeout(SANDBOX_REPORT_SECONDS):
+                return await _child_pid(reader)
         except (TimeoutError, ValueError, KeyError, TypeError):
             pass
         finally:
@@ -393,8 +394,9 @@ class BotProcess:
         """Wait up to ``timeout`` seconds for the process to end; return whether it has."""
         if self.process is None:
             return False
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self.process.wait(), timeout)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self.process.wait()
         return self.has_exited()
 
     def exit_detail(self, cause: str = ": %s") -> str:
@@ -457,11 +459,13 @@ class BotProcess:
             self.freezer = None
         if self.process is not None:
             self._kill()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.process.wait(), STOP_GRACE_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_GRACE_SECONDS):
+                    await self.process.wait()
         if self._log_task is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._log_task, STOP_GRACE_SECONDS)
+                async with asyncio.timeout(STOP_GRACE_SECONDS):
+                    await asyncio.shield(self._log_task)  # cancelled below, by its name, should it outlast the grace
             self._log_task.cancel()
         if self.cgroup is not None:
             await self._remove_cgroup()

@@ -280,8 +280,10 @@ class BotSession:
         timeout = setup.timing.startup_timeout_ms / 1000
         self._handshake_waiter = self._loop.create_future()
         try:
-            await asyncio.wait_for(self._write(_HANDSHAKE_FIELD, request.SerializeToString()), timeout)
-            response = await asyncio.wait_for(self._handshake_waiter, timeout)
+            async with asyncio.timeout(timeout):
+                await self._write(_HANDSHAKE_FIELD, request.SerializeToString())
+            async with asyncio.timeout(timeout):
+                response = await self._handshake_waiter
         except TimeoutError:
             raise BotFault(FaultKind.HANDSHAKE, f"no handshake reply within {timeout:g} s", self.name) from None
         except BotFault as fault:
@@ -425,7 +427,8 @@ class BotSession:
             if self._broken is None and self.healthy:
                 await self._write(_DECISION_REQUEST_FIELD, request)
             else:  # a bot that timed out before may have stopped reading: don't wait on it for ever
-                await asyncio.wait_for(self._write(_DECISION_REQUEST_FIELD, request), WRITE_TIMEOUT_SECONDS)
+                async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
+                    await self._write(_DECISION_REQUEST_FIELD, request)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
             pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
@@ -653,8 +656,10 @@ class BotSession:
                 self._closing = True
                 # CancelledError too: a reader or call cancelled meanwhile (the game was interrupted) ends the grace.
                 with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await asyncio.wait_for(self._call.done_writing(), CLOSE_GRACE_SECONDS)
-                    await asyncio.wait_for(asyncio.shield(self._reader), CLOSE_GRACE_SECONDS)
+                    async with asyncio.timeout(CLOSE_GRACE_SECONDS):
+                        await self._call.done_writing()
+                    async with asyncio.timeout(CLOSE_GRACE_SECONDS):
+                        await asyncio.shield(self._reader)
             if self._reader is not None:
                 self._reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

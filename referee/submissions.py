@@ -304,7 +304,8 @@ async def _build(
             return BuildResult(bot.name, False, f"{described} could not be started: {error}")
         returncode: int | None = None
         try:
-            returncode = await asyncio.wait_for(running.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                returncode = await running.wait()
         except TimeoutError:
             pass  # killed below, with everything it started
         finally:  # and on Ctrl-C or SIGTERM: the build goes too

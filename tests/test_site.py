@@ -229,7 +229,7 @@ def test_an_upload_to_a_stopped_ladder_lands_and_waits_to_be_judged_when_it_star
             info = tarfile.TarInfo(name)
             info.size = len(text)
             archive.addfile(info, io.BytesIO(text.encode()))
-    app = create_app(path)
+    app = create_app(path.parent / "out")  # the ladder's output: its authors.json names the ladder file
 
     async def calls(http):
         raw = await http.post("/api/submissions", content=data.getvalue(), headers=bearer(tokens["ann"]))

@@ -209,13 +209,16 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     assert [name for name, text in served.items() if ANN_SAYS in text] == []
     assert not any(name.startswith(("logs/", "checks/", "reports/")) for name in served)
 
-    # No token in any file the referee wrote, nor in what the processes said.
+    # No token in any file the referee wrote, nor in what the processes said (the server logged every refusal).
     status, said = interrupted(ladder)
+    season["server"].send_signal(signal.SIGINT)
+    logged = "".join(season["server"].communicate(timeout=30))
+    assert "an upload by bob refused" in logged and "an upload by ann landed" in logged, logged
     for path in season["tmp"].rglob("*"):
         if path.is_file() and not path.name.endswith(".headers"):
             data = path.read_bytes()
             assert not any(token.encode() in data for token in tokens.values()), path
-    assert not any(token in said for token in tokens.values())
+    assert not any(token in said or token in logged for token in tokens.values())
 
 
 def bob_uploads_with_the_form_and_reads_his_page(season: dict, scratch: Path) -> None:

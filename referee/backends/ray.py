@@ -422,7 +422,8 @@ class RayBackend(Backend):
     async def _stop_slot(self, actor: Any) -> None:
         """Have a slot stop its bots, then end its actor."""
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(_awaited(actor.close.remote()), CLOSE_TIMEOUT_S)
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await _awaited(actor.close.remote())
         self._kill(actor)
 
     def _kill(self, actor: Any) -> None:

@@ -185,7 +185,13 @@ async def _play(
         seats = done.record["seats"]
         say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
 
+    running = asyncio.current_task()
+
     def stop() -> bool:
+        # Asked before each game: a run asked to stop (Ctrl-C, SIGTERM) starts no game, whatever a game's task did
+        # with its own cancellation, as the tables to draw never run out.
+        if running is not None and running.cancelling():
+            return True
         return max_games is not None and started >= max_games
 
     def counted(games: Iterator[ScheduledGame]) -> Iterator[ScheduledGame]:

@@ -137,7 +137,8 @@ class LiveSite:
         while True:
             timeout = max(0.0, self._next_write - time.monotonic()) if dirty else None
             try:
-                item = await asyncio.wait_for(self._queue.get(), timeout)
+                async with asyncio.timeout(timeout):
+                    item = await self._queue.get()
             except TimeoutError:
                 item = None
             if item is _STOP:
@@ -202,7 +203,8 @@ class LiveSite:
         assert helper.stdin is not None  # a pipe
         helper.stdin.close()  # the helper ends at the end of its input
         try:
-            await asyncio.wait_for(helper.wait(), 10)
+            async with asyncio.timeout(10):
+                await helper.wait()
         except TimeoutError:
             helper.kill()
             await helper.wait()

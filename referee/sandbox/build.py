@@ -106,8 +106,9 @@ class BuildProcess:
         """
         self.kill()
         if self.process is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.process.wait(), CGROUP_WAIT_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CGROUP_WAIT_SECONDS):
+                    await self.process.wait()
         if self.cgroup is not None:
             self._hits = [text for _, text in await remove_when_empty(self.cgroup)]
             self.cgroup = None

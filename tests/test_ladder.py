@@ -32,6 +32,7 @@ from referee.ladder.history import Judged, Register
 from referee.ladder.run import run_ladder
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
+from tests.test_organiser import INTERRUPTIBLE_REFEREE
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
 
 WAIT_S = 120.0
@@ -62,7 +63,8 @@ def ladder_file(folder: Path, bots: Bots, authors: dict[str, str]) -> Path:
 
 
 def start(path: Path, bots: Bots, *options: str) -> subprocess.Popen:
-    return subprocess.Popen([PYTHON, "-m", "referee", "ladder", str(path), *options], env=bots.subprocess_env(),
+    """``referee ladder`` as a shell starts it, Ctrl-C not ignored (tests run in a shell's background inherit it so)."""
+    return subprocess.Popen([*INTERRUPTIBLE_REFEREE, "ladder", str(path), *options], env=bots.subprocess_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 

@@ -73,7 +73,9 @@ MEMORY_LIMIT_MB = 128
 # A deadline of move + bank + grace (the default, 50 ms) = 850 ms: prompt bots answer in milliseconds.
 MOVE_TIME_MS = 500
 TIME_BANK_MS = 300
-STARTUP_TIMEOUT_MS = 3000
+# Long enough for a Python bot to start on a busy machine (a bot that exits at start is told by its exit,
+# not by this timeout); only a bot that never listens waits it out, in the long soak.
+STARTUP_TIMEOUT_MS = 10_000
 NO_RESTART_LIMIT = 1_000_000  # every bot keeps failing in its own way to the end
 
 

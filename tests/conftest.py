@@ -36,6 +36,37 @@ FAST = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_
 LEFTOVER_WAIT_SECONDS = 3.0
 
 
+# The test files that take longest (a minute or more of a worker's time each, measured with
+# `pytest --durations=0`), longest first. The suite runs on two workers, each taking the next file when
+# it is free (pytest-xdist's loadfile, pyproject.toml): these go first, so that no long file starts last
+# and runs alone while the other worker idles. A file not named here keeps its place after them.
+LONGEST_FILES = (
+    "test_ladder.py",
+    "test_ray_backend.py",
+    "test_faults.py",
+    "test_simulation.py",
+    "test_site_ladder.py",
+    "test_organiser.py",
+    "test_league.py",
+    "test_cpp_bot.py",
+    "test_node_bot.py",
+    "test_containment.py",
+    "test_browser.py",
+    "test_sandbox.py",
+    "test_go_bot.py",
+    "test_information_hiding.py",
+    "test_seasons.py",
+    "test_duel.py",
+    "test_soak.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first (LONGEST_FILES), every file's tests in their own order."""
+    first = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: first.get(item.path.name, len(first)))
+
+
 class Bots:
     """Builds bot specs for one test, each carrying the test's marker, and finds their processes afterwards.
 

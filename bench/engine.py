@@ -16,8 +16,12 @@ Run from the repository root (no install needed):
     python bench/engine.py --games 200  # exactly 200 games per game and size
 
 It prints the Python version and the machine, then one line per game and size:
-``<game> <players> players: decisions/s: N hands/s: M``. Games and choices are
-seeded (``random.Random``), so every run plays the same games.
+``<game> <players> players: decisions/s: N hands/s: M clone: C us``, and
+``from_observation: F us`` where the game has it: the mean CPU time of
+``game.clone()`` and of sampling a whole state from the current seat's
+observation, the two calls a search bot makes most, over positions taken
+every few decisions of random games. Games and choices are seeded
+(``random.Random``), so every run plays the same games.
 """
 
 from __future__ import annotations
@@ -78,6 +82,39 @@ def bench_size(game_class: type[Game], players: int, seconds: float, games: int 
     return decisions / engine_seconds, hands / engine_seconds
 
 
+SEARCH_POSITIONS = 300  # positions per game and size at which clone and from_observation are timed
+SEARCH_REPEATS = 20  # calls timed at each position
+
+
+def search_costs(game_class: type[Game], players: int) -> tuple[float, float | None]:
+    """Mean microseconds of ``clone()`` and of ``from_observation`` (None where the game has none)."""
+    rng = random.Random(f"search:{game_class.name}:{players}")
+    sample = getattr(game_class, "from_observation", None)
+    positions: list[Game] = []
+    seed = 0
+    while len(positions) < SEARCH_POSITIONS:
+        game = game_class(players, seed=seed)
+        seed += 1
+        while not game.is_over and len(positions) < SEARCH_POSITIONS:
+            legal = game.legal_actions()
+            game.apply(legal[rng.randrange(len(legal))])
+            if not game.is_over and rng.random() < 0.2:
+                positions.append(game.clone())
+    start = process_time()
+    for game in positions:
+        for _ in range(SEARCH_REPEATS):
+            game.clone()
+    clone_us = (process_time() - start) / (len(positions) * SEARCH_REPEATS) * 1e6
+    if sample is None:
+        return clone_us, None
+    observations = [game.observation(game.current_seat) for game in positions if game.current_seat is not None]
+    start = process_time()
+    for observation in observations:
+        for _ in range(SEARCH_REPEATS):
+            sample(observation, rng)
+    return clone_us, (process_time() - start) / (len(observations) * SEARCH_REPEATS) * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -97,9 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     for game_class in GAMES.values():
         for players in range(game_class.min_players, game_class.max_players + 1):
             decisions_per_second, hands_per_second = bench_size(game_class, players, seconds, args.games)
+            clone_us, sample_us = search_costs(game_class, players)
+            sampled = "" if sample_us is None else f" from_observation: {sample_us:.0f} us"
             print(
                 f"{game_class.name} {players} players: "
-                f"decisions/s: {round(decisions_per_second)} hands/s: {round(hands_per_second)}",
+                f"decisions/s: {round(decisions_per_second)} hands/s: {round(hands_per_second)} "
+                f"clone: {clone_us:.1f} us{sampled}",
                 flush=True,
             )
     return 0

@@ -40,6 +40,13 @@ class SeedStream:
         self._block = 0
         self._pending: list[int] = []
 
+    def copy(self) -> SeedStream:
+        """Return an independent stream at the same point: both give the same numbers from here on."""
+        twin = SeedStream(self._key)
+        twin._block = self._block
+        twin._pending = self._pending.copy()
+        return twin
+
     @classmethod
     def derive(cls, seed: int | str, *labels: int | str) -> SeedStream:
         """Return the stream named by ``seed`` and ``labels`` (see the module doc)."""

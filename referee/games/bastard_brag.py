@@ -64,6 +64,8 @@ class BastardBrag(Game):
         self.has_had_turn: list[bool] = []
         super().__init__(*args, **kwargs)
 
+    _LIST_ATTRIBUTES = (*Game._LIST_ATTRIBUTES, "centre", "set_aside", "centre_known_to", "has_had_turn")
+
     @classmethod
     def cards_needed(cls, players: int) -> int:
         return 3 * players + 3

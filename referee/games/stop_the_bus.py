@@ -14,10 +14,12 @@ and drawn from index 0.
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, Self
 
 from referee.cards import DECK, Card, format_cards, shuffle
+from referee.errors import GameArgumentError
 from referee.games.base import (
     DRAW,
     PASS,
@@ -42,6 +44,14 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 _NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
 _FINAL_TURN_NO_DISCARD = (DRAW, PASS)
 _DISCARD = {card: action(ActionKind.DISCARD, card) for card in DECK}
+
+
+class RandomSource(Protocol):
+    """What from_observation draws with: a ``random.Random`` (the engine itself keeps no random state)."""
+
+    def shuffle(self, x: MutableSequence[Any]) -> None: ...
+
+    def getrandbits(self, k: int, /) -> int: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,6 +80,38 @@ class StopTheBus(Game):
         self.pending: tuple[Action, Card] | None = None  # (DRAW or TAKE, card) mid-turn
         self._recycle_stream: SeedStream | None = None
         super().__init__(*args, **kwargs)
+
+    _LIST_ATTRIBUTES = (*Game._LIST_ATTRIBUTES, "stock", "discard_pile")
+
+    def clone(self) -> Self:
+        twin = super().clone()
+        if self._recycle_stream is not None:  # the stream a hand's recycles continue: each copy its own
+            twin._recycle_stream = self._recycle_stream.copy()
+        return twin
+
+    @classmethod
+    def from_observation(cls, observation: Observation, rng: RandomSource) -> StopTheBus:
+        """Return a whole game state that ``observation``'s seat cannot tell from the real one, drawn with ``rng``.
+
+        For search (determinized Monte Carlo, ISMCTS). The state gives back
+        ``observation`` exactly (``observation(seat) == observation``) and plays
+        on by the rules. What the seat saw is kept where it saw it: its hand,
+        the discard pile (rebuilt from the hand's events), each card another
+        seat took from the pile and has not discarded since. Every other card
+        is dealt uniformly at random among the places it could be, each
+        place's size known from the events: the unseen cards among the other
+        seats' hands, the stock and the cards a forfeiting seat took out of
+        play; after a recycle, the recycled cards (seen once, in the pile)
+        among the new stock and the hands that drew from it. This is the
+        distribution of the hidden cards given the public record, if the
+        players' choices told nothing of their cards (the usual assumption of
+        determinized search). What the seat cannot know is drawn too: the
+        seed of later hands' decks and recycles, and the order in which
+        seats left the game in earlier hands. Raises
+        :class:`GameArgumentError` for an observation of another game, of a
+        game that is over, or that no game could show.
+        """
+        return _sample_state(cls, observation, rng)
 
     @classmethod
     def cards_needed(cls, players: int) -> int:
@@ -277,3 +319,196 @@ class StopTheBus(Game):
             drawn_card=drawn_card,
             took_discard=took_discard,
         )
+
+
+# ----- a state sampled from an observation (StopTheBus.from_observation) -------------------------------------
+
+_UNSEEN = 0  # the class of the cards never seen in this hand; recycle k's cards are class k
+
+
+class _Walk:
+    """What one seat can tell of where the cards are, from its hand's public events.
+
+    Each hidden card belongs to a class: never seen (``_UNSEEN``), or put
+    into the stock by recycle k (class k). Within a class the cards are
+    interchangeable as far as the seat knows; how many of each class every
+    other seat holds hidden follows from the events (a draw adds one of the
+    stock's class, a discard of a card takes one from the class it was in).
+    """
+
+    def __init__(self, num_players: int) -> None:
+        self.pile: list[Card] = []
+        self.seen: set[Card] = set()
+        self.recycled: dict[Card, int] = {}  # a recycled card not seen since -> its recycle's class
+        self.known: list[list[Card]] = [[] for _ in range(num_players)]  # taken from the pile, still held
+        self.hidden: list[list[int]] = [[0] for _ in range(num_players)]  # seat -> count by class
+        self.out_known: list[Card] = []
+        self.out_hidden: list[int] = [0]
+        self.stock_class = _UNSEEN
+        self.drawn_class: list[int] = [_UNSEEN] * num_players  # each seat's last draw's class
+
+    def play(self, events: tuple[Event, ...], starting: list[bool]) -> list[int]:
+        """Follow ``events``; return the seats that forfeited, in order."""
+        forfeits: list[int] = []
+        for event in events:
+            kind, seat, card = event.kind, event.seat, event.card
+            if kind is EventKind.DEAL:
+                if card is None or self.pile:
+                    raise _inconsistent(f"a hand's events start with its deal, not {event}")
+                self.pile = [card]
+                self.seen.add(card)
+                for holder in range(len(starting)):
+                    if starting[holder]:
+                        self.hidden[holder][_UNSEEN] += 3
+            elif kind is EventKind.DRAW and seat is not None:
+                self.hidden[seat][self.stock_class] += 1
+                self.drawn_class[seat] = self.stock_class
+            elif kind is EventKind.TAKE and seat is not None and card is not None:
+                if not self.pile or self.pile[-1] != card:
+                    raise _inconsistent(f"{event}: {card} is not on top of the discard pile")
+                self.pile.pop()
+                self.known[seat].append(card)
+            elif kind is EventKind.DISCARD and seat is not None and card is not None:
+                self._leaves_hand(seat, card, event)
+                self.pile.append(card)
+            elif kind is EventKind.RECYCLE:
+                self.stock_class = len(self.out_hidden)
+                for counts in self.hidden:
+                    counts.append(0)
+                self.out_hidden.append(0)
+                for recycled in self.pile[:-1]:
+                    self.recycled[recycled] = self.stock_class
+                self.pile = self.pile[-1:]
+            elif kind is EventKind.FORFEIT and seat is not None:
+                forfeits.append(seat)
+                self.out_known += self.known[seat]
+                self.known[seat] = []
+                for kind_of_card, count in enumerate(self.hidden[seat]):
+                    self.out_hidden[kind_of_card] += count
+                    self.hidden[seat][kind_of_card] = 0
+            elif kind not in (EventKind.STOP, EventKind.PASS):
+                raise _inconsistent(f"{event} is no event of a hand in play")
+        return forfeits
+
+    def _leaves_hand(self, seat: int, card: Card, event: Event) -> None:
+        if card in self.known[seat]:
+            self.known[seat].remove(card)
+            return
+        if card in self.recycled:
+            kind_of_card = self.recycled.pop(card)
+        elif card in self.seen:
+            raise _inconsistent(f"{event}: {card} was seen elsewhere and never reached seat {seat}")
+        else:
+            kind_of_card = _UNSEEN
+            self.seen.add(card)
+        if self.hidden[seat][kind_of_card] == 0:
+            raise _inconsistent(f"{event}: seat {seat} holds no hidden card that could be {card}")
+        self.hidden[seat][kind_of_card] -= 1
+
+
+def _deck_in_order(hand_number: int) -> tuple[Card, ...]:
+    return DECK
+
+
+def _inconsistent(problem: str) -> GameArgumentError:
+    return GameArgumentError(f"from_observation: no game of Stop the Bus shows this observation: {problem}")
+
+
+def _sample_state(cls: type[StopTheBus], observation: Observation, rng: RandomSource) -> StopTheBus:
+    if not isinstance(observation, StopTheBusObservation):
+        raise GameArgumentError(
+            f"from_observation: a StopTheBusObservation is needed, got {type(observation).__name__}"
+        )
+    if observation.phase is Phase.OVER:
+        raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
+    seat, players = observation.seat, observation.num_players
+    forfeited_now = [event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT]
+    starting = [observation.in_hand[holder] or holder in forfeited_now for holder in range(players)]
+    walk = _Walk(players)
+    forfeits = walk.play(observation.hand_events, starting)
+
+    # The pools of hidden cards by class, and the places each class fills.
+    own = set(observation.hand)
+    pools: list[list[Card]] = [[] for _ in walk.out_hidden]
+    for card in DECK:
+        if card not in own and card not in walk.seen:
+            pools[_UNSEEN].append(card)
+    for card, kind_of_card in walk.recycled.items():
+        if card not in own:
+            pools[kind_of_card].append(card)
+    holders = [holder for holder in range(players) if holder != seat and observation.in_hand[holder]]
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    out_of_play = list(walk.out_known)
+    stock: list[Card] = []
+    first_of: dict[tuple[int, int], Card] = {}  # (seat, class) -> the first card dealt to that place
+    for kind_of_card, pool in enumerate(pools):
+        places = [walk.hidden[holder][kind_of_card] for holder in holders]
+        in_stock = observation.stock_count if kind_of_card == walk.stock_class else 0
+        needed = sum(places) + walk.out_hidden[kind_of_card] + in_stock
+        if needed != len(pool):
+            raise _inconsistent(f"{len(pool)} hidden cards of one kind for {needed} places")
+        rng.shuffle(pool)
+        start = 0
+        for holder, count in zip(holders, places, strict=True):
+            if count:
+                first_of[holder, kind_of_card] = pool[start]
+            hands[holder] += pool[start : start + count]
+            start += count
+        out_of_play += pool[start : start + walk.out_hidden[kind_of_card]]
+        start += walk.out_hidden[kind_of_card]
+        stock += pool[start:]
+    for holder in holders:
+        hands[holder] += walk.known[holder]
+        hands[holder].sort()
+    hands[seat] = list(observation.hand)
+
+    # Built on the deck in order (no shuffle to pay for: every card is placed below), then given the sampled state.
+    game = cls(
+        players,
+        seed=rng.getrandbits(64),
+        first_dealer=observation.dealer,
+        decks=_deck_in_order,
+        turn_limit=observation.turn_limit,
+    )
+    game._deck_source = None  # later hands are dealt from the drawn seed
+    game.lives = list(observation.lives)
+    game.floating = list(observation.floating)
+    game.in_game = list(observation.in_game)
+    game.in_hand = list(observation.in_hand)
+    game.hands = hands
+    game.out_of_play = out_of_play
+    # Who left in earlier hands, and in what order, the seat cannot know: drawn, this hand's forfeits last.
+    earlier = [holder for holder in range(players) if not observation.in_game[holder] and holder not in forfeits]
+    rng.shuffle(earlier)
+    game.eliminations = earlier + forfeits
+    game.forfeited = list(forfeits)
+    game._eliminated_this_hand = list(forfeits)
+    game.events = list(observation.hand_events)
+    game.hand_results = []
+    game._hand_event_start = 0
+    game.hand_number = observation.hand_number
+    game.dealer = observation.dealer
+    game.phase = observation.phase
+    game.current_seat = observation.current_seat
+    game.ender = observation.ender
+    game.turns_this_hand = observation.turns_this_hand
+    game.final_queue = []
+    if observation.phase is Phase.FINAL and observation.ender is not None and observation.current_seat is not None:
+        order = game._seats_from_left_of(observation.ender)
+        game.final_queue = order[order.index(observation.current_seat) + 1 :]
+    game.discard_pile = walk.pile
+    game.stock = stock
+    game.pending = None
+    current = observation.current_seat
+    last = observation.hand_events[-1] if observation.hand_events else None
+    if current == seat and observation.drawn_card is not None:
+        game.pending = (TAKE if observation.took_discard else DRAW, observation.drawn_card)
+    elif current is not None and last is not None and last.seat == current:
+        if last.kind is EventKind.TAKE and last.card is not None:
+            game.pending = (TAKE, last.card)
+        elif last.kind is EventKind.DRAW:
+            game.pending = (DRAW, first_of[current, walk.drawn_class[current]])
+    game._recycle_stream = None
+    game._next_deck = None
+    game._legal = None
+    return game

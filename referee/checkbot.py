@@ -17,10 +17,13 @@ Every check has a verdict (:class:`Check`): the manifest, the build, the
 handshake, each game, and each problem found in it with the decision it
 concerns. Problems are a manifest or build that fails, a start-up or
 handshake fault, every fault, every forfeit (with the bot's last output
-lines), every slow decision (over half the move time; a decision that faulted
-is a fault, not also a slow decision) and slow handling of the messages
-between decisions (a game's start or end). The exit status is 1 when there is
-any. ``--json`` prints every check as JSON, for a CI job.
+lines; a forfeit a fault caused is said with the fault), every slow decision
+(over half the move time; a decision that faulted is a fault, not also a slow
+decision) and slow handling of the messages between decisions (a game's start
+or end). Found in several games, a problem is one line saying in how many,
+the first kept whole (:meth:`Report.lines`). The exit status is 1 when there
+is any. ``--json`` prints the opponents, those lines and every check as JSON,
+for a CI job.
 
 The game logs and the bot's output go to ``--logs DIR``; without it, to a
 temporary folder that is kept (and named) when a problem is found, and
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import json
 import os
 import shutil
@@ -50,7 +54,7 @@ from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES
 from referee.gamesetup import GameSetup
-from referee.inprocess import sample_opponents
+from referee.inprocess import SAMPLE_BOTS, sample_opponents
 from referee.match import Match, stop_bots
 from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
@@ -93,13 +97,24 @@ class Check:
         return {**data, **self.facts}
 
 
+@dataclass(frozen=True)
+class Problem:
+    """A problem found: what (the same words wherever it is found), where, and what is particular to this time."""
+
+    what: str
+    where: str = ""  # the game or table size it was found at; empty for the bot as a whole
+    particulars: str = ""  # where the bot's output is, its last lines
+
+
 class Report:
     """Every check, the problems in words, and the lines said as the check goes (to ``out``)."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.checks: list[Check] = []
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
+        self.opponents: list[str] = []  # who the bot played against, in words
+        self.games = 0  # games played
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -108,32 +123,65 @@ class Report:
         self.checks.append(check)
         return check
 
-    def problem(self, text: str, *checks: Check) -> None:
-        """A problem: ``text`` for people, and the failed ``checks`` it sums up."""
-        self.problems.append(text)
+    def problem(self, what: str, *checks: Check, where: str = "", particulars: str = "") -> None:
+        """A problem: ``what`` was found (at ``where``) for people, and the failed ``checks`` it sums up."""
+        self.problems.append(Problem(what, where, particulars))
         for check in checks:
             check.verdict = FAIL
             self.add(check)
 
+    def lines(self) -> list[str]:
+        """The problems for people: one line for each thing found, however many games it was found in (the
+        first kept whole)."""
+        found: dict[str, list[Problem]] = {}
+        for problem in self.problems:
+            found.setdefault(problem.what, []).append(problem)
+        lines = []
+        for what, problems in found.items():
+            first = problems[0]
+            if len(problems) == 1:
+                lines.append(f"{first.where}: {what}{first.particulars}" if first.where else what + first.particulars)
+            else:
+                in_games = all(", game " in problem.where for problem in problems)
+                count = f"in {len(problems)} of {self.games} games" if in_games else f"{len(problems)} times"
+                lines.append(f"{what} ({count}; the first: {first.where}){first.particulars}")
+        return lines
+
     def summary(self) -> int:
         """Print the problems; return the exit status (0: none)."""
-        if not self.problems:
+        lines = self.lines()
+        if not lines:
             self.say("no problems found")
             return 0
-        self.say(f"{len(self.problems)} problem{'s' if len(self.problems) > 1 else ''}:")
-        for problem in self.problems:
-            self.say(f"  - {problem}")
+        self.say(f"{len(lines)} problem{'s' if len(lines) > 1 else ''}:")
+        for line in lines:
+            self.say(f"  - {line}")
         return 1
 
     def json(self, bot: str, logs: Path | None) -> dict[str, Any]:
+        checks = [check.json() for check in self.checks]
+        if logs is None:  # removed with the temporary folder: no path to name
+            checks = [{key: value for key, value in check.items() if key != "log"} for check in checks]
         return {
             "referee_version": __version__,
             "bot": bot,
+            "opponents": self.opponents,
             "passed": not self.problems,
-            "problems": len(self.problems),
+            "problems": len(self.lines()),
+            "problem_lines": self.lines(),
             "logs": str(logs) if logs is not None else None,
-            "checks": [check.json() for check in self.checks],
+            "checks": checks,
         }
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A submission folder to check: read its bot.yaml, build it (or reuse the cached build), run it from the copy."""
+
+    folder: str  # as given
+    bot: Mapping[str, Any]  # the BotSpec fields the command line sets: transport, sandbox, network, shared
+    cache: Path  # where builds are kept between checks
+    build_timeout_s: float = BUILD_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -147,17 +195,8 @@ class CheckSettings:
     policy: FaultPolicy = FaultPolicy()
     games: tuple[str, ...] = ()  # empty: every game the bot plays
     seats: tuple[int, ...] = ()  # empty: every table size
-    opponents: tuple[BotSpec | str, ...] = ()  # commands to start, or SELF; empty: the sample bots, in process
-
-
-@dataclass(frozen=True)
-class Submission:
-    """A submission folder to check: read its bot.yaml, build it (or reuse the cached build), run it from the copy."""
-
-    folder: str  # as given
-    bot: Mapping[str, Any]  # the BotSpec fields the command line sets: transport, sandbox, network, shared
-    cache: Path  # where builds are kept between checks
-    build_timeout_s: float = BUILD_TIMEOUT_S
+    # Commands to start, submission folders to build, or SELF; empty: the sample bots, in process.
+    opponents: tuple[BotSpec | Submission | str, ...] = ()
 
 
 # ----- the check ---------------------------------------------------------------------------------
@@ -177,7 +216,9 @@ async def check_bot(
         report.say(f"checking {described}")
         candidate = await build_bot(bot, report) if isinstance(bot, Submission) else bot
         if candidate is not None:
-            await _check(candidate, settings, log_dir, report)
+            opponents = await _opponents(settings.opponents, report)
+            if opponents is not None:
+                await _check(candidate, dataclasses.replace(settings, opponents=opponents), log_dir, report)
     finally:
         kept = given or (bool(report.problems) and any(log_dir.iterdir()))  # an empty folder tells nothing
         if kept:
@@ -227,6 +268,30 @@ async def build_bot(submission: Submission, report: Report) -> BotSpec | None:
     report.say(f"build ok: {result.message}")
     report.add(Check("build", PASS, result.message, facts=facts))
     return dataclasses.replace(run_from(league_bot, copy).spec, name=CANDIDATE)
+
+
+async def _opponents(given: tuple[BotSpec | Submission | str, ...], report: Report) -> tuple[BotSpec | str, ...] | None:
+    """The opponents to play, submission folders built, each named in the report; None if one cannot be built."""
+    if not given:
+        report.opponents = [f"{name} (the sample bot, in the referee)" for name in SAMPLE_BOTS]
+        report.say("opponents: the sample bots heuristic and random, in turn, inside the referee")
+        return ()
+    opponents: list[BotSpec | str] = []
+    for opponent in given:
+        if isinstance(opponent, Submission):
+            built = await build_bot(opponent, Report(io.StringIO()))  # its build's words are not the bot's
+            if built is None:
+                text = f"opponent {opponent.folder} could not be built (referee check-bot {opponent.folder} says why)"
+                report.problem(text, Check("opponent", FAIL, text))
+                return None
+            opponents.append(dataclasses.replace(built, name=Path(opponent.folder).resolve().name))
+            report.opponents.append(f"{opponent.folder} (a submission folder, built)")
+        else:
+            opponents.append(opponent)
+            described = opponent.describe() if isinstance(opponent, BotSpec) else f"{SELF} (another process of the bot)"
+            report.opponents.append(described)
+    report.say("opponents, the seats taking them in turn: " + "; ".join(report.opponents))
+    return tuple(opponents)
 
 
 async def check_built(candidate: BotSpec, settings: CheckSettings, log_dir: Path, out: TextIO) -> Report:
@@ -285,8 +350,9 @@ async def _handshake(candidate: BotSpec, settings: CheckSettings, log_path: Path
         return games
     kind = fault.kind.value if fault is not None else "handshake"
     detail = fault.detail if fault is not None else "no handshake reply"
-    text = f"{kind}: {detail}" + log_tail(log_path)
-    report.problem(text, Check(kind, FAIL, detail, facts={"log": str(log_path)}))
+    report.problem(
+        f"{kind}: {detail}", Check(kind, FAIL, detail, facts={"log": str(log_path)}), particulars=log_tail(log_path)
+    )
     return None
 
 
@@ -316,7 +382,8 @@ class _Table:
         self.first_decisions: list[float] = []
         self.other_decisions: list[float] = []
 
-    def _opponent(self, given: BotSpec | str, index: int) -> BotSpec:
+    def _opponent(self, given: BotSpec | Submission | str, index: int) -> BotSpec:
+        assert not isinstance(given, Submission)  # built by _opponents() before any table is checked
         if isinstance(given, str):  # SELF, the only name an opponent is given by
             return dataclasses.replace(self.candidate, name=f"{SELF}-{index + 1}")
         return dataclasses.replace(given, name=f"{given.name}-{index + 1}")
@@ -340,15 +407,16 @@ class _Table:
             if self.bot is not None:
                 await self.bot.stop()
             self.processes += 1
-            log_path = self.log_dir / f"{self.game}-{self.seats}-{self.processes}.log"
+            # Named for the process, which plays several games in a row: the games' lines say which it is.
+            log_path = self.log_dir / f"{self.game}-{self.seats}-process-{self.processes}.log"
             self.bot = BotSession(self.candidate, log_path)
             try:
                 await self.bot.start(self.setup)
             except BotFault as fault:
                 self.bot = None
-                text = f"{self.label}: {fault.kind.value}: {fault.detail}" + log_tail(log_path)
+                detail, hint = _without_output_hint(fault.detail, log_path)
                 self.report.problem(
-                    text,
+                    f"{fault.kind.value}: {detail}",
                     Check(
                         fault.kind.value,
                         FAIL,
@@ -357,6 +425,8 @@ class _Table:
                         seats=self.seats,
                         facts={"log": str(log_path)},
                     ),
+                    where=self.label,
+                    particulars=hint + log_tail(log_path),
                 )
                 return False
         if not self.opponent_specs:
@@ -373,8 +443,9 @@ class _Table:
         if failed:
             text = "; ".join(f"{fault.bot}: {fault.kind.value}: {fault.detail}" for fault in failed)
             self.report.problem(
-                f"{self.label}: an opponent could not start, so the table is not checked: {text}",
+                f"an opponent could not start, so the table is not checked: {text}",
                 Check("opponent", FAIL, text, game=self.game, seats=self.seats),
+                where=self.label,
             )
             return False
         return True
@@ -442,23 +513,29 @@ class _Table:
                 },
             )
         )
+        self.report.games += 1
+        decisions = len(result.latencies_ms[seat])
+        timed = f", slowest {max(times):.1f} ms" if times else (", none answered" if decisions else "")
         self.report.say(
-            f"- {game_label}: placed {result.place_of(seat)} of {seats}, {len(result.latencies_ms[seat])} "
-            f"decisions, slowest {max(times, default=0.0):.1f} ms"
+            f"- {game_label}: placed {result.place_of(seat)} of {seats}, {decisions} "
+            f"decision{'' if decisions == 1 else 's'}{timed}"
         )
         problems = len(self.report.problems)
-        self._faults(records, seat, game_label, where)
-        if seat in result.forfeits:
-            reason = str(result.forfeits[seat])
-            self.report.problem(
-                f"{game_label}: forfeited the game: {reason}" + log_tail(bot.log_path),
-                Check("forfeit", FAIL, reason, **where, facts={"log": str(bot.log_path)}),
-            )
+        forfeit = str(result.forfeits[seat]) if seat in result.forfeits else None
+        told = self._faults(records, seat, game_label, where, forfeit, bot.log_path)
+        if forfeit is not None:
+            check = Check("forfeit", FAIL, forfeit, **where, facts={"log": str(bot.log_path)})
+            if told:  # the fault that cost the game is the problem: the forfeit is said with it, not again
+                self.report.add(check)
+            else:
+                self.report.problem(
+                    f"forfeited the game: {forfeit}", check, where=game_label, particulars=log_tail(bot.log_path)
+                )
         limit = settings.timing.move_time_ms * SLOW_FRACTION
         slow = [record for record in answered if record["ms"] > limit]
         if slow:
             self.report.problem(
-                f"{game_label}: {len(slow)} slow decision{'' if len(slow) == 1 else 's'} (over half the "
+                f"{len(slow)} slow decision{'' if len(slow) == 1 else 's'} (over half the "
                 f"{settings.timing.move_time_ms} ms move time; slowest {max(r['ms'] for r in slow):.0f} ms)",
                 *(
                     Check(
@@ -471,6 +548,7 @@ class _Table:
                     )
                     for record in slow
                 ),
+                where=game_label,
             )
         if len(self.report.problems) > problems:
             game_check.verdict = FAIL
@@ -478,19 +556,34 @@ class _Table:
             self.first_decisions.append(times[0])
             self.other_decisions.extend(times[1:])
 
-    def _faults(self, records: list[dict[str, Any]], seat: int, game_label: str, where: dict[str, Any]) -> None:
-        """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'."""
+    def _faults(
+        self,
+        records: list[dict[str, Any]],
+        seat: int,
+        game_label: str,
+        where: dict[str, Any],
+        forfeit: str | None,
+        log_path: Path | None,
+    ) -> bool:
+        """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'.
+        Return whether one of them is what ``forfeit`` (the bot's forfeit of the game, if any) was for."""
         faults = [record for record in records if record["type"] == "fault"]
         own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]
+        told = False
         for kind in sorted({record["kind"] for record in own}):
             of_kind = [record for record in own if record["kind"] == kind]
-            details = "; ".join(
-                record["detail"]
-                + ("" if record["seat"] == seat else f" (as opponent {record['bot']}, seat {record['seat']})")
-                for record in of_kind
-            )
+            hints: list[str] = []
+            details: list[str] = []
+            for record in of_kind:
+                detail, hint = _without_output_hint(record["detail"], log_path)
+                hints.append(hint)
+                as_opponent = "" if record["seat"] == seat else f" (as opponent {record['bot']}, seat {record['seat']})"
+                details.append(detail + as_opponent)
+            cost = ""
+            if forfeit is not None and not told and forfeit.startswith(f"{kind}:"):
+                cost, told = "; the bot forfeited the game", True
             self.report.problem(
-                f"{game_label}: {len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}: {details}",
+                f"{len(of_kind)} {kind} fault{'s' if len(of_kind) > 1 else ''}: {'; '.join(details)}{cost}",
                 *(
                     Check(
                         "fault",
@@ -502,6 +595,8 @@ class _Table:
                     )
                     for record in of_kind
                 ),
+                where=game_label,
+                particulars=next(filter(None, hints), "") + (log_tail(log_path) if cost else ""),
             )
         for record in faults:
             if record not in own:
@@ -517,6 +612,7 @@ class _Table:
                         facts={"kind": record["kind"], "bot": record["bot"]},
                     )
                 )
+        return told
 
     def _slow_messages(self) -> None:
         if not (self.first_decisions and self.other_decisions):
@@ -530,9 +626,19 @@ class _Table:
                 "end faster, as it is charged to the first decision"
             )
             self.report.problem(
-                f"{self.label}: slow handling of the messages between decisions: {detail}",
+                f"slow handling of the messages between decisions: {detail}",
                 Check("slow messages", FAIL, detail, game=self.game, seats=self.seats),
+                where=self.label,
             )
+
+
+def _without_output_hint(detail: str, log_path: Path | None) -> tuple[str, str]:
+    """``detail`` without the `` (its output is in PATH)`` that ends it for ``log_path``, and that hint apart: the
+    same fault reads the same in every game, its output's place told once."""
+    hint = f" (its output is in {log_path})" if log_path is not None else ""
+    if hint and hint in detail:
+        return detail.replace(hint, ""), hint
+    return detail, ""
 
 
 def default_cache() -> Path:

@@ -6,6 +6,7 @@ opponents. (A bad bot failing check-bot -- CMD is tests/test_faults.py's; the bo
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -122,3 +123,44 @@ def test_the_opponents_given_take_the_other_seats_and_a_copy_of_the_bot_faults_a
         all(check["kind"] == "crash" for check in crashes) and "candidate" in crashed and crashed & {"self-1", "self-2"}
     )
     assert "as opponent self-" in checked.stderr
+
+
+def test_a_fault_found_in_every_game_is_one_problem_told_once_with_its_first_games_output(bots, tmp_path) -> None:
+    crashing = [PYTHON, str(BAD_BOTS / "crash.py"), "--at", "1", "--marker", bots.marker]
+    checked = check_bot(bots, "--game", "stop_the_bus", "--seats", "2", "--seats", "3", "--", *crashing)
+    assert checked.returncode == 1
+    out = checked.stdout
+    # Four games, four crashes, each costing its game: one problem, not eight (a fault and a forfeit each).
+    assert "\n1 problem:\n" in out, out
+    assert (
+        "  - 1 crash fault: process exit code 3; the bot forfeited the game (in 4 of 4 games; the first: "
+        "stop_the_bus at 2 seats, game 1 (seat 1, seed 2001)) (its output is in " in out
+    ), out
+    assert "forfeited the game: crash" not in out
+    assert "1 decision, none answered" in out and "1 decisions" not in out and "slowest 0.0 ms" not in out
+    (kept,) = re.findall(r"its output is in (\S+)\)", out)
+    assert kept.endswith("stop_the_bus-2-process-1.log") and Path(kept).exists()  # named for the process
+    shutil.rmtree(Path(kept).parent)
+
+
+def test_the_opponents_are_named_and_a_submission_folder_is_an_opponent(bots, tmp_path) -> None:
+    random_bot = [PYTHON, str(SAMPLE_BOTS / "random_bot.py"), "--marker", bots.marker]
+    checked = check_bot(bots, *QUICK, "--", *random_bot)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "opponents: the sample bots heuristic and random, in turn, inside the referee" in checked.stdout
+    rival = submission(tmp_path / "rival", "name: rival\nversion: '1'\nrun: python random_bot.py\n")
+    cache = tmp_path / "cache"
+    checked = check_bot(
+        bots, *QUICK, "--json", "--build-cache", str(cache), "--opponent", str(rival), "--", *random_bot
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    report = report_of(checked)
+    assert report["opponents"] == [f"{rival} (a submission folder, built)"]
+    assert f"opponents, the seats taking them in turn: {rival} (a submission folder, built)" in checked.stderr
+    # Passed, so its temporary folder is gone: the report names no log there.
+    assert report["logs"] is None and not any("log" in check for check in report["checks"])
+    broken = submission(tmp_path / "broken", "name: broken\nversion: '1'\nrun: python random_bot.py\nbuild: exit 3\n")
+    checked = check_bot(bots, *QUICK, "--build-cache", str(cache), "--opponent", str(broken), "--", *random_bot)
+    assert checked.returncode == 1
+    assert f"opponent {broken} could not be built (referee check-bot {broken} says why)" in checked.stdout
+    assert "handshake" not in checked.stdout  # the bot checked is not started against no opponent

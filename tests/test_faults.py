@@ -520,7 +520,7 @@ def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leave
             "crash.py",
             ("--in-game", "2", "--at", "2"),
             QUICK,
-            ["game 2 (seat", "1 crash fault: process exit code 3", "forfeited the game: crash"],
+            ["game 2 (seat", "1 crash fault: process exit code 3; the bot forfeited the game"],
             id="crashes-in-its-second-game",
         ),
         pytest.param(
@@ -553,7 +553,7 @@ def test_check_bot_passes_a_good_bot_at_every_table_size_of_both_games_and_leave
             "slow.py",
             ("--at", "1", "--forever"),
             [*QUICK, "--games", "1", "--time-bank-ms", "0"],
-            ["1 timeout fault", "forfeited the game: timeout"],
+            ["1 timeout fault", "the bot forfeited the game"],
             id="hangs",
         ),
     ],
@@ -583,7 +583,8 @@ def test_check_bot_keeps_the_logs_when_asked(bots: Bots, tmp_path: Path) -> None
     assert checked.returncode == 1
     assert f"the game logs and the bot's output are kept in {tmp_path / 'logs'}" in checked.stdout
     assert (tmp_path / "logs" / "check-stop_the_bus-3-1.jsonl").exists()
-    assert f"process exit code 3 (its output is in {tmp_path / 'logs'}" in checked.stdout
+    assert "process exit code 3; the bot forfeited the game (in 2 of 2 games; the first: " in checked.stdout
+    assert f"(its output is in {tmp_path / 'logs' / 'stop_the_bus-3-process-1.log'})" in checked.stdout
 
 
 def test_check_bot_reports_slow_handling_of_a_games_start_apart_from_slow_decisions(bots: Bots) -> None:

@@ -126,9 +126,10 @@ def add_check_bot(commands: Commands) -> None:
     check.add_argument(
         "--opponent",
         action="append",
-        metavar="CMD",
-        help="an opponent's command line, started in its sandbox (repeat: the seats take them in "
-        "turn); self: another process of the bot checked (default: the sample bots)",
+        metavar="CMD|DIR",
+        help="an opponent: its command line, started in its sandbox, or a submission folder, built as the "
+        "bot checked is (repeat: the seats take them in turn); self: another process of the bot checked "
+        "(default: the sample bots)",
     )
     check.add_argument(
         "--fault-policy",
@@ -336,7 +337,7 @@ def _result_text(result: MatchResult) -> str:
 
 
 async def _check_bot(args: argparse.Namespace) -> int:
-    from referee.checkbot import SELF, CheckSettings, check_bot
+    from referee.checkbot import CheckSettings, check_bot
 
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
@@ -346,10 +347,7 @@ async def _check_bot(args: argparse.Namespace) -> int:
         if not any(game.min_players <= seats <= game.max_players for game in GAMES.values()):
             raise UsageError(f"--seats {seats} fits no game (2 to 10 seats)")
     bot = _candidate(args, "check-bot")
-    opponents = tuple(
-        SELF if text == SELF else bot_spec(text, index, args, BotSpec.from_command(text).name)
-        for index, text in enumerate(args.opponent or ())
-    )
+    opponents = tuple(_opponent(text, index, args) for index, text in enumerate(args.opponent or ()))
     settings = CheckSettings(
         games_per_size=args.games,
         seed=args.seed,
@@ -375,6 +373,17 @@ async def _replay_to(args: argparse.Namespace) -> int:
         startup_timeout_ms=args.startup_timeout_ms,
         log_dir=args.logs,
     )
+
+
+def _opponent(text: str, index: int, args: argparse.Namespace) -> Submission | BotSpec | str:
+    """An --opponent: ``self``, a submission folder (built as the bot checked is), or a command line."""
+    from referee.checkbot import SELF, Submission, default_cache
+
+    if text == SELF:
+        return SELF
+    if os.path.isdir(text):
+        return Submission(text, sandbox_settings(args, shared=True), args.build_cache or default_cache())
+    return bot_spec(text, index, args, BotSpec.from_command(text).name)
 
 
 def _candidate(args: argparse.Namespace, command_name: str) -> Submission | BotSpec:

@@ -11,6 +11,7 @@ messages.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
 import shlex
@@ -24,6 +25,7 @@ import pytest
 import yaml
 from google.protobuf import text_format
 
+from referee.checkbot import Report
 from referee.cli import _parse
 from referee.clock import Timing
 from referee.config import MANIFEST_KEYS
@@ -213,7 +215,30 @@ def _worked_streams() -> list[str]:
     return _STREAMS
 
 
+def check_problem_lines(text: str) -> None:
+    """check-bot's problems, as its report words them: a crash in every game of Stop the Bus (2 at each size)."""
+    report = Report(io.StringIO())
+    output = " (its output is in /tmp/check-bot-x1y2/stop_the_bus-2-process-1.log)"
+    for seats in range(2, 10):
+        for game in (1, 2):
+            report.games += 1
+            where = f"stop_the_bus at {seats} seats, game {game} (seat 1, seed {1000 * seats + game})"
+            report.problem(
+                "1 crash fault: process exit code 3; the bot forfeited the game", where=where, particulars=output
+            )
+    lines = report.lines()
+    assert text.splitlines() == [
+        f"{len(lines)} problem{'s' if len(lines) > 1 else ''}:",
+        *(f"  - {line}" for line in lines),
+    ]
+
+
 CHECKS: list[tuple[str, Callable[[str, str], bool], Callable[[str], None]]] = [
+    (
+        "check-bot problems",
+        lambda lang, text: lang == "text" and " problem" in text.splitlines()[0],
+        check_problem_lines,
+    ),
     ("outline", lambda lang, text: text.startswith("-> handshake  "), check_outline),
     ("bot.yaml", lambda lang, text: lang == "yaml", check_manifest),
     ("Go code", lambda lang, text: lang == "go", check_go),

@@ -233,7 +233,23 @@ def check_problem_lines(text: str) -> None:
     ]
 
 
+def check_python_bot(text: str) -> None:
+    """A Python bot of the guide plays whole games of its game at every table size, in the referee's own process."""
+    namespace: dict[str, object] = {"__name__": "guide"}
+    exec(compile(text, "docs/bot-protocol.md", "exec"), namespace)  # the guide's own code, as an author copies it
+    decide = namespace["decide"]
+    for players in range(2, 10):
+        seats = [
+            InProcessBot(f"guide-{players}", decide),
+            *(InProcessBot(f"random-{n}", sample_decide("random")) for n in range(players - 1)),
+        ]  # type: ignore[arg-type]
+        match = Match("stop_the_bus", seats, seed=players, game_id=f"guide-{players}", policy=FaultPolicy())
+        result = asyncio.run(match.play())
+        assert not result.forfeits and not any(result.faults), (players, result.faults)
+
+
 CHECKS: list[tuple[str, Callable[[str, str], bool], Callable[[str], None]]] = [
+    ("Python bot", lambda lang, text: lang == "python" and "run_bot(decide" in text, check_python_bot),
     (
         "check-bot problems",
         lambda lang, text: lang == "text" and " problem" in text.splitlines()[0],

@@ -1,8 +1,8 @@
 """Uses a resource without bound until a limit stops it: memory, CPU time, open files or processes.
 
     hog.py --resource memory               # allocate (and touch) 16 MiB blocks until stopped
-    hog.py --resource memory --children 2 --child-mb 96
-                                           # two child processes hold 96 MiB each; exit 1 if one is killed
+    hog.py --resource memory --children 2 --child-mb 72
+                                           # two child processes hold 72 MiB each; exit 1 if one is killed
     hog.py --resource cpu [--children N]   # spin (with N spinning children) until stopped
     hog.py --resource files                # open files until "Too many open files", then exit 1
     hog.py --resource processes            # start sleeping processes until the system refuses one, then exit 1

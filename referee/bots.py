@@ -416,7 +416,7 @@ class BotProcess:
 
     def log_hint(self) -> str:
         """`` (its output is in PATH)``, to end a message about this bot; empty without a log."""
-        return f" (its output is in {self.log_path})" if self.log_path else ""
+        return output_hint(self.log_path)
 
     def limits_hit(self) -> list[str]:
         """The limits the bot hit so far, in words: what the referee stopped it for, and what the kernel enforced."""
@@ -563,6 +563,11 @@ def _signal_of(returncode: int | None) -> int | None:
 
 
 LOG_TAIL_LINES = 40  # enough for a whole Go panic or a Node.js module error
+
+
+def output_hint(log_path: Path | None) -> str:
+    """`` (its output is in PATH)``, the words that end a message about a bot whose output is in ``log_path``."""
+    return f" (its output is in {log_path})" if log_path else ""
 
 
 def log_tail(path: Path | None, lines: int = LOG_TAIL_LINES, show_path: bool = True) -> str:

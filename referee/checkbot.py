@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from referee import __version__
-from referee.bots import BotSpec, log_tail
+from referee.bots import BotSpec, log_tail, output_hint
 from referee.clock import Timing
 from referee.errors import LeagueError
 from referee.faults import BotFault, FaultPolicy
@@ -104,6 +104,7 @@ class Problem:
     what: str
     where: str = ""  # the game or table size it was found at; empty for the bot as a whole
     particulars: str = ""  # where the bot's output is, its last lines
+    in_a_game: bool = False  # found in one game (counted against the games played), not at a table or start
 
 
 class Report:
@@ -123,9 +124,12 @@ class Report:
         self.checks.append(check)
         return check
 
-    def problem(self, what: str, *checks: Check, where: str = "", particulars: str = "") -> None:
-        """A problem: ``what`` was found (at ``where``) for people, and the failed ``checks`` it sums up."""
-        self.problems.append(Problem(what, where, particulars))
+    def problem(
+        self, what: str, *checks: Check, where: str = "", particulars: str = "", in_a_game: bool = False
+    ) -> None:
+        """A problem: ``what`` was found (at ``where``, in a game or not) for people, and the failed ``checks`` it
+        sums up."""
+        self.problems.append(Problem(what, where, particulars, in_a_game))
         for check in checks:
             check.verdict = FAIL
             self.add(check)
@@ -142,7 +146,7 @@ class Report:
             if len(problems) == 1:
                 lines.append(f"{first.where}: {what}{first.particulars}" if first.where else what + first.particulars)
             else:
-                in_games = all(", game " in problem.where for problem in problems)
+                in_games = all(problem.in_a_game for problem in problems)
                 count = f"in {len(problems)} of {self.games} games" if in_games else f"{len(problems)} times"
                 lines.append(f"{what} ({count}; the first: {first.where}){first.particulars}")
         return lines
@@ -159,6 +163,7 @@ class Report:
         return 1
 
     def json(self, bot: str, logs: Path | None) -> dict[str, Any]:
+        lines = self.lines()
         checks = [check.json() for check in self.checks]
         if logs is None:  # removed with the temporary folder: no path to name
             checks = [{key: value for key, value in check.items() if key != "log"} for check in checks]
@@ -167,8 +172,8 @@ class Report:
             "bot": bot,
             "opponents": self.opponents,
             "passed": not self.problems,
-            "problems": len(self.lines()),
-            "problem_lines": self.lines(),
+            "problems": len(lines),
+            "problem_lines": lines,
             "logs": str(logs) if logs is not None else None,
             "checks": checks,
         }
@@ -274,7 +279,7 @@ async def _opponents(given: tuple[BotSpec | Submission | str, ...], report: Repo
     """The opponents to play, submission folders built, each named in the report; None if one cannot be built."""
     if not given:
         report.opponents = [f"{name} (the sample bot, in the referee)" for name in SAMPLE_BOTS]
-        report.say("opponents: the sample bots heuristic and random, in turn, inside the referee")
+        report.say(f"opponents: the sample bots {' and '.join(SAMPLE_BOTS)}, in turn, inside the referee")
         return ()
     opponents: list[BotSpec | str] = []
     for opponent in given:
@@ -529,7 +534,11 @@ class _Table:
                 self.report.add(check)
             else:
                 self.report.problem(
-                    f"forfeited the game: {forfeit}", check, where=game_label, particulars=log_tail(bot.log_path)
+                    f"forfeited the game: {forfeit}",
+                    check,
+                    where=game_label,
+                    particulars=log_tail(bot.log_path),
+                    in_a_game=True,
                 )
         limit = settings.timing.move_time_ms * SLOW_FRACTION
         slow = [record for record in answered if record["ms"] > limit]
@@ -549,6 +558,7 @@ class _Table:
                     for record in slow
                 ),
                 where=game_label,
+                in_a_game=True,
             )
         if len(self.report.problems) > problems:
             game_check.verdict = FAIL
@@ -596,6 +606,7 @@ class _Table:
                     for record in of_kind
                 ),
                 where=game_label,
+                in_a_game=True,
                 particulars=next(filter(None, hints), "") + (log_tail(log_path) if cost else ""),
             )
         for record in faults:
@@ -635,7 +646,7 @@ class _Table:
 def _without_output_hint(detail: str, log_path: Path | None) -> tuple[str, str]:
     """``detail`` without the `` (its output is in PATH)`` that ends it for ``log_path``, and that hint apart: the
     same fault reads the same in every game, its output's place told once."""
-    hint = f" (its output is in {log_path})" if log_path is not None else ""
+    hint = output_hint(log_path)
     if hint and hint in detail:
         return detail.replace(hint, ""), hint
     return detail, ""

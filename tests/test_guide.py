@@ -224,7 +224,10 @@ def check_problem_lines(text: str) -> None:
             report.games += 1
             where = f"stop_the_bus at {seats} seats, game {game} (seat 1, seed {1000 * seats + game})"
             report.problem(
-                "1 crash fault: process exit code 3; the bot forfeited the game", where=where, particulars=output
+                "1 crash fault: process exit code 3; the bot forfeited the game",
+                where=where,
+                particulars=output,
+                in_a_game=True,
             )
     lines = report.lines()
     assert text.splitlines() == [

@@ -46,7 +46,8 @@ def write_league(
         f"rounds: {rounds}" if rounds is not None else "",
         "move_time_ms: 1000",
         "time_bank_ms: 2000",
-        "startup_timeout_ms: 5000",
+        # Roomy: a bot starting on a loaded machine (two test workers, other work) must not fault at start-up.
+        "startup_timeout_ms: 30000",
         f"concurrency: {concurrency}",
         "output: results",
         extra,

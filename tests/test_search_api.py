@@ -315,3 +315,27 @@ def test_a_sampler_that_favours_a_place_fails_the_uniformity_test() -> None:
 
     statistic, degrees = uniformity_statistic(MID_HAND, 0, 400, biased)
     assert statistic > chi_square_limit(degrees), (statistic, degrees)
+
+
+@pytest.mark.parametrize("game_class", [StopTheBus, BastardBrag], ids=lambda value: value.name)
+def test_states_drawn_from_one_observation_are_each_their_own(game_class: type[Game]) -> None:
+    """states_from_observation reads the observation once; what is played on one state leaves the next as drawn."""
+    rng = random.Random(12)
+    game = game_class(4, seed=5)
+    for _ in range(9):
+        random_step(game, rng, end_rate=0.0)
+    observation = game.observation(1)
+    states = game_class.states_from_observation(observation, rng)
+    drawn = [next(states) for _ in range(20)]
+    assert len({repr(state.hands) for state in drawn}) > 10  # each drawn afresh
+    for state in drawn:
+        before = state_of(state)
+        played = state.clone()
+        while not played.is_over:
+            random_step(played, rng, end_rate=0.5)
+        assert state_of(state) == before
+        assert state.observation(1) == observation
+    for state in drawn[:5]:
+        while not state.is_over:
+            random_step(state, rng, end_rate=0.5)
+    assert all(next(states).observation(1) == observation for _ in range(20))

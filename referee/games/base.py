@@ -29,10 +29,10 @@ number, wrapping round.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Self
+from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
+from typing import Any, ClassVar, Protocol, Self
 
-from referee.cards import Card, shuffled_deck
+from referee.cards import DECK, Card, shuffled_deck
 from referee.errors import DecksExhaustedError, GameArgumentError, GameOverError, IllegalActionError
 from referee.games.actions import (
     CENTRE_SLOTS,
@@ -73,6 +73,7 @@ __all__ = [
     "HandResult",
     "Observation",
     "Phase",
+    "RandomSource",
     "action",
     "check_action_form",
     "seeded_deck",
@@ -107,6 +108,20 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
 def seeded_deck(seed: int, hand_number: int) -> list[Card]:
     """Return the deck of hand ``hand_number`` of a game with ``seed``, as a game deals it without ``decks``."""
     return shuffled_deck(SeedStream.derive(seed, "hand", hand_number, "deck"))
+
+
+class RandomSource(Protocol):
+    """What ``from_observation`` draws with: a ``random.Random`` (the engine itself keeps no random state)."""
+
+    def shuffle(self, x: MutableSequence[Any]) -> None: ...
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+    def random(self) -> float: ...
+
+
+def _deck_in_order(hand_number: int) -> tuple[Card, ...]:
+    return DECK
 
 
 class Game(ABC):
@@ -319,6 +334,63 @@ class Game(ABC):
             state[name] = state[name].copy()
         twin.hands = [hand.copy() for hand in self.hands]
         return twin
+
+    @classmethod
+    def from_observation(cls, observation: Observation, rng: RandomSource) -> Self:
+        """A whole game state that ``observation``'s seat cannot tell from the real one (each game says how)."""
+        return next(cls.states_from_observation(observation, rng))
+
+    @classmethod
+    @abstractmethod
+    def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[Self]:
+        """Endless states drawn as :meth:`from_observation` draws one, the observation read once, up front."""
+
+    @classmethod
+    def _from_public_record(cls, observation: Observation, rng: RandomSource, forfeits: list[int]) -> Self:
+        """A game in the public state ``observation`` shows, for ``from_observation``: each game then places the cards.
+
+        ``forfeits`` are the seats that forfeited in this hand, in order.
+        The hands are left empty. What no seat can know is drawn with
+        ``rng``: the seed of later hands' decks, and the order in which seats
+        left the game in earlier hands (this hand's forfeits last).
+        """
+        players = observation.num_players
+        # Built on the deck in order (no shuffle to pay for: the caller places every card), then given the state.
+        game = cls(
+            players,
+            seed=rng.getrandbits(64),
+            first_dealer=observation.dealer,
+            decks=_deck_in_order,
+            turn_limit=observation.turn_limit,
+        )
+        game._deck_source = None  # later hands are dealt from the drawn seed
+        game.lives = list(observation.lives)
+        game.floating = list(observation.floating)
+        game.in_game = list(observation.in_game)
+        game.in_hand = list(observation.in_hand)
+        game.hands = [[] for _ in range(players)]
+        game.out_of_play = []
+        earlier = [seat for seat in range(players) if not observation.in_game[seat] and seat not in forfeits]
+        rng.shuffle(earlier)
+        game.eliminations = earlier + forfeits
+        game.forfeited = list(forfeits)
+        game._eliminated_this_hand = list(forfeits)
+        game.events = list(observation.hand_events)
+        game.hand_results = []
+        game._hand_event_start = 0
+        game.hand_number = observation.hand_number
+        game.dealer = observation.dealer
+        game.phase = observation.phase
+        game.current_seat = observation.current_seat
+        game.ender = observation.ender
+        game.turns_this_hand = observation.turns_this_hand
+        game.final_queue = []
+        if observation.phase is Phase.FINAL and observation.ender is not None and observation.current_seat is not None:
+            order = game._seats_from_left_of(observation.ender)
+            game.final_queue = order[order.index(observation.current_seat) + 1 :]
+        game._next_deck = None
+        game._legal = None
+        return game
 
     # ----- forfeit ----------------------------------------------------------
 

@@ -10,10 +10,12 @@ cards going to slots 0 and 1 in card order. See ``docs/rules.md``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from referee.cards import DECK, Card, format_cards
+from referee.errors import GameArgumentError
 from referee.games.base import (
     CENTRE_SLOTS,
     KNOCK,
@@ -25,10 +27,14 @@ from referee.games.base import (
     Game,
     Observation,
     Phase,
+    RandomSource,
     action,
 )
+from referee.games.brag_sampling import CardInference, NoConfiguration
 
 FACE_UP_SLOT = 2
+# from_observation's passes over the hand: another is made only where resampling dropped every agreeing configuration.
+_PASSES = 20
 # Each card's legal exchanges, in the legal order: one per slot, then all three with this card face up.
 _EXCHANGES = {
     card: (*(action(ActionKind.EXCHANGE, card, slot) for slot in CENTRE_SLOTS), action(ActionKind.EXCHANGE_ALL, card))
@@ -69,6 +75,87 @@ class BastardBrag(Game):
     @classmethod
     def cards_needed(cls, players: int) -> int:
         return 3 * players + 3
+
+    @classmethod
+    def from_observation(cls, observation: Observation, rng: RandomSource) -> BastardBrag:
+        """Return a whole game state that ``observation``'s seat cannot tell from the real one, drawn with ``rng``.
+
+        For search (determinized Monte Carlo, ISMCTS). The state gives back
+        ``observation`` exactly (``observation(seat) == observation``) and plays
+        on by the rules. The seat's hand, the face-up card and the face-down
+        cards the seat put in the centre (while they are there) are where it
+        sees them. Every card seen this hand (the deal's face-up card, each
+        card given or taken face up, the card an exchange-all laid face up) is
+        placed where it may be now: in the hand that took it, or, after that
+        hand exchanged with a face-down slot, perhaps given there, and so on.
+        Every card never seen is dealt uniformly at random among the places
+        left: the other seats' hands, the face-down slots, the cards of seats
+        that forfeited, the set-aside rest. The chances are exact for the
+        model determinized search assumes: a uniformly shuffled deck, and
+        choices that tell nothing of the cards (so a card given face down is
+        any of the giver's three with equal chance); the order of the two
+        face-down cards an exchange-all lays down (lower in slot 0) is kept.
+        The state is drawn from the observation alone: a bot that remembers
+        more (the card it put face down that another seat has since taken)
+        knows more than this. What the seat cannot know is drawn too: the
+        seed of later hands' decks and the order in which seats left the game
+        in earlier hands. Raises :class:`GameArgumentError` for an
+        observation of another game, of a game that is over, or that no game
+        could show (see ``referee.games.brag_sampling``).
+        """
+        return next(cls.states_from_observation(observation, rng))
+
+    @classmethod
+    def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[BastardBrag]:
+        """Endless states drawn as :meth:`from_observation` draws one: the hand's record is followed once, up
+        front (so a bad observation raises here), and each state after costs only its draw."""
+        if not isinstance(observation, BastardBragObservation):
+            raise GameArgumentError(
+                f"from_observation: a BastardBragObservation is needed, got {type(observation).__name__}"
+            )
+        if observation.phase is Phase.OVER:
+            raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
+        seat, players = observation.seat, observation.num_players
+        forfeited_now = [event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT]
+        starting = [observation.in_hand[holder] or holder in forfeited_now for holder in range(players)]
+        for attempt in range(1, _PASSES + 1):
+            inference = CardInference(players, starting, rng)
+            try:
+                inference.play(observation.hand_events, seat, observation.hand, observation.centre)
+                inference.agree_with(observation.centre)
+                break
+            except NoConfiguration:
+                if not inference.resampled or attempt == _PASSES:
+                    raise
+        if [slot for slot in range(2) if inference.centre_known_to[slot] == seat] != [
+            slot for slot in range(2) if observation.centre[slot] is not None
+        ]:
+            raise GameArgumentError(
+                "from_observation: no game of Bastard Brag shows this observation: the face-down cards it shows "
+                "are not those the seat put there"
+            )
+        set_aside = len(DECK) - cls.cards_needed(sum(starting))
+        return cls._draws(observation, inference, set_aside, rng)
+
+    @classmethod
+    def _draws(
+        cls, observation: BastardBragObservation, inference: CardInference, set_aside: int, rng: RandomSource
+    ) -> Iterator[BastardBrag]:
+        while True:
+            places = inference.draw(observation.seat, observation.hand, observation.centre, rng)
+            if len(places.set_aside) != set_aside:
+                raise GameArgumentError(
+                    f"from_observation: no game of Bastard Brag shows this observation: {len(places.set_aside)} "
+                    f"cards would be set aside, not {set_aside}"
+                )
+            game = cls._from_public_record(observation, rng, inference.forfeits)
+            game.hands = places.hands
+            game.centre = places.centre
+            game.set_aside = places.set_aside
+            game.out_of_play = places.out_of_play
+            game.centre_known_to = list(inference.centre_known_to)
+            game.has_had_turn = list(inference.has_had_turn)
+            yield game
 
     def cards_in_play(self) -> int:
         return sum(map(len, self.hands)) + len(self.centre) + len(self.set_aside) + len(self.out_of_play)

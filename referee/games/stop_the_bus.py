@@ -14,9 +14,9 @@ and drawn from index 0.
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 from referee.cards import DECK, Card, format_cards, shuffle
 from referee.errors import GameArgumentError
@@ -33,6 +33,7 @@ from referee.games.base import (
     Game,
     Observation,
     Phase,
+    RandomSource,
     action,
 )
 from referee.seeding import SeedStream
@@ -44,14 +45,6 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 _NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
 _FINAL_TURN_NO_DISCARD = (DRAW, PASS)
 _DISCARD = {card: action(ActionKind.DISCARD, card) for card in DECK}
-
-
-class RandomSource(Protocol):
-    """What from_observation draws with: a ``random.Random`` (the engine itself keeps no random state)."""
-
-    def shuffle(self, x: MutableSequence[Any]) -> None: ...
-
-    def getrandbits(self, k: int, /) -> int: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,7 +104,13 @@ class StopTheBus(Game):
         :class:`GameArgumentError` for an observation of another game, of a
         game that is over, or that no game could show.
         """
-        return _sample_state(cls, observation, rng)
+        return next(cls.states_from_observation(observation, rng))
+
+    @classmethod
+    def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[StopTheBus]:
+        """Endless states drawn as :meth:`from_observation` draws one: the hand's record is read once, up front
+        (so a bad observation raises here), and each state after costs only its shuffles."""
+        return _sampled_states(cls, observation, rng)
 
     @classmethod
     def cards_needed(cls, players: int) -> int:
@@ -406,15 +405,11 @@ class _Walk:
         self.hidden[seat][kind_of_card] -= 1
 
 
-def _deck_in_order(hand_number: int) -> tuple[Card, ...]:
-    return DECK
-
-
 def _inconsistent(problem: str) -> GameArgumentError:
     return GameArgumentError(f"from_observation: no game of Stop the Bus shows this observation: {problem}")
 
 
-def _sample_state(cls: type[StopTheBus], observation: Observation, rng: RandomSource) -> StopTheBus:
+def _sampled_states(cls: type[StopTheBus], observation: Observation, rng: RandomSource) -> Iterator[StopTheBus]:
     if not isinstance(observation, StopTheBusObservation):
         raise GameArgumentError(
             f"from_observation: a StopTheBusObservation is needed, got {type(observation).__name__}"
@@ -437,78 +432,61 @@ def _sample_state(cls: type[StopTheBus], observation: Observation, rng: RandomSo
         if card not in own:
             pools[kind_of_card].append(card)
     holders = [holder for holder in range(players) if holder != seat and observation.in_hand[holder]]
-    hands: list[list[Card]] = [[] for _ in range(players)]
-    out_of_play = list(walk.out_known)
-    stock: list[Card] = []
-    first_of: dict[tuple[int, int], Card] = {}  # (seat, class) -> the first card dealt to that place
     for kind_of_card, pool in enumerate(pools):
-        places = [walk.hidden[holder][kind_of_card] for holder in holders]
         in_stock = observation.stock_count if kind_of_card == walk.stock_class else 0
-        needed = sum(places) + walk.out_hidden[kind_of_card] + in_stock
+        needed = sum(walk.hidden[holder][kind_of_card] for holder in holders) + walk.out_hidden[kind_of_card] + in_stock
         if needed != len(pool):
             raise _inconsistent(f"{len(pool)} hidden cards of one kind for {needed} places")
-        rng.shuffle(pool)
-        start = 0
-        for holder, count in zip(holders, places, strict=True):
-            if count:
-                first_of[holder, kind_of_card] = pool[start]
-            hands[holder] += pool[start : start + count]
-            start += count
-        out_of_play += pool[start : start + walk.out_hidden[kind_of_card]]
-        start += walk.out_hidden[kind_of_card]
-        stock += pool[start:]
-    for holder in holders:
-        hands[holder] += walk.known[holder]
-        hands[holder].sort()
-    hands[seat] = list(observation.hand)
+    return _draws(cls, observation, rng, walk, pools, holders, forfeits)
 
-    # Built on the deck in order (no shuffle to pay for: every card is placed below), then given the sampled state.
-    game = cls(
-        players,
-        seed=rng.getrandbits(64),
-        first_dealer=observation.dealer,
-        decks=_deck_in_order,
-        turn_limit=observation.turn_limit,
-    )
-    game._deck_source = None  # later hands are dealt from the drawn seed
-    game.lives = list(observation.lives)
-    game.floating = list(observation.floating)
-    game.in_game = list(observation.in_game)
-    game.in_hand = list(observation.in_hand)
-    game.hands = hands
-    game.out_of_play = out_of_play
-    # Who left in earlier hands, and in what order, the seat cannot know: drawn, this hand's forfeits last.
-    earlier = [holder for holder in range(players) if not observation.in_game[holder] and holder not in forfeits]
-    rng.shuffle(earlier)
-    game.eliminations = earlier + forfeits
-    game.forfeited = list(forfeits)
-    game._eliminated_this_hand = list(forfeits)
-    game.events = list(observation.hand_events)
-    game.hand_results = []
-    game._hand_event_start = 0
-    game.hand_number = observation.hand_number
-    game.dealer = observation.dealer
-    game.phase = observation.phase
-    game.current_seat = observation.current_seat
-    game.ender = observation.ender
-    game.turns_this_hand = observation.turns_this_hand
-    game.final_queue = []
-    if observation.phase is Phase.FINAL and observation.ender is not None and observation.current_seat is not None:
-        order = game._seats_from_left_of(observation.ender)
-        game.final_queue = order[order.index(observation.current_seat) + 1 :]
-    game.discard_pile = walk.pile
-    game.stock = stock
-    game.pending = None
-    current = observation.current_seat
-    last = observation.hand_events[-1] if observation.hand_events else None
-    if current == seat and observation.drawn_card is not None:
-        game.pending = (TAKE if observation.took_discard else DRAW, observation.drawn_card)
-    elif current is not None and last is not None and last.seat == current:
-        if last.kind is EventKind.TAKE and last.card is not None:
-            game.pending = (TAKE, last.card)
-        elif last.kind is EventKind.DRAW:
-            game.pending = (DRAW, first_of[current, walk.drawn_class[current]])
-    game._recycle_stream = None
-    game._next_deck = None
-    game._legal = None
-    return game
+
+def _draws(
+    cls: type[StopTheBus],
+    observation: Observation,
+    rng: RandomSource,
+    walk: _Walk,
+    pools: list[list[Card]],
+    holders: list[int],
+    forfeits: list[int],
+) -> Iterator[StopTheBus]:
+    assert isinstance(observation, StopTheBusObservation)  # checked by _sampled_states
+    seat, players = observation.seat, observation.num_players
+    while True:
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        out_of_play = list(walk.out_known)
+        stock: list[Card] = []
+        first_of: dict[tuple[int, int], Card] = {}  # (seat, class) -> the first card dealt to that place
+        for kind_of_card, pool in enumerate(pools):
+            places = [walk.hidden[holder][kind_of_card] for holder in holders]
+            rng.shuffle(pool)
+            start = 0
+            for holder, count in zip(holders, places, strict=True):
+                if count:
+                    first_of[holder, kind_of_card] = pool[start]
+                hands[holder] += pool[start : start + count]
+                start += count
+            out_of_play += pool[start : start + walk.out_hidden[kind_of_card]]
+            start += walk.out_hidden[kind_of_card]
+            stock += pool[start:]
+        for holder in holders:
+            hands[holder] += walk.known[holder]
+            hands[holder].sort()
+        hands[seat] = list(observation.hand)
+
+        game = cls._from_public_record(observation, rng, forfeits)
+        game.hands = hands
+        game.out_of_play = out_of_play
+        game.discard_pile = list(walk.pile)  # each state its own
+        game.stock = stock
+        game.pending = None
+        current = observation.current_seat
+        last = observation.hand_events[-1] if observation.hand_events else None
+        if current == seat and observation.drawn_card is not None:
+            game.pending = (TAKE if observation.took_discard else DRAW, observation.drawn_card)
+        elif current is not None and last is not None and last.seat == current:
+            if last.kind is EventKind.TAKE and last.card is not None:
+                game.pending = (TAKE, last.card)
+            elif last.kind is EventKind.DRAW:
+                game.pending = (DRAW, first_of[current, walk.drawn_class[current]])
+        game._recycle_stream = None
+        yield game

@@ -142,7 +142,56 @@ def main(argv: list[str] | None = None) -> int:
                 f"clone: {clone_us:.1f} us{sampled}",
                 flush=True,
             )
+    bench_environments(seconds, args.games)
     return 0
+
+
+# ----- the learning environments (referee.env) --------------------------------------------------------------
+
+TARGET_ENV_STEPS_PER_SECOND = 50_000
+
+
+def bench_environments(seconds: float, games: int | None) -> None:
+    """Print the random steps per second of each game's PettingZoo environment at each table size.
+
+    A step is what a learner's loop does for each decision: ``env.last()`` (the
+    numeric observation and mask of the agent to act), an action drawn from the
+    mask, and ``env.step(action)``; the steps of agents that left the game
+    (``step(None)``) and each ``reset`` are timed but not counted. The raw
+    environment is timed (``raw_env``: PettingZoo's wrappers add their own
+    calls), in CPU time of this process.
+    """
+    try:
+        from referee.env import bastard_brag_v0, stop_the_bus_v0
+    except ImportError as error:
+        print(f"environment: skipped ({error})")
+        return
+    print(f"target: {TARGET_ENV_STEPS_PER_SECOND} environment steps/s for every game and size", flush=True)
+    for module in (stop_the_bus_v0, bastard_brag_v0):
+        game_class = GAMES[module.GAME]
+        for players in range(game_class.min_players, game_class.max_players + 1):
+            steps, cpu = environment_steps(module.raw_env(players), seconds, games)
+            print(f"environment {module.GAME} {players} players: steps/s: {round(steps / cpu)}", flush=True)
+
+
+def environment_steps(env, seconds: float, games: int | None) -> tuple[int, float]:
+    """Play random games in ``env``; return the decisions played and the CPU seconds they took."""
+    rng = random.Random(f"bench-env:{env}:{env.num_players}")
+    steps = played = 0
+    deadline = perf_counter() + seconds
+    start = process_time()
+    while (played < games) if games is not None else (perf_counter() < deadline):
+        env.reset(seed=played)
+        while env.agents:
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = observation["action_mask"].nonzero()[0]
+            env.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+        played += 1
+    return steps, process_time() - start
 
 
 if __name__ == "__main__":

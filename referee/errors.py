@@ -85,3 +85,16 @@ class LeagueError(RefereeError, ValueError):
 
 class OutputError(RefereeError):
     """A league's output folder cannot be used as it is: another league's results, a damaged file, a second run."""
+
+
+class EnvArgumentError(RefereeError, ValueError):
+    """A learning environment (:mod:`referee.env`) was given a value it cannot use: a table size, an action
+    index, an opponent, an agent; the message names the value and what is allowed."""
+
+
+class EnvUnavailableError(RefereeError, ImportError):
+    """The learning environments need PettingZoo and Gymnasium, which are not installed: the message says how."""
+
+
+class ExportError(RefereeError):
+    """A league's games cannot be exported (``referee export``): no such folder, no game logs, a damaged log."""

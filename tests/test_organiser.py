@@ -593,7 +593,7 @@ def test_every_option_and_argument_has_help() -> None:
 def test_every_command_names_the_function_that_runs_it() -> None:
     # Dispatch is by set_defaults(func=...): a command without one would fail as an internal error.
     commands = {path: parser for path, parser in parsers(build_parser()) if path.count(" ") == 1}
-    assert len(commands) == 15
+    assert len(commands) == 16
     assert not [path for path, parser in commands.items() if not callable(parser.get_default("func"))]
 
 

@@ -8,7 +8,7 @@ Every failure is one line on standard error, never a traceback.
 
 Each family of commands is a module that adds its commands' options and
 sets each one's ``func``: :mod:`referee.cli.bots` (play, check-bot,
-replay-to), :mod:`referee.cli.game_logs` (verify, show, replay),
+replay-to), :mod:`referee.cli.game_logs` (verify, show, replay, export),
 :mod:`referee.cli.results` (seed, serve, leaderboard, compare) and
 :mod:`referee.cli.leagues` (run, duel, validate, schedule) and
 :mod:`referee.cli.ladder` (ladder).
@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_seed(commands)
     game_logs.add_show(commands)
     game_logs.add_replay(commands)
+    game_logs.add_export(commands)
     bots.add_replay_to(commands)
     results.add_serve(commands)
     leagues.add_run(commands)

@@ -1,4 +1,4 @@
-"""The commands that read a game's log: verify it, tell it move by move, write its replay page."""
+"""The commands that read games' logs: verify one, tell it move by move, write its replay page, export a league's."""
 
 from __future__ import annotations
 
@@ -52,6 +52,26 @@ def add_replay(commands: Commands) -> None:
     )
     replay.add_argument("-o", "--out", type=Path, metavar="FILE", help="the page to write (default: GAME_ID.html here)")
     replay.set_defaults(func=_replay)
+
+
+def add_export(commands: Commands) -> None:
+    """Add ``referee export``: a league's games as training data."""
+    export = commands.add_parser(
+        "export",
+        help="write every decision of a league's games as training data",
+        description="Every seat's decisions of the league's games, replayed from their logs: the observation as "
+        "the learning environments encode it, the legal actions, the action played and the seat's final reward "
+        "(docs/environments.md).",
+    )
+    export.add_argument("output", type=Path, metavar="DIR", help="a league's output folder (the one holding games/)")
+    export.add_argument(
+        "--trajectories",
+        type=Path,
+        metavar="OUT",
+        required=True,
+        help="the file to write: JSON lines, or numpy arrays if OUT ends in .npz",
+    )
+    export.set_defaults(func=_export)
 
 
 def game_log_path(game: str, output: Path | None) -> Path:
@@ -125,4 +145,12 @@ def _verify(args: argparse.Namespace) -> int:
         print("\n".join(problems))
         return 1
     print(f"{args.log}: the log replays exactly")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from referee.env.trajectories import export_trajectories
+
+    summary = export_trajectories(args.output, args.trajectories)
+    print(f"{summary.path}: {summary.decisions} decisions of {summary.games} games")
     return 0

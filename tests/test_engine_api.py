@@ -17,7 +17,7 @@ from referee.errors import (
     RefereeError,
 )
 from referee.games import BastardBrag, StopTheBus, game_class
-from referee.games.base import DRAW, PASS, STOP, Action, ActionKind, EndReason, action, seeded_deck
+from referee.games.base import DRAW, PASS, STOP, Action, ActionKind, EndReason, Game, Phase, action, seeded_deck
 from referee.hands import hand_rank
 
 # Three players, dealer 2: the deal goes 0, 1, 2 for three rounds, so deck positions 0-8 are the hands.
@@ -107,6 +107,27 @@ def test_a_fixed_list_of_decks_that_runs_out_raises_naming_the_hand_and_the_coun
     # Hand 1 ended before hand 2 needed its deck: its result is there, nothing of hand 2 was dealt.
     assert len(game.hand_results) == 1 and game.hand_results[0].ended_by is EndReason.STOP
     assert game.hand_number == 1
+
+
+@pytest.mark.parametrize("kind_of_game", [StopTheBus, BastardBrag], ids=lambda value: value.name)
+def test_a_hand_that_ends_as_its_last_player_forfeits_leaves_nobody_on_turn_when_no_deck_follows(
+    kind_of_game: type[Game],
+) -> None:
+    """The table a hand ended on (a replay shows it, dealing no further) is whole: nobody is on turn."""
+    game = kind_of_game(3, seed=4, decks=[seeded_deck(4, 1)])
+    while game.phase is not Phase.FINAL:
+        legal = game.legal_actions()
+        ending = [action for action in legal if action.kind in (ActionKind.STOP, ActionKind.KNOCK)]
+        game.apply(ending[0] if ending else legal[0])
+    while game.final_queue:
+        game.apply(game.legal_actions()[0])
+    last = game.current_seat
+    assert last is not None and last != game.ender
+    with pytest.raises(DecksExhaustedError):
+        game.forfeit(last)  # its final turn was the hand's last: the showdown, then no deck for hand 2
+    assert len(game.hand_results) == 1 and game.current_seat is None
+    views = [game.observation(seat) for seat in range(3)]  # the forfeited seat, on turn with no cards, raised
+    assert all(view.legal_actions == () for view in views)
 
 
 def test_two_fixed_decks_serve_exactly_two_hands() -> None:

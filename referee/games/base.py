@@ -601,6 +601,7 @@ class Game(ABC):
             self.events.append(Event(EventKind.GAME_OVER, self.hand_number, winner))
             return
         self.dealer = self._next_dealer()
+        self.current_seat = None  # nobody is on turn between hands (nor after them, should no deck follow)
         self._start_hand()
 
     # ----- per game -----------------------------------------------------------

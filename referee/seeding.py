@@ -24,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import operator
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
 
 _PREFIX = "brag-referee:"
 _TWO_64 = 1 << 64
@@ -66,11 +67,17 @@ class SeedStream:
         pending = self._pending
         numbers = pending[::-1][:count]
         del pending[len(pending) - len(numbers) :]
-        key, block = self._key, self._block
-        while len(numbers) < count:
-            numbers += struct.unpack(">4Q", hashlib.sha256(key + block.to_bytes(8, "big")).digest())
-            block += 1
-        self._block = block
+        if len(numbers) < count:
+            # The blocks still needed, hashed one after another and read in one go: a shuffle needs 13.
+            key, block = self._key, self._block
+            blocks = (count - len(numbers) + 3) // 4
+            if block + blocks <= len(_COUNTERS):
+                counters = _COUNTERS[block : block + blocks]
+            else:
+                counters = tuple(number.to_bytes(8, "big") for number in range(block, block + blocks))
+            digests = b"".join([_sha256(key + counter).digest() for counter in counters])
+            numbers += _unpacker(blocks)(digests)
+            self._block = block + blocks
         if len(numbers) > count:  # keep the rest of the last block for later, in the order next_u64 pops them
             self._pending = numbers[count:][::-1]
             del numbers[count:]
@@ -78,9 +85,13 @@ class SeedStream:
 
     def randbelow_each(self, bounds: Iterable[int]) -> list[int]:
         """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
-        bounds = list(bounds)
+        if isinstance(bounds, range) and bounds:  # a shuffle's: its least and greatest bound are its two ends
+            low, high = sorted((bounds[0], bounds[-1]))
+        else:
+            bounds = list(bounds)
+            low, high = (min(bounds), max(bounds)) if bounds else (1, 1)
         numbers = self.take(len(bounds))  # what they take when no number is thrown away, nearly always
-        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and min(bounds) > 0 and max(bounds) <= _SMALL_BOUND:
+        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and low > 0 and high <= _SMALL_BOUND:
             return list(map(operator.mod, numbers, bounds))
         position = 0
         results = []
@@ -106,6 +117,16 @@ class SeedStream:
                 return x % n
 
 
+_sha256 = hashlib.sha256
+_COUNTERS = tuple(number.to_bytes(8, "big") for number in range(64))  # the first blocks' numbers, as hashed
+
+
+@cache
+def _unpacker(blocks: int) -> Callable[[bytes], tuple[int, ...]]:
+    """Read the 64-bit numbers of ``blocks`` digests laid end to end, in order (four to a block, big-endian)."""
+    return struct.Struct(f">{4 * blocks}Q").unpack
+
+
 def _limit(n: int) -> int:
     """The numbers ``randbelow(n)`` keeps are those below this."""
     if not 0 < n <= _TWO_64:
@@ -121,7 +142,7 @@ _KEPT_BY_SMALL_BOUNDS = _TWO_64 - _SMALL_BOUND
 
 def derive_key(seed: int | str, *labels: int | str) -> bytes:
     """Return the 32-byte key of the stream named by ``seed`` and ``labels``."""
-    text = _PREFIX + ":".join(str(part) for part in (seed, *labels))
+    text = _PREFIX + ":".join(map(str, (seed, *labels)))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 

@@ -89,6 +89,12 @@ def hand_rank(cards: Sequence[Card]) -> HandRank:
     return _rank_sorted(a, b, c)
 
 
+def rank_held(cards: Sequence[Card]) -> HandRank:
+    """Rank a hand the engine holds (three distinct cards of the deck), as :func:`hand_rank` does, unchecked."""
+    a, b, c = sorted(cards, reverse=True)
+    return _rank_sorted(a, b, c)
+
+
 @cache
 def _rank_sorted(a: Card, b: Card, c: Card) -> HandRank:
     """Rank three distinct cards given in descending order (rank, then suit)."""

@@ -27,6 +27,7 @@ from referee.games.base import (
     Phase,
     action,
 )
+from referee.games.records import made
 
 FACE_UP_SLOT = 2
 # Each card's legal exchanges, in the legal order: one per slot, then all three with this card face up.
@@ -36,7 +37,7 @@ _EXCHANGES = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # no __slots__, as Observation (see records.made)
 class BastardBragObservation(Observation):
     """A seat's view in Bastard Brag: the common view plus the centre as this seat knows it.
 
@@ -203,4 +204,5 @@ class BastardBrag(Game):
         )
 
     def _observe(self, seat: int, common: dict[str, Any]) -> BastardBragObservation:
-        return BastardBragObservation(**common, centre=self.table_view(seat))
+        common["centre"] = self.table_view(seat)
+        return made(BastardBragObservation, common)

@@ -64,24 +64,39 @@ class SeedStream:
 
     def take(self, count: int) -> list[int]:
         """Return the next ``count`` numbers of the stream, as ``count`` calls of :meth:`next_u64` would."""
+        return self._take(count)[0]
+
+    def _take(self, count: int) -> tuple[list[int], bool]:
+        """Return :meth:`take`'s numbers, and ``False`` if none of them (nor any kept for later) is
+        ``2**64 - 64`` or more, ``True`` if one may be (rarely, and then :meth:`randbelow_each` checks each)."""
         pending = self._pending
         numbers = pending[::-1][:count]
         del pending[len(pending) - len(numbers) :]
+        maybe_high = bool(numbers) and max(numbers) >= _KEPT_BY_SMALL_BOUNDS
         if len(numbers) < count:
-            # The blocks still needed, hashed one after another and read in one go: a shuffle needs 13.
+            # The blocks still needed, hashed one after another (each a copy of the key's hash given its
+            # counter) and read in one go: a shuffle needs 13.
             key, block = self._key, self._block
             blocks = (count - len(numbers) + 3) // 4
             if block + blocks <= len(_COUNTERS):
                 counters = _COUNTERS[block : block + blocks]
             else:
                 counters = tuple(number.to_bytes(8, "big") for number in range(block, block + blocks))
-            digests = b"".join([_sha256(key + counter).digest() for counter in counters])
-            numbers += _unpacker(blocks)(digests)
+            keyed = _sha256(key)
+            digests = []
+            for counter in counters:
+                block_hash = keyed.copy()
+                block_hash.update(counter)
+                digests.append(block_hash.digest())
+            data = b"".join(digests)
+            # A number of 2**64 - 64 or more begins with seven 0xff bytes: where no seven lie in a row, none is.
+            maybe_high = maybe_high or _SEVEN_FF in data
+            numbers += _unpacker(blocks)(data)
             self._block = block + blocks
         if len(numbers) > count:  # keep the rest of the last block for later, in the order next_u64 pops them
             self._pending = numbers[count:][::-1]
             del numbers[count:]
-        return numbers
+        return numbers, maybe_high
 
     def randbelow_each(self, bounds: Iterable[int]) -> list[int]:
         """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
@@ -90,8 +105,8 @@ class SeedStream:
         else:
             bounds = list(bounds)
             low, high = (min(bounds), max(bounds)) if bounds else (1, 1)
-        numbers = self.take(len(bounds))  # what they take when no number is thrown away, nearly always
-        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and low > 0 and high <= _SMALL_BOUND:
+        numbers, maybe_high = self._take(len(bounds))  # what they take when no number is thrown away, nearly always
+        if numbers and not maybe_high and low > 0 and high <= _SMALL_BOUND:
             return list(map(operator.mod, numbers, bounds))
         position = 0
         results = []
@@ -118,6 +133,7 @@ class SeedStream:
 
 
 _sha256 = hashlib.sha256
+_SEVEN_FF = b"\xff" * 7
 _COUNTERS = tuple(number.to_bytes(8, "big") for number in range(64))  # the first blocks' numbers, as hashed
 
 

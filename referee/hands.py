@@ -91,8 +91,10 @@ def hand_rank(cards: Sequence[Card]) -> HandRank:
 
 def rank_held(cards: Sequence[Card]) -> HandRank:
     """Rank a hand the engine holds (three distinct cards of the deck), as :func:`hand_rank` does, unchecked."""
-    a, b, c = sorted(cards, reverse=True)
-    return _rank_sorted(a, b, c)
+    low, middle, high = cards
+    if not low < middle < high:  # the engine keeps its hands in card order: sorted already, nearly always
+        high, middle, low = sorted(cards, reverse=True)
+    return _rank_sorted(high, middle, low)
 
 
 @cache

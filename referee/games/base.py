@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from typing import Any, ClassVar, Self
 
 from referee.cards import Card, shuffled_deck
@@ -107,6 +108,13 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
             raise GameArgumentError(f"{source}: card {card} appears more than once (again at position {position})")
         seen.add(card)
     return cards
+
+
+@cache
+def _turn_order(num_players: int, seat: int, in_hand: tuple[bool, ...]) -> tuple[int, ...]:
+    """The seats in the hand (``in_hand``) in turn order from ``seat``'s left, ``seat`` left out (a pure function,
+    its answers kept: every deal, stop and knock asks it, and a table has few states)."""
+    return tuple(other % num_players for other in range(seat + 1, seat + num_players) if in_hand[other % num_players])
 
 
 def seeded_deck(seed: int, hand_number: int) -> list[Card]:
@@ -209,6 +217,7 @@ class Game(ABC):
         self._hand_event_start = 0
         self._eliminated_this_hand: list[int] = []
         self._legal: tuple[Action, ...] | None = None
+        self._view: dict[str, Any] | None = None  # see _public_view
         self._next_deck: tuple[int, list[Card]] | None = None  # deal_ahead's shuffle: (hand number, deck)
         self._start_hand()
 
@@ -285,34 +294,44 @@ class Game(ABC):
         if seat.__class__ is not int or not 0 <= seat < self.num_players:
             self._check_seat(seat, "observation(seat)")
         current = self.current_seat
-        if seat != current:
-            legal: tuple[Action, ...] = ()
-        else:
-            legal = self._legal or self.legal_actions()
-        # The fields of every game's observation: the public state, and the seat's own hand and legal actions.
+        view = (self._view or self._public_view()).copy()
+        # The fields that change from decision to decision: the seat's own hand and legal actions, the turn.
         # Each is a tuple or a value nothing changes, so that the observation stays as it was made.
-        return self._observe(
-            seat,
-            {
-                "game": self.name,
-                "seat": seat,
-                "num_players": self.num_players,
-                "hand_number": self.hand_number,
-                "dealer": self.dealer,
-                "phase": self.phase,
-                "current_seat": current,
-                "hand": tuple(self.hands[seat]),
-                "lives": tuple(self.lives),
-                "floating": tuple(self.floating),
-                "in_game": tuple(self.in_game),
-                "in_hand": tuple(self.in_hand),
-                "ender": self.ender,
-                "turns_this_hand": self.turns_this_hand,
-                "turn_limit": self.turn_limit,
-                "hand_events": tuple(self.events[self._hand_event_start :]),
-                "legal_actions": legal,
-            },
-        )
+        view["seat"] = seat
+        view["phase"] = self.phase
+        view["current_seat"] = current
+        view["hand"] = tuple(self.hands[seat])
+        view["ender"] = self.ender
+        view["turns_this_hand"] = self.turns_this_hand
+        view["hand_events"] = tuple(self.events[self._hand_event_start :])
+        view["legal_actions"] = (self._legal or self.legal_actions()) if seat == current else ()
+        return self._observe(seat, view)
+
+    def _public_view(self) -> dict[str, Any]:
+        """Make (and keep, as ``_view``) what every seat's observation shows that changes only when a hand
+        starts, at a showdown or at a forfeit, where it is forgotten: every observation copies it and fills in
+        the rest (its keys are all the fields', so that the copy has room for them)."""
+        view = self._view = {
+            "game": self.name,
+            "seat": None,
+            "num_players": self.num_players,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "phase": None,
+            "current_seat": None,
+            "hand": (),
+            "lives": tuple(self.lives),
+            "floating": tuple(self.floating),
+            "in_game": tuple(self.in_game),
+            "in_hand": tuple(self.in_hand),
+            "ender": None,
+            "turns_this_hand": 0,
+            "turn_limit": self.turn_limit,
+            "hand_events": (),
+            "legal_actions": (),
+            **dict.fromkeys(self._table_fields),
+        }
+        return view
 
     def _check_seat(self, seat: object, where: str) -> None:
         require_int(where, seat, f"a seat 0..{self.num_players - 1}")
@@ -349,7 +368,7 @@ class Game(ABC):
             raise GameOverError(f"the game is over; seat {seat} cannot forfeit")
         if not self.in_game[seat]:
             raise GameArgumentError(f"forfeit(seat): seat {seat} is not in the game and cannot forfeit")
-        self._legal = None
+        self._legal = self._view = None
         self.in_game[seat] = False
         self.in_hand[seat] = False
         self.forfeited.append(seat)
@@ -389,8 +408,7 @@ class Game(ABC):
 
     def _seats_from_left_of(self, seat: int) -> list[int]:
         """Seats in the hand, in turn order from ``seat``'s left, ``seat`` excluded."""
-        n, in_hand = self.num_players, self.in_hand
-        return [other % n for other in range(seat + 1, seat + n) if in_hand[other % n]]
+        return list(_turn_order(self.num_players, seat, tuple(self.in_hand)))
 
     def _deck_for(self, hand_number: int) -> list[Card]:
         """Return the deck of hand ``hand_number`` (given by ``decks``, or seeded), checked for the deal."""
@@ -441,6 +459,7 @@ class Game(ABC):
         self._hand_event_start = len(self.events)
         self._eliminated_this_hand = []
         self.in_hand = list(self.in_game)
+        self._view = None
         self.phase = _NORMAL
         self.ender = None
         self.final_queue = []
@@ -454,8 +473,10 @@ class Game(ABC):
 
         If ``to_centre`` is given, it receives a card at the end of each round.
         """
-        n, dealer, in_hand = self.num_players, self.dealer, self.in_hand
-        order = [seat % n for seat in range(dealer + 1, dealer + n + 1) if in_hand[seat % n]]  # the dealer last
+        dealer, in_hand = self.dealer, self.in_hand
+        order = _turn_order(self.num_players, dealer, tuple(in_hand))
+        if in_hand[dealer]:
+            order += (dealer,)  # the dealer last
         hands = self.hands
         for seat in range(self.num_players):
             hands[seat] = []
@@ -515,6 +536,7 @@ class Game(ABC):
         ranks = {seat: rank_held(hands[seat]) for seat in range(self.num_players) if in_hand[seat]}
         loser = min(ranks, key=ranks.__getitem__)
         self.events.append(_new_tuple(Event, (_SHOWDOWN, self.hand_number, loser, None, None, None, None)))
+        self._view = None
         if self._lose_life(loser):
             self.in_game[loser] = False
             self.eliminations.append(loser)
@@ -556,6 +578,7 @@ class Game(ABC):
     # ----- per game -----------------------------------------------------------
 
     _final_reason: ClassVar[EndReason]
+    _table_fields: ClassVar[tuple[str, ...]] = ()  # the fields _observe adds to an observation (see _public_view)
 
     @classmethod
     @abstractmethod

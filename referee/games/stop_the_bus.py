@@ -14,6 +14,7 @@ and drawn from index 0.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import MutableSequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Self
@@ -45,6 +46,7 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 _NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
 _FINAL_TURN_NO_DISCARD = (DRAW, PASS)
 _DISCARD = {card: action(ActionKind.DISCARD, card) for card in DECK}
+_discard_of = _DISCARD.__getitem__
 # Enum members read on every decision, as globals (a member read through its class costs about 0.1 us).
 _FINAL = Phase.FINAL
 _DISCARD_KIND, _DRAW_KIND, _TAKE_KIND, _STOP_KIND = (
@@ -84,6 +86,7 @@ class StopTheBus(Game):
     min_players = 2
     max_players = 9
     _final_reason = EndReason.STOP
+    _table_fields = ("discard_top", "stock_count", "discard_count", "drawn_card", "took_discard")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # The engine's working piles; read them with stock_top_first() and discard_pile_top_first().
@@ -200,8 +203,8 @@ class StopTheBus(Game):
         hand = self.hands[seat]
         if pending[0] is TAKE:
             taken = pending[1]
-            return tuple(_DISCARD[card] for card in hand if card != taken)
-        return tuple(map(_DISCARD.__getitem__, hand))
+            return tuple([_DISCARD[card] for card in hand if card != taken])
+        return tuple(map(_discard_of, hand))
 
     def why_illegal(self, act: Action) -> str:
         kind = act.kind
@@ -251,16 +254,12 @@ class StopTheBus(Game):
             self._end_turn(seat)
         elif kind is _DRAW_KIND:
             card = self.stock.pop()
-            hand = self.hands[seat]
-            hand.append(card)
-            hand.sort()
+            insort(self.hands[seat], card)  # a hand is kept in card order
             self.pending = (DRAW, card)
             self.events.append(_new_tuple(Event, (_DRAW_EVENT, self.hand_number, seat, None, None, None, None)))
         elif kind is _TAKE_KIND:
             card = self.discard_pile.pop()
-            hand = self.hands[seat]
-            hand.append(card)
-            hand.sort()
+            insort(self.hands[seat], card)
             self.pending = (TAKE, card)
             self.events.append(_new_tuple(Event, (_TAKE_EVENT, self.hand_number, seat, card, None, None, None)))
         elif kind is _STOP_KIND:
@@ -523,5 +522,5 @@ def _sample_state(cls: type[StopTheBus], observation: Observation, rng: RandomSo
             game.pending = (DRAW, first_of[current, walk.drawn_class[current]])
     game._recycle_stream = None
     game._next_deck = None
-    game._legal = None
+    game._legal = game._view = None
     return game

@@ -89,6 +89,14 @@ def hand_rank(cards: Sequence[Card]) -> HandRank:
     return _rank_sorted(a, b, c)
 
 
+def rank_held(cards: Sequence[Card]) -> HandRank:
+    """Rank a hand the engine holds (three distinct cards of the deck), as :func:`hand_rank` does, unchecked."""
+    low, middle, high = cards
+    if not low < middle < high:  # the engine keeps its hands in card order: sorted already, nearly always
+        high, middle, low = sorted(cards, reverse=True)
+    return _rank_sorted(high, middle, low)
+
+
 @cache
 def _rank_sorted(a: Card, b: Card, c: Card) -> HandRank:
     """Rank three distinct cards given in descending order (rank, then suit)."""

@@ -24,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import operator
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
 
 _PREFIX = "brag-referee:"
 _TWO_64 = 1 << 64
@@ -63,24 +64,49 @@ class SeedStream:
 
     def take(self, count: int) -> list[int]:
         """Return the next ``count`` numbers of the stream, as ``count`` calls of :meth:`next_u64` would."""
+        return self._take(count)[0]
+
+    def _take(self, count: int) -> tuple[list[int], bool]:
+        """Return :meth:`take`'s numbers, and ``False`` if none of them (nor any kept for later) is
+        ``2**64 - 64`` or more, ``True`` if one may be (rarely, and then :meth:`randbelow_each` checks each)."""
         pending = self._pending
         numbers = pending[::-1][:count]
         del pending[len(pending) - len(numbers) :]
-        key, block = self._key, self._block
-        while len(numbers) < count:
-            numbers += struct.unpack(">4Q", hashlib.sha256(key + block.to_bytes(8, "big")).digest())
-            block += 1
-        self._block = block
+        maybe_high = bool(numbers) and max(numbers) >= _KEPT_BY_SMALL_BOUNDS
+        if len(numbers) < count:
+            # The blocks still needed, hashed one after another (each a copy of the key's hash given its
+            # counter) and read in one go: a shuffle needs 13.
+            key, block = self._key, self._block
+            blocks = (count - len(numbers) + 3) // 4
+            if block + blocks <= len(_COUNTERS):
+                counters = _COUNTERS[block : block + blocks]
+            else:
+                counters = tuple(number.to_bytes(8, "big") for number in range(block, block + blocks))
+            keyed = _sha256(key)
+            digests = []
+            for counter in counters:
+                block_hash = keyed.copy()
+                block_hash.update(counter)
+                digests.append(block_hash.digest())
+            data = b"".join(digests)
+            # A number of 2**64 - 64 or more begins with seven 0xff bytes: where no seven lie in a row, none is.
+            maybe_high = maybe_high or _SEVEN_FF in data
+            numbers += _unpacker(blocks)(data)
+            self._block = block + blocks
         if len(numbers) > count:  # keep the rest of the last block for later, in the order next_u64 pops them
             self._pending = numbers[count:][::-1]
             del numbers[count:]
-        return numbers
+        return numbers, maybe_high
 
     def randbelow_each(self, bounds: Iterable[int]) -> list[int]:
         """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
-        bounds = list(bounds)
-        numbers = self.take(len(bounds))  # what they take when no number is thrown away, nearly always
-        if numbers and max(numbers) < _KEPT_BY_SMALL_BOUNDS and min(bounds) > 0 and max(bounds) <= _SMALL_BOUND:
+        if isinstance(bounds, range) and bounds:  # a shuffle's: its least and greatest bound are its two ends
+            low, high = sorted((bounds[0], bounds[-1]))
+        else:
+            bounds = list(bounds)
+            low, high = (min(bounds), max(bounds)) if bounds else (1, 1)
+        numbers, maybe_high = self._take(len(bounds))  # what they take when no number is thrown away, nearly always
+        if numbers and not maybe_high and low > 0 and high <= _SMALL_BOUND:
             return list(map(operator.mod, numbers, bounds))
         position = 0
         results = []
@@ -106,6 +132,17 @@ class SeedStream:
                 return x % n
 
 
+_sha256 = hashlib.sha256
+_SEVEN_FF = b"\xff" * 7
+_COUNTERS = tuple(number.to_bytes(8, "big") for number in range(64))  # the first blocks' numbers, as hashed
+
+
+@cache
+def _unpacker(blocks: int) -> Callable[[bytes], tuple[int, ...]]:
+    """Read the 64-bit numbers of ``blocks`` digests laid end to end, in order (four to a block, big-endian)."""
+    return struct.Struct(f">{4 * blocks}Q").unpack
+
+
 def _limit(n: int) -> int:
     """The numbers ``randbelow(n)`` keeps are those below this."""
     if not 0 < n <= _TWO_64:
@@ -121,7 +158,7 @@ _KEPT_BY_SMALL_BOUNDS = _TWO_64 - _SMALL_BOUND
 
 def derive_key(seed: int | str, *labels: int | str) -> bytes:
     """Return the 32-byte key of the stream named by ``seed`` and ``labels``."""
-    text = _PREFIX + ":".join(str(part) for part in (seed, *labels))
+    text = _PREFIX + ":".join(map(str, (seed, *labels)))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 

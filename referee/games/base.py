@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
+from functools import cache
 from typing import Any, ClassVar, Protocol, Self
 
 from referee.cards import DECK, Card, shuffled_deck
@@ -49,8 +50,8 @@ from referee.games.actions import (
     check_action_form,
     require_int,
 )
-from referee.games.records import EndReason, Event, EventKind, GameResult, HandResult, Observation, Phase
-from referee.hands import HandRank, hand_rank
+from referee.games.records import EndReason, Event, EventKind, GameResult, HandResult, Observation, Phase, made
+from referee.hands import HandRank, rank_held
 from referee.seeding import SeedStream
 
 # Actions and records are re-exported: ``from referee.games.base import Action`` keeps working.
@@ -82,6 +83,11 @@ __all__ = [
 DEFAULT_TURN_LIMIT = 200
 STARTING_LIVES = 3
 
+# The phases, read on every decision: a member read through its enum class costs about 0.1 us, a global far less.
+_NORMAL, _FINAL, _OVER = Phase.NORMAL, Phase.FINAL, Phase.OVER
+_SHOWDOWN = EventKind.SHOWDOWN
+_new_tuple = tuple.__new__  # _new_tuple(Event, all seven fields) is Event(...) without its keyword defaults' cost
+
 
 def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
     """Return ``deck`` as a tuple after checking it holds distinct cards of the deck; else raise."""
@@ -103,6 +109,13 @@ def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
             raise GameArgumentError(f"{source}: card {card} appears more than once (again at position {position})")
         seen.add(card)
     return cards
+
+
+@cache
+def _turn_order(num_players: int, seat: int, in_hand: tuple[bool, ...]) -> tuple[int, ...]:
+    """The seats in the hand (``in_hand``) in turn order from ``seat``'s left, ``seat`` left out (a pure function,
+    its answers kept: every deal, stop and knock asks it, and a table has few states)."""
+    return tuple(other % num_players for other in range(seat + 1, seat + num_players) if in_hand[other % num_players])
 
 
 def seeded_deck(seed: int, hand_number: int) -> list[Card]:
@@ -219,6 +232,7 @@ class Game(ABC):
         self._hand_event_start = 0
         self._eliminated_this_hand: list[int] = []
         self._legal: tuple[Action, ...] | None = None
+        self._view: dict[str, Any] | None = None  # see _public_view
         self._next_deck: tuple[int, list[Card]] | None = None  # deal_ahead's shuffle: (hand number, deck)
         self._start_hand()
 
@@ -226,7 +240,7 @@ class Game(ABC):
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def seats_in_game(self) -> list[int]:
@@ -241,7 +255,7 @@ class Game(ABC):
         """Return the legal actions of the current seat, in a stable order."""
         legal = self._legal
         if legal is None:
-            if self.phase is Phase.OVER:
+            if self.phase is _OVER:
                 return ()
             legal = self._legal = self._compute_legal()
         return legal
@@ -271,7 +285,10 @@ class Game(ABC):
 
     def apply(self, action: Action) -> None:
         """Play ``action`` for the current seat, after checking it is legal (see :meth:`check_action`)."""
-        if id(action) not in SHARED_ACTION_IDS or self.phase is Phase.OVER or action not in self.legal_actions():
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()  # none once the game is over
+        if id(action) not in SHARED_ACTION_IDS or action not in legal:
             self.check_action(action)
         self._legal = None
         self._apply(action)
@@ -289,35 +306,52 @@ class Game(ABC):
 
     def observation(self, seat: int) -> Observation:
         """Return exactly what ``seat`` may know now (the one place that builds a seat's view)."""
-        self._check_seat(seat, "observation(seat)")
-        return self._observe(seat, self._common_view(seat))
+        if seat.__class__ is not int or not 0 <= seat < self.num_players:
+            self._check_seat(seat, "observation(seat)")
+        current = self.current_seat
+        view = (self._view or self._public_view()).copy()
+        # The fields that change from decision to decision: the seat's own hand and legal actions, the turn.
+        # Each is a tuple or a value nothing changes, so that the observation stays as it was made.
+        view["seat"] = seat
+        view["phase"] = self.phase
+        view["current_seat"] = current
+        view["hand"] = tuple(self.hands[seat])
+        view["ender"] = self.ender
+        view["turns_this_hand"] = self.turns_this_hand
+        view["hand_events"] = tuple(self.events[self._hand_event_start :])
+        view["legal_actions"] = (self._legal or self.legal_actions()) if seat == current else ()
+        return self._observe(seat, view)
+
+    def _public_view(self) -> dict[str, Any]:
+        """Make (and keep, as ``_view``) what every seat's observation shows that changes only when a hand
+        starts, at a showdown or at a forfeit, where it is forgotten: every observation copies it and fills in
+        the rest (its keys are all the fields', so that the copy has room for them)."""
+        view = self._view = {
+            "game": self.name,
+            "seat": None,
+            "num_players": self.num_players,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "phase": None,
+            "current_seat": None,
+            "hand": (),
+            "lives": tuple(self.lives),
+            "floating": tuple(self.floating),
+            "in_game": tuple(self.in_game),
+            "in_hand": tuple(self.in_hand),
+            "ender": None,
+            "turns_this_hand": 0,
+            "turn_limit": self.turn_limit,
+            "hand_events": (),
+            "legal_actions": (),
+            **dict.fromkeys(self._table_fields),
+        }
+        return view
 
     def _check_seat(self, seat: object, where: str) -> None:
         require_int(where, seat, f"a seat 0..{self.num_players - 1}")
         if not 0 <= seat < self.num_players:  # type: ignore[operator]
             raise GameArgumentError(f"{where}: seat must be 0..{self.num_players - 1}, got {seat}")
-
-    def _common_view(self, seat: int) -> dict[str, Any]:
-        """The fields of every game's observation: the public state, and the seat's own hand and legal actions."""
-        return {
-            "game": self.name,
-            "seat": seat,
-            "num_players": self.num_players,
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "phase": self.phase,
-            "current_seat": self.current_seat,
-            "hand": tuple(self.hands[seat]),
-            "lives": tuple(self.lives),
-            "floating": tuple(self.floating),
-            "in_game": tuple(self.in_game),
-            "in_hand": tuple(self.in_hand),
-            "ender": self.ender,
-            "turns_this_hand": self.turns_this_hand,
-            "turn_limit": self.turn_limit,
-            "hand_events": self.hand_events,
-            "legal_actions": self.legal_actions() if seat == self.current_seat else (),
-        }
 
     def clone(self) -> Self:
         """Return an independent copy of the game: what is played on either leaves the other as it was.
@@ -389,7 +423,7 @@ class Game(ABC):
             order = game._seats_from_left_of(observation.ender)
             game.final_queue = order[order.index(observation.current_seat) + 1 :]
         game._next_deck = None
-        game._legal = None
+        game._legal = game._view = None  # nothing of the deal it was built with is kept
         return game
 
     # ----- forfeit ----------------------------------------------------------
@@ -406,7 +440,7 @@ class Game(ABC):
             raise GameOverError(f"the game is over; seat {seat} cannot forfeit")
         if not self.in_game[seat]:
             raise GameArgumentError(f"forfeit(seat): seat {seat} is not in the game and cannot forfeit")
-        self._legal = None
+        self._legal = self._view = None
         self.in_game[seat] = False
         self.in_hand[seat] = False
         self.forfeited.append(seat)
@@ -435,18 +469,18 @@ class Game(ABC):
 
     def _next_in_hand(self, seat: int) -> int:
         """Return the next seat on ``seat``'s left that is in the current hand."""
-        n = self.num_players
-        in_hand = self.in_hand
-        for step in range(1, n + 1):
-            candidate = (seat + step) % n
-            if in_hand[candidate]:
-                return candidate
+        n, in_hand = self.num_players, self.in_hand
+        following = seat + 1
+        if following < n and in_hand[following]:  # the common case, at once
+            return following
+        for candidate in range(following, seat + n + 1):
+            if in_hand[candidate % n]:
+                return candidate % n
         raise AssertionError("no seat is in the hand")
 
     def _seats_from_left_of(self, seat: int) -> list[int]:
         """Seats in the hand, in turn order from ``seat``'s left, ``seat`` excluded."""
-        n = self.num_players
-        return [(seat + step) % n for step in range(1, n) if self.in_hand[(seat + step) % n]]
+        return list(_turn_order(self.num_players, seat, tuple(self.in_hand)))
 
     def _deck_for(self, hand_number: int) -> list[Card]:
         """Return the deck of hand ``hand_number`` (given by ``decks``, or seeded), checked for the deal."""
@@ -497,7 +531,8 @@ class Game(ABC):
         self._hand_event_start = len(self.events)
         self._eliminated_this_hand = []
         self.in_hand = list(self.in_game)
-        self.phase = Phase.NORMAL
+        self._view = None
+        self.phase = _NORMAL
         self.ender = None
         self.final_queue = []
         self.turns_this_hand = 0
@@ -510,22 +545,23 @@ class Game(ABC):
 
         If ``to_centre`` is given, it receives a card at the end of each round.
         """
-        order = self._seats_from_left_of(self.dealer)
-        if self.in_hand[self.dealer]:
-            order.append(self.dealer)
+        dealer, in_hand = self.dealer, self.in_hand
+        order = _turn_order(self.num_players, dealer, tuple(in_hand))
+        if in_hand[dealer]:
+            order += (dealer,)  # the dealer last
+        hands = self.hands
         for seat in range(self.num_players):
-            self.hands[seat] = []
-        position = 0
-        for _ in range(3):
-            for seat in order:
-                self.hands[seat].append(deck[position])
-                position += 1
-            if to_centre is not None:
-                to_centre.append(deck[position])
-                position += 1
-        for seat in order:
-            self.hands[seat].sort()
-        return position
+            hands[seat] = []
+        # A round deals one card to each seat in order (and one to the centre): the cards of the seat
+        # dealt k-th in a round lie at k, k + round and k + 2 * round of the deck.
+        round_size = len(order) + (to_centre is not None)
+        for position, seat in enumerate(order):
+            hand = deck[position : position + 2 * round_size + 1 : round_size]
+            hand.sort()
+            hands[seat] = hand
+        if to_centre is not None:
+            to_centre += deck[round_size - 1 : 3 * round_size : round_size]
+        return 3 * round_size
 
     def _end_turn(self, seat: int) -> None:
         """Count a finished turn, then move play on, or end the hand at the turn limit.
@@ -538,16 +574,19 @@ class Game(ABC):
         ``turns_this_hand``, which may so pass ``turn_limit`` by up to the
         number of players less one. A forfeit is not a turn.
         """
-        self.turns_this_hand += 1
-        if self.phase is Phase.NORMAL and self.turns_this_hand >= self.turn_limit:
-            self.events.append(Event(EventKind.TURN_LIMIT, self.hand_number, count=self.turns_this_hand))
+        turns = self.turns_this_hand = self.turns_this_hand + 1
+        if self.phase is not _NORMAL:
+            self._advance(seat)
+        elif turns < self.turn_limit:
+            self.current_seat = self._next_in_hand(seat)
+            self._before_turn()
+        else:
+            self.events.append(Event(EventKind.TURN_LIMIT, self.hand_number, count=turns))
             self._showdown(EndReason.TURN_LIMIT)
-            return
-        self._advance(seat)
 
     def _advance(self, seat: int) -> None:
         """Give the turn to the next seat, or go to the showdown after the last final turn."""
-        if self.phase is Phase.FINAL:
+        if self.phase is _FINAL:
             if not self.final_queue:
                 self._showdown(self._final_reason)
                 return
@@ -561,14 +600,15 @@ class Game(ABC):
 
     def _begin_final_turns(self, ender: int) -> None:
         self.ender = ender
-        self.phase = Phase.FINAL
+        self.phase = _FINAL
         self.final_queue = self._seats_from_left_of(ender)
 
     def _showdown(self, reason: EndReason) -> None:
-        seats = [seat for seat in range(self.num_players) if self.in_hand[seat]]
-        ranks = {seat: hand_rank(self.hands[seat]) for seat in seats}
-        loser = min(seats, key=ranks.__getitem__)
-        self.events.append(Event(EventKind.SHOWDOWN, self.hand_number, loser))
+        hands, in_hand = self.hands, self.in_hand
+        ranks = {seat: rank_held(hands[seat]) for seat in range(self.num_players) if in_hand[seat]}
+        loser = min(ranks, key=ranks.__getitem__)
+        self.events.append(_new_tuple(Event, (_SHOWDOWN, self.hand_number, loser, None, None, None, None)))
+        self._view = None
         if self._lose_life(loser):
             self.in_game[loser] = False
             self.eliminations.append(loser)
@@ -578,24 +618,28 @@ class Game(ABC):
 
     def _finish_hand(self, reason: EndReason, loser: int | None, ranks: dict[int, HandRank] | None = None) -> None:
         ranks = ranks or {}
+        hands = self.hands
         self.hand_results.append(
-            HandResult(
-                hand_number=self.hand_number,
-                dealer=self.dealer,
-                ended_by=reason,
-                ender=self.ender,
-                turns=self.turns_this_hand,
-                hands={seat: tuple(self.hands[seat]) for seat in ranks},
-                ranks=ranks,
-                loser=loser,
-                lives_after=tuple(self.lives),
-                floating_after=tuple(self.floating),
-                eliminated=tuple(self._eliminated_this_hand),
+            made(
+                HandResult,
+                {
+                    "hand_number": self.hand_number,
+                    "dealer": self.dealer,
+                    "ended_by": reason,
+                    "ender": self.ender,
+                    "turns": self.turns_this_hand,
+                    "hands": {seat: tuple(hands[seat]) for seat in ranks},
+                    "ranks": ranks,
+                    "loser": loser,
+                    "lives_after": tuple(self.lives),
+                    "floating_after": tuple(self.floating),
+                    "eliminated": tuple(self._eliminated_this_hand),
+                },
             )
         )
         self._legal = None
         if sum(self.in_game) == 1:
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.current_seat = None
             winner = self.in_game.index(True)
             self.events.append(Event(EventKind.GAME_OVER, self.hand_number, winner))
@@ -607,6 +651,7 @@ class Game(ABC):
     # ----- per game -----------------------------------------------------------
 
     _final_reason: ClassVar[EndReason]
+    _table_fields: ClassVar[tuple[str, ...]] = ()  # the fields _observe adds to an observation (see _public_view)
 
     @classmethod
     @abstractmethod
@@ -648,7 +693,8 @@ class Game(ABC):
 
     @abstractmethod
     def _observe(self, seat: int, common: dict[str, Any]) -> Observation:
-        """Build the game's observation from the common fields and :meth:`table_view`."""
+        """Build the game's observation from the common fields (a new dict, which it may keep) and
+        :meth:`table_view`."""
 
     @abstractmethod
     def cards_in_play(self) -> int:

@@ -31,6 +31,7 @@ from referee.games.base import (
     action,
 )
 from referee.games.brag_sampling import CardInference, NoConfiguration
+from referee.games.records import made
 
 FACE_UP_SLOT = 2
 # from_observation's passes over the hand: another is made only where resampling dropped every agreeing configuration.
@@ -42,7 +43,7 @@ _EXCHANGES = {
 }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # no __slots__, as Observation (see records.made)
 class BastardBragObservation(Observation):
     """A seat's view in Bastard Brag: the common view plus the centre as this seat knows it.
 
@@ -290,4 +291,5 @@ class BastardBrag(Game):
         )
 
     def _observe(self, seat: int, common: dict[str, Any]) -> BastardBragObservation:
-        return BastardBragObservation(**common, centre=self.table_view(seat))
+        common["centre"] = self.table_view(seat)
+        return made(BastardBragObservation, common)

@@ -14,6 +14,7 @@ and drawn from index 0.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Self
@@ -36,6 +37,7 @@ from referee.games.base import (
     RandomSource,
     action,
 )
+from referee.games.records import made
 from referee.seeding import SeedStream
 
 _NORMAL_TURN = (DRAW, TAKE, STOP)
@@ -45,9 +47,21 @@ _FINAL_TURN = (DRAW, TAKE, PASS)
 _NORMAL_TURN_NO_DISCARD = (DRAW, STOP)
 _FINAL_TURN_NO_DISCARD = (DRAW, PASS)
 _DISCARD = {card: action(ActionKind.DISCARD, card) for card in DECK}
+_discard_of = _DISCARD.__getitem__
+# Enum members read on every decision, as globals (a member read through its class costs about 0.1 us).
+_FINAL = Phase.FINAL
+_DISCARD_KIND, _DRAW_KIND, _TAKE_KIND, _STOP_KIND = (
+    ActionKind.DISCARD,
+    ActionKind.DRAW,
+    ActionKind.TAKE,
+    ActionKind.STOP,
+)
+_DISCARD_EVENT, _DRAW_EVENT, _TAKE_EVENT = EventKind.DISCARD, EventKind.DRAW, EventKind.TAKE
+_STOP_EVENT, _PASS_EVENT, _DEAL_EVENT = EventKind.STOP, EventKind.PASS, EventKind.DEAL
+_new_tuple = tuple.__new__  # _new_tuple(Event, all seven fields) is Event(...) without its keyword defaults' cost
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # no __slots__, as Observation (see records.made)
 class StopTheBusObservation(Observation):
     """A seat's view in Stop the Bus: the common view plus the piles."""
 
@@ -65,6 +79,7 @@ class StopTheBus(Game):
     min_players = 2
     max_players = 9
     _final_reason = EndReason.STOP
+    _table_fields = ("discard_top", "stock_count", "discard_count", "drawn_card", "took_discard")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # The engine's working piles; read them with stock_top_first() and discard_pile_top_first().
@@ -146,11 +161,12 @@ class StopTheBus(Game):
     def _deal(self, deck: list[Card]) -> None:
         used = self._deal_rounds(deck, None)
         self.discard_pile = [deck[used]]
-        self.stock = deck[used + 1 :]
-        self.stock.reverse()
+        self.stock = deck[:used:-1]  # the rest of the deck, reversed: the next card is drawn from the end
         self.pending = None
         self._recycle_stream = None
-        self.events.append(Event(EventKind.DEAL, self.hand_number, self.dealer, deck[used]))
+        self.events.append(
+            _new_tuple(Event, (_DEAL_EVENT, self.hand_number, self.dealer, deck[used], None, None, None))
+        )
 
     def _start_hand(self) -> None:
         super()._start_hand()
@@ -179,15 +195,15 @@ class StopTheBus(Game):
         pending = self.pending
         if pending is None:
             if self.discard_pile:
-                return _FINAL_TURN if self.phase is Phase.FINAL else _NORMAL_TURN
-            return _FINAL_TURN_NO_DISCARD if self.phase is Phase.FINAL else _NORMAL_TURN_NO_DISCARD
+                return _FINAL_TURN if self.phase is _FINAL else _NORMAL_TURN
+            return _FINAL_TURN_NO_DISCARD if self.phase is _FINAL else _NORMAL_TURN_NO_DISCARD
         seat = self.current_seat
         assert seat is not None  # legal actions are asked only while the game is on
         hand = self.hands[seat]
         if pending[0] is TAKE:
             taken = pending[1]
-            return tuple(_DISCARD[card] for card in hand if card != taken)
-        return tuple(map(_DISCARD.__getitem__, hand))
+            return tuple([_DISCARD[card] for card in hand if card != taken])
+        return tuple(map(_discard_of, hand))
 
     def why_illegal(self, act: Action) -> str:
         kind = act.kind
@@ -227,33 +243,30 @@ class StopTheBus(Game):
         seat = self.current_seat
         assert seat is not None  # only a legal action is applied, so the game is on
         kind = act.kind
-        hand = self.hands[seat]
-        if kind is ActionKind.DISCARD:
+        if kind is _DISCARD_KIND:
             card = act.card
             assert card is not None  # a discard names its card
-            hand.remove(card)
+            self.hands[seat].remove(card)
             self.discard_pile.append(card)
             self.pending = None
-            self.events.append(Event(EventKind.DISCARD, self.hand_number, seat, card))
+            self.events.append(_new_tuple(Event, (_DISCARD_EVENT, self.hand_number, seat, card, None, None, None)))
             self._end_turn(seat)
-        elif kind is ActionKind.DRAW:
+        elif kind is _DRAW_KIND:
             card = self.stock.pop()
-            hand.append(card)
-            hand.sort()
+            insort(self.hands[seat], card)  # a hand is kept in card order
             self.pending = (DRAW, card)
-            self.events.append(Event(EventKind.DRAW, self.hand_number, seat))
-        elif kind is ActionKind.TAKE:
+            self.events.append(_new_tuple(Event, (_DRAW_EVENT, self.hand_number, seat, None, None, None, None)))
+        elif kind is _TAKE_KIND:
             card = self.discard_pile.pop()
-            hand.append(card)
-            hand.sort()
+            insort(self.hands[seat], card)
             self.pending = (TAKE, card)
-            self.events.append(Event(EventKind.TAKE, self.hand_number, seat, card))
-        elif kind is ActionKind.STOP:
-            self.events.append(Event(EventKind.STOP, self.hand_number, seat))
+            self.events.append(_new_tuple(Event, (_TAKE_EVENT, self.hand_number, seat, card, None, None, None)))
+        elif kind is _STOP_KIND:
+            self.events.append(_new_tuple(Event, (_STOP_EVENT, self.hand_number, seat, None, None, None, None)))
             self._begin_final_turns(seat)
             self._end_turn(seat)
         else:  # PASS
-            self.events.append(Event(EventKind.PASS, self.hand_number, seat))
+            self.events.append(_new_tuple(Event, (_PASS_EVENT, self.hand_number, seat, None, None, None, None)))
             self._end_turn(seat)
 
     def _release_cards(self, seat: int) -> list[Card]:
@@ -309,15 +322,14 @@ class StopTheBus(Game):
         )
 
     def _observe(self, seat: int, common: dict[str, Any]) -> StopTheBusObservation:
-        discard_top, stock_count, discard_count, drawn_card, took_discard = self.table_view(seat)
-        return StopTheBusObservation(
-            **common,
-            discard_top=discard_top,
-            stock_count=stock_count,
-            discard_count=discard_count,
-            drawn_card=drawn_card,
-            took_discard=took_discard,
-        )
+        (
+            common["discard_top"],
+            common["stock_count"],
+            common["discard_count"],
+            common["drawn_card"],
+            common["took_discard"],
+        ) = self.table_view(seat)
+        return made(StopTheBusObservation, common)
 
 
 # ----- a state sampled from an observation (StopTheBus.from_observation) -------------------------------------

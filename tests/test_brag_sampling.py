@@ -24,7 +24,7 @@ from referee.games import BastardBrag, StopTheBus, brag_sampling
 from referee.games.base import ActionKind, EventKind, Phase
 from referee.games.bastard_brag import BastardBragObservation
 
-from .test_search_api import chi_square_limit, random_step
+from .test_search_api import chi_square_limit, position, random_step
 
 
 def positions(count: int, seed: int, *, end_rate: float | None = None) -> Iterator[BastardBrag]:
@@ -170,24 +170,12 @@ def homogeneity_statistic(
     return statistic, (len(unseen) - 1) * (len(places) - 1)
 
 
-def position(players: int, seed: int, until: Callable[[BastardBrag], bool]) -> BastardBrag:
-    rng = random.Random(seed)
-    while True:
-        game = BastardBrag(players, seed=rng.getrandbits(32), turn_limit=10_000)
-        for _ in range(300):
-            if game.is_over or until(game):
-                break
-            random_step(game, rng, end_rate=0.01)
-        if not game.is_over and until(game):
-            return game
-
-
 def exchanges_all(game: BastardBrag) -> int:
     return sum(event.kind is EventKind.EXCHANGE_ALL for event in game.hand_events)
 
 
-MID_HAND = position(4, 1, lambda game: game.turns_this_hand >= 9 and exchanges_all(game) >= 1)
-FINAL_TURNS = position(6, 2, lambda game: game.phase is Phase.FINAL and 8 <= game.turns_this_hand <= 30)
+MID_HAND = position(4, 1, lambda game: game.turns_this_hand >= 9 and exchanges_all(game) >= 1, BastardBrag)
+FINAL_TURNS = position(6, 2, lambda game: game.phase is Phase.FINAL and 8 <= game.turns_this_hand <= 30, BastardBrag)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -234,10 +235,11 @@ def uniformity_statistic(
     return statistic, (len(unseen) - 1) * (len(sizes) - 1)
 
 
-def position(players: int, seed: int, until: Callable[[StopTheBus], bool]) -> StopTheBus:
+def position(players: int, seed: int, until: Callable[[Any], bool], game_class: type[Game] = StopTheBus) -> Any:
+    """A position of random play (seldom ending a hand) where ``until`` holds."""
     rng = random.Random(seed)
     while True:
-        game = StopTheBus(players, seed=rng.getrandbits(32), turn_limit=10_000)
+        game = game_class(players, seed=rng.getrandbits(32), turn_limit=10_000)
         for _ in range(400):
             if game.is_over or until(game):
                 break

@@ -380,6 +380,17 @@ class Game(ABC):
         """Endless states drawn as :meth:`from_observation` draws one, the observation read once, up front."""
 
     @classmethod
+    def _seats_dealt_in(cls, observation: Observation, kind: type[Observation]) -> list[bool]:
+        """Check that ``observation`` is a ``kind`` of a game still on; return the seats dealt into its hand
+        (those in it, and those that forfeited since)."""
+        if not isinstance(observation, kind):
+            raise GameArgumentError(f"from_observation: a {kind.__name__} is needed, got {type(observation).__name__}")
+        if observation.phase is Phase.OVER:
+            raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
+        forfeited_now = {event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT}
+        return [observation.in_hand[seat] or seat in forfeited_now for seat in range(observation.num_players)]
+
+    @classmethod
     def _from_public_record(cls, observation: Observation, rng: RandomSource, forfeits: list[int]) -> Self:
         """A game in the public state ``observation`` shows, for ``from_observation``: each game then places the cards.
 

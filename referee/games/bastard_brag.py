@@ -110,15 +110,9 @@ class BastardBrag(Game):
     def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[BastardBrag]:
         """Endless states drawn as :meth:`from_observation` draws one: the hand's record is followed once, up
         front (so a bad observation raises here), and each state after costs only its draw."""
-        if not isinstance(observation, BastardBragObservation):
-            raise GameArgumentError(
-                f"from_observation: a BastardBragObservation is needed, got {type(observation).__name__}"
-            )
-        if observation.phase is Phase.OVER:
-            raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
+        starting = cls._seats_dealt_in(observation, BastardBragObservation)
+        assert isinstance(observation, BastardBragObservation)  # checked just above
         seat, players = observation.seat, observation.num_players
-        forfeited_now = [event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT]
-        starting = [observation.in_hand[holder] or holder in forfeited_now for holder in range(players)]
         for attempt in range(1, _PASSES + 1):
             inference = CardInference(players, starting, rng)
             try:

@@ -422,15 +422,9 @@ def _inconsistent(problem: str) -> GameArgumentError:
 
 
 def _sampled_states(cls: type[StopTheBus], observation: Observation, rng: RandomSource) -> Iterator[StopTheBus]:
-    if not isinstance(observation, StopTheBusObservation):
-        raise GameArgumentError(
-            f"from_observation: a StopTheBusObservation is needed, got {type(observation).__name__}"
-        )
-    if observation.phase is Phase.OVER:
-        raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
+    starting = cls._seats_dealt_in(observation, StopTheBusObservation)
+    assert isinstance(observation, StopTheBusObservation)  # checked just above
     seat, players = observation.seat, observation.num_players
-    forfeited_now = [event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT]
-    starting = [observation.in_hand[holder] or holder in forfeited_now for holder in range(players)]
     walk = _Walk(players)
     forfeits = walk.play(observation.hand_events, starting)
 

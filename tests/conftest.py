@@ -55,6 +55,8 @@ LONGEST_FILES = (
     "test_sandbox.py",
     "test_go_bot.py",
     "test_information_hiding.py",
+    "test_brag_sampling.py",
+    "test_env.py",
     "test_env.py",
     "test_seasons.py",
     "test_duel.py",

@@ -1,7 +1,7 @@
 """``BastardBrag.from_observation``: a whole state drawn from what one seat knows.
 
 Every sampled state gives back the observation it came from and plays on, in
-over 2,000 seat views (every table size, final turns after a knock, after
+over 1,000 seat views (every table size, final turns after a knock, after
 exchange-alls and forfeits); the cards the seat never saw are alike (a
 chi-square test of homogeneity, which a sampler that favours a place fails);
 and where a seen card went is as likely as the rules and random play make it
@@ -66,7 +66,7 @@ def seen_cards(observation: BastardBragObservation) -> set[Card]:
 def test_every_sampled_state_gives_back_the_observation_and_plays_on() -> None:
     rng = random.Random(2026)
     seen = Counter[str]()
-    for game in positions(300, seed=3):
+    for game in positions(160, seed=3):
         for seat in range(game.num_players):
             observation = game.observation(seat)
             sampled = BastardBrag.from_observation(observation, rng)
@@ -90,8 +90,8 @@ def test_every_sampled_state_gives_back_the_observation_and_plays_on() -> None:
                     break
                 random_step(sampled, rng, end_rate=0.5)
             assert sampled.is_over
-    assert seen["positions"] > 2000
-    assert min(seen.values()) >= 30, seen
+    assert seen["positions"] > 1000
+    assert min(seen.values()) >= 15, seen
 
 
 def test_long_hands_of_many_hidden_exchanges_are_followed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -232,7 +232,7 @@ class Game(ABC):
         self._hand_event_start = 0
         self._eliminated_this_hand: list[int] = []
         self._legal: tuple[Action, ...] | None = None
-        self._view: dict[str, Any] | None = None  # see _public_view
+        self._view: dict[str, Any] | None = None  # see _public_view: replaced, never changed in place
         self._next_deck: tuple[int, list[Card]] | None = None  # deal_ahead's shuffle: (hand number, deck)
         self._start_hand()
 
@@ -550,6 +550,7 @@ class Game(ABC):
         self.out_of_play = []
         self._deal(deck)
         self.current_seat = self._next_in_hand(self.dealer)
+        self._before_turn()
 
     def _deal_rounds(self, deck: list[Card], to_centre: list[Card] | None) -> int:
         """Deal three rounds one card at a time from the dealer's left; return cards used.
@@ -607,7 +608,8 @@ class Game(ABC):
         self._before_turn()
 
     def _before_turn(self) -> None:
-        """Hook run at the start of every turn (Stop the Bus recycles an empty stock here)."""
+        """Hook run at the start of every turn, a hand's first included (Stop the Bus recycles an empty stock
+        here)."""
 
     def _begin_final_turns(self, ender: int) -> None:
         self.ender = ender

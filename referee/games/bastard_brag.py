@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import gt
 from typing import Any
 
 from referee.cards import DECK, Card, format_cards
@@ -41,6 +42,10 @@ _EXCHANGES = {
     card: (*(action(ActionKind.EXCHANGE, card, slot) for slot in CENTRE_SLOTS), action(ActionKind.EXCHANGE_ALL, card))
     for card in DECK
 }
+# Read on every decision, as globals (a member read through its enum class costs about 0.1 us).
+_NORMAL, _EXCHANGE, _EXCHANGE_ALL = Phase.NORMAL, ActionKind.EXCHANGE, ActionKind.EXCHANGE_ALL
+_EXCHANGE_EVENT, _EXCHANGE_ALL_EVENT = EventKind.EXCHANGE, EventKind.EXCHANGE_ALL
+_new_tuple = tuple.__new__  # _new_tuple(Event, all seven fields) is Event(...) without its keyword defaults' cost
 
 
 @dataclass(frozen=True, kw_only=True)  # no __slots__, as Observation (see records.made)
@@ -178,20 +183,20 @@ class BastardBrag(Game):
 
     def knock_allowed(self) -> bool:
         """Ruling: a knock is allowed once round one (everyone's first turn) is over."""
-        if self.phase is not Phase.NORMAL:
+        if self.phase is not _NORMAL:
             return False
-        has_had_turn = self.has_had_turn
-        in_hand = self.in_hand
-        return all(has_had_turn[seat] or not in_hand[seat] for seat in range(self.num_players))
+        return True not in map(gt, self.in_hand, self.has_had_turn)  # no seat in the hand that has not played
 
     # ----- legality ------------------------------------------------------------
 
     def _compute_legal(self) -> tuple[Action, ...]:
         seat = self.current_seat
         assert seat is not None  # legal actions are asked only while the game is on
-        a, b, c = (_EXCHANGES[card] for card in self.hands[seat])
-        legal = (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], a[3], b[3], c[3])
-        return (*legal, KNOCK) if self.knock_allowed() else legal
+        low, middle, high = self.hands[seat]
+        a, b, c = _EXCHANGES[low], _EXCHANGES[middle], _EXCHANGES[high]
+        if self.knock_allowed():
+            return (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], a[3], b[3], c[3], KNOCK)
+        return (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], a[3], b[3], c[3])
 
     def why_illegal(self, act: Action) -> str:
         kind = act.kind
@@ -230,7 +235,7 @@ class BastardBrag(Game):
         seat = self.current_seat
         assert seat is not None  # only a legal action is applied, so the game is on
         kind = act.kind
-        if kind is ActionKind.EXCHANGE:
+        if kind is _EXCHANGE:
             given, slot = act.card, act.slot
             assert given is not None and slot is not None  # an exchange names its card and slot
             hand = self.hands[seat]
@@ -240,11 +245,13 @@ class BastardBrag(Game):
             hand.append(taken)
             hand.sort()
             if slot == FACE_UP_SLOT:
-                self.events.append(Event(EventKind.EXCHANGE, self.hand_number, seat, given, taken, slot))
+                self.events.append(
+                    _new_tuple(Event, (_EXCHANGE_EVENT, self.hand_number, seat, given, taken, slot, None))
+                )
             else:
                 self.centre_known_to[slot] = seat
-                self.events.append(Event(EventKind.EXCHANGE, self.hand_number, seat, slot=slot))
-        elif kind is ActionKind.EXCHANGE_ALL:
+                self.events.append(_new_tuple(Event, (_EXCHANGE_EVENT, self.hand_number, seat, None, None, slot, None)))
+        elif kind is _EXCHANGE_ALL:
             face_up = act.card
             assert face_up is not None  # an exchange-all names the card to lie face up
             given_hand = self.hands[seat]
@@ -253,7 +260,9 @@ class BastardBrag(Game):
             face_down = [card for card in given_hand if card != face_up]
             self.centre = [face_down[0], face_down[1], face_up]
             self.centre_known_to = [seat, seat]
-            self.events.append(Event(EventKind.EXCHANGE_ALL, self.hand_number, seat, face_up, taken_face_up))
+            self.events.append(
+                _new_tuple(Event, (_EXCHANGE_ALL_EVENT, self.hand_number, seat, face_up, taken_face_up, None, None))
+            )
         else:  # KNOCK
             self.events.append(Event(EventKind.KNOCK, self.hand_number, seat))
             self._begin_final_turns(seat)

@@ -168,10 +168,6 @@ class StopTheBus(Game):
             _new_tuple(Event, (_DEAL_EVENT, self.hand_number, self.dealer, deck[used], None, None, None))
         )
 
-    def _start_hand(self) -> None:
-        super()._start_hand()
-        self._before_turn()
-
     def _before_turn(self) -> None:
         # Ruling: the empty-stock check happens at the start of every turn.
         if self.stock:

@@ -99,7 +99,10 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format
 
+# Python writes no bytecode where PYTHONDONTWRITEBYTECODE is set (as on CI machines), so every bot and referee
+# process the tests start would compile the referee's modules again: compiled once here (about 9% of the suite's CPU).
 test: $(STAMP) lint system-deps node-deps bubblewrap browser-deps
+	$(BIN)/python -m compileall -q -j 0 referee sample_bots/python >/dev/null
 	$(BIN)/python -m pytest
 
 # The demo league: the sample bots, the Node.js one where Node.js is present. Starts afresh each time.

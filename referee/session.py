@@ -498,6 +498,9 @@ class BotSession:
                     f"no reply after {wall * 1000:.0f} ms on the wall clock ({charged * 1000:.0f} ms charged; "
                     f"the referee waits at most {WALL_CAP_FACTOR} x the {limit_ms:.0f} ms limit + {WALL_CAP_EXTRA_SECONDS:g} s)"
                 )
+            hits = self.process.limits_hit()
+            if hits:  # a bot held at a limit (its memory, say) times out for it: the author is told why
+                detail += f"; {'; '.join(hits)}"
             pending.waiter.set_exception(BotFault(FaultKind.TIMEOUT, detail, self.name))
             return
         left = max(pending.limit_s - charged, 0.001)

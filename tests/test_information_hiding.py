@@ -81,12 +81,13 @@ class LeagueSetup:
         return f"{self.game}-{self.table_size}p"
 
 
-# 46 games of Stop the Bus and 42 of Bastard Brag, at the smallest table and a larger one.
+# 27 games of Stop the Bus and 24 of Bastard Brag, at the smallest table and a larger one: the spy in every seat
+# at least twice.
 LEAGUES = [
-    LeagueSetup("stop_the_bus", 2, 8, seed=101),
-    LeagueSetup("stop_the_bus", 5, 6, seed=102),
-    LeagueSetup("bastard_brag", 3, 6, seed=103),
-    LeagueSetup("bastard_brag", 6, 4, seed=104),
+    LeagueSetup("stop_the_bus", 2, 6, seed=101),
+    LeagueSetup("stop_the_bus", 5, 3, seed=102),
+    LeagueSetup("bastard_brag", 3, 4, seed=103),
+    LeagueSetup("bastard_brag", 6, 2, seed=104),
 ]
 
 

@@ -33,6 +33,7 @@ def write_league(
     concurrency: int = 1,
     seed: int = 11,
     name: str = "test-league",
+    startup_timeout_ms: int = 30_000,
 ) -> Path:
     """A small Stop the Bus league of random bots (or the given bots) in ``path``; ``rounds=None`` writes no rounds."""
     entries = entries or [
@@ -47,7 +48,7 @@ def write_league(
         "move_time_ms: 1000",
         "time_bank_ms: 2000",
         # Roomy: a bot starting on a loaded machine (two test workers, other work) must not fault at start-up.
-        "startup_timeout_ms: 30000",
+        f"startup_timeout_ms: {startup_timeout_ms}",
         f"concurrency: {concurrency}",
         "output: results",
         extra,
@@ -247,7 +248,8 @@ def test_output_from_another_league_is_refused(tmp_path: Path, bots: Bots) -> No
 
 
 def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Path, bots: Bots) -> None:
-    league_path = write_league(tmp_path / "league.yaml", bots, extra="max_restarts: 0")  # one try: 5 s to connect
+    # One try, and 8 s for it: a bot that cannot run costs the whole start-up timeout.
+    league_path = write_league(tmp_path / "league.yaml", bots, extra="max_restarts: 0", startup_timeout_ms=8000)
     with socket.socket() as probe:  # a port on which nothing listens
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

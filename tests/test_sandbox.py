@@ -314,6 +314,24 @@ def test_a_bot_whose_processes_together_exceed_its_memory_limit_is_stopped_and_t
     assert "a child was killed by SIGKILL" in output
 
 
+@enforced_by_cgroup("memory_mb")
+def test_a_bot_held_at_its_memory_limit_and_not_killed_is_said_to_have_reached_it(tmp_path: Path) -> None:
+    # A file's written pages count against the limit, and the kernel takes them back there, killing nothing: as it
+    # takes back a memory hog's code pages before it kills the hog (which may time out meanwhile, and is told why).
+    cgroup = sandbox.BotCgroup(CGROUPS, ResourceLimits(memory_mb=64))
+    try:
+        for megabytes, hits in (
+            (8, []),
+            (160, [("memory_mb", "memory limit of 64 MB reached (the kernel reclaiming its memory there)")]),
+        ):
+            code = f"with open({str(tmp_path / 'file')!r}, 'wb') as out:\n    for _ in range({megabytes}): out.write(bytes(1 << 20))"
+            subprocess.run(sandbox.launch_argv(cgroup.procs_files, [], [PYTHON, "-c", code]), check=True)
+            assert cgroup.limits_hit() == hits, f"after writing {megabytes} MiB"
+    finally:
+        cgroup.kill()
+        cgroup.remove()
+
+
 @enforced_by_cgroup("processes")
 def test_a_fork_bomb_is_stopped_at_the_process_limit_and_the_fault_says_so(bots: Bots, tmp_path: Path) -> None:
     fault, output = play_hog(bots, tmp_path, ResourceLimits(processes=32), "--resource", "processes")

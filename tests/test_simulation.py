@@ -33,11 +33,11 @@ ALL_SIZES = STOP_THE_BUS_SIZES + BASTARD_BRAG_SIZES
 SIZE_IDS = [f"{game_class.name}-{players}" for game_class, players in ALL_SIZES]
 
 # Games per table size: many more at small tables, where a game is short and each
-# step checks few observations, so that each game gets thousands of games in all
+# step checks few observations, so that each game gets over a thousand games in all
 # (plain, forfeit and turn-limit runs together) within the file's time budget.
 PLAIN_GAMES = {
-    StopTheBus: {2: 800, 3: 350, 4: 150, 5: 80, 6: 50, 7: 35, 8: 25, 9: 20},
-    BastardBrag: {3: 900, 4: 250, 5: 100, 6: 50, 7: 35, 8: 25, 9: 18, 10: 15},
+    StopTheBus: {2: 400, 3: 175, 4: 75, 5: 40, 6: 25, 7: 18, 8: 13, 9: 10},
+    BastardBrag: {3: 450, 4: 125, 5: 50, 6: 25, 7: 18, 8: 13, 9: 9, 10: 8},
 }
 # A quarter as many games again with forfeits, and again with small turn limits.
 SIDE_GAMES = {game: {size: max(8, count // 4) for size, count in sizes.items()} for game, sizes in PLAIN_GAMES.items()}

@@ -30,6 +30,9 @@ from tests.test_serve import free_port
 from tests.test_site import TOKEN
 
 WAIT_S = 120.0
+# One client for every request: each bare httpx.get builds a TLS context first (45 ms), and the test reads every
+# file of the output folder through the server.
+HTTP = httpx.Client()
 ANN_SAYS = "ann-v2-thinks-aloud"  # what ann's new version writes to its output: hers alone to read
 NOISY_BOT = f"""
 import random
@@ -132,7 +135,7 @@ def season(tmp_path: Path, bots: Bots) -> Iterator[dict]:
 
 def _answers(base: str) -> bool:
     try:
-        return httpx.get(base + "leaderboard.html", timeout=2).status_code == 200
+        return HTTP.get(base + "leaderboard.html", timeout=2).status_code == 200
     except httpx.TransportError:
         return False
 
@@ -161,25 +164,25 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     assert again_status == 200 and again["status"].startswith("unchanged"), again
 
     # Her page: the verdict, the check games and their output, the build log, her bot's output in a game.
-    ann_page = httpx.get(base + "authors/ann/", headers={"Authorization": f"Bearer {tokens['ann']}"}, timeout=10)
+    ann_page = HTTP.get(base + "authors/ann/", headers={"Authorization": f"Bearer {tokens['ann']}"}, timeout=10)
     assert ann_page.status_code == 200
     assert "ann-v2: " in ann_page.text and "accepted" in ann_page.text
     check_game = re.search(r'href="(checks/ann-v2/[^"]+\.html)"', ann_page.text).group(1)
     auth = {"Authorization": f"Bearer {tokens['ann']}"}
-    replay = httpx.get(base + "authors/ann/" + check_game, headers=auth, timeout=10)
+    replay = HTTP.get(base + "authors/ann/" + check_game, headers=auth, timeout=10)
     assert replay.status_code == 200 and "<script" in replay.text
-    check_output = httpx.get(base + "authors/ann/" + check_game.replace(".html", ".txt"), headers=auth, timeout=10)
+    check_output = HTTP.get(base + "authors/ann/" + check_game.replace(".html", ".txt"), headers=auth, timeout=10)
     assert check_output.status_code == 200 and ANN_SAYS in check_output.text
     game = next(game for game in lines(out / "games.jsonl") if "ann-v2" in game["seats"])
-    output = httpx.get(base + f"authors/ann/games/{game['game_id']}.txt", headers=auth, timeout=10)
+    output = HTTP.get(base + f"authors/ann/games/{game['game_id']}.txt", headers=auth, timeout=10)
     assert output.status_code == 200 and ANN_SAYS in output.text, output.text
-    versions = httpx.get(base + "api/submissions", headers=auth, timeout=10).json()
+    versions = HTTP.get(base + "api/submissions", headers=auth, timeout=10).json()
     assert [version["bot"] for version in versions["versions"]] == ["ann-v1", "ann-v2"]
 
     # bob's token sees none of it.
     bob = {"Authorization": f"Bearer {season['tokens']['bob']}"}
     for url in ("authors/ann/", "authors/ann/" + check_game, f"authors/ann/games/{game['game_id']}.txt"):
-        assert httpx.get(base + url, headers=bob, timeout=10).status_code == 403, url
+        assert HTTP.get(base + url, headers=bob, timeout=10).status_code == 403, url
 
     # Hostile archives are refused in one line each, nothing lands, and the ladder plays on.
     played = len(lines(out / "games.jsonl"))
@@ -202,7 +205,7 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     served = {}
     for path in sorted(out.rglob("*")):
         if path.is_file():
-            answer = httpx.get(base + str(path.relative_to(out)), timeout=10)
+            answer = HTTP.get(base + str(path.relative_to(out)), timeout=10)
             if answer.status_code == 200:
                 served[str(path.relative_to(out))] = answer.text
     assert "leaderboard.html" in served and any(name.startswith("replays/") for name in served)

@@ -37,6 +37,9 @@ from referee.sandbox.limits import MIB, ResourceLimits
 from referee.sandbox.view import within
 
 CGROUP_WAIT_SECONDS = 2.0  # how long stopping a bot waits for its cgroup to empty before leaving it
+# cgroup v1 keeps the peak of a bot's memory use, not a count of the times it met its limit; reclaim keeps the peak
+# up to a page or so short of the limit (seen: 63.2 MiB of 64), so a peak this near the limit means it was reached.
+MEMORY_REACHED_FRACTION = 0.97
 
 
 class SandboxError(Exception):
@@ -365,6 +368,11 @@ class BotCgroup:
                     f"memory limit of {self.limits.memory_mb} MB exceeded (the kernel killed {kills} of its processes)"
                 )
                 hits.append(("memory_mb", text))
+            elif self._memory_reached(kind):
+                # At its limit, the kernel takes back the bot's file pages (its program's code among them) before it
+                # kills: a bot can spend its move's CPU time there, and then times out rather than crashing.
+                text = f"memory limit of {self.limits.memory_mb} MB reached (the kernel reclaiming its memory there)"
+                hits.append(("memory_mb", text))
         kind = self.support.pids()
         if kind is not None and self.limits.processes is not None:
             refused = _counter(self.folders[kind] / "pids.events", "max")
@@ -373,6 +381,14 @@ class BotCgroup:
                 text = f"process limit of {self.limits.processes} reached ({refused} process {starts} refused)"
                 hits.append(("processes", text))
         return hits
+
+    def _memory_reached(self, kind: str) -> bool:
+        """Whether the bot's memory use reached its limit (v2 counts the times; v1 keeps the peak, a page or so short)."""
+        assert self.limits.memory_mb is not None
+        if kind == "v2":
+            return _counter(self.folders["v2"] / "memory.events", "max") > 0
+        peak = _read(self.folders["memory"] / "memory.max_usage_in_bytes").strip()
+        return peak.isdigit() and int(peak) >= self.limits.memory_mb * MIB * MEMORY_REACHED_FRACTION
 
     # ----- stopping ------------------------------------------------------------------------------
 

@@ -9,9 +9,11 @@ engine). A decision is what the referee does for each move a bot makes:
 for every decision) and ``apply(action)``. Only those calls (and building
 each game, which deals its first hand) are timed, in CPU time of this
 process (``time.process_time``) so that other load on the machine does not
-count; picking the random action is not timed. The timer's own cost (about
-0.5 to 1 us a decision) is included in both, so the figures err low and the
-ratio errs towards 1.
+count; picking the random action is not timed. The timer's own cost is
+included in both: a decision is timed in two intervals, and each costs about
+what an empty one does (the ``timer:`` line; about 1 us on the 2-CPU virtual
+machines of docs/performance.md, where reading the process's CPU clock is a
+system call), so the figures err low and the ratio errs towards 1.
 
 Both engines play the very same games: each game is played by one and then
 by the other (which goes first alternates) from the same seed and the same
@@ -24,7 +26,8 @@ Run from the repository root (no install needed):
     python bench/engine.py --quick    # about 1 second per game and size, under 30 seconds
     python bench/engine.py --games 200  # exactly 200 games per game and size, on each engine
 
-It prints the Python version and the machine, then one line per game and size:
+It prints the Python version, the machine and the cost of an empty timed
+interval, then one line per game and size:
 ``<game> <players> players: decisions/s: N naive: M (xR) hands/s: H clone: C us``,
 and ``from_observation: F us`` where the game has it: the engine's and the
 reference's decisions per second and their ratio, the engine's hands per
@@ -137,6 +140,15 @@ def bench_size(name: str, players: int, seconds: float, games: int | None) -> tu
     return engine, naive
 
 
+def empty_interval_us(intervals: int = 100_000) -> float:
+    """The mean CPU time of an empty interval timed as a decision's are: what the timer adds to each."""
+    total = 0.0
+    for _ in range(intervals):
+        start = process_time()
+        total += process_time() - start
+    return total / intervals * 1e6
+
+
 SEARCH_POSITIONS = 300  # positions per game and size at which clone and from_observation are timed
 SEARCH_REPEATS = 20  # calls timed at each position
 
@@ -185,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus (benchmark uses one)")
+    print(f"timer: {empty_interval_us():.2f} us an empty timed interval (two in each decision's time, either engine)")
     print(f"target: the engine at least x{TARGET_RATIO:g} the naive reference's decisions/s at every game and size")
     ratios: dict[str, float] = {}
     for name, game_class in GAMES.items():

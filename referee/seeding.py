@@ -67,8 +67,8 @@ class SeedStream:
         return self._take(count)[0]
 
     def _take(self, count: int) -> tuple[list[int], bool]:
-        """Return :meth:`take`'s numbers, and ``False`` if none of them (nor any kept for later) is
-        ``2**64 - 64`` or more, ``True`` if one may be (rarely, and then :meth:`randbelow_each` checks each)."""
+        """Return :meth:`take`'s numbers, and whether one of them may be ``2**64 - 64`` or more: ``False`` means
+        none is; ``True`` (rarely) that :meth:`randbelow_each` must check each."""
         pending = self._pending
         numbers = pending[::-1][:count]
         del pending[len(pending) - len(numbers) :]

@@ -150,6 +150,7 @@ bench: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/calibration.py
 	$(BIN)/python bench/viewer.py
 	$(BIN)/python bench/ray_scaling.py
+	$(BIN)/python bench/search_strength.py
 
 bench-quick: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/engine.py --quick
@@ -163,6 +164,7 @@ bench-quick: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/calibration.py --quick
 	$(BIN)/python bench/viewer.py --games 120
 	$(BIN)/python bench/ray_scaling.py --quick
+	$(BIN)/python bench/search_strength.py --quick
 
 # The long fault soak: hundreds of games of misbehaving bots beside good ones.
 soak: $(STAMP) bubblewrap

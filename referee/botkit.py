@@ -28,6 +28,11 @@ messages. It calls your functions one at a time, never at once.
 If ``decide`` raises, the kit writes the traceback to stderr (your log) and
 tells the referee it could not decide, with the error's one-line summary:
 the referee records a malformed-reply fault quoting it.
+
+A bot that thinks for as long as it may (a search) asks for its clock:
+``run_bot(decide, name=..., timed=True)`` calls ``decide(obs, clock)``, the
+:class:`MoveClock` of the request (its move time, its bank, and when it
+arrived).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import asyncio
 import os
 import signal
 import sys
+import time
 import traceback
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +66,32 @@ from referee.v2 import bot_pb2_grpc as pb_grpc
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 
 DecideFunction = Callable[[Observation], Action]
+
+
+@dataclass(frozen=True)
+class MoveClock:
+    """The time of one decision, for a bot that thinks for as long as it may.
+
+    The referee charges the time the bot's process uses from the request's
+    arrival (docs/bot-protocol.md, "Time"); ``arrived`` is that moment on
+    :func:`time.perf_counter`, so wall time since then is never less than
+    what is charged.
+    """
+
+    move_time_ms: int  # the time for this move
+    time_bank_ms: int  # the bank left in this game, spent by moves that run over
+    arrived: float  # time.perf_counter() as the request arrived
+
+    def elapsed_s(self) -> float:
+        """Seconds since the request arrived."""
+        return time.perf_counter() - self.arrived
+
+    def left_s(self) -> float:
+        """Seconds of the move time left (negative once it is over; the bank is not counted)."""
+        return self.move_time_ms / 1000 - self.elapsed_s()
+
+
+TimedDecideFunction = Callable[[Observation, MoveClock], Action]
 
 
 class SequenceGap(Exception):
@@ -110,8 +142,11 @@ class BotServicer(pb_grpc.BotServiceServicer):
         on_event: Callable[[pb.Event], None] | None = None,
         on_fault: Callable[[pb.FaultNotice], None] | None = None,
         on_game_end: Callable[[pb.GameEnd], None] | None = None,
+        *,
+        timed: bool = False,
     ) -> None:
         self._decide = decide
+        self._timed = timed  # decide takes the MoveClock too (it is then a TimedDecideFunction)
         self._handshake = pb.PlayResponse(
             handshake=pb.HandshakeResponse(
                 protocol_versions=[PROTOCOL_VERSION],
@@ -183,12 +218,17 @@ class BotServicer(pb_grpc.BotServiceServicer):
 
     def decision_response(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The answer to a decision request: ``decide``'s action, or the error it raised (a subclass may answer otherwise)."""
+        arrived = time.perf_counter()
         number = request.decision_number
         try:
             legal = tuple(action_from_pb(message) for message in request.legal_actions)
             observation = request.observation
             obs = observation_from_pb(observation, self.history.current_hand(observation.hand_number), legal)
-            chosen = self._decide(obs)
+            if self._timed:
+                clock = MoveClock(request.move_time_ms, request.time_bank_ms, arrived)
+                chosen = self._decide(obs, clock)  # type: ignore[call-arg]
+            else:
+                chosen = self._decide(obs)
             return pb.PlayResponse(decision=pb.Decision(decision_number=number, action=action_to_pb(chosen)))
         except Exception as error:  # noqa: BLE001 - any failure of the bot's code is reported, not fatal
             traceback.print_exc(file=sys.stderr)
@@ -249,7 +289,7 @@ def bot_address(argv: list[str] | None = None) -> str:
 
 
 def run_bot(
-    decide: DecideFunction,
+    decide: DecideFunction | TimedDecideFunction,
     *,
     name: str,
     version: str = "1.0",
@@ -260,7 +300,19 @@ def run_bot(
     on_fault: Callable[[pb.FaultNotice], None] | None = None,
     on_game_end: Callable[[pb.GameEnd], None] | None = None,
     argv: list[str] | None = None,
+    timed: bool = False,
 ) -> None:
-    """Serve ``decide`` as a bot until the referee stops it."""
-    servicer = BotServicer(decide, name, version, games, author, on_game_start, on_event, on_fault, on_game_end)
+    """Serve ``decide`` as a bot until the referee stops it; ``timed``: call it as ``decide(obs, clock)``."""
+    servicer = BotServicer(
+        decide,  # type: ignore[arg-type]
+        name,
+        version,
+        games,
+        author,
+        on_game_start,
+        on_event,
+        on_fault,
+        on_game_end,
+        timed=timed,
+    )
     serve(servicer, bot_address(argv))

@@ -11,7 +11,8 @@ reuses a process, under a default league's clock and fault policy (or
 ``--fault-policy``). Its opponents are the sample bots, run inside the
 referee (:mod:`referee.inprocess`: they ship with it, so nothing but the bot
 under test needs to be installed), or the bots ``--opponent`` names (``self``:
-more processes of the bot under test, whose faults are its own).
+more processes of the bot under test, whose faults are its own; a sample
+bot's name, such as ``search``: that sample bot, inside the referee).
 
 Every check has a verdict (:class:`Check`): the manifest, the build, the
 handshake, each game, and each problem found in it with the decision it
@@ -54,7 +55,7 @@ from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES
 from referee.gamesetup import GameSetup
-from referee.inprocess import SAMPLE_BOTS, sample_opponents
+from referee.inprocess import SAMPLE_BOTS, InProcessBot, sample_bot, sample_opponents
 from referee.match import Match, stop_bots
 from referee.printable import printable
 from referee.protocol import GAME_FROM_PB, PROTOCOL_VERSION
@@ -293,8 +294,12 @@ async def _opponents(given: tuple[BotSpec | Submission | str, ...], report: Repo
             report.opponents.append(f"{opponent.folder} (a submission folder, built)")
         else:
             opponents.append(opponent)
-            described = opponent.describe() if isinstance(opponent, BotSpec) else f"{SELF} (another process of the bot)"
-            report.opponents.append(described)
+            if isinstance(opponent, BotSpec):
+                report.opponents.append(opponent.describe())
+            elif opponent == SELF:
+                report.opponents.append(f"{SELF} (another process of the bot)")
+            else:
+                report.opponents.append(f"{opponent} (the sample bot, in the referee)")
     report.say("opponents, the seats taking them in turn: " + "; ".join(report.opponents))
     return tuple(opponents)
 
@@ -382,15 +387,20 @@ class _Table:
         self.opponent_specs = (
             [self._opponent(given[index % len(given)], index) for index in range(seats - 1)] if given else []
         )
-        self.opponents: list[BotSession | BotFault | None] = [None] * len(self.opponent_specs)
+        # A sample bot named as an opponent plays inside the referee: it is there from the start, never restarted.
+        self.opponents: list[BotSession | InProcessBot | BotFault | None] = [
+            spec if isinstance(spec, InProcessBot) else None for spec in self.opponent_specs
+        ]
         self.opponent_processes = [0] * len(self.opponent_specs)
         self.first_decisions: list[float] = []
         self.other_decisions: list[float] = []
 
-    def _opponent(self, given: BotSpec | Submission | str, index: int) -> BotSpec:
+    def _opponent(self, given: BotSpec | Submission | str, index: int) -> BotSpec | InProcessBot:
         assert not isinstance(given, Submission)  # built by _opponents() before any table is checked
-        if isinstance(given, str):  # SELF, the only name an opponent is given by
+        if given == SELF:
             return dataclasses.replace(self.candidate, name=f"{SELF}-{index + 1}")
+        if isinstance(given, str):  # a sample bot's name
+            return sample_bot(given, f"{given}-{index + 1}")
         return dataclasses.replace(given, name=f"{given.name}-{index + 1}")
 
     def _is_self(self, name: str) -> bool:
@@ -403,7 +413,7 @@ class _Table:
                     return
                 await self._play(number)
         finally:
-            await stop_bots([bot for bot in (self.bot, *self.opponents) if bot is not None])
+            await stop_bots([bot for bot in (self.bot, *self.opponents) if isinstance(bot, BotSession)])
         self._slow_messages()
 
     async def _ready(self) -> bool:
@@ -438,9 +448,11 @@ class _Table:
             return True
         # Opponents given on the command line: started once for the table, again after a game that left one unusable.
         restart = [
-            index for index, bot in enumerate(self.opponents) if not (isinstance(bot, BotSession) and bot.usable)
+            index
+            for index, bot in enumerate(self.opponents)
+            if not (isinstance(bot, InProcessBot) or (isinstance(bot, BotSession) and bot.usable))
         ]
-        await stop_bots([self.opponents[index] for index in restart])
+        await stop_bots([bot for index in restart if isinstance(bot := self.opponents[index], BotSession)])
         started = await asyncio.gather(*(self._start_opponent(index) for index in restart))
         for index, bot in zip(restart, started, strict=True):
             self.opponents[index] = bot
@@ -457,6 +469,7 @@ class _Table:
 
     async def _start_opponent(self, index: int) -> BotSession | BotFault:
         spec = self.opponent_specs[index]
+        assert isinstance(spec, BotSpec)  # sample bots in the referee are never started
         self.opponent_processes[index] += 1
         log_path = self.log_dir / f"{self.game}-{self.seats}-{spec.name}-{self.opponent_processes[index]}.log"
         bot = BotSession(spec, log_path)

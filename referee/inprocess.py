@@ -20,29 +20,45 @@ import importlib.util
 import time
 from collections.abc import Callable
 from functools import cache
+from types import ModuleType
 
 from referee.botkit import BotServicer, DecideFunction
 from referee.clock import TimeControl
 from referee.faults import BotFault
 from referee.games import GAMES
-from referee.resources import sample_bot_path
+from referee.resources import SAMPLE_BOT_NAMES, sample_bot_path
 from referee.session import Reply, decision_action
 from referee.v2 import bot_pb2 as pb
 
-SAMPLE_BOTS = ("heuristic", "random")
+SAMPLE_BOTS = ("heuristic", "random")  # check-bot's opponents when none is named
 
 
 @cache
-def sample_decide(name: str) -> DecideFunction:
-    """The ``decide`` function of a sample bot shipped with the referee (``random`` or ``heuristic``)."""
+def _sample_module(name: str) -> ModuleType:
+    """A sample bot's module, loaded once from the file that ships with the referee."""
+    if name not in SAMPLE_BOT_NAMES:
+        raise ValueError(f"no sample bot is called {name!r}: the sample bots are {', '.join(SAMPLE_BOT_NAMES)}")
     path = sample_bot_path(f"{name}_bot.py")
     spec = importlib.util.spec_from_file_location(f"referee_sample_{name}", path)
     if spec is None or spec.loader is None:  # pragma: no cover - the sample bots ship with the referee
         raise ImportError(f"cannot load the sample bot {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    decide: DecideFunction = module.decide
+    return module
+
+
+def sample_decide(name: str) -> DecideFunction:
+    """The ``decide`` function of a sample bot shipped with the referee (one of :data:`SAMPLE_BOT_NAMES`;
+    the search bot's takes the clock as an optional second argument, and thinks 200 ms without it)."""
+    decide: DecideFunction = _sample_module(name).decide
     return decide
+
+
+def sample_bot(name: str, seat_name: str) -> InProcessBot:
+    """The sample bot ``name`` as a seat called ``seat_name``. A bot that thinks for as long as it may (its
+    module sets ``TIMED``) is given each request's clock, as the kit gives it to the bot run as a process."""
+    module = _sample_module(name)
+    return InProcessBot(seat_name, module.decide, timed=bool(getattr(module, "TIMED", False)))
 
 
 class InProcessBot:
@@ -57,6 +73,7 @@ class InProcessBot:
         on_event: Callable[[pb.Event], None] | None = None,
         on_fault: Callable[[pb.FaultNotice], None] | None = None,
         on_game_end: Callable[[pb.GameEnd], None] | None = None,
+        timed: bool = False,
     ) -> None:
         self.name = name
         self.servicer = BotServicer(
@@ -68,6 +85,7 @@ class InProcessBot:
             on_event=on_event,
             on_fault=on_fault,
             on_game_end=on_game_end,
+            timed=timed,
         )
         self.connected = self.usable = True
 
@@ -105,4 +123,4 @@ class InProcessBot:
 
 def sample_opponents(count: int) -> list[InProcessBot]:
     """``count`` sample opponents, heuristic and random in turn."""
-    return [InProcessBot(f"{SAMPLE_BOTS[i % 2]}-{i + 1}", sample_decide(SAMPLE_BOTS[i % 2])) for i in range(count)]
+    return [sample_bot(SAMPLE_BOTS[i % 2], f"{SAMPLE_BOTS[i % 2]}-{i + 1}") for i in range(count)]

@@ -23,6 +23,11 @@ def shipped(relative: str) -> Path:
     raise FileNotFoundError(f"{relative} is not shipped with this referee (looked in {_SHIPPED} and {_SOURCE_TREE})")
 
 
+# The Python sample bots a player may be named by (check-bot --opponent NAME, the environments' opponents):
+# each is sample_bots/python/NAME_bot.py.
+SAMPLE_BOT_NAMES = ("random", "heuristic", "search")
+
+
 def sample_bot_path(file_name: str) -> Path:
-    """A Python sample bot's script (``random_bot.py``, ``heuristic_bot.py``)."""
+    """A Python sample bot's script (``random_bot.py``, ``heuristic_bot.py``, ``search_bot.py``)."""
     return shipped(f"sample_bots/python/{file_name}")

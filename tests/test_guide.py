@@ -241,12 +241,21 @@ def check_python_bot(text: str) -> None:
     namespace: dict[str, object] = {"__name__": "guide"}
     exec(compile(text, "docs/bot-protocol.md", "exec"), namespace)  # the guide's own code, as an author copies it
     decide = namespace["decide"]
+    # A bot that asks for its clock (the search bot) is given one, as the kit gives it: a short move time.
+    timed = "timed=True" in text
     for players in range(2, 10):
         seats = [
-            InProcessBot(f"guide-{players}", decide),
+            InProcessBot(f"guide-{players}", decide, timed=timed),
             *(InProcessBot(f"random-{n}", sample_decide("random")) for n in range(players - 1)),
         ]  # type: ignore[arg-type]
-        match = Match("stop_the_bus", seats, seed=players, game_id=f"guide-{players}", policy=FaultPolicy())
+        match = Match(
+            "stop_the_bus",
+            seats,
+            seed=players,
+            game_id=f"guide-{players}",
+            policy=FaultPolicy(),
+            timing=Timing(move_time_ms=10 if timed else Timing.move_time_ms),
+        )
         result = asyncio.run(match.play())
         assert not result.forfeits and not any(result.faults), (players, result.faults)
 

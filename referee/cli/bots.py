@@ -27,6 +27,7 @@ from referee.clock import Timing
 from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
+from referee.resources import SAMPLE_BOT_NAMES
 
 if TYPE_CHECKING:
     from referee.checkbot import Submission
@@ -128,8 +129,8 @@ def add_check_bot(commands: Commands) -> None:
         action="append",
         metavar="CMD|DIR",
         help="an opponent: its command line, started in its sandbox, or a submission folder, built as the "
-        "bot checked is (repeat: the seats take them in turn); self: another process of the bot checked "
-        "(default: the sample bots)",
+        "bot checked is (repeat: the seats take them in turn); self: another process of the bot checked; "
+        f"{', '.join(SAMPLE_BOT_NAMES)}: that sample bot, inside the referee (default: heuristic and random)",
     )
     check.add_argument(
         "--fault-policy",
@@ -376,11 +377,12 @@ async def _replay_to(args: argparse.Namespace) -> int:
 
 
 def _opponent(text: str, index: int, args: argparse.Namespace) -> Submission | BotSpec | str:
-    """An --opponent: ``self``, a submission folder (built as the bot checked is), or a command line."""
+    """An --opponent: ``self``, a sample bot's name, a submission folder (built as the bot checked is), or a
+    command line."""
     from referee.checkbot import SELF, Submission, default_cache
 
-    if text == SELF:
-        return SELF
+    if text == SELF or text in SAMPLE_BOT_NAMES:
+        return text
     if os.path.isdir(text):
         return Submission(text, sandbox_settings(args, shared=True), args.build_cache or default_cache())
     return bot_spec(text, index, args, BotSpec.from_command(text).name)

@@ -39,18 +39,18 @@ from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
 from referee.errors import EnvArgumentError
 from referee.games import Action, Game, Observation, game_class
 from referee.games.base import DEFAULT_TURN_LIMIT
+from referee.resources import SAMPLE_BOT_NAMES
 
 Decide = Callable[[Observation], Action]
 Opponent = str | Decide
-SAMPLE_OPPONENTS = ("random", "heuristic")
 
 
 def opponent_decide(opponent: Opponent) -> Decide:
     """The decide function of ``opponent``: itself, or the sample bot it names."""
     if isinstance(opponent, str):
-        if opponent not in SAMPLE_OPPONENTS:
+        if opponent not in SAMPLE_BOT_NAMES:
             raise EnvArgumentError(
-                f"opponents: no sample bot {opponent!r}; name one of {', '.join(SAMPLE_OPPONENTS)}, "
+                f"opponents: no sample bot {opponent!r}; name one of {', '.join(SAMPLE_BOT_NAMES)}, "
                 "or give a decide function (Observation -> Action)"
             )
         from referee.inprocess import sample_decide
@@ -59,7 +59,7 @@ def opponent_decide(opponent: Opponent) -> Decide:
     if not callable(opponent):
         raise EnvArgumentError(
             f"opponents: {opponent!r} ({type(opponent).__name__}) is neither a decide function "
-            f"(Observation -> Action) nor a sample bot's name ({', '.join(SAMPLE_OPPONENTS)})"
+            f"(Observation -> Action) nor a sample bot's name ({', '.join(SAMPLE_BOT_NAMES)})"
         )
     return opponent
 
@@ -106,7 +106,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
                 )
         else:
             raise EnvArgumentError(
-                f"opponents must be a decide function, a sample bot's name ({', '.join(SAMPLE_OPPONENTS)}) "
+                f"opponents must be a decide function, a sample bot's name ({', '.join(SAMPLE_BOT_NAMES)}) "
                 f"or a sequence of them, got {type(opponents).__name__}"
             )
         deciders = [opponent_decide(opponent) for opponent in chosen]

@@ -1,4 +1,5 @@
-"""The ladder's pure parts: drawing its tables, and its register and tables files."""
+"""The ladder's pure parts: drawing its tables, its register and tables files, and what a check holds against a
+version."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import itertools
 
 import pytest
 
+from referee.checkbot import FAIL, PASS, Check
 from referee.errors import OutputError
 from referee.ladder.draw import Played, draw_table
+from referee.ladder.entries import held_against
 from referee.ladder.history import (
     ACCEPTED,
     ACTIVE,
@@ -101,3 +104,15 @@ def test_tables_come_back_with_their_games_numbered_and_a_damaged_line_is_named(
     (tmp_path / "tables.jsonl").write_bytes(b"garbage\n" + lines[1])
     with pytest.raises(OutputError, match=r"tables.jsonl:1: the line is not a whole JSON object"):
         Tables(tmp_path)
+
+
+def test_a_slow_decision_is_noted_but_neither_it_nor_the_game_it_failed_rejects_a_version() -> None:
+    where = {"game": "stop_the_bus", "seats": 3, "game_id": "check-stop_the_bus-3-1", "seat": 1}
+    slow_game = [
+        Check("handshake", PASS),
+        Check("game", FAIL, "", **where),  # check-bot fails a game with any problem found in it
+        Check("slow decision", FAIL, "612 ms", **where, decision=4),
+    ]
+    assert held_against(slow_game) == []
+    crashed = [*slow_game, Check("crash", FAIL, "process exit code 3", **where)]
+    assert [check.check for check in held_against(crashed)] == ["crash"]

@@ -185,13 +185,19 @@ async def _judged(ladder: Ladder, folder: Path, name: str, digest: str) -> Outco
     said = io.StringIO()
     report = await check_built(candidate, settings, log_dir, said)
     checks = [check.json() for check in report.checks]
-    failed = [check for check in report.checks if check.verdict == FAIL and check.check not in NOT_HELD_AGAINST]
+    failed = held_against(report.checks)
     if failed:
         return Outcome(CHECK, "check: " + _failures(failed), "its check found: " + _kinds(failed), checks, digest)
     if not any(check.check == "game" and check.verdict != "skip" for check in report.checks):
         reason = f"check: the bot does not play {league.game} (its handshake does not list it)"
         return Outcome(CHECK, reason, reason, checks, digest)
     return Outcome(CHECK, "", "", checks, digest)
+
+
+def held_against(checks: Sequence[Check]) -> list[Check]:
+    """The failed checks that reject a version: not those :data:`NOT_HELD_AGAINST`, and not a game's own check,
+    which fails with whatever was found in the game (a slow decision alone must not reject through it)."""
+    return [check for check in checks if check.verdict == FAIL and check.check not in NOT_HELD_AGAINST | {"game"}]
 
 
 def _failures(failed: Sequence[Check]) -> str:

@@ -139,7 +139,7 @@ def test_on_enough_evidence_the_search_overrules_the_heuristic_and_otherwise_kee
             continue
         thinking = search.Search(obs, random.Random(0))
         assert thinking.choice_index() == thinking.default  # before the evidence: the heuristic's choice
-        for _ in range(100):
+        for _ in range(60):
             thinking.play_world()
         choice = thinking.choice_index()
         if choice == thinking.default:

@@ -597,6 +597,14 @@ def test_check_bot_reports_slow_handling_of_a_games_start_apart_from_slow_decisi
     shutil.rmtree(kept_logs(checked))
 
 
+def test_check_bot_does_not_call_a_bot_that_thinks_long_on_some_decisions_slow_with_its_messages(bots: Bots) -> None:
+    # It thinks 200 ms on every third decision, the first of each game included, as a search sure of the rest.
+    thinking = bots.command("slow.py", "--sleep-ms", "200", "--at", ",".join(map(str, range(1, 60, 3))), "--every-game")
+    checked = check_bot(bots, thinking, *QUICK, "--games", "2")
+    assert checked.returncode == 0, checked.stdout
+    assert "slow handling" not in checked.stdout
+
+
 def kept_logs(checked: subprocess.CompletedProcess) -> Path:
     """The folder where check-bot says it kept the logs (it exists)."""
     (kept,) = re.findall(r"^the game logs and the bot's output are kept in (\S+)$", checked.stdout, re.MULTILINE)

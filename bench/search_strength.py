@@ -24,7 +24,6 @@ Run from the repository root with the project installed (the virtual environment
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import os
 import platform
@@ -33,7 +32,6 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,22 +41,15 @@ from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this scrip
 
 from referee.botkit import MoveClock  # noqa: E402
 from referee.games import GAMES  # noqa: E402
+from referee.inprocess import sample_decide  # noqa: E402
+from referee.stats import elo_from_score, placement_score  # noqa: E402
 
 TABLE_SIZE = 3
 FIRST_SEED = 1_000_000  # away from the seeds the tests play
 
 
-def _sample(name: str) -> ModuleType:
-    path = ROOT / "sample_bots" / "python" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-search = _sample("search_bot")
-heuristic = _sample("heuristic_bot")
+search_decide = sample_decide("search")  # takes the clock as its second argument
+heuristic_decide = sample_decide("heuristic")
 
 
 def play(game_name: str, seed: int, search_seat: int, move_time_ms: int) -> tuple[float, list[float], int]:
@@ -73,23 +64,18 @@ def play(game_name: str, seed: int, search_seat: int, move_time_ms: int) -> tupl
         obs = game.observation(seat)
         if seat == search_seat:
             arrived = time.perf_counter()
-            chosen = search.decide(obs, MoveClock(move_time_ms, 0, arrived))
+            chosen = search_decide(obs, MoveClock(move_time_ms, 0, arrived))
             times.append((time.perf_counter() - arrived) * 1000)
-            changed += len(obs.legal_actions) > 1 and chosen != heuristic.decide(obs)
+            changed += len(obs.legal_actions) > 1 and chosen != heuristic_decide(obs)
         else:
-            chosen = heuristic.decide(obs)
+            chosen = heuristic_decide(obs)
         game.apply(chosen)
-    place = game.result().placements.index(search_seat)
-    return (TABLE_SIZE - 1 - place) / (TABLE_SIZE - 1), times, changed
+    place = game.result().placements.index(search_seat) + 1
+    return float(placement_score(place, TABLE_SIZE)), times, changed
 
 
 def _play(task: tuple[str, int, int, int]) -> tuple[float, list[float], int]:
     return play(*task)
-
-
-def elo_of(share: float) -> float:
-    share = min(max(share, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / share - 1)
 
 
 def measure(game_name: str, deals: int, move_time_ms: int, jobs: int) -> None:
@@ -104,7 +90,7 @@ def measure(game_name: str, deals: int, move_time_ms: int, jobs: int) -> None:
     changed = sum(count for _, _, count in results)
     print(
         f"{game_name}: score {mean:.3f} [{mean - half:.3f}, {mean + half:.3f}] over {len(scores)} games "
-        f"({deals} deals; elo {elo_of(mean):+.0f} [{elo_of(mean - half):+.0f}, {elo_of(mean + half):+.0f}])"
+        f"({deals} deals; elo {elo_from_score(mean):+.0f} [{elo_from_score(mean - half):+.0f}, {elo_from_score(mean + half):+.0f}])"
     )
     print(
         f"  decisions: {len(times)}, the heuristic's choice changed in {changed} ({changed / len(times):.1%}); "

@@ -86,10 +86,6 @@ class MoveClock:
         """Seconds since the request arrived."""
         return time.perf_counter() - self.arrived
 
-    def left_s(self) -> float:
-        """Seconds of the move time left (negative once it is over; the bank is not counted)."""
-        return self.move_time_ms / 1000 - self.elapsed_s()
-
 
 TimedDecideFunction = Callable[[Observation, MoveClock], Action]
 

@@ -254,7 +254,7 @@ def check_python_bot(text: str) -> None:
             seed=players,
             game_id=f"guide-{players}",
             policy=FaultPolicy(),
-            timing=Timing(move_time_ms=10 if timed else Timing.move_time_ms),
+            timing=Timing(move_time_ms=10) if timed else Timing(),
         )
         result = asyncio.run(match.play())
         assert not result.forfeits and not any(result.faults), (players, result.faults)

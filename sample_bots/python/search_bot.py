@@ -64,7 +64,7 @@ def _beside_this_file(name: str) -> ModuleType:
 heuristic_bot = _beside_this_file("heuristic_bot")  # its choices, its hand strengths, its model of opponents
 heuristic_decide = heuristic_bot.decide
 
-# The kit gives decide() the request's clock (botkit.MoveClock): see run_bot(..., timed=True) below.
+# The kit gives decide() the request's clock (botkit.MoveClock): run_bot(..., timed=TIMED) below.
 TIMED = True
 # Of the move time, the share thinking may use: check-bot calls a reply slower than half the move time slow,
 # and the rest covers the stream and a busy machine.
@@ -77,8 +77,6 @@ Z = 2.0
 MIN_WORLDS = 12
 # Worlds at most (a bound on a decision's work when the clock is generous).
 MAX_WORLDS = 4000
-# Whether sampled opponents' hands are made as strong as SEEN_POWER says (else: dealt at random).
-BIASED = True
 
 
 def losses_left(game: str, lives: int, floating: bool) -> int:
@@ -124,7 +122,7 @@ def hand_end_value(game: Game, seat: int, opponents: Sequence[int]) -> float:
 #
 # Each seat in a rollout plays from what it may see only (its hand, the discard pile's top or the centre's
 # face-up card, the turns played), read straight from the sampled game rather than through an observation:
-# about a hundredth of the heuristic bot's time a decision. Ending a hand follows the heuristic's opponent
+# about a twentieth of the heuristic bot's time a decision. Ending a hand follows the heuristic's opponent
 # model (each opponent as the best of ``power`` random hands, stronger with each turn it played): end when
 # the chance of losing now is below the seat's threshold for its turns this hand, thresholds measured from the
 # heuristic bot's own stops and knocks.
@@ -146,10 +144,6 @@ _POWERS = {game: [_power(game, turns) for turns in range(TURNS_MODELLED)] for ga
 END_AT = {"stop_the_bus": (0.40, 0.45, 0.36, 0.30, 0.38, 0.48, 0.53), "bastard_brag": (0.40, 0.40, 0.55, 0.46, 0.40)}
 FACE_UP_SLOT = 2
 EXPOSURE = heuristic_bot.EXPOSURE_COST
-
-
-def _strength3(a: Card, b: Card, c: Card) -> float:
-    return _STRENGTH[_BIT[a] | _BIT[b] | _BIT[c]]
 
 
 @lru_cache(maxsize=65_536)
@@ -390,7 +384,6 @@ class Search:
         self.never_seen = never_seen(obs)
         self.powers = opponent_powers(obs)
         self.opponents = [seat for seat in range(obs.num_players) if seat != obs.seat and obs.in_game[seat]]
-        self.totals = [0.0] * len(self.actions)
         self.gain_sums = [0.0] * len(self.actions)  # paired: value of the action minus the default's
         self.gain_squares = [0.0] * len(self.actions)
         self.count = 0
@@ -398,8 +391,7 @@ class Search:
     def play_world(self) -> None:
         """Try every action in one more sampled world."""
         world = next(self.worlds)
-        if BIASED:
-            bias_world(world, self.obs.seat, self.never_seen, self.powers, self.rng)
+        bias_world(world, self.obs.seat, self.never_seen, self.powers, self.rng)
         hand_number, seat, opponents = world.hand_number, self.obs.seat, self.opponents
         values = []
         for tried in self.actions:
@@ -410,7 +402,6 @@ class Search:
         base = values[self.default]
         for index, value in enumerate(values):
             gain = value - base
-            self.totals[index] += value
             self.gain_sums[index] += gain
             self.gain_squares[index] += gain * gain
         self.count += 1
@@ -452,7 +443,8 @@ class Search:
 
 
 def think_seconds(clock: MoveClock | None) -> float:
-    """How long this decision may think: a share of the move time (with the bank's help only to make up for it)."""
+    """How long this decision may think: ``THINK_SHARE`` of the move time, less what has passed since the request
+    arrived (the bank is never spent)."""
     if clock is None:
         return DEFAULT_THINK_MS / 1000
     return max(0.0, THINK_SHARE * clock.move_time_ms / 1000 - clock.elapsed_s())
@@ -482,4 +474,4 @@ def _seed_of(obs: Observation) -> int:
 
 
 if __name__ == "__main__":
-    run_bot(decide, name="search", version="1.0", timed=True)
+    run_bot(decide, name="search", version="1.0", timed=TIMED)

@@ -334,7 +334,7 @@ async def _play_games(
     Each game is played by its seats' newest versions (:meth:`League.seated`), and not at all when one plays no more.
     """
     played = 0
-    site = LiveSite(output, total)
+    site = LiveSite(output, total, spectator_delay_s=league.spectator_delay_s)
     report_every = max(1, -(-total // 4))  # standings so far about four times a run
     if progress is not None:
         progress(len(results.finished), total, None)
@@ -354,9 +354,11 @@ async def _play_games(
     todo = (
         seated for game in games if game.game_id not in results.finished and (seated := league.seated(game)) is not None
     )
+    backend.watcher = site.watch()
     try:
         await backend.play(todo, finished, stop or _never)
     finally:
+        backend.watcher = None
         await site.close()
     return played
 

@@ -146,6 +146,7 @@ def test_every_key_is_read(tmp_path):
         build_timeout_s: 12.5
         build_network: none
         on_build_failure: stop
+        spectator_delay_s: 2.5
         format: round-robin
     """
     bots = """\
@@ -175,6 +176,7 @@ def test_every_key_is_read(tmp_path):
     assert league.build_timeout_s == 12.5
     assert league.build_network == "none"
     assert league.on_build_failure == "stop"
+    assert league.spectator_delay_s == 2.5
     assert league.format == RoundRobin()
     alice, bob = league.bots
     assert alice.spec.command == (sys.executable, "alice.py", "--level", "3")

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from referee.backends.pool import Restarts
+from referee.backends.pool import GameWatcher, Restarts
 
 if TYPE_CHECKING:
     from referee.config import League
@@ -47,6 +47,8 @@ class Backend(ABC):
         self.asked_concurrency = concurrency
         self.concurrency = concurrency or 1
         self.restarts = Restarts(league.max_restarts)
+        # Told of each game played in this process (a backend that plays games elsewhere tells nobody).
+        self.watcher: GameWatcher | None = None
 
     @property
     def game_log_dir(self) -> Path:

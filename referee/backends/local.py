@@ -39,7 +39,7 @@ class LocalBackend(Backend):
                 if game is None:
                     return
                 log_path = self.game_log_dir / f"{game.game_id}.jsonl"
-                record = await play_scheduled(self.league, self._pool, game, log_path)
+                record = await play_scheduled(self.league, self._pool, game, log_path, self.watcher)
                 finished(FinishedGame(game, record))
 
         try:

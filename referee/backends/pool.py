@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.faults import BotFault, FaultKind
 from referee.lanes import lane_spec
@@ -36,6 +36,7 @@ from referee.session import BotSession
 
 if TYPE_CHECKING:
     from referee.config import League
+    from referee.games import Game
     from referee.schedule import ScheduledGame
 
 
@@ -132,8 +133,21 @@ def _retired(league: League) -> frozenset[str]:
     return frozenset(bot.name for bot in league.bots if not bot.plays)
 
 
-async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log_path: Path) -> dict[str, Any]:
-    """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record."""
+class GameWatcher(Protocol):
+    """Told of each game as it begins and ends, in the event loop that plays it (the spectators' feeds:
+    :class:`referee.publish.spectators.SpectatorFeeds`). It may read the game between decisions, never change it."""
+
+    def started(self, game_id: str, game: Game, players: Sequence[str]) -> None: ...
+
+    def finished(self, game_id: str) -> None: ...
+
+
+async def play_scheduled(
+    league: League, pool: BotPool, game: ScheduledGame, log_path: Path, watcher: GameWatcher | None = None
+) -> dict[str, Any]:
+    """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record.
+
+    ``watcher``, if given, is told when the game begins and ends (:class:`GameWatcher`)."""
     bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
     began = time.time()
     clock = time.perf_counter()
@@ -149,7 +163,13 @@ async def play_scheduled(league: League, pool: BotPool, game: ScheduledGame, log
             log_path=log_path,
             players=list(game.seats),
         )
-        result = await match.play()
+        if watcher is not None:
+            watcher.started(game.game_id, match.game, list(game.seats))
+        try:
+            result = await match.play()
+        finally:
+            if watcher is not None:
+                watcher.finished(game.game_id)
     finally:
         await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
     return game_record(game, league, result, began, time.perf_counter() - clock)

@@ -63,6 +63,7 @@ class League:
     format: Format = dataclasses.field(default_factory=RoundRobin)  # how tables are made: referee.schedule
     freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
     build_network: str = "host"  # the network of each submission's build, in its sandbox: "host" or "none"
+    spectator_delay_s: float = 0.0  # how late spectators see a game in play (referee.publish.spectators)
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
@@ -234,6 +235,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     build_timeout_s: float = checker.key(keys, _KEYS["build_timeout_s"])
     on_build_failure: str = checker.key(keys, _KEYS["on_build_failure"])
     build_network = read_build_network(checker, keys, sandboxed)
+    spectator_delay_s: float = checker.key(keys, _KEYS["spectator_delay_s"])
 
     bots_node = keys["bots"]
     if not isinstance(bots_node, yaml.SequenceNode):
@@ -294,6 +296,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         format=league_format,
         freeze=freeze,
         build_network=build_network,
+        spectator_delay_s=spectator_delay_s,
         warnings=tuple(warnings),
     )
 

@@ -29,6 +29,7 @@ UINT32_MAX = 2**32 - 1  # move_time_ms, time_bank_ms and turn_limit travel in th
 SEED_RANGE = (-(2**63), 2**64 - 1)  # a seed fits 64 bits, signed or not
 MAX_CONCURRENCY = 1024  # games at once; each holds table_size bot processes (see docs/leagues.md)
 MAX_GAMES = 2**53 - 1  # a game's index stays exact in every JSON reader of games.jsonl
+MAX_SPECTATOR_DELAY_S = 3600.0  # an hour: a competition's broadcast delay, not a way to hide a game
 MAX_BUILD_TIMEOUT_S = UINT32_MAX // 1000  # the longest time limit in milliseconds, in whole seconds
 MANY_GAMES = 100_000  # `referee validate` warns above this many games (a day or more on one machine)
 
@@ -178,6 +179,8 @@ LEAGUE: tuple[Key, ...] = (
         "packages), or none (loopback only)", default="host", choices=NETWORKS),
     Key("on_build_failure", "choice", "a failed build leaves its bot out (skip) or stops the league",
         default="skip", choices=BUILD_FAILURE_ACTIONS),
+    Key("spectator_delay_s", "real", "seconds that spectators of a game in play see it late (referee serve)",
+        default=0.0, minimum=0, maximum=MAX_SPECTATOR_DELAY_S),
     Key("bots", "list", "the bots, at least table_size of them", value="a list of bot entries"),
 )  # fmt: skip
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from referee.errors import GameArgumentError
 from referee.games.base import (
+    SPECTATOR,
     Action,
     ActionKind,
     EndReason,
@@ -31,6 +32,7 @@ def game_class(name: str) -> type[Game]:
 
 __all__ = [
     "GAMES",
+    "SPECTATOR",
     "Action",
     "ActionKind",
     "BastardBrag",

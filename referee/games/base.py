@@ -82,6 +82,8 @@ __all__ = [
 
 DEFAULT_TURN_LIMIT = 200
 STARTING_LIVES = 3
+# The seat of one who watches and holds no cards (Game.spectator_view): it matches no seat of any game.
+SPECTATOR = -1
 
 # The phases, read on every decision: a member read through its enum class costs about 0.1 us, a global far less.
 _NORMAL, _FINAL, _OVER = Phase.NORMAL, Phase.FINAL, Phase.OVER
@@ -308,6 +310,16 @@ class Game(ABC):
         """Return exactly what ``seat`` may know now (the one place that builds a seat's view)."""
         if seat.__class__ is not int or not 0 <= seat < self.num_players:
             self._check_seat(seat, "observation(seat)")
+        return self._view_of(seat)
+
+    def spectator_view(self) -> Observation:
+        """Return what anyone watching may know now: the view of a seat that holds no cards (``seat`` is
+        :data:`SPECTATOR`: no hand, no legal actions, none of a seat's own cards such as the card it just drew
+        or a face-down centre card it put there). Hands are seen only in the showdowns' results."""
+        return self._view_of(SPECTATOR)
+
+    def _view_of(self, seat: int) -> Observation:
+        """A seat's view, or with :data:`SPECTATOR` a watcher's: built here alone, so the two cannot differ."""
         current = self.current_seat
         view = (self._view or self._public_view()).copy()
         # The fields that change from decision to decision: the seat's own hand and legal actions, the turn.
@@ -315,7 +327,7 @@ class Game(ABC):
         view["seat"] = seat
         view["phase"] = self.phase
         view["current_seat"] = current
-        view["hand"] = tuple(self.hands[seat])
+        view["hand"] = tuple(self.hands[seat]) if seat != SPECTATOR else ()
         view["ender"] = self.ender
         view["turns_this_hand"] = self.turns_this_hand
         view["hand_events"] = tuple(self.events[self._hand_event_start :])

@@ -171,6 +171,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         bots=(),
         format=RoundRobin(),
         freeze=checker.key(keys, _KEYS["freeze"]),
+        spectator_delay_s=checker.key(keys, _KEYS["spectator_delay_s"]),
         warnings=tuple(warnings),
     )
     return Ladder(

@@ -102,7 +102,7 @@ async def run_ladder(
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         write_reports(ladder, register)
-        site = LiveSite(output, None)
+        site = LiveSite(output, None, spectator_delay_s=league.spectator_delay_s)
         site.rebuild(sorted(results.finished))
         season = Season(ladder, league, register, tables, results, site)
         try:
@@ -217,6 +217,7 @@ async def _play(
         if season.players is None:
             players = backend(season.league, output, concurrency)
             season.players = await playing.enter_async_context(players)
+            season.players.watcher = season.site.watch()
         await season.players.play(counted(iter(games)), finished, stop)
 
 

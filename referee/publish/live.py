@@ -29,6 +29,7 @@ from typing import Any
 
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
+from referee.publish.spectators import SpectatorFeeds
 
 DEFAULT_INTERVAL_S = 3.0
 HELPER_NICENESS = 10
@@ -89,8 +90,17 @@ _DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 class LiveSite:
     """Writes a running league's replay pages and leaderboard as games finish (see the module's doc)."""
 
-    def __init__(self, output: Path, scheduled: int | None, *, interval_s: float = DEFAULT_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        output: Path,
+        scheduled: int | None,
+        *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        spectator_delay_s: float = 0.0,
+    ) -> None:
         self.output = Path(output)
+        self.spectators = SpectatorFeeds(self.output, spectator_delay_s)  # the games in play, for referee serve
+        self._spectating: asyncio.Task[None] | None = None
         self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
         self._helper: asyncio.subprocess.Process | None = None
@@ -101,6 +111,12 @@ class LiveSite:
         self._warned = False
         self.replays_written = 0
         self.leaderboard_written_at: list[float] = []  # time.monotonic() as each rewrite ended
+
+    def watch(self) -> SpectatorFeeds:
+        """The spectators' feeds, written from now until :meth:`close`: give them to the backend as its watcher."""
+        if self._spectating is None:
+            self._spectating = asyncio.get_running_loop().create_task(self.spectators.run())
+        return self.spectators
 
     def game_finished(self, game_id: str) -> None:
         """Queue a finished game (its log written, its record in games.jsonl); returns at once."""
@@ -122,7 +138,13 @@ class LiveSite:
         self._queue.put_nowait(item)
 
     async def close(self) -> None:
-        """Write every queued replay, then stop the helper (the runner writes the final leaderboard itself)."""
+        """Write every queued replay, then stop the helper (the runner writes the final leaderboard itself); the
+        spectators' feeds end."""
+        spectating, self._spectating = self._spectating, None
+        if spectating is not None:
+            spectating.cancel()
+            await asyncio.gather(spectating, return_exceptions=True)
+        self.spectators.close()
         if self._task is None:
             return
         self._queue.put_nowait(_STOP)

@@ -5,7 +5,8 @@ What each visitor may read:
 ========================  =====================================================================
 anyone                    the league's page and leaderboards (``leaderboard.*``), ``games.jsonl``,
                           the replays and game logs (``replays/``, ``games/``), ``/events``, the
-                          sign-in form
+                          games in play as a spectator sees them (``/live/``:
+                          :mod:`referee.site.spectating`), the sign-in form
 an author (their token,   their own page (``/authors/NAME/``): every version with its verdict,
 or a session after        build log, check games and output, standing, games and faults; their
 signing in)               bots' output in each game; ``POST /api/submissions`` (an upload) and
@@ -80,6 +81,7 @@ from referee.site.records import (
     record_upload,
     versions_of,
 )
+from referee.site.spectating import live_routes
 from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, land
 from referee.transcript import read_game
 
@@ -500,6 +502,7 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
 
     routes = [
         Route("/events", events),
+        *live_routes(output),
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
         Route(f"/{RESULTS_FILE}", published_records),

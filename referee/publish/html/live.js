@@ -1,0 +1,211 @@
+"use strict";
+// Live games for spectators (referee serve's /live/): the list of games in play, and one game drawn move by move
+// from its feed (referee/publish/spectators.py). A feed holds only what anyone watching may know: every seat's cards
+// stay face down until its hand's showdown reveals them.
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, cls, text) => {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+  const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  const rankText = (text) => (text[0] === "T" ? "10" : text[0]);
+  const cardText = (text) => rankText(text) + SUIT[text[1]];
+  function card(text) {
+    if (!text) {
+      const back = el("span", "card back");
+      back.title = "face down";
+      return back;
+    }
+    const node = el("span", "card" + ("DH".includes(text[1]) ? " red" : ""));
+    node.dataset.card = text;
+    node.title = cardText(text);
+    node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
+    return node;
+  }
+  const page = document.body.dataset.page;
+  const setState = (text, playing) => {
+    $("state").textContent = text;
+    $("state").classList.toggle("playing", !!playing);
+  };
+
+  // ----- the list of games in play -----------------------------------------------------------
+  if (page === "list") {
+    $("list-view").hidden = false;
+    const refresh = () =>
+      fetch("games.json", { cache: "no-store" })
+        .then((answer) => answer.json())
+        .then((games) => {
+          const list = $("games");
+          list.replaceChildren();
+          setState(games.length ? games.length + " in play" : "no game in play", games.length > 0);
+          $("note").textContent = games.length ? "" : "games appear here while a league, duel or ladder plays";
+          for (const game of games) {
+            const item = el("li");
+            const link = el("a", "", game.game_id);
+            link.href = encodeURIComponent(game.game_id);
+            item.append(link, " " + game.game.replace(/_/g, " ") + ": " + game.players.join(", "));
+            if (game.over) item.append(el("span", "status", " (just finished)"));
+            list.append(item);
+          }
+        })
+        .catch(() => setState("the server does not answer", false));
+    refresh();
+    setInterval(refresh, 2000);
+    return;
+  }
+
+  // ----- one game, live -------------------------------------------------------------------------
+  $("game-view").hidden = false;
+  let players = [];
+  let isBrag = false;
+  let view = null;
+  let shown = null; // the last showdown's hands, shown until the next deal
+  let shownLoser = null;
+  const name = (seat) => "seat " + seat + " " + (players[seat] || "");
+
+  function line(event) {
+    const who = event.seat === undefined ? "" : name(event.seat);
+    switch (event.kind) {
+      case "deal":
+        return "hand " + event.hand + " dealt by " + who + (isBrag ? "; face up " : "; discard ") + cardText(event.card);
+      case "draw":
+        return who + " draws from the stock";
+      case "take":
+        return who + " takes " + cardText(event.card);
+      case "discard":
+        return who + " discards " + cardText(event.card);
+      case "stop":
+        return who + " stops the bus";
+      case "pass":
+        return who + " passes";
+      case "recycle":
+        return "the discards (" + event.count + ") are shuffled into a new stock";
+      case "exchange":
+        if (event.slot === 2) return who + " gives " + cardText(event.card) + " for the face-up " + cardText(event.taken);
+        return who + " exchanges a card with face-down slot " + event.slot;
+      case "exchange-all":
+        return who + " takes the whole centre, laying " + cardText(event.card) + " face up";
+      case "knock":
+        return who + " knocks";
+      case "stock-exhausted":
+        return "the stock is exhausted: showdown";
+      case "turn-limit":
+        return "the turn limit is reached: showdown";
+      case "showdown": {
+        const hands = Object.keys(event.hands || {}).map(
+          (seat) => name(seat) + " " + event.hands[seat].split(" ").map(cardText).join(" ") + " (" + event.ranks[seat] + ")"
+        );
+        return "showdown: " + hands.join("; ") + (event.seat === undefined ? "" : "; " + name(event.seat) + " loses a life");
+      }
+      case "eliminated":
+        return who + " is out of the game";
+      case "forfeit":
+        return who + " forfeits";
+      case "game-over":
+        return who + " wins the game";
+      default:
+        return event.kind;
+    }
+  }
+
+  function seatPanel(seat) {
+    const panel = el("div", "seat");
+    panel.dataset.seat = seat;
+    const inGame = view.in_game[seat] === 1;
+    const inHand = view.in_hand[seat] === 1;
+    if (view.current_seat === seat) panel.classList.add("current");
+    if (shownLoser === seat) panel.classList.add("loser");
+    if (!inGame) panel.classList.add("out");
+    const who = el("div", "who");
+    who.title = name(seat);
+    who.append(el("span", "chip seatno", String(seat)), el("span", "name", players[seat]));
+    if (view.dealer === seat) who.append(el("span", "chip", "D"));
+    if (view.ender === seat) who.append(el("span", "chip ender", isBrag ? "knocked" : "stopped"));
+    if (view.current_seat === seat) who.append(el("span", "chip turn", "to play"));
+    const lives = el("div", "lives");
+    for (let i = 0; i < 3; i++) lives.append(el("span", "token" + (i < view.lives[seat] ? "" : " lost")));
+    if (view.floating[seat] === 1) lives.append(el("span", "token floating"), el("span", "status", "floating"));
+    if (!inGame) lives.append(el("span", "status", "out of the game"));
+    const cards = el("div", "cards");
+    cards.dataset.seat = seat;
+    if (shown && shown[seat]) for (const c of shown[seat].split(" ")) cards.append(card(c));
+    else if (inHand) for (let i = 0; i < 3; i++) cards.append(card(null));
+    panel.append(who, lives, cards);
+    return panel;
+  }
+
+  function draw() {
+    if (!view) return;
+    const table = $("table");
+    table.replaceChildren();
+    const centre = el("div", "centre");
+    if (isBrag) {
+      const cards = el("div", "cards centre-cards");
+      view.centre.forEach((c) => cards.append(card(c)));
+      const pile = el("div", "pile");
+      pile.append(cards, el("div", "label", "centre: slots 0 and 1 face down, 2 face up"));
+      centre.append(pile);
+    } else {
+      const stock = el("div", "pile stock");
+      stock.append(card(null), el("div", "label", "stock " + view.stock_count));
+      const discard = el("div", "pile discard");
+      discard.append(view.discard_top ? card(view.discard_top) : el("span", "card gone"));
+      discard.append(el("div", "label", "discard pile " + view.discard_count));
+      centre.append(stock, discard);
+    }
+    const seats = el("div", "seats");
+    for (let seat = 0; seat < players.length; seat++) seats.append(seatPanel(seat));
+    table.append(centre, seats);
+  }
+
+  function addMove(event) {
+    const item = el("li", event.kind === "deal" ? "deal" : event.kind === "showdown" ? "hand" : "", line(event));
+    item.dataset.kind = event.kind;
+    $("moves").append(item);
+    item.scrollIntoView({ block: "nearest" });
+    $("caption").textContent = line(event);
+  }
+
+  const game = document.body.dataset.game;
+  const feed = new EventSource(encodeURIComponent(game) + "/feed");
+  setState("connecting", false);
+  feed.addEventListener("start", (message) => {
+    const start = JSON.parse(message.data).start;
+    players = start.players;
+    isBrag = start.game === "bastard_brag";
+    $("title").textContent = start.game_id + ": " + start.game.replace(/_/g, " ") + ", live";
+    setState("playing", true);
+  });
+  feed.addEventListener("frame", (message) => {
+    const frame = JSON.parse(message.data);
+    for (const event of frame.events) {
+      if (event.kind === "deal") {
+        shown = null;
+        shownLoser = null;
+      } else if (event.kind === "showdown") {
+        shown = event.hands || null;
+        shownLoser = event.seat === undefined ? null : event.seat;
+      }
+      addMove(event);
+    }
+    view = frame.view;
+    draw();
+  });
+  feed.addEventListener("end", (message) => {
+    const end = JSON.parse(message.data).end;
+    feed.close();
+    setState("finished", false);
+    const note = $("note");
+    note.replaceChildren("places: " + end.placements.map(name).join(", ") + " \u2014 ");
+    const replay = el("a", "", "the replay");
+    replay.href = "../replays/" + encodeURIComponent(game) + ".html";
+    note.append(replay);
+  });
+  feed.addEventListener("gone", () => {
+    feed.close();
+    setState("no longer in play", false);
+  });
+})();

@@ -1,0 +1,216 @@
+"""What a spectator of a running league receives: each game in play, move by move, from its public view only.
+
+While a league, duel or ladder plays, each game in play has a *feed*: a file
+``live/GAME_ID.jsonl`` in the league's folder, one JSON object per line,
+which ``referee serve`` streams to spectators (``/live/GAME_ID/feed``, see
+docs/viewing.md). The lines:
+
+- the first, ``{"start": {"game_id", "game", "players"}}``;
+- then *frames*, each ``{"n", "time", "events", "view"}``: the public events
+  since the frame before (``events``, as :func:`event_json` writes them,
+  each hand's showdown with every hand it revealed), and the table as anyone
+  watching sees it after them (``view``: :func:`view_json` of
+  :meth:`Game.spectator_view`, the engine's one function for a view that
+  holds no cards);
+- the last, ``{"end": {"placements": [...]}}`` once the game is over (its
+  replay is then one click away).
+
+Nothing here reads a seat's cards: a frame is made from the spectator's view
+and the public events alone, and a hand's cards appear only in the showdown
+that revealed them (``tests/test_spectating.py`` checks every byte a
+spectator received during a league against the game logs).
+
+The feeds are kept off the referee's hot path: nothing is done per decision.
+A task of the league runner looks at the games in play every
+:data:`POLL_S` seconds and writes a frame for each game that moved; a frame
+is written ``delay_s`` seconds after it was seen (``spectator_delay_s``, for
+competitions that want one). A finished game's feed is kept
+:data:`FINISHED_KEPT_S` seconds for those watching it, then removed (at the
+league's end it is left, and ``referee serve`` stops listing it after that
+time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.cards import format_cards
+from referee.games import (
+    SPECTATOR,
+    BastardBragObservation,
+    Event,
+    EventKind,
+    Game,
+    HandResult,
+    Observation,
+    StopTheBusObservation,
+)
+
+LIVE_DIR = "live"  # OUTPUT/live/GAME_ID.jsonl: the feeds of the games in play
+POLL_S = 0.1  # how often the games in play are looked at: a move reaches a spectator within about this
+FINISHED_KEPT_S = 60.0  # a finished game's feed stays this long for those still watching it
+
+
+def event_json(event: Event, results: dict[int, HandResult]) -> dict[str, Any]:
+    """A public event as a spectator receives it; a showdown with the hands it revealed (``results`` by hand)."""
+    data: dict[str, Any] = {"kind": event.kind.value, "hand": event.hand_number}
+    for name in ("seat", "slot", "count"):
+        value = getattr(event, name)
+        if value is not None:
+            data[name] = value
+    if event.card is not None:
+        data["card"] = str(event.card)
+    if event.taken is not None:
+        data["taken"] = str(event.taken)
+    if event.kind is EventKind.SHOWDOWN and event.hand_number in results:
+        result = results[event.hand_number]
+        data["hands"] = {str(seat): format_cards(cards) for seat, cards in sorted(result.hands.items())}
+        data["ranks"] = {str(seat): str(rank) for seat, rank in sorted(result.ranks.items())}
+        data["ended_by"] = result.ended_by.value
+    return data
+
+
+def view_json(view: Observation) -> dict[str, Any]:
+    """The table as anyone watching sees it (a :meth:`Game.spectator_view`)."""
+    if view.seat != SPECTATOR or view.hand:
+        raise ValueError(f"view_json: a spectator's view holds no cards and no seat; got seat {view.seat}")
+    data: dict[str, Any] = {
+        "hand": view.hand_number,
+        "phase": view.phase.value,
+        "dealer": view.dealer,
+        "current_seat": view.current_seat,
+        "ender": view.ender,
+        "turns": view.turns_this_hand,
+        "lives": list(view.lives),
+        "floating": [int(flag) for flag in view.floating],
+        "in_game": [int(flag) for flag in view.in_game],
+        "in_hand": [int(flag) for flag in view.in_hand],
+    }
+    if isinstance(view, BastardBragObservation):
+        data["centre"] = [None if card is None else str(card) for card in view.centre]
+    elif isinstance(view, StopTheBusObservation):
+        data["discard_top"] = None if view.discard_top is None else str(view.discard_top)
+        data["stock_count"] = view.stock_count
+        data["discard_count"] = view.discard_count
+    return data
+
+
+@dataclass
+class _Watched:
+    """A game in play and how much of it its feed has told."""
+
+    game: Game
+    path: Path
+    events_told: int = 0
+    frames: int = 0
+    waiting: deque[tuple[float, str]] = field(default_factory=deque)  # lines seen, not yet written (the delay)
+    over: bool = False
+
+
+class SpectatorFeeds:
+    """The feeds of a league's games in play (see the module's docstring); a backend tells it of each game.
+
+    :meth:`started` and :meth:`finished` are called by the backend that plays
+    the game, in the league runner's event loop; :meth:`run` is the task that
+    writes the frames.
+    """
+
+    def __init__(self, output: Path, delay_s: float = 0.0) -> None:
+        self.folder = output / LIVE_DIR
+        self.delay_s = delay_s
+        self._games: dict[str, _Watched] = {}
+        self._removals: deque[tuple[float, Path]] = deque()
+        # Feeds left by a league that was stopped: those games are played again, with feeds of their own.
+        if self.folder.is_dir():
+            for stale in self.folder.glob("*.jsonl"):
+                stale.unlink(missing_ok=True)
+
+    def started(self, game_id: str, game: Game, players: Sequence[str]) -> None:
+        """A game began: its feed starts with who plays."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        watched = _Watched(game, self.folder / f"{game_id}.jsonl")
+        watched.path.write_text("", encoding="utf-8")
+        self._games[game_id] = watched
+        self._queue(watched, {"start": {"game_id": game_id, "game": game.name, "players": list(players)}})
+        self._look(watched)
+
+    def finished(self, game_id: str) -> None:
+        """A game ended (or was stopped): its last moves and its end go out, and the feed is removed later."""
+        watched = self._games.get(game_id)
+        if watched is None:
+            return
+        self._look(watched)
+        game = watched.game
+        if game.is_over:
+            self._queue(watched, {"end": {"placements": list(game.result().placements)}})
+        watched.over = True
+        self._write_due(watched, time.time())
+
+    async def run(self) -> None:
+        """Write the frames of the games in play until cancelled (the league runner's task)."""
+        while True:
+            await asyncio.sleep(POLL_S)
+            self.poll()
+
+    def poll(self) -> None:
+        """Look at every game in play once: a frame for each that moved; write what is due; remove old feeds."""
+        now = time.time()
+        for game_id, watched in list(self._games.items()):
+            if not watched.over:
+                self._look(watched)
+            self._write_due(watched, now)
+            if watched.over and not watched.waiting:
+                del self._games[game_id]
+                self._removals.append((now + FINISHED_KEPT_S, watched.path))
+        while self._removals and self._removals[0][0] <= now:
+            self._removals.popleft()[1].unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """The league is over or stopped: what is due goes out; the feed of a game that did not end is removed
+        (it is played again on resume), a finished game's is left for those still watching it (``referee serve``
+        lists it :data:`FINISHED_KEPT_S` seconds; the next run removes it)."""
+        for watched in self._games.values():
+            if watched.over:
+                watched.waiting = deque((0.0, line) for _, line in watched.waiting)  # the delay ends with the league
+                self._write_due(watched, time.time())
+            else:
+                watched.path.unlink(missing_ok=True)
+        self._games.clear()
+
+    def _look(self, watched: _Watched) -> None:
+        game = watched.game
+        events = game.events
+        if len(events) == watched.events_told:
+            return
+        results = {result.hand_number: result for result in game.hand_results}
+        new = [event_json(event, results) for event in events[watched.events_told :]]
+        watched.events_told = len(events)
+        watched.frames += 1
+        frame = {
+            "n": watched.frames,
+            "time": round(time.time(), 3),
+            "events": new,
+            "view": view_json(game.spectator_view()),
+        }
+        self._queue(watched, frame)
+
+    def _queue(self, watched: _Watched, line: dict[str, Any]) -> None:
+        watched.waiting.append((time.time() + self.delay_s, json.dumps(line, separators=(",", ":")) + "\n"))
+        if not self.delay_s:
+            self._write_due(watched, time.time())
+
+    def _write_due(self, watched: _Watched, now: float) -> None:
+        due: list[str] = []
+        waiting = watched.waiting
+        while waiting and (waiting[0][0] <= now or (watched.over and not self.delay_s)):
+            due.append(waiting.popleft()[1])
+        if due:
+            with watched.path.open("a", encoding="utf-8") as feed:
+                feed.write("".join(due))

@@ -1,0 +1,307 @@
+"""Spectators: games in play shown move by move by `referee serve`, and never a card before its hand shows it.
+
+The proof (issue: live spectating): a real league of bots that think, a real `referee serve` on loopback, and
+a spectator that records every byte the server sends it (the live pages, the list of games, each game's feed).
+Each recorded feed is then checked against the game's log, by rules read from the log alone: a card may
+appear only once it is public in its hand (the first face-up card of the deal, each discard, a card given
+face up in Bastard Brag) or once its hand's showdown showed it. The same check is shown to catch a leak.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from referee.cards import format_cards
+from referee.games import GAMES, Game
+from referee.publish.spectators import event_json, view_json
+
+from .conftest import PYTHON
+from .test_serve import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
+CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][CDHS])(?![A-Za-z0-9])")
+DECISION_KINDS = {"draw", "take", "discard", "stop", "pass", "exchange", "exchange-all", "knock"}
+
+
+# ----- the check: every card a spectator received was public in its hand by then -------------------------------
+
+
+class PublicCards:
+    """From a game's log alone: which cards are public in each hand after each decision, and at its showdown."""
+
+    def __init__(self, log: list[dict]) -> None:
+        self.made_public: list[tuple[int, int, set[str]]] = []  # (decisions before, hand, cards made public then)
+        decisions = 0
+        for record in log:
+            kind = record["type"]
+            if kind == "deal":
+                first_face_up = record["discard"] if "discard" in record else record["centre"].split()[2]
+                self.made_public.append((decisions, record["hand"], set(first_face_up.split())))
+            elif kind == "decision":
+                decisions += 1
+                parts = record["action"].split()
+                shown = set()
+                if parts[0] in ("discard", "exchange-all") or (parts[0] == "exchange" and parts[2] == "2"):
+                    shown.add(parts[1])
+                self.made_public.append((decisions, record["hand"], shown))
+            elif kind == "hand":
+                revealed = {card for cards in record["hands"].values() for card in cards.split()}
+                self.made_public.append((decisions, record["hand"], revealed))
+
+    def public(self, hands: set[int], decisions: int) -> set[str]:
+        """The cards public in any of ``hands`` once ``decisions`` decisions were made (and the showdown after)."""
+        return {
+            card
+            for made_at, hand, cards in self.made_public
+            if hand in hands and made_at <= decisions
+            for card in cards
+        }
+
+
+def leaks(feed_lines: list[str], log: list[dict]) -> list[str]:
+    """Each card in a feed line that was not public in the line's hands when it was sent (empty: no leak)."""
+    public = PublicCards(log)
+    found = []
+    decisions = 0
+    for line in feed_lines:
+        data = json.loads(line)
+        events = data.get("events", [])
+        decisions += sum(event["kind"] in DECISION_KINDS for event in events)
+        hands = {event["hand"] for event in events}
+        if "view" in data:
+            hands.add(data["view"]["hand"])
+        allowed = public.public(hands, decisions)
+        for card in CARD.findall(line):
+            if card not in allowed:
+                found.append(f"{card} after {decisions} decisions, hands {sorted(hands)}: {line[:160]}")
+    return found
+
+
+def sse_lines(stream: bytes) -> list[str]:
+    """The data lines of a recorded server-sent event stream."""
+    return [line[len("data: ") :] for line in stream.decode("utf-8").splitlines() if line.startswith("data: ")]
+
+
+# ----- in memory: the spectator's view and events, at every step of random games ---------------------------------
+
+
+def hidden_now(game: Game) -> set[str]:
+    """Cards no spectator may see now: every hand in play, the stock, the face-down centre, minus what was shown."""
+    hidden = {str(card) for seat in range(game.num_players) if game.in_hand[seat] for card in game.hands[seat]}
+    hidden |= {str(card) for card in getattr(game, "stock", [])}
+    centre = getattr(game, "centre", None)
+    if centre:
+        hidden |= {str(card) for card in centre[:2]}  # the face-up card (slot 2) is anyone's to see
+    shown = set()
+    for event in game.hand_events:
+        shown |= {str(card) for card in (event.card, event.taken) if card is not None}
+    return hidden - shown
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_a_spectators_view_and_events_hold_no_hidden_card_at_any_step(game_name: str) -> None:
+    rng = random.Random(28)
+    cls = GAMES[game_name]
+    steps = 0
+    for seed in range(12):
+        game = cls(rng.randint(cls.min_players, cls.max_players), seed=seed)
+        told = 0
+        while not game.is_over:
+            results = {result.hand_number: result for result in game.hand_results}
+            events = [event_json(event, results) for event in game.events[told:]]
+            told = len(game.events)
+            # A showdown shows its hand's cards: what it may show is checked against the logs by the league test.
+            now = [event for event in events if event["hand"] == game.hand_number and event["kind"] != "showdown"]
+            sent = json.dumps({"events": now, "view": view_json(game.spectator_view())})
+            assert not set(CARD.findall(sent)) & hidden_now(game), sent
+            game.apply(rng.choice(game.legal_actions()))
+            steps += 1
+    assert steps > 1000
+
+
+def test_a_spectators_view_is_the_view_of_a_seat_with_no_cards() -> None:
+    game = GAMES["bastard_brag"](4, seed=3)
+    while not game.is_over and len(game.hand_events) < 6:  # past a few exchanges, face-down slots known to their seat
+        game.apply(game.legal_actions()[0])
+    view = game.spectator_view()
+    assert view.hand == () and view.legal_actions == ()
+    assert view.centre[:2] == (None, None)  # type: ignore[attr-defined]
+    seat_view = game.observation(game.current_seat)  # type: ignore[arg-type]
+    assert view.hand_events == seat_view.hand_events and view.lives == seat_view.lives
+    with pytest.raises(ValueError, match="holds no cards"):
+        view_json(seat_view)
+
+
+# ----- a real league, a real server, a spectator recording every byte --------------------------------------------
+
+
+class Spectator:
+    """Watches ``base``/live/ while a league plays: opens every game that appears and records all it receives."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.feeds: dict[str, bytearray] = {}
+        self.arrivals: dict[str, list[tuple[float, bytes]]] = {}
+        self.pages: list[bytes] = []
+        self.threads: list[threading.Thread] = []
+        self.done = threading.Event()
+
+    def watch(self) -> None:
+        while not self.done.is_set():
+            try:
+                self.pages.append(httpx.get(self.base + "/live/", timeout=5).content)
+                listing = httpx.get(self.base + "/live/games.json", timeout=5)
+            except httpx.TransportError:
+                time.sleep(0.1)
+                continue
+            self.pages.append(listing.content)
+            for game in listing.json():
+                game_id = game["game_id"]
+                if game_id not in self.feeds:
+                    self.feeds[game_id] = bytearray()
+                    self.arrivals[game_id] = []
+                    self.pages.append(httpx.get(f"{self.base}/live/{game_id}", timeout=5).content)
+                    thread = threading.Thread(target=self.record, args=(game_id,), daemon=True)
+                    thread.start()
+                    self.threads.append(thread)
+            time.sleep(0.1)
+
+    def record(self, game_id: str) -> None:
+        with httpx.stream("GET", f"{self.base}/live/{game_id}/feed", timeout=30) as answer:
+            for chunk in answer.iter_bytes():
+                self.feeds[game_id] += chunk
+                self.arrivals[game_id].append((time.time(), chunk))
+
+
+def _league(folder: Path, game: str, delay_s: float = 0.0) -> Path:
+    bots = "\n".join(
+        f"  - {{name: {name}, command: [{PYTHON}, {THINKER}, --sleep-ms, '15']}}"
+        for name in ("ann", "bob", "cyd", "dee")
+    )
+    path = folder / "league.yaml"
+    path.write_text(
+        f"name: live\ngame: {game}\nseed: 2805\ntable_size: 3\nsandbox: none\nconcurrency: 2\n"
+        f"spectator_delay_s: {delay_s}\nbots:\n{bots}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    output = tmp_path / "out"
+    output.mkdir()
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base + "/live/games.json", timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    try:
+        yield output, base
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=10)
+
+
+def _watch_league(tmp_path: Path, output: Path, base: str, game: str) -> Spectator:
+    spectator = Spectator(base)
+    watching = threading.Thread(target=spectator.watch, daemon=True)
+    watching.start()
+    run = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "run", str(_league(tmp_path, game)), "--output", str(output), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    for thread in spectator.threads:
+        thread.join(timeout=30)
+    spectator.done.set()
+    watching.join(timeout=10)
+    return spectator
+
+
+@pytest.mark.parametrize("game", ["stop_the_bus", "bastard_brag"])
+def test_a_spectator_sees_each_game_move_by_move_and_no_card_before_its_showdown(tmp_path: Path, served, game) -> None:
+    output, base = served
+    spectator = _watch_league(tmp_path, output, base, game)
+    logs = {
+        path.stem: [json.loads(line) for line in path.read_text().splitlines()]
+        for path in (output / "games").glob("*.jsonl")
+    }
+    assert set(spectator.feeds) == set(logs)  # every game was in play long enough to be found, and watched
+    lags = []
+    for game_id, stream in spectator.feeds.items():
+        lines = sse_lines(bytes(stream))
+        log = logs[game_id]
+        assert json.loads(lines[0])["start"]["players"] == log[0]["players"]
+        end = next(record for record in log if record["type"] == "game_end")
+        assert json.loads(lines[-1]) == {"end": {"placements": end["placements"]}}
+        frames = [json.loads(line) for line in lines[1:-1]]
+        told = [event for frame in frames for event in frame["events"]]
+        assert sum(event["kind"] in DECISION_KINDS for event in told) == end["decisions"]  # every move, in order
+        assert len(frames) > end["hands_played"]  # move by move, not a hand at a time
+        assert leaks(lines, log) == []
+        for arrived, chunk in spectator.arrivals[game_id]:
+            for line in sse_lines(chunk):
+                if '"time"' in line:
+                    lags.append(arrived - json.loads(line)["time"])
+    assert sorted(lags)[len(lags) // 2] < 1.0  # shown within a second of the referee seeing the move
+    for page in spectator.pages:
+        assert CARD.findall(page.decode("utf-8")) == []  # the live pages hold no game's cards: only the feeds do
+    for left in (output / "live").glob("*.jsonl"):  # at the league's end, only finished games' feeds, each whole
+        assert left.read_text().splitlines()[-1].startswith('{"end"')
+
+
+def test_the_check_catches_a_hidden_card_leaked_on_purpose(tmp_path: Path) -> None:
+    """The check above, on a feed made to leak: each hand's cards, put into a frame before its showdown."""
+    game = GAMES["stop_the_bus"](3, seed=9)
+    log = [{"type": "game_start"}]
+    feed = []
+    told = 0
+    rng = random.Random(1)
+    decisions = 0
+    log.append({"type": "deal", "hand": 1, "discard": str(game.discard_pile[-1]), "hands": {}})
+    while game.hand_number == 1 and not game.is_over:
+        act = rng.choice(game.legal_actions())
+        game.apply(act)
+        decisions += 1
+        log.append({"type": "decision", "n": decisions, "hand": 1, "action": str(act)})
+        results = {result.hand_number: result for result in game.hand_results}
+        frame = {
+            "events": [event_json(event, results) for event in game.events[told:]],
+            "view": view_json(game.spectator_view()),
+        }
+        told = len(game.events)
+        feed.append(json.dumps(frame))
+    result = game.hand_results[0]
+    log.append(
+        {"type": "hand", "hand": 1, "hands": {str(seat): format_cards(cards) for seat, cards in result.hands.items()}}
+    )
+    assert leaks(feed, log) == []  # the real frames are clean
+    secret = format_cards(game.hand_results[0].hands[0])
+    leaked = json.loads(feed[2])
+    leaked["view"]["note"] = secret  # seat 0's cards, shown two moves in
+    feed[2] = json.dumps(leaked)
+    found = leaks(feed, log)
+    assert found and all(card in secret for card in (entry.split()[0] for entry in found))

@@ -23,9 +23,10 @@ import pytest
 
 from referee.cards import format_cards
 from referee.games import GAMES, Game
-from referee.publish.spectators import event_json, view_json
+from referee.publish.spectators import SpectatorFeeds, event_json, view_json
 
 from .conftest import PYTHON
+from .test_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright
 from .test_serve import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,15 +185,14 @@ class Spectator:
                 self.arrivals[game_id].append((time.time(), chunk))
 
 
-def _league(folder: Path, game: str, delay_s: float = 0.0) -> Path:
+def _league(folder: Path, game: str, sleep_ms: int = 15, names: tuple[str, ...] = ("ann", "bob", "cyd", "dee")) -> Path:
+    """A league of bots that think (``sleep_ms`` a decision) at tables of three, two games at once."""
     bots = "\n".join(
-        f"  - {{name: {name}, command: [{PYTHON}, {THINKER}, --sleep-ms, '15']}}"
-        for name in ("ann", "bob", "cyd", "dee")
+        f"  - {{name: {name}, command: [{PYTHON}, {THINKER}, --sleep-ms, '{sleep_ms}']}}" for name in names
     )
     path = folder / "league.yaml"
     path.write_text(
-        f"name: live\ngame: {game}\nseed: 2805\ntable_size: 3\nsandbox: none\nconcurrency: 2\n"
-        f"spectator_delay_s: {delay_s}\nbots:\n{bots}\n",
+        f"name: live\ngame: {game}\nseed: 2805\ntable_size: 3\nsandbox: none\nconcurrency: 2\nbots:\n{bots}\n",
         encoding="utf-8",
     )
     return path
@@ -305,3 +305,108 @@ def test_the_check_catches_a_hidden_card_leaked_on_purpose(tmp_path: Path) -> No
     feed[2] = json.dumps(leaked)
     found = leaks(feed, log)
     assert found and all(card in secret for card in (entry.split()[0] for entry in found))
+
+
+def test_a_delay_holds_every_line_back_until_its_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [1000.0]
+    monkeypatch.setattr("referee.publish.spectators.time.time", lambda: now[0])
+    feeds = SpectatorFeeds(tmp_path, delay_s=30.0)
+    game = GAMES["stop_the_bus"](3, seed=4)
+    feeds.started("g1", game, ["a", "b", "c"])
+    feed = tmp_path / "live" / "g1.jsonl"
+    for _ in range(5):
+        game.apply(game.legal_actions()[0])
+        now[0] += 1.0
+        feeds.poll()
+    assert feed.read_text() == ""  # 5 s in: nothing yet, not even who plays
+    now[0] = 1030.5
+    feeds.poll()
+    told = [json.loads(line) for line in feed.read_text().splitlines()]
+    assert "start" in told[0] and [frame["time"] for frame in told[1:]] == [1000.0]  # the deal, seen 30 s ago
+    now[0] = 1040.0
+    feeds.poll()
+    told = [json.loads(line) for line in feed.read_text().splitlines()]
+    assert [frame["time"] for frame in told[1:]] == [1000.0, 1001.0, 1002.0, 1003.0, 1004.0, 1005.0]
+
+
+def test_a_feed_of_a_game_that_did_not_end_is_removed_and_a_finished_ones_kept(tmp_path: Path) -> None:
+    feeds = SpectatorFeeds(tmp_path)
+    stopped, finished = GAMES["stop_the_bus"](3, seed=1), GAMES["stop_the_bus"](3, seed=2)
+    feeds.started("stopped", stopped, ["a", "b", "c"])
+    feeds.started("finished", finished, ["a", "b", "c"])
+    while not finished.is_over:
+        finished.apply(finished.legal_actions()[0])
+    feeds.finished("finished")
+    feeds.close()
+    assert not (tmp_path / "live" / "stopped.jsonl").exists()  # played again on resume, with a feed of its own
+    lines = (tmp_path / "live" / "finished.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1]) == {"end": {"placements": list(finished.result().placements)}}
+    SpectatorFeeds(tmp_path)  # the next run starts with no feed
+    assert list((tmp_path / "live").iterdir()) == []
+
+
+# ----- in Chromium: the live pages as a spectator sees them ----------------------------------------------------
+
+
+# The moves listed; whether a hand is in play (its deal listed after the last showdown); the card faces on seats.
+SHOWN_NOW = """() => {
+  const kinds = [...document.querySelectorAll("#moves li")].map((item) => item.dataset.kind);
+  const inPlay = kinds.lastIndexOf("deal") > kinds.lastIndexOf("showdown");
+  return [kinds.length, inPlay, document.querySelectorAll(".seat .card[data-card]").length];
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser_for_spectators():
+    if sync_playwright is None or not CHROMIUM.exists():
+        pytest.skip(f"Playwright or Chromium ({CHROMIUM}) is missing: make browser-deps")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_face_down(
+    browser_for_spectators, tmp_path: Path, served, width: int
+) -> None:
+    output, base = served
+    league = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "run",
+            str(_league(tmp_path, "stop_the_bus", sleep_ms=40, names=("ann", "bob", "cyd"))),
+            "--output",
+            str(output),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    context = browser_for_spectators.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(base + "/live/")
+        page.locator("#games a").first.click()  # the list shows the games in play within its first refresh
+        page.wait_for_selector("#moves li")
+        seen_counts, faces_in_play = [], []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and page.locator("#state").inner_text() != "finished":
+            moves, in_play, faces = page.evaluate(SHOWN_NOW)
+            seen_counts.append(moves)
+            if in_play:
+                faces_in_play.append(faces)
+            time.sleep(0.05)
+        assert page.locator("#state").inner_text() == "finished"
+        assert len(set(seen_counts)) > 10  # the list grew move by move while the page was open
+        assert faces_in_play and set(faces_in_play) == {0}  # while a hand is played, only the backs of its cards
+        assert page.locator("#note a").get_attribute("href").startswith("../replays/")  # the replay, one click away
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off a phone's screen
+    finally:
+        context.close()
+        league.send_signal(signal.SIGINT)  # one game watched is enough: the league stops as an organiser stops it
+        league.wait(timeout=60)
+    assert not errors, errors

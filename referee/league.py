@@ -334,7 +334,7 @@ async def _play_games(
     Each game is played by its seats' newest versions (:meth:`League.seated`), and not at all when one plays no more.
     """
     played = 0
-    site = LiveSite(output, total, spectator_delay_s=league.spectator_delay_s)
+    site = LiveSite(output, total, spectator_delay_s=league.spectator_delay_s, static_replays=league.static_replays)
     report_every = max(1, -(-total // 4))  # standings so far about four times a run
     if progress is not None:
         progress(len(results.finished), total, None)

@@ -113,6 +113,7 @@ def write_league(
         "concurrency: 1",
         "fault_policy: {mode: default_action, max_faults: 3}",
         "output: results",
+        "static_replays: true",  # its pages are opened from disk
         "bots:",
     ]
     for name, command in entries:

@@ -147,6 +147,7 @@ def test_every_key_is_read(tmp_path):
         build_network: none
         on_build_failure: stop
         spectator_delay_s: 2.5
+        static_replays: true
         format: round-robin
     """
     bots = """\
@@ -177,6 +178,7 @@ def test_every_key_is_read(tmp_path):
     assert league.build_network == "none"
     assert league.on_build_failure == "stop"
     assert league.spectator_delay_s == 2.5
+    assert league.static_replays is True
     assert league.format == RoundRobin()
     alice, bob = league.bots
     assert alice.spec.command == (sys.executable, "alice.py", "--level", "3")

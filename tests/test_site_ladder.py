@@ -208,6 +208,10 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
             answer = HTTP.get(base + str(path.relative_to(out)), timeout=10)
             if answer.status_code == 200:
                 served[str(path.relative_to(out))] = answer.text
+    for log_file in sorted((out / "games").glob("*.jsonl")):  # each replay, made from its log when asked for
+        answer = HTTP.get(f"{base}replays/{log_file.stem}.html", timeout=10)
+        assert answer.status_code == 200
+        served[f"replays/{log_file.stem}.html"] = answer.text
     assert "leaderboard.html" in served and any(name.startswith("replays/") for name in served)
     assert [name for name, text in served.items() if ANN_SAYS in text] == []
     assert not any(name.startswith(("logs/", "checks/", "reports/")) for name in served)

@@ -64,6 +64,7 @@ class League:
     freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
     build_network: str = "host"  # the network of each submission's build, in its sandbox: "host" or "none"
     spectator_delay_s: float = 0.0  # how late spectators see a game in play (referee.publish.spectators)
+    static_replays: bool = False  # each game's replay page written as it ends (referee.publish.live)
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
@@ -236,6 +237,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     on_build_failure: str = checker.key(keys, _KEYS["on_build_failure"])
     build_network = read_build_network(checker, keys, sandboxed)
     spectator_delay_s: float = checker.key(keys, _KEYS["spectator_delay_s"])
+    static_replays: bool = checker.key(keys, _KEYS["static_replays"])
 
     bots_node = keys["bots"]
     if not isinstance(bots_node, yaml.SequenceNode):
@@ -297,6 +299,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         freeze=freeze,
         build_network=build_network,
         spectator_delay_s=spectator_delay_s,
+        static_replays=static_replays,
         warnings=tuple(warnings),
     )
 

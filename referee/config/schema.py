@@ -179,6 +179,8 @@ LEAGUE: tuple[Key, ...] = (
         "packages), or none (loopback only)", default="host", choices=NETWORKS),
     Key("on_build_failure", "choice", "a failed build leaves its bot out (skip) or stops the league",
         default="skip", choices=BUILD_FAILURE_ACTIONS),
+    Key("static_replays", "boolean", "each game's replay page written as a file as the game ends (a folder opened "
+        "from disk); else referee serve makes it from the game's log when asked", default=False),
     Key("spectator_delay_s", "real", "seconds that spectators of a game in play see it late (referee serve)",
         default=0.0, minimum=0, maximum=MAX_SPECTATOR_DELAY_S),
     Key("bots", "list", "the bots, at least table_size of them", value="a list of bot entries"),

@@ -172,6 +172,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         format=RoundRobin(),
         freeze=checker.key(keys, _KEYS["freeze"]),
         spectator_delay_s=checker.key(keys, _KEYS["spectator_delay_s"]),
+        static_replays=checker.key(keys, _KEYS["static_replays"]),
         warnings=tuple(warnings),
     )
     return Ladder(

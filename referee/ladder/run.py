@@ -102,7 +102,7 @@ async def run_ladder(
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         write_reports(ladder, register)
-        site = LiveSite(output, None, spectator_delay_s=league.spectator_delay_s)
+        site = LiveSite(output, None, spectator_delay_s=league.spectator_delay_s, static_replays=league.static_replays)
         site.rebuild(sorted(results.finished))
         season = Season(ladder, league, register, tables, results, site)
         try:

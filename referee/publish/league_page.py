@@ -9,8 +9,10 @@ strength as games accumulate (:func:`strength_history`). Seeds are strings
 in its data (a JavaScript number would round a 64-bit seed), and nothing on
 it names a path of the organiser's machine: paths inside the league's
 folder are written relative to it, others by their last part.
-Each game links to its replay page, ``replays/GAME_ID.html``, where one was
-written. The page is self-contained (its script, style and data inline), so
+Each game links to its replay page, ``replays/GAME_ID.html``: a file where
+the league writes them (``static_replays``), else made from the game's log by
+``referee serve`` (so the link is shown on a served page, not on one opened
+from disk). The page is self-contained (its script, style and data inline), so
 a finished league's directory is a static site; while a league runs the page
 refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
 """
@@ -137,7 +139,8 @@ def _public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, A
 def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list[Any]:
     """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
     faults = record.faults or ()
-    replay = replays is not None and (replays / f"{record.game_id}.html").exists()
+    # 2: its replay page is a file; 1: referee serve makes it from the game's log (written before its record).
+    replay = 0 if replays is None else 2 if (replays / f"{record.game_id}.html").exists() else 1
     return [
         record.index,
         record.game_id,
@@ -147,7 +150,7 @@ def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) 
         record.decisions,
         [sum(seat.values()) for seat in faults] if any(faults) else 0,
         without_bot_words(public_text(record.void, directory)) if record.void else None,
-        1 if replay else 0,
+        replay,
     ]
 
 

@@ -1,9 +1,11 @@
-"""A running league's pages, kept current: each game's replay as it finishes, the leaderboard every few seconds.
+"""A running league's pages, kept current: the leaderboard every few seconds, the games in play for spectators.
 
 The league runner calls :meth:`LiveSite.game_finished` after each game's
 record is in ``games.jsonl``; that only queues the game. A task of its own
-hands the work to a helper process: the replay page
-(``replays/GAME_ID.html``) and, at most once every ``interval_s`` seconds
+hands the work to a helper process: with ``static_replays``, the game's
+replay page (``replays/GAME_ID.html``; without, ``referee serve`` makes it
+from the game's log when it is asked for, which costs the league nothing),
+and, at most once every ``interval_s`` seconds
 (and never more often than ten times the time a rewrite takes, so a big
 league spends little on it), the leaderboard files with a page that
 refreshes itself. The helper is a separate Python process at low priority
@@ -97,8 +99,10 @@ class LiveSite:
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         spectator_delay_s: float = 0.0,
+        static_replays: bool = False,
     ) -> None:
         self.output = Path(output)
+        self.static_replays = static_replays  # else no replay page is written: referee serve makes each when asked
         self.spectators = SpectatorFeeds(self.output, spectator_delay_s)  # the games in play, for referee serve
         self._spectating: asyncio.Task[None] | None = None
         self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
@@ -120,15 +124,16 @@ class LiveSite:
 
     def game_finished(self, game_id: str) -> None:
         """Queue a finished game (its log written, its record in games.jsonl); returns at once."""
-        self._put(game_id)
+        self._put(game_id if self.static_replays else _REFRESH)
 
     def refresh(self) -> None:
         """Queue a rewrite of the leaderboard (``league.json`` changed: a ladder judged a version); returns at once."""
         self._put(_REFRESH)
 
     def rebuild(self, game_ids: Sequence[str]) -> None:
-        """Queue the games finished before this run: the helper rewrites any replay page missing or damaged."""
-        if game_ids:
+        """Queue the games finished before this run: the helper rewrites any replay page missing or damaged (with
+        static replays)."""
+        if game_ids and self.static_replays:
             self._put(list(game_ids))
 
     def _put(self, item: str | list[str] | object) -> None:

@@ -65,7 +65,9 @@ from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
 from referee.ladder.file import MB, Ladder, load_ladder
 from referee.ladder.history import ACCEPTED
-from referee.publish.redaction import public_game_record, public_log_record
+from referee.publish.league_page import REPLAY_DIR
+from referee.publish.live import BACK_LINK
+from referee.publish.redaction import public_game_record, public_log, public_log_record
 from referee.publish.replay_page import replay_page
 from referee.results import RESULTS_FILE
 from referee.site import ServeError
@@ -327,6 +329,20 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
             return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
         return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
 
+    async def game_replay(request: Request) -> Response:
+        """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
+        game's log, as published (:mod:`referee.publish.redaction`)."""
+        game = request.path_params["game"]
+        if not plain_name(game):
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        written, log_file = output / REPLAY_DIR / f"{game}.html", output / "games" / f"{game}.jsonl"
+        if written.is_file():
+            return FileResponse(written)
+        if not log_file.is_file():
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        start, steps = await asyncio.to_thread(read_game, log_file, public_log)
+        return HTMLResponse(await asyncio.to_thread(replay_page, start, steps, BACK_LINK))
+
     async def published_records(request: Request) -> Response:
         """``games.jsonl`` or a game's log, each record as published (:mod:`referee.publish.redaction`)."""
         game = request.path_params.get("game")
@@ -506,6 +522,7 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
         Route(f"/{RESULTS_FILE}", published_records),
+        Route(f"/{REPLAY_DIR}/{{game}}.html", game_replay),
         Route("/games/{game}.jsonl", published_records),
         Route("/signin", signin_form, methods=["GET"], name="signin_form"),
         Route("/signin", signin, methods=["POST"]),

@@ -285,9 +285,11 @@
     }
   }
 
+  // A game's replay: a file (2), or made from the game's log by referee serve (1), so only on a served page.
+  const hasReplay = (flag) => flag === 2 || (flag === 1 && location.protocol !== "file:");
   function gameLink(game, n) {
     const row = data.games.find((g) => g[1] === game);
-    if (row && row[8]) return "replays/" + encodeURIComponent(game) + ".html" + (n !== null && n !== undefined ? "#n=" + n : "");
+    if (row && hasReplay(row[8])) return "replays/" + encodeURIComponent(game) + ".html" + (n !== null && n !== undefined ? "#n=" + n : "");
     return "games/" + encodeURIComponent(game) + ".jsonl";
   }
 
@@ -594,7 +596,7 @@
       tr.dataset.game = id;
       tr.append(el("td", null, String(index + 1))); // the schedule's place, counted from 1 as people count
       const name = el("td", "text");
-      if (replay) {
+      if (hasReplay(replay)) {
         const link = el("a", null, id);
         link.href = "replays/" + encodeURIComponent(id) + ".html";
         name.append(link);
@@ -613,7 +615,7 @@
       tr.append(el("td", null, decisions === null ? "-" : String(decisions)));
       tr.append(el("td", "text", faults ? seats.map((s, i) => (faults[i] ? s + " " + faults[i] : "")).filter(Boolean).join(", ") : ""));
       const open = el("td");
-      if (replay) {
+      if (hasReplay(replay)) {
         const link = el("a", null, "replay");
         link.href = "replays/" + encodeURIComponent(id) + ".html";
         open.append(link);

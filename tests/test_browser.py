@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.cards import Card
 from referee.gamelog import read_log
 from referee.ladder.history import WITHDRAWN
 from referee.ladder.run import change_status
@@ -337,6 +338,9 @@ def seat_cards(page) -> list[list[str]]:
     )
 
 
+COMPACT_CARD = re.compile(r"(?<![\w#])[2-9TJQKA][CDHS](?!\w)")  # TH: the logs' form, never shown to people
+
+
 def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(page, tmp_path: Path) -> None:
     log_path = logged_game("faults")
     log = read_log(log_path)
@@ -344,10 +348,23 @@ def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(pag
     subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
     page.goto(out.as_uri())
     ready(page)
+    # The list of moves names cards as the table draws them (10♥), but where a fault's detail quotes the bot.
+    moves = page.eval_on_selector_all("#moves li:not(.fault)", "items => items.map(item => item.textContent)")
+    assert moves and not [line for line in moves if COMPACT_CARD.search(line)]
+    assert any(re.search(r"(?<!\w)10[♣♦♥♠]", line) for line in moves), "the game's moves name some ten"
     records = log[1:]
     for index, record in enumerate(records):
         assert page.get_attribute("body", "data-step") == str(index)
         shown = seat_cards(page)
+        # Every card face and its title read as Card.pretty writes it; so does the table's text (next 10♥).
+        faces = page.eval_on_selector_all(
+            "#table .card[data-card]", "cards => cards.map(c => [c.dataset.card, c.title, c.textContent])"
+        )
+        assert all(title == text == Card.parse(code).pretty for code, title, text in faces), faces
+        texts = page.eval_on_selector_all(
+            "#table *", "nodes => nodes.filter(n => !n.children.length).map(n => n.textContent)"
+        )
+        assert not [text for text in texts if COMPACT_CARD.search(text)], f"step {index}"
         if record["type"] == "deal":
             for seat, cards in record["hands"].items():
                 assert shown[int(seat)] == cards.split(), f"step {index}: the deal"

@@ -27,7 +27,11 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (text !== undefined) node.textContent = text;
     return node;
   };
+  // The data holds cards in the logs' compact form (TH); a person reads them as referee.cards.Card.pretty writes
+  // them (10♥): a two-digit ten and the suit's symbol. The browser tests hold this to Card.pretty.
   const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  const rankText = (text) => (text[0] === "T" ? "10" : text[0]);
+  const cardText = (text) => rankText(text) + SUIT[text[1]];
   const cardsOf = (text) => (text ? text.split(" ") : []);
   const handOf = (f, seat) => f["o" + seat][0]; // a seat's cards: its own view of them is the whole truth
   // Stop the Bus mid-turn: the card the seat just drew or took (in Bastard Brag a view's later entries are the centre).
@@ -37,8 +41,8 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (!text) return back(extra);
     const node = el("span", "card" + ("DH".includes(text[1]) ? " red" : "") + (extra ? " " + extra : ""));
     node.dataset.card = text;
-    node.title = text;
-    node.append(el("span", "r", text[0] === "T" ? "10" : text[0]), el("span", "s", SUIT[text[1]]));
+    node.title = cardText(text);
+    node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
     return node;
   }
   function back(extra) {
@@ -117,7 +121,7 @@ else unpack(document.getElementById("game")).then(function (data) {
     const stockCards = el("div", "fan");
     stockCards.append(f.stock ? back() : el("span", "card gone"));
     if (viewer === null && f.next) stockCards.append(card(f.next, "small"));
-    stock.append(stockCards, el("div", "label", "stock " + f.stock + (viewer === null && f.next ? ", next " + f.next : "")));
+    stock.append(stockCards, el("div", "label", "stock " + f.stock + (viewer === null && f.next ? ", next " + cardText(f.next) : "")));
     const pile = cardsOf(f.pile);
     const discard = el("div", "pile discard");
     const fan = el("div", "fan");

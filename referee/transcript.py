@@ -484,14 +484,15 @@ def read_game(
 
 
 def header(start: dict, viewer: int | None = None) -> str:
-    """The transcript's first line: the game, its players, seed and settings."""
+    """The transcript's first line: the game, its players, its deal seed (the table's, not the league's) and
+    settings."""
     players = ", ".join(
         f"seat {seat} {name}" + (" (you)" if seat == viewer else "") for seat, name in enumerate(start["players"])
     )
     timing = start.get("timing", {})
     policy = start.get("policy", {})
     return (
-        f"{start['game_id']}: {start['game']}, {start['num_players']} players ({players}); seed {start['seed']}; "
+        f"{start['game_id']}: {start['game']}, {start['num_players']} players ({players}); deal seed {start['seed']}; "
         f"move {timing.get('move_time_ms')} ms, bank {timing.get('time_bank_ms')} ms; "
         f"faults: {policy.get('mode')}; referee {start.get('referee_version')}"
     )

@@ -311,7 +311,12 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     rows.first.locator("td a").first.click()
     ready(page)
     assert page.text_content("h1").startswith(game_id)
-    assert f"seed {games[game_id].seed} " in page.text_content("#meta"), "the game's 64-bit seed digit for digit"
+    # The game's 64-bit seed digit for digit, said to be the table's deal seed: not the league's, which stays hidden.
+    assert page.text_content("#seed code") == str(games[game_id].seed)
+    seed_line = page.text_content("#seed")
+    assert seed_line.startswith("deal seed ") and "this table's" in seed_line
+    assert "a league derives it one way from the league's seed, which it does not reveal" in seed_line
+    assert str(games[game_id].seed) not in page.text_content("#meta"), "the seed is said once, with what it is"
     page.click("#back")
     ready(page)
     assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"

@@ -49,6 +49,7 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
     assert len(lines) == len(log), "one header line, then one line per record after game_start"
     start = log[0]
     assert start["game_id"] in lines[0] and all(player in lines[0] for player in start["players"])
+    assert f"; deal seed {start['seed']}; " in lines[0], "the game's seed, named for what it is: the table's deals"
     for record, line in zip(log[1:], lines[1:], strict=True):
         kind = record["type"]
         if kind == "deal":

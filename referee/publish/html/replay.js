@@ -256,13 +256,17 @@ else unpack(document.getElementById("game")).then(function (data) {
   const policy = data.policy || {};
   $("meta").textContent = [
     players.length + " players: " + players.map((name, seat) => seat + " " + name).join(", "),
-    "seed " + data.seed,
     data.decisions + " decisions, " + data.hands.length + " hands",
     "move " + timing.move_time_ms + " ms + bank " + timing.time_bank_ms + " ms",
     "faults: " + policy.mode,
     resultText(),
     "referee " + data.referee_version,
   ].filter(Boolean).join(" \u00b7 ");
+  // The game's own seed, not the league's (which its page keeps hidden until the league ends): said so, lest it
+  // read as a leak.
+  $("seed").append(document.createTextNode("deal seed "), el("code", null, data.seed),
+    document.createTextNode(" (this table's: every hand of its games is dealt from it; a league derives it one " +
+      "way from the league's seed, which it does not reveal)"));
   if (data.back) {
     $("back").href = data.back;
     $("back").hidden = false;

@@ -503,6 +503,47 @@ def test_a_name_that_fits_the_screen_stays_on_one_line(browser, tmp_path: Path) 
         context.close()
 
 
+LONG_NAMES = [
+    "nodeauthor-node-bot-v12",
+    "an-extraordinarily-long-bot-name-from-a-rather-wordy-author-v1",
+    "py_search_v3",
+]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_replays_seat_names_are_shown_whole_where_there_is_room(browser, tmp_path: Path, width: int) -> None:
+    log = read_log(logged_game("stop_the_bus"))
+    log[0]["players"] = LONG_NAMES
+    log_path = tmp_path / "long-names.jsonl"
+    log_path.write_text("".join(json.dumps(record) + "\n" for record in log), encoding="utf-8")
+    out = tmp_path / "long-names.html"
+    subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(out.as_uri() + "#step=3")
+        ready(page)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        shown = page.eval_on_selector_all(
+            "#table .seat .who .name",
+            """names => names.map(name => ({
+                text: name.textContent, title: name.title,
+                cut: name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1,
+                lines: Math.round(name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).lineHeight)),
+            }))""",
+        )
+        assert [name["text"] for name in shown] == [name["title"] for name in shown] == LONG_NAMES
+        whole, overlong, short = shown
+        # Three seats share a laptop's row: the first name has room for one line; on a phone it wraps after a "-".
+        assert not whole["cut"] and whole["lines"] == (1 if width == 1280 else 2), whole
+        assert not short["cut"] and short["lines"] == 1, short
+        # A name two lines cannot hold is cut with an ellipsis, and its title gives it whole.
+        if width == 390:
+            assert overlong["cut"] and overlong["lines"] == 2, overlong
+    finally:
+        context.close()
+
+
 def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) -> None:
     log_path = logged_game("long")
     decisions = read_log(log_path)[-1]["decisions"]

@@ -45,6 +45,13 @@ else unpack(document.getElementById("game")).then(function (data) {
     node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
     return node;
   }
+  // A seat's name, free to wrap after each "-", "_" and "." (newcomer-|v2), as on the league's page.
+  function nameOf(seat) {
+    const node = el("span", "name");
+    String(players[seat]).split(/(?<=[-_.])/).forEach((part, i) => node.append(...(i ? [el("wbr"), part] : [part])));
+    node.title = players[seat]; // whole, should even two lines not hold it
+    return node;
+  }
   function back(extra) {
     const node = el("span", "card back" + (extra ? " " + extra : ""));
     node.title = "face down";
@@ -69,13 +76,15 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (viewer === seat) panel.classList.add("viewer");
     if (f.loser === seat) panel.classList.add("loser");
     if (!inGame) panel.classList.add("out");
+    // The name has its line to itself, so that it shows whole where the seat has room; the marks that come and
+    // go (dealer, stopped or knocked, to play) sit with the lives, so a seat's height stays as the turn moves on.
     const who = el("div", "who");
-    who.append(el("span", "chip seatno", String(seat)), el("span", "name", players[seat]));
-    who.title = "seat " + seat + " " + players[seat];
-    if (f.d === seat) who.append(el("span", "chip", "D"));
-    if (f.e === seat) who.append(el("span", "chip ender", isBrag ? "knocked" : "stopped"));
-    if (f.cur === seat) who.append(el("span", "chip turn", "to play"));
-    const lives = el("div", "lives");
+    who.append(el("span", "chip seatno", String(seat)), nameOf(seat));
+    const marks = el("span", "marks");
+    if (f.d === seat) marks.append(el("span", "chip", "D"));
+    if (f.e === seat) marks.append(el("span", "chip ender", isBrag ? "knocked" : "stopped"));
+    if (f.cur === seat) marks.append(el("span", "chip turn", "to play"));
+    const lives = el("span", "lives");
     const floating = f.fl && f.fl[seat] === 1;
     for (let i = 0; i < 3; i++) lives.append(el("span", "token" + (i < f.lives[seat] ? "" : " lost")));
     if (floating) {
@@ -95,7 +104,9 @@ else unpack(document.getElementById("game")).then(function (data) {
     } else {
       for (let i = 0; i < cardsOf(handOf(f, seat)).length; i++) cards.append(back());
     }
-    panel.append(who, lives, cards);
+    const state = el("div", "state");
+    state.append(lives, marks);
+    panel.append(who, state, cards);
     if (reveal) panel.append(el("div", "rank", reveal[1] + (f.loser === seat ? " \u2014 loses a life" : "")));
     return panel;
   }

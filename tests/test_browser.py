@@ -620,6 +620,52 @@ def games_shown(page) -> int:
     return int(page.get_attribute("body", "data-games") or 0)
 
 
+def serve(folder: Path) -> tuple[subprocess.Popen, int]:
+    """``referee serve FOLDER`` on a free port, once it answers."""
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "serve", str(folder), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert "serving" in server.stdout.readline()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    return server, port
+
+
+def test_headless_chromium_with_a_virtual_time_budget_finishes_on_the_served_pages(
+    league: Path, tmp_path: Path
+) -> None:
+    # --virtual-time-budget lets virtual time run only while no request is open: a page that holds a stream open
+    # (a finished league's page listening to /events, the waiting page) kept Chromium waiting for ever.
+    (tmp_path / "empty").mkdir()
+    servers = [serve(league), serve(tmp_path / "empty")]
+    replay = sorted((league / "replays").iterdir())[0].name
+    pages = {
+        f"http://127.0.0.1:{servers[0][1]}/leaderboard.html": 'data-ready="1"',
+        f"http://127.0.0.1:{servers[0][1]}/replays/{replay}": 'data-ready="1"',
+        f"http://127.0.0.1:{servers[1][1]}/leaderboard.html": 'data-waiting="1"',
+    }
+    try:
+        for url, drawn in pages.items():
+            command = [str(CHROMIUM), *CHROMIUM_ARGS, "--virtual-time-budget=5000", "--dump-dom", url]
+            try:
+                run = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"headless Chromium with --virtual-time-budget did not finish on {url} in 60 s")
+            assert run.returncode == 0 and drawn in run.stdout, (url, run.stderr[-2000:])
+    finally:
+        for server, _ in servers:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=20)
+
+
 def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_path: Path) -> None:
     league_file = write_league(tmp_path / "league.yaml", thinker_ms=25, rounds=2)
     output = tmp_path / "out"
@@ -630,20 +676,7 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
     try:
         # Served before the league has written anything: a page that waits, then becomes the league's.
         output.mkdir()
-        port = free_port()
-        server = subprocess.Popen(
-            [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert "serving" in server.stdout.readline()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+        server, port = serve(output)
         served = context.new_page()
         served.goto(f"http://127.0.0.1:{port}/")
         assert served.get_attribute("body", "data-waiting") == "1"

@@ -1,8 +1,17 @@
-"""Cards, their text form, the deck and the seeded shuffle.
+"""Cards, their text forms, the deck and the seeded shuffle.
 
 A card is written as rank then suit: ``QS``, ``TD`` (or ``10D``), ``Q♠``.
 Parsing accepts any case and either suit letters (``C D H S``) or suit
-symbols (``♣ ♦ ♥ ♠``); printing gives the two-character form (``TD``).
+symbols (``♣ ♦ ♥ ♠``). Printing gives one of two forms:
+
+- the compact form, two characters (``TD``, ``QS``): ``str(card)`` and
+  :func:`format_cards`, for the protocol, the game logs, ``--json`` output
+  and actions as bots write them;
+- the form for people, the ten as ``10`` and the suit as its symbol
+  (``10♦``, ``Q♠``), as the replay page draws a card: :attr:`Card.pretty`
+  and :func:`pretty_cards`, for everything a person reads (transcripts, the
+  replay page's lines, the terminal's screens). A rank alone, as in a hand's
+  name (``run Q-J-10``), is :func:`rank_text`.
 
 Ranks are the integers 2..14 (14 is the ace); suits are 0..3 in tie-break
 order, clubs < diamonds < hearts < spades, so comparing two suits with ``<``
@@ -31,6 +40,11 @@ CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 ACE = 14
 
 
+def rank_text(rank: int) -> str:
+    """A rank as people write it: ``A``, ``K``, ``Q``, ``J``, ``10``, ``9``, ..., ``2`` (14 is the ace)."""
+    return "10" if rank == 10 else RANK_CHARS[rank - 2]
+
+
 class Card(NamedTuple):
     """One playing card: ``rank`` 2..14 (ace high), ``suit`` 0..3 (clubs..spades)."""
 
@@ -55,12 +69,13 @@ class Card(NamedTuple):
     @property
     def rank_text(self) -> str:
         """The rank as people write it: ``A``, ``K``, ..., ``10``, ..., ``2``."""
-        return "10" if self.rank == 10 else RANK_CHARS[self.rank - 2]
+        return rank_text(self.rank)
 
     @property
     def pretty(self) -> str:
-        """The card with a suit symbol and a two-digit ten: ``10♦``."""
-        return self.rank_text + SUIT_SYMBOLS[self.suit]
+        """The card as people read it, with a two-digit ten and a suit symbol: ``10♦`` (see the module's doc)."""
+        text = _PRETTY_OF.get(self)
+        return repr(self) if text is None else text
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -76,6 +91,8 @@ class Card(NamedTuple):
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in range(2, 15) for suit in range(4))
 _TEXT = tuple(RANK_CHARS[card.rank - 2] + SUIT_CHARS[card.suit] for card in DECK)
 _TEXT_OF = dict(zip(DECK, _TEXT, strict=True))
+_PRETTY = tuple(rank_text(card.rank) + SUIT_SYMBOLS[card.suit] for card in DECK)
+_PRETTY_OF = dict(zip(DECK, _PRETTY, strict=True))
 _BY_TEXT: dict[str, Card] = {}
 for _card in DECK:
     for _rank_form in {RANK_CHARS[_card.rank - 2], _card.rank_text}:
@@ -102,8 +119,13 @@ def parse_cards(text: str) -> tuple[Card, ...]:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    """Write cards in their text form, separated by spaces: ``"AS 2D 3C"``."""
+    """Write cards in their compact text form, separated by spaces: ``"AS 2D TC"`` (for machines: logs, protocol)."""
     return " ".join(_TEXT[card.index] for card in cards)
+
+
+def pretty_cards(cards: Iterable[Card]) -> str:
+    """Write cards as people read them, separated by spaces: ``"A♠ 2♦ 10♣"`` (see the module's doc)."""
+    return " ".join(_PRETTY[card.index] for card in cards)
 
 
 def shuffled_deck(stream: SeedStream) -> list[Card]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import NamedTuple
 
-from referee.cards import ACE, DECK, RANK_PLURALS, Card
+from referee.cards import ACE, DECK, RANK_PLURALS, Card, rank_text
 from referee.errors import InvalidHandError
 
 _DECK_CARDS = frozenset(DECK)
@@ -37,12 +37,7 @@ class Category(enum.IntEnum):
         return self.name.lower().replace("_", " ")
 
 
-_LETTER = {14: "A", 13: "K", 12: "Q", 11: "J"}
 _A23 = 15  # value of the run A-2-3 (and the prial 3-3-3): above every ordinary rank
-
-
-def _rank_text(rank: int) -> str:
-    return _LETTER.get(rank, str(rank))
 
 
 class HandRank(NamedTuple):
@@ -63,13 +58,18 @@ class HandRank(NamedTuple):
 
     @property
     def name(self) -> str:
-        """A human name: ``prial of threes``, ``run Q-J-10``, ``pair of queens, 7 kicker``."""
+        """A human name: ``prial of threes``, ``run Q-J-10``, ``pair of queens, 10 kicker``.
+
+        Its ranks read as on the cards people see (:func:`referee.cards.rank_text`: ``10``, never ``T``); a pair
+        or a prial is named in words, as players say it. Bots are sent this name (``rank_name``) and game logs
+        keep it (``ranks``).
+        """
         category = self.category
         if category is Category.PRIAL:
             return f"prial of {RANK_PLURALS[self.ranks_shown[0]]}"
         if category is Category.PAIR:
-            return f"pair of {RANK_PLURALS[self.values[0]]}, {_rank_text(self.values[1])} kicker"
-        shown = "-".join(_rank_text(rank) for rank in self.ranks_shown)
+            return f"pair of {RANK_PLURALS[self.values[0]]}, {rank_text(self.values[1])} kicker"
+        shown = "-".join(rank_text(rank) for rank in self.ranks_shown)
         return f"{category.label} {shown}"
 
 

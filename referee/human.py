@@ -8,9 +8,11 @@ that says what a seat may see; the other seats' cards stay hidden) and the
 public events. At each of the person's turns the screen is drawn afresh (on a
 terminal, the old one is cleared): what happened since the last turn, the
 seats' lives, the table as the seat sees it, the seat's hand, and the legal
-actions, numbered; the person answers with a number (or the action's text,
-``discard QS``). The seat is on no clock. At the game's end the screen shows
-the last events and the placements.
+actions, numbered, every card as people read it (``10♥``:
+:func:`referee.cards.pretty_cards`); the person answers with a number (or
+the action's text, ``discard Q♠`` or ``discard qs``). The seat is on no
+clock. At the game's end the screen shows the last events and the
+placements.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.bots import BotSpec
-from referee.cards import Card, format_cards
+from referee.cards import Card, pretty_cards
 from referee.clock import Timing
 from referee.errors import MalformedActionError, RefereeError
 from referee.faults import BotFault, FaultPolicy
@@ -140,7 +142,9 @@ class HumanSeat(InProcessBot):
                 return legal[0]
             if isinstance(chosen, Action):
                 return chosen
-            prompt = f"Type a number from 1 to {len(legal)} (or an action such as {legal[-1]}), or q to leave: "
+            prompt = (
+                f"Type a number from 1 to {len(legal)} (or an action such as {typed_form(legal[-1])}), or q to leave: "
+            )
 
     def _table(self, view: Observation) -> list[str]:
         width = max(len(self._name(seat)) for seat in range(view.num_players))
@@ -156,20 +160,20 @@ class HumanSeat(InProcessBot):
             marker = "  <- you" if seat == view.seat else ""
             lines.append(f"  {self._name(seat):<{width}}  {lives}, {state}{extra}{marker}")
         if isinstance(view, StopTheBusObservation):
-            top = f"{view.discard_top} on top" if view.discard_top else "empty"
+            top = f"{view.discard_top.pretty} on top" if view.discard_top else "empty"
             lines.append(f"Discard pile: {top} ({_cards(view.discard_count)}) - stock: {_cards(view.stock_count)}")
             if view.drawn_card is not None:
                 held = [card for card in view.hand if card != view.drawn_card]
                 source = "took from the discard pile" if view.took_discard else "drew"
-                lines.append(f"Your hand: {format_cards(held)}, and {view.drawn_card} you {source}")
+                lines.append(f"Your hand: {pretty_cards(held)}, and {view.drawn_card.pretty} you {source}")
                 return lines
         elif isinstance(view, BastardBragObservation):
-            slots = [str(card) if card is not None else "??" for card in view.centre]
+            slots = [card.pretty if card is not None else "??" for card in view.centre]
             lines.append(f"Centre: {slots[0]} {slots[1]} face down, {slots[2]} face up")
         lines.append(
-            f"Your hand: {format_cards(view.hand)}   {hand_rank(view.hand)}"
+            f"Your hand: {pretty_cards(view.hand)}   {hand_rank(view.hand)}"
             if len(view.hand) == 3
-            else f"Your hand: {format_cards(view.hand)}"
+            else f"Your hand: {pretty_cards(view.hand)}"
         )
         if view.phase is Phase.FINAL:
             lines.append("Final turns: the hand ends when every other seat has had one")
@@ -226,22 +230,24 @@ def _game_name(game: pb.Game) -> str:
 
 
 def action_label(act: Action, view: Observation) -> str:
-    """A legal action in words, as the seat sees the table: ``take 7H from the discard pile``."""
+    """A legal action in words, as the seat sees the table: ``take 7♥ from the discard pile``."""
     kind = act.kind
     if kind is ActionKind.DRAW:
         return "draw from the stock"
     if kind is ActionKind.TAKE:
-        assert isinstance(view, StopTheBusObservation)  # a take is an action of Stop the Bus
-        return f"take {view.discard_top} from the discard pile"
-    if kind is ActionKind.DISCARD:
-        kept = [card for card in view.hand if card != act.card]
-        return f"discard {act.card}, keep {format_cards(kept)}   {hand_rank(kept)}"
+        assert isinstance(view, StopTheBusObservation) and view.discard_top is not None  # a take of Stop the Bus
+        return f"take {view.discard_top.pretty} from the discard pile"
     if kind is ActionKind.STOP:
         return "stop the bus"
     if kind is ActionKind.PASS:
         return "pass"
     if kind is ActionKind.KNOCK:
         return "knock"
+    assert act.card is not None  # the other actions give a card
+    given = act.card.pretty
+    if kind is ActionKind.DISCARD:
+        kept = [card for card in view.hand if card != act.card]
+        return f"discard {given}, keep {pretty_cards(kept)}   {hand_rank(kept)}"
     assert isinstance(view, BastardBragObservation)  # the other actions are Bastard Brag's
     centre = view.centre
     if kind is ActionKind.EXCHANGE:
@@ -249,21 +255,29 @@ def action_label(act: Action, view: Observation) -> str:
         taken = centre[act.slot]
         kept = [card for card in view.hand if card != act.card] + ([taken] if taken is not None else [])
         rank = f"   {hand_rank(kept)}" if len(kept) == 3 else ""
+        if taken is None:  # a face-down card the seat has not seen
+            return f"give {given} for the face-down card in slot {act.slot}{rank}"
         if act.slot == 2:
-            return f"give {act.card} for {taken}, face up{rank}"
-        what = (
-            f"{taken} (face down, slot {act.slot})" if taken is not None else f"the face-down card in slot {act.slot}"
-        )
-        return f"give {act.card} for {what}{rank}"
+            return f"give {given} for {taken.pretty}, face up{rank}"
+        return f"give {given} for {taken.pretty} (face down, slot {act.slot}){rank}"
     # exchange-all: the hand for the centre, the given card laid face up
-    return f"swap your hand for the centre, laying {act.card} face up"
+    return f"swap your hand for the centre, laying {given} face up"
+
+
+def typed_form(act: Action) -> str:
+    """An action as a person may type it: its text form with the card as people read it (``discard 10♥``).
+
+    :meth:`Action.parse` reads it back, as it reads ``discard 10h`` and ``discard TH``.
+    """
+    words = [act.kind.value, *([act.card.pretty] if act.card is not None else [])]
+    return " ".join([*words, *([str(act.slot)] if act.slot is not None else [])])
 
 
 def describe_event(event: pb.Event, name: Callable[[int], str]) -> list[str]:
     """A public event in words (a showdown takes a line per hand shown)."""
     kind = event.kind
     seat = name(event.seat) if event.HasField("seat") else ""
-    card = str(card_from_pb(event.card)) if event.HasField("card") else ""
+    card = card_from_pb(event.card).pretty if event.HasField("card") else ""
     if kind == pb.EVENT_KIND_DEAL:
         return [f"hand {event.hand_number}: {seat} deals; {card} is turned up"]
     if kind == pb.EVENT_KIND_DRAW:
@@ -274,7 +288,7 @@ def describe_event(event: pb.Event, name: Callable[[int], str]) -> list[str]:
         return [f"{seat} discards {card}"]
     if kind == pb.EVENT_KIND_EXCHANGE:
         if event.slot == 2:
-            return [f"{seat} gives {card} for {card_from_pb(event.taken)}, face up"]
+            return [f"{seat} gives {card} for {card_from_pb(event.taken).pretty}, face up"]
         return [f"{seat} exchanges a card for the face-down card in slot {event.slot}"]
     if kind == pb.EVENT_KIND_EXCHANGE_ALL:
         return [f"{seat} swaps the hand for the centre, laying {card} face up"]
@@ -301,7 +315,7 @@ def _showdown(event: pb.Event, name: Callable[[int], str]) -> list[str]:
     lines = [f"showdown of hand {event.hand_number}:"]
     for hand in showdown.hands:
         cards: list[Card] = [card_from_pb(card) for card in hand.cards]
-        lines.append(f"  {name(hand.seat):<{width}}  {format_cards(cards)}  {hand.rank_name}")
+        lines.append(f"  {name(hand.seat):<{width}}  {pretty_cards(cards)}  {hand.rank_name}")
     after = {state.seat: state for state in showdown.seats}
     loser = after.get(event.seat)
     if loser is not None:

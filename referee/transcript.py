@@ -8,6 +8,9 @@ table after it and every seat's view of it. A seat's view is
 seat's transcript names only cards that seat could know: its own cards, the
 face-up cards and public moves, and the hands shown at each showdown.
 
+The lines name cards as people read them (``10♥``: :func:`referee.cards.pretty_cards`);
+the JSON of a table or a view keeps the logs' compact form (``TH``).
+
 A hand's last move is shown on the table it leaves, before the next deal:
 the engine is replayed with a deck source that can refuse the next hand's
 deck, which leaves a copy of the game as the hand ended (see :class:`Game`).
@@ -22,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from referee.cards import Card, format_cards, parse_cards
+from referee.cards import Card, format_cards, parse_cards, pretty_cards
 from referee.errors import DecksExhaustedError, RefereeError
 from referee.gamelog import GameLogError, new_game, read_game_log
 from referee.games import BastardBrag, BastardBragObservation, Game, Observation, StopTheBus, StopTheBusObservation
@@ -315,7 +318,7 @@ class _Texts:
         for key, cards in record["hands"].items():
             seat = int(key)
             if viewer is None or seat == viewer:
-                parts.append(f"{self._name(seat, viewer)}: {cards}")
+                parts.append(f"{self._name(seat, viewer)}: {_pretty(cards)}")
         if viewer is not None and str(viewer) not in record["hands"]:
             parts.append("you are out of this hand")
         return "; ".join(parts) + "; " + self._table_text(viewer)
@@ -326,7 +329,7 @@ class _Texts:
         record = self.record
         seat = record["seat"]
         own = viewer is None or viewer == seat
-        holding = f" [{record['holding']}]" if own else ""
+        holding = f" [{_pretty(record['holding'])}]" if own else ""
         action = Action.parse(record["action"])
         what = self._move(action, own)
         default = " (the fault policy's default action)" if record.get("default") else ""
@@ -339,12 +342,13 @@ class _Texts:
         assert before is not None, "a move before the deal"
         if kind is ActionKind.DRAW:
             drew = self.record.get("drew")
-            return f"draws {drew} from the stock" if own and drew else "draws from the stock"
+            return f"draws {_pretty(drew)} from the stock" if own and drew else "draws from the stock"
         if kind is ActionKind.TAKE:
-            return f"takes {before.discard_pile[0]} from the discard pile"
+            return f"takes {before.discard_pile[0].pretty} from the discard pile"
+        card = action.card.pretty if action.card is not None else ""  # a discard's or an exchange's
         if kind is ActionKind.DISCARD:
-            held = [card for card in parse_cards(self.record["holding"]) if card != action.card]
-            return f"discards {action.card}" + (f", keeps {format_cards(held)}" if own else "")
+            held = [other for other in parse_cards(self.record["holding"]) if other != action.card]
+            return f"discards {card}" + (f", keeps {pretty_cards(held)}" if own else "")
         if kind is ActionKind.STOP:
             return "stops the bus"
         if kind is ActionKind.PASS:
@@ -353,16 +357,16 @@ class _Texts:
             return "knocks"
         if kind is ActionKind.EXCHANGE:
             assert action.slot is not None, "an exchange names its slot"
-            taken = before.centre[action.slot]
+            taken = before.centre[action.slot].pretty
             if action.slot == 2:
-                return f"gives {action.card} for {taken}, face up"
+                return f"gives {card} for {taken}, face up"
             if own:
-                return f"gives {action.card} for {taken}, face down in slot {action.slot}"
+                return f"gives {card} for {taken}, face down in slot {action.slot}"
             return f"exchanges a card for the face-down card in slot {action.slot}"
         # exchange-all
         if own:
-            return f"swaps the hand for the centre ({format_cards(before.centre)}), laying {action.card} face up"
-        return f"swaps the hand for the centre, laying {action.card} face up"
+            return f"swaps the hand for the centre ({pretty_cards(before.centre)}), laying {card} face up"
+        return f"swaps the hand for the centre, laying {card} face up"
 
     # faults, forfeits ---------------------------------------------------------------
 
@@ -394,7 +398,7 @@ class _Texts:
         if record["loser"] is None:
             return head
         shown = "; ".join(
-            f"{self._name(int(seat), viewer)} {cards} {record['ranks'][seat]}"
+            f"{self._name(int(seat), viewer)} {_pretty(cards)} {record['ranks'][seat]}"
             for seat, cards in record["hands"].items()
         )
         return f"{head}: {shown}; {self._loss(record['loser'], viewer)}"
@@ -432,20 +436,20 @@ class _Texts:
         if self.game == "stop_the_bus":
             if viewer is None:
                 pile = table.discard_pile
-                shown = format_cards(pile[:PILE_SHOWN]) + (" ..." if len(pile) > PILE_SHOWN else "")
+                shown = pretty_cards(pile[:PILE_SHOWN]) + (" ..." if len(pile) > PILE_SHOWN else "")
                 top = f"discard {shown} ({len(pile)})" if pile else "no discard"
-                nxt = f", next {table.stock[0]}" if table.stock else ""
+                nxt = f", next {table.stock[0].pretty}" if table.stock else ""
                 return f"{top}; stock {len(table.stock)}{nxt}"
             view = self.views[viewer]
             assert isinstance(view, StopTheBusObservation)
-            top = f"discard {view.discard_top} ({view.discard_count})" if view.discard_top else "no discard"
+            top = f"discard {view.discard_top.pretty} ({view.discard_count})" if view.discard_top else "no discard"
             return f"{top}; stock {view.stock_count}"
         if viewer is None:
             centre = table.centre
-            return f"centre {centre[0]} {centre[1]} | {centre[2]}"
+            return f"centre {centre[0].pretty} {centre[1].pretty} | {centre[2].pretty}"
         brag_view = self.views[viewer]
         assert isinstance(brag_view, BastardBragObservation)
-        slots = [str(card) if card is not None else HIDDEN for card in brag_view.centre]
+        slots = [card.pretty if card is not None else HIDDEN for card in brag_view.centre]
         return f"centre {slots[0]} {slots[1]} | {slots[2]}"
 
 
@@ -480,14 +484,15 @@ def read_game(
 
 
 def header(start: dict, viewer: int | None = None) -> str:
-    """The transcript's first line: the game, its players, seed and settings."""
+    """The transcript's first line: the game, its players, its deal seed (the table's, not the league's) and
+    settings."""
     players = ", ".join(
         f"seat {seat} {name}" + (" (you)" if seat == viewer else "") for seat, name in enumerate(start["players"])
     )
     timing = start.get("timing", {})
     policy = start.get("policy", {})
     return (
-        f"{start['game_id']}: {start['game']}, {start['num_players']} players ({players}); seed {start['seed']}; "
+        f"{start['game_id']}: {start['game']}, {start['num_players']} players ({players}); deal seed {start['seed']}; "
         f"move {timing.get('move_time_ms')} ms, bank {timing.get('time_bank_ms')} ms; "
         f"faults: {policy.get('mode')}; referee {start.get('referee_version')}"
     )
@@ -588,6 +593,11 @@ class LivePrinter:
 
     def _print(self, step: Step) -> None:
         self._write(_line(step, self._seat))
+
+
+def _pretty(cards: str) -> str:
+    """Cards of a log record (``"TH 2C"``) as people read them (``"10♥ 2♣"``)."""
+    return pretty_cards(parse_cards(cards))
 
 
 def _line(step: Step, seat: int | None) -> str:

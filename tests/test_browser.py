@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.cards import Card
 from referee.gamelog import read_log
 from referee.ladder.history import WITHDRAWN
 from referee.ladder.run import change_status
@@ -310,7 +311,12 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     rows.first.locator("td a").first.click()
     ready(page)
     assert page.text_content("h1").startswith(game_id)
-    assert f"seed {games[game_id].seed} " in page.text_content("#meta"), "the game's 64-bit seed digit for digit"
+    # The game's 64-bit seed digit for digit, said to be the table's deal seed: not the league's, which stays hidden.
+    assert page.text_content("#seed code") == str(games[game_id].seed)
+    seed_line = page.text_content("#seed")
+    assert seed_line.startswith("deal seed ") and "this table's" in seed_line
+    assert "a league derives it one way from the league's seed, which it does not reveal" in seed_line
+    assert str(games[game_id].seed) not in page.text_content("#meta"), "the seed is said once, with what it is"
     page.click("#back")
     ready(page)
     assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"
@@ -337,6 +343,9 @@ def seat_cards(page) -> list[list[str]]:
     )
 
 
+COMPACT_CARD = re.compile(r"(?<![\w#])[2-9TJQKA][CDHS](?!\w)")  # TH: the logs' form, never shown to people
+
+
 def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(page, tmp_path: Path) -> None:
     log_path = logged_game("faults")
     log = read_log(log_path)
@@ -344,10 +353,23 @@ def test_stepping_through_a_replay_shows_the_right_cards_at_the_right_moment(pag
     subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
     page.goto(out.as_uri())
     ready(page)
+    # The list of moves names cards as the table draws them (10♥), but where a fault's detail quotes the bot.
+    moves = page.eval_on_selector_all("#moves li:not(.fault)", "items => items.map(item => item.textContent)")
+    assert moves and not [line for line in moves if COMPACT_CARD.search(line)]
+    assert any(re.search(r"(?<!\w)10[♣♦♥♠]", line) for line in moves), "the game's moves name some ten"
     records = log[1:]
     for index, record in enumerate(records):
         assert page.get_attribute("body", "data-step") == str(index)
         shown = seat_cards(page)
+        # Every card face and its title read as Card.pretty writes it; so does the table's text (next 10♥).
+        faces = page.eval_on_selector_all(
+            "#table .card[data-card]", "cards => cards.map(c => [c.dataset.card, c.title, c.textContent])"
+        )
+        assert all(title == text == Card.parse(code).pretty for code, title, text in faces), faces
+        texts = page.eval_on_selector_all(
+            "#table *", "nodes => nodes.filter(n => !n.children.length).map(n => n.textContent)"
+        )
+        assert not [text for text in texts if COMPACT_CARD.search(text)], f"step {index}"
         if record["type"] == "deal":
             for seat, cards in record["hands"].items():
                 assert shown[int(seat)] == cards.split(), f"step {index}: the deal"
@@ -481,6 +503,47 @@ def test_a_name_that_fits_the_screen_stays_on_one_line(browser, tmp_path: Path) 
         context.close()
 
 
+LONG_NAMES = [
+    "nodeauthor-node-bot-v12",
+    "an-extraordinarily-long-bot-name-from-a-rather-wordy-author-v1",
+    "py_search_v3",
+]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_replays_seat_names_are_shown_whole_where_there_is_room(browser, tmp_path: Path, width: int) -> None:
+    log = read_log(logged_game("stop_the_bus"))
+    log[0]["players"] = LONG_NAMES
+    log_path = tmp_path / "long-names.jsonl"
+    log_path.write_text("".join(json.dumps(record) + "\n" for record in log), encoding="utf-8")
+    out = tmp_path / "long-names.html"
+    subprocess.run([PYTHON, "-m", "referee.cli", "replay", str(log_path), "-o", str(out)], check=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(out.as_uri() + "#step=3")
+        ready(page)
+        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+        shown = page.eval_on_selector_all(
+            "#table .seat .who .name",
+            """names => names.map(name => ({
+                text: name.textContent, title: name.title,
+                cut: name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1,
+                lines: Math.round(name.getBoundingClientRect().height / parseFloat(getComputedStyle(name).lineHeight)),
+            }))""",
+        )
+        assert [name["text"] for name in shown] == [name["title"] for name in shown] == LONG_NAMES
+        whole, overlong, short = shown
+        # Three seats share a laptop's row: the first name has room for one line; on a phone it wraps after a "-".
+        assert not whole["cut"] and whole["lines"] == (1 if width == 1280 else 2), whole
+        assert not short["cut"] and short["lines"] == 1, short
+        # A name two lines cannot hold is cut with an ellipsis, and its title gives it whole.
+        if width == 390:
+            assert overlong["cut"] and overlong["lines"] == 2, overlong
+    finally:
+        context.close()
+
+
 def test_a_200_decision_replay_opens_in_under_a_second(browser, tmp_path: Path) -> None:
     log_path = logged_game("long")
     decisions = read_log(log_path)[-1]["decisions"]
@@ -557,6 +620,52 @@ def games_shown(page) -> int:
     return int(page.get_attribute("body", "data-games") or 0)
 
 
+def serve(folder: Path) -> tuple[subprocess.Popen, int]:
+    """``referee serve FOLDER`` on a free port, once it answers."""
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "serve", str(folder), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert "serving" in server.stdout.readline()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    return server, port
+
+
+def test_headless_chromium_with_a_virtual_time_budget_finishes_on_the_served_pages(
+    league: Path, tmp_path: Path
+) -> None:
+    # --virtual-time-budget lets virtual time run only while no request is open: a page that holds a stream open
+    # (a finished league's page listening to /events, the waiting page) kept Chromium waiting for ever.
+    (tmp_path / "empty").mkdir()
+    servers = [serve(league), serve(tmp_path / "empty")]
+    replay = sorted((league / "replays").iterdir())[0].name
+    pages = {
+        f"http://127.0.0.1:{servers[0][1]}/leaderboard.html": 'data-ready="1"',
+        f"http://127.0.0.1:{servers[0][1]}/replays/{replay}": 'data-ready="1"',
+        f"http://127.0.0.1:{servers[1][1]}/leaderboard.html": 'data-waiting="1"',
+    }
+    try:
+        for url, drawn in pages.items():
+            command = [str(CHROMIUM), *CHROMIUM_ARGS, "--virtual-time-budget=5000", "--dump-dom", url]
+            try:
+                run = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"headless Chromium with --virtual-time-budget did not finish on {url} in 60 s")
+            assert run.returncode == 0 and drawn in run.stdout, (url, run.stderr[-2000:])
+    finally:
+        for server, _ in servers:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=20)
+
+
 def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_path: Path) -> None:
     league_file = write_league(tmp_path / "league.yaml", thinker_ms=25, rounds=2)
     output = tmp_path / "out"
@@ -567,20 +676,7 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
     try:
         # Served before the league has written anything: a page that waits, then becomes the league's.
         output.mkdir()
-        port = free_port()
-        server = subprocess.Popen(
-            [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert "serving" in server.stdout.readline()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+        server, port = serve(output)
         served = context.new_page()
         served.goto(f"http://127.0.0.1:{port}/")
         assert served.get_attribute("body", "data-waiting") == "1"

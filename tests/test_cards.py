@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from referee.cards import DECK, Card, format_cards, parse_cards, shuffled_deck
+from referee.cards import DECK, Card, format_cards, parse_cards, pretty_cards, rank_text, shuffled_deck
 from referee.errors import CardParseError
 from referee.seeding import SeedStream
 
@@ -65,6 +65,16 @@ def test_text_forms_are_rank_then_suit():
     assert Card.parse("2c").pretty == "2♣"
     # Every printed card is exactly two characters, so logs line up.
     assert {len(str(card)) for card in DECK} == {2}
+
+
+def test_people_read_a_ten_as_10_and_a_suit_as_its_symbol_machines_read_the_compact_form():
+    cards = parse_cards("TD AS 2C JH")
+    assert pretty_cards(cards) == "10♦ A♠ 2♣ J♥"
+    assert format_cards(cards) == "TD AS 2C JH"  # the logs' and the protocol's form is unchanged
+    assert [rank_text(rank) for rank in range(2, 15)] == [*"23456789", "10", *"JQKA"]
+    for card in DECK:
+        assert card.pretty == pretty_cards([card]) == card.rank_text + SUIT_SYMBOLS[SUIT_LETTERS.index(str(card)[1])]
+        assert "T" not in card.pretty
 
 
 def test_suits_compare_in_tie_break_order():

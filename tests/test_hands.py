@@ -332,6 +332,11 @@ def test_disjoint_hands_always_have_exactly_one_worst(deck, hand_count, data):
         ("10C QS JD", "run Q-J-10"),
         ("KH 7H JH", "flush K-J-7"),
         ("7C K♠ J♦", "high card K-J-7"),
+        # A ten reads 10 wherever a rank is shown, as on the replay page's cards; a pair is named in words.
+        ("QH TD QC", "pair of queens, 10 kicker"),
+        ("TH TC 4D", "pair of tens, 4 kicker"),
+        ("TS 4S AS", "flush A-10-4"),
+        ("TC 3D KS", "high card K-10-3"),
     ],
 )
 def test_hands_have_human_names(text, name):

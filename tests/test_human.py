@@ -15,11 +15,15 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from referee.cards import parse_cards
+from referee.games.base import Action
 from tests.conftest import SAMPLE_BOTS, Bots, read_log
 
 CLEAR = "\x1b[H\x1b[2J"
 PROMPT = r"Your move \(1-(\d+), or q to leave\): "
 TURN_TIMEOUT_S = 30
+PEOPLE_CARD = r"(?:10|[2-9JQKA])[♣♦♥♠]"  # a card as a person reads it: 10♥, never TH
+COMPACT_CARD = re.compile(r"(?<![\w#])[2-9TJQKA][CDHS](?!\w)")  # the logs' and bots' form
 
 
 def spawn(bots: Bots, tmp_path: Path, *options: str) -> pexpect.spawn:
@@ -66,20 +70,21 @@ def test_a_whole_game_played_as_a_human_seat_shows_that_seat_and_plays_what_is_t
     assert sorted(screens) == [record["n"] for record in mine], "one screen for each of the seat's decisions"
     for record in mine:
         screen = screens[record["n"]]
-        held = record["holding"].split()
+        held = [card.pretty for card in parse_cards(record["holding"])]
         hand_line = re.search(r"^Your hand: (.+)$", screen, re.MULTILINE)[1]
         assert all(card in hand_line for card in held), (record, hand_line)
         assert len(re.findall(r"^\s+\d+  ", screen, re.MULTILINE)) == len(record["legal"])
         assert typed[record["n"]].split(",")[0].split()[0] == record["action"].split()[0], (typed, record)
         if record["action"].startswith("discard"):
-            assert typed[record["n"]].startswith(record["action"])
+            assert Action.parse(typed[record["n"]].split(",")[0]) == Action.parse(record["action"])
+        assert not COMPACT_CARD.search(screen), screen
     # The first screen names no card of another seat's hand that it could not see.
     first = screens[mine[0]["n"]]
     deal = next(record for record in log if record["type"] == "deal")
-    public = set(re.findall(r"(?:discards|takes) ([2-9TJQKA][CDHS])", first))
-    public |= set(re.findall(r"([2-9TJQKA][CDHS]) is turned up", first))
-    hidden = {card for seat, cards in deal["hands"].items() if seat != "1" for card in cards.split()} - public
-    assert not {card for card in hidden if re.search(rf"\b{card}\b", first)}, first
+    public = set(re.findall(rf"(?:discards|takes) ({PEOPLE_CARD})", first))
+    public |= set(re.findall(rf"({PEOPLE_CARD}) is turned up", first))
+    hidden = {card.pretty for seat, cards in deal["hands"].items() if seat != "1" for card in parse_cards(cards)}
+    assert not {card for card in hidden - public if re.search(rf"(?<!\w){card}", first)}, first
     # The last screen: the game's end, with the placings the log records.
     (end,) = [record for record in log if record["type"] == "game_end"]
     assert "Game over after" in ending and "Placings: " in ending
@@ -103,7 +108,9 @@ def test_leaving_at_the_first_prompt_ends_the_game_and_its_bots(bots: Bots, tmp_
     terminal.expect(PROMPT)
     assert "Centre: ?? ?? face down" in terminal.before and "Your hand: " in terminal.before
     terminal.sendline("x")  # not a move: asked again
-    terminal.expect(r"Type a number from 1 to \d+")
+    terminal.expect(r"Type a number from 1 to \d+ \(or an action such as (.+?)\), or q to leave")
+    example = terminal.match[1]
+    assert Action.parse(example) and not COMPACT_CARD.search(example), "an example to type, its card as shown"
     terminal.sendline("q")
     terminal.expect(pexpect.EOF)
     terminal.close()

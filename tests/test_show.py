@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.cards import Card, parse_cards, pretty_cards
 from referee.cli import main as referee_main
 from referee.gamelog import new_game
 from referee.games.base import Action
@@ -18,8 +19,19 @@ from referee.transcript import read_game, transcript_json, transcript_lines
 from .conftest import FAST, PYTHON, SAMPLE_BOTS
 from .game_logs import logged_game, records
 
-CARD = re.compile(r"(?<![\w#])([2-9TJQKA][CDHS])(?!\w)")
+# A card named in a line (as people read it: 10♥) or in JSON (as the logs write it: TH).
+CARD = re.compile(r"(?<![\w#])((?:10|[2-9JQKA])[♣♦♥♠]|[2-9TJQKA][CDHS])(?!\w)")
 ALL_GAMES = ["stop_the_bus", "bastard_brag", "faults"]
+
+
+def people(cards: str) -> str:
+    """Cards of a log record (TH 2C) as a person reads them in a transcript (10♥ 2♣)."""
+    return pretty_cards(parse_cards(cards))
+
+
+def named_cards(text: str) -> set[str]:
+    """The cards ``text`` names, in either form, each as the logs write it (TH)."""
+    return {str(Card.parse(found)) for found in CARD.findall(text)}
 
 
 def show(capsys, *args: str) -> tuple[int, str, str]:
@@ -37,15 +49,18 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
     assert len(lines) == len(log), "one header line, then one line per record after game_start"
     start = log[0]
     assert start["game_id"] in lines[0] and all(player in lines[0] for player in start["players"])
+    assert f"; deal seed {start['seed']}; " in lines[0], "the game's seed, named for what it is: the table's deals"
     for record, line in zip(log[1:], lines[1:], strict=True):
         kind = record["type"]
         if kind == "deal":
             assert line.startswith(f"hand {record['hand']} dealt by seat {record['dealer']}")
             for seat, cards in record["hands"].items():
-                assert f"seat {seat} {start['players'][int(seat)]}: {cards}" in line
+                assert f"seat {seat} {start['players'][int(seat)]}: {people(cards)}" in line
         elif kind == "decision":
             seat = record["seat"]
-            assert line.startswith(f"  {record['n']}. seat {seat} {start['players'][seat]} [{record['holding']}] ")
+            assert line.startswith(
+                f"  {record['n']}. seat {seat} {start['players'][seat]} [{people(record['holding'])}] "
+            )
             action = Action.parse(record["action"])
             words = {
                 "draw": "draws",
@@ -59,14 +74,14 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
             }
             assert words[action.kind.value] in line
             if action.card is not None:
-                assert str(action.card) in line
+                assert action.card.pretty in line
             if "drew" in record:
-                assert f"draws {record['drew']} from the stock" in line
+                assert f"draws {people(record['drew'])} from the stock" in line
             if record.get("default"):
                 assert "default action" in line
         elif kind == "hand" and record["loser"] is not None:
             for seat, cards in record["hands"].items():
-                assert f"seat {seat} {start['players'][int(seat)]} {cards} {record['ranks'][seat]}" in line
+                assert f"seat {seat} {start['players'][int(seat)]} {people(cards)} {record['ranks'][seat]}" in line
             loser = f"seat {record['loser']} {start['players'][record['loser']]}"
             assert f"{loser} loses" in line
             for out_seat in record["eliminated"]:
@@ -78,6 +93,22 @@ def test_the_transcript_tells_every_move_with_the_cards(name: str, capsys) -> No
                 f"{place}. seat {seat} {start['players'][seat]}" for place, seat in enumerate(record["placements"], 1)
             )
             assert line.startswith("game over") and places in line
+
+
+COMPACT_CARD = re.compile(r"(?<![\w#])[2-9TJQKA][CDHS](?!\w)")  # TH: the logs' form, not for people
+
+
+@pytest.mark.parametrize("name", ALL_GAMES)
+def test_every_line_names_cards_as_people_read_them_a_ten_as_10(name: str) -> None:
+    start, steps = read_game(logged_game(name))
+    tens = 0
+    for step in steps:
+        if step.kind == "fault":
+            continue  # the referee's detail quotes the bot's move in the action's own form (discard TH), as logged
+        for line in (step.text, step.brief, *step.seat_texts, *step.seat_briefs):
+            assert not COMPACT_CARD.search(line), line
+            tens += len(re.findall(r"(?<!\w)10[♣♦♥♠]", line))
+    assert tens, "the game's lines name some ten"
 
 
 def test_a_faulty_game_shows_the_fault_and_the_default_action_in_place() -> None:
@@ -151,15 +182,15 @@ def test_a_seat_transcript_never_names_a_card_the_seat_could_not_know(name: str)
         full = list(transcript_lines(start, steps))[1:]
         data = transcript_json(start, steps, seat)["steps"]
         for number, (line, known) in enumerate(zip(lines, knowledge, strict=True)):
-            named = set(CARD.findall(line))
+            named = named_cards(line)
             assert named <= known, f"seat {seat}, step {number}: {line!r} names {sorted(named - known)}"
-            view_cards = set(CARD.findall(json.dumps(data[number])))
+            view_cards = named_cards(json.dumps(data[number], ensure_ascii=False))
             assert view_cards <= known, f"seat {seat}, step {number}: its JSON view names {sorted(view_cards - known)}"
-            hidden_named_somewhere |= bool(set(CARD.findall(full[number])) - known)
+            hidden_named_somewhere |= bool(named_cards(full[number]) - known)
         # The seat sees its own moves whole: every holding it was asked with is in its transcript.
         for record in log:
             if record["type"] == "decision" and record["seat"] == seat:
-                assert any(f"[{record['holding']}]" in line for line in lines)
+                assert any(f"[{people(record['holding'])}]" in line for line in lines)
     # The check has teeth: the referee's own transcript names cards some seat could not know.
     assert hidden_named_somewhere
 

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from referee.cards import Card, format_cards
+from referee.cards import Card, pretty_cards
 from referee.errors import GameArgumentError
 from referee.games.actions import Action, require_int
 from referee.hands import HandRank
@@ -98,7 +98,7 @@ class HandResult:
         lines = [f"hand {self.hand_number} (dealer seat {self.dealer}) ended by {self.ended_by.value}"]
         for seat in sorted(self.hands):
             mark = "  <- loses a life" if seat == self.loser else ""
-            lines.append(f"  seat {seat}: {format_cards(self.hands[seat])}  {self.ranks[seat]}{mark}")
+            lines.append(f"  seat {seat}: {pretty_cards(self.hands[seat])}  {self.ranks[seat]}{mark}")
         lines.extend(f"  seat {seat} is out of the game" for seat in self.eliminated)
         return "\n".join(lines)
 

@@ -127,11 +127,11 @@ WAITING_PAGE = """<!DOCTYPE html>
 <p>No game has finished in this folder yet. This page turns into the league's page as soon as the referee
 writes it (<code>referee run</code> with this folder as its output).</p>
 <script>
-// The server says when leaderboard.html changes; a plain poll covers a stream that cannot open.
-const reload = () => location.reload();
-if (window.EventSource) { const events = new EventSource("events"); events.onmessage = reload; }
+// Asks every 2 s whether leaderboard.html is written yet: a poll, not a stream held open, lets a browser that
+// waits for the network to go quiet (headless Chromium's --virtual-time-budget) finish with this page.
 setInterval(() => fetch(location.pathname, { method: "HEAD", cache: "no-store" })
-  .then((response) => { if (response.headers.get("x-referee-page") === "league") reload(); }).catch(() => {}), 3000);
+  .then((response) => { if (response.headers.get("x-referee-page") === "league") location.reload(); })
+  .catch(() => {}), 2000);
 </script>
 </body></html>
 """

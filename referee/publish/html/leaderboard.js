@@ -653,7 +653,15 @@
   document.body.dataset.ready = "1";
 
   // ----- staying current while the league runs -----------------------------------------
-
+  // Only while it runs: a finished league's page holds no connection open and sets no timer, so that a browser
+  // which waits for the network to go quiet (headless Chromium's --virtual-time-budget) finishes with it.
+  let events = null;
+  let polling = null;
+  function stopListening() {
+    if (events) events.close();
+    if (polling) clearInterval(polling);
+    events = polling = null;
+  }
   async function refresh() {
     const response = await fetch(location.pathname, { cache: "no-store" });
     if (!response.ok) return;
@@ -661,19 +669,20 @@
     if (!doc.getElementById("league")) return;
     data = readData(doc);
     drawAll();
+    if (!data.league.live) stopListening(); // the league has ended: nothing more will change
   }
-  if (location.protocol === "http:" || location.protocol === "https:") {
-    // `referee serve` pushes an event as each game finishes; another web server gets polled while the league runs.
-    let polling = null;
+  const served = location.protocol === "http:" || location.protocol === "https:";
+  if (data.league.live && served) {
+    // `referee serve` pushes an event as each game finishes; another web server gets polled.
     const poll = () => {
-      if (!polling && data.league.live) polling = setInterval(() => refresh().catch(() => {}), 5000);
+      if (!polling) polling = setInterval(() => refresh().catch(() => {}), 5000);
     };
     if (window.EventSource) {
-      const events = new EventSource("events");
+      events = new EventSource("events");
       let opened = false;
       events.onopen = () => { opened = true; };
       events.onmessage = () => refresh().catch(() => {});
-      events.onerror = () => { if (!opened) { events.close(); poll(); } };
+      events.onerror = () => { if (!opened) { stopListening(); poll(); } };
     } else poll();
   } else if (data.league.live) {
     // From a file the page cannot fetch its own file again: it reloads, keeping what the reader chose.

@@ -27,7 +27,11 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (text !== undefined) node.textContent = text;
     return node;
   };
+  // The data holds cards in the logs' compact form (TH); a person reads them as referee.cards.Card.pretty writes
+  // them (10♥): a two-digit ten and the suit's symbol. The browser tests hold this to Card.pretty.
   const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+  const rankText = (text) => (text[0] === "T" ? "10" : text[0]);
+  const cardText = (text) => rankText(text) + SUIT[text[1]];
   const cardsOf = (text) => (text ? text.split(" ") : []);
   const handOf = (f, seat) => f["o" + seat][0]; // a seat's cards: its own view of them is the whole truth
   // Stop the Bus mid-turn: the card the seat just drew or took (in Bastard Brag a view's later entries are the centre).
@@ -37,8 +41,15 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (!text) return back(extra);
     const node = el("span", "card" + ("DH".includes(text[1]) ? " red" : "") + (extra ? " " + extra : ""));
     node.dataset.card = text;
-    node.title = text;
-    node.append(el("span", "r", text[0] === "T" ? "10" : text[0]), el("span", "s", SUIT[text[1]]));
+    node.title = cardText(text);
+    node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
+    return node;
+  }
+  // A seat's name, free to wrap after each "-", "_" and "." (newcomer-|v2), as on the league's page.
+  function nameOf(seat) {
+    const node = el("span", "name");
+    String(players[seat]).split(/(?<=[-_.])/).forEach((part, i) => node.append(...(i ? [el("wbr"), part] : [part])));
+    node.title = players[seat]; // whole, should even two lines not hold it
     return node;
   }
   function back(extra) {
@@ -65,13 +76,15 @@ else unpack(document.getElementById("game")).then(function (data) {
     if (viewer === seat) panel.classList.add("viewer");
     if (f.loser === seat) panel.classList.add("loser");
     if (!inGame) panel.classList.add("out");
+    // The name has its line to itself, so that it shows whole where the seat has room; the marks that come and
+    // go (dealer, stopped or knocked, to play) sit with the lives, so a seat's height stays as the turn moves on.
     const who = el("div", "who");
-    who.append(el("span", "chip seatno", String(seat)), el("span", "name", players[seat]));
-    who.title = "seat " + seat + " " + players[seat];
-    if (f.d === seat) who.append(el("span", "chip", "D"));
-    if (f.e === seat) who.append(el("span", "chip ender", isBrag ? "knocked" : "stopped"));
-    if (f.cur === seat) who.append(el("span", "chip turn", "to play"));
-    const lives = el("div", "lives");
+    who.append(el("span", "chip seatno", String(seat)), nameOf(seat));
+    const marks = el("span", "marks");
+    if (f.d === seat) marks.append(el("span", "chip", "D"));
+    if (f.e === seat) marks.append(el("span", "chip ender", isBrag ? "knocked" : "stopped"));
+    if (f.cur === seat) marks.append(el("span", "chip turn", "to play"));
+    const lives = el("span", "lives");
     const floating = f.fl && f.fl[seat] === 1;
     for (let i = 0; i < 3; i++) lives.append(el("span", "token" + (i < f.lives[seat] ? "" : " lost")));
     if (floating) {
@@ -91,7 +104,9 @@ else unpack(document.getElementById("game")).then(function (data) {
     } else {
       for (let i = 0; i < cardsOf(handOf(f, seat)).length; i++) cards.append(back());
     }
-    panel.append(who, lives, cards);
+    const state = el("div", "state");
+    state.append(lives, marks);
+    panel.append(who, state, cards);
     if (reveal) panel.append(el("div", "rank", reveal[1] + (f.loser === seat ? " \u2014 loses a life" : "")));
     return panel;
   }
@@ -117,7 +132,7 @@ else unpack(document.getElementById("game")).then(function (data) {
     const stockCards = el("div", "fan");
     stockCards.append(f.stock ? back() : el("span", "card gone"));
     if (viewer === null && f.next) stockCards.append(card(f.next, "small"));
-    stock.append(stockCards, el("div", "label", "stock " + f.stock + (viewer === null && f.next ? ", next " + f.next : "")));
+    stock.append(stockCards, el("div", "label", "stock " + f.stock + (viewer === null && f.next ? ", next " + cardText(f.next) : "")));
     const pile = cardsOf(f.pile);
     const discard = el("div", "pile discard");
     const fan = el("div", "fan");
@@ -252,13 +267,17 @@ else unpack(document.getElementById("game")).then(function (data) {
   const policy = data.policy || {};
   $("meta").textContent = [
     players.length + " players: " + players.map((name, seat) => seat + " " + name).join(", "),
-    "seed " + data.seed,
     data.decisions + " decisions, " + data.hands.length + " hands",
     "move " + timing.move_time_ms + " ms + bank " + timing.time_bank_ms + " ms",
     "faults: " + policy.mode,
     resultText(),
     "referee " + data.referee_version,
   ].filter(Boolean).join(" \u00b7 ");
+  // The game's own seed, not the league's (which its page keeps hidden until the league ends): said so, lest it
+  // read as a leak.
+  $("seed").append(document.createTextNode("deal seed "), el("code", null, data.seed),
+    document.createTextNode(" (this table's: every hand of its games is dealt from it; a league derives it one " +
+      "way from the league's seed, which it does not reveal)"));
   if (data.back) {
     $("back").href = data.back;
     $("back").hidden = false;

@@ -53,12 +53,21 @@ class HumanSeat(InProcessBot):
     """A seat played by a person at the terminal: each turn, the seat's view and its legal actions, by number."""
 
     def __init__(
-        self, name: str, ask: Callable[[str], str] = input, out: TextIO = sys.stdout, clear: bool | None = None
+        self,
+        name: str,
+        ask: Callable[[str], str] = input,
+        out: TextIO = sys.stdout,
+        clear: bool | None = None,
+        show: Callable[[Sequence[str], Sequence[str]], None] | None = None,
     ) -> None:
+        """``ask`` reads the person's answer to a prompt; each screen goes to ``out`` (cleared first when ``clear``,
+        by default on a terminal), or to ``show`` when given: the screen's lines and the legal actions' labels (the
+        browser's seat, :mod:`referee.human_browser`)."""
         super().__init__(name, self._choose, on_game_start=self._started, on_event=self._seen, on_game_end=self._ended)
         self._ask = ask
         self._out = out
         self._clear = out.isatty() if clear is None else clear
+        self._show = show
         self._players: list[str] = []
         self._seat = 0
         self._since: list[str] = []  # what happened since the person's last turn, in words
@@ -125,11 +134,9 @@ class HumanSeat(InProcessBot):
             *self._events(),
             RULE,
             *self._table(view),
-            RULE,
-            *(f"  {index:>2}  {label}" for index, label in enumerate(labels, start=1)),
         ]
         self._since = []
-        self._draw(lines)
+        self._draw(lines, labels)
         prompt = f"Your move (1-{len(legal)}, or q to leave): "
         while True:
             try:
@@ -185,8 +192,13 @@ class HumanSeat(InProcessBot):
             events = [f"({len(events) - MOST_EVENTS + 1} earlier lines not shown)", *events[-MOST_EVENTS + 1 :]]
         return [f"  {line}" for line in events]
 
-    def _draw(self, lines: Sequence[str]) -> None:
-        self._out.write((CLEAR if self._clear else "\n") + "\n".join(lines) + "\n")
+    def _draw(self, lines: Sequence[str], labels: Sequence[str] = ()) -> None:
+        """Show a screen: its lines, then the legal actions (numbered, at a terminal)."""
+        if self._show is not None:
+            self._show(lines, labels)
+            return
+        choices = [RULE, *(f"  {index:>2}  {label}" for index, label in enumerate(labels, start=1))] if labels else []
+        self._out.write((CLEAR if self._clear else "\n") + "\n".join([*lines, *choices]) + "\n")
         self._out.flush()
 
     def _name(self, seat: int) -> str:
@@ -345,13 +357,15 @@ async def play_as_human(
     log_path: Path | None,
     bot_log_dir: Path | None,
     seat_name: str = "you",
+    person: HumanSeat | None = None,
 ) -> MatchResult:
-    """Start the bots (``specs``: the other seats, in order), play one game with a person in ``seat``, stop the bots."""
+    """Start the bots (``specs``: the other seats, in order), play one game with a person in ``seat`` (at the
+    terminal, or ``person``: a seat of its own, such as the browser's), stop the bots."""
     seats = [index for index in range(len(specs) + 1) if index != seat]
     bots: list[BotSession | BotFault] = []
     try:
         bots = await start_bots(specs, GameSetup(game, len(specs) + 1, timing, turn_limit), bot_log_dir, seats)
-        players = [*bots[:seat], HumanSeat(seat_name), *bots[seat:]]
+        players = [*bots[:seat], person or HumanSeat(seat_name), *bots[seat:]]
         match = Match(
             game,
             players,

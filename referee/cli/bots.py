@@ -32,6 +32,7 @@ from referee.resources import SAMPLE_BOT_NAMES
 if TYPE_CHECKING:
     from referee.checkbot import Submission
     from referee.cli.options import Commands
+    from referee.human_browser import BrowserServer
     from referee.match import MatchResult
 
 
@@ -85,6 +86,15 @@ def add_play(commands: Commands) -> None:
         metavar="SEAT",
         help="play this seat yourself, at the terminal (the --bot commands take the other seats, in "
         "order): each turn shows your seat's view and its legal actions, by number",
+    )
+    play.add_argument(
+        "--browser",
+        action="store_true",
+        help="with --human: play in a web browser instead, at the address printed (a server on 127.0.0.1; "
+        "needs the serve extra)",
+    )
+    play.add_argument(
+        "--port", type=int, default=0, help="with --browser: the port to serve on (default: any free port)"
     )
     add_timing_options(play)
     add_sandbox_options(play)
@@ -221,6 +231,16 @@ def add_replay_to(commands: Commands) -> None:
     replay_to.set_defaults(func=lambda args: run_interruptibly(_replay_to(args)))
 
 
+async def _browser_table(port: int) -> BrowserServer:
+    """The browser's seat and its server, started; its address printed for the person to open."""
+    from referee.human_browser import BrowserServer, BrowserTable
+
+    server = BrowserServer(BrowserTable(), port)
+    address = await server.start()
+    print(f"referee play: open {address} in a browser to play your seat", flush=True)
+    return server
+
+
 async def _play(args: argparse.Namespace) -> int:
     from referee.match import play_game
 
@@ -236,6 +256,8 @@ async def _play(args: argparse.Namespace) -> int:
         return 2
     if human and args.verbose:
         raise UsageError("--verbose shows every seat's cards, which --human keeps from you; leave one out")
+    if args.browser and not human:
+        raise UsageError("--browser plays your seat in a browser: give it with --human SEAT")
     if human and not 0 <= args.human < seats:
         raise UsageError(f"--human {args.human}: the game has seats 0 to {seats - 1} (one --bot for each other seat)")
     names = args.name or []
@@ -267,17 +289,24 @@ async def _play(args: argparse.Namespace) -> int:
         if human:
             from referee.human import play_as_human
 
-            result = await play_as_human(
-                args.game,
-                args.human,
-                specs,
-                seed=args.seed,
-                timing=timing,
-                turn_limit=args.turn_limit,
-                policy=policy,
-                log_path=args.log,
-                bot_log_dir=bot_logs,
-            )
+            browser = await _browser_table(args.port) if args.browser else None
+            try:
+                result = await play_as_human(
+                    args.game,
+                    args.human,
+                    specs,
+                    seed=args.seed,
+                    timing=timing,
+                    turn_limit=args.turn_limit,
+                    policy=policy,
+                    log_path=args.log,
+                    bot_log_dir=bot_logs,
+                    person=browser.table.seat if browser else None,
+                )
+            finally:
+                if browser is not None:
+                    browser.table.ended()
+                    await browser.stop(linger_s=10.0)  # the page reads the last screen: the places
         else:
             result = await play_game(
                 args.game,

@@ -1,0 +1,160 @@
+"""``referee play --human SEAT --browser``: the person's seat of the terminal, played in a web browser.
+
+The seat is the terminal's :class:`referee.human.HumanSeat`, with the same
+view (what :meth:`Game.observation` gives the seat, and the public events)
+and the same words; only its screen and its answers travel another way. A
+server on 127.0.0.1 (uvicorn, with the ``serve`` extra) serves one page,
+which shows the screen (what happened since the person's last turn, the
+seats and their lives, the table, the hand) and the legal actions as
+buttons, each with the hand it leaves. The page asks for the screen
+(``GET screen``) every few tenths of a second and sends a click (``POST
+choose``: the screen's number and the button's); the seat, waiting in its
+own thread as it waits at the terminal, takes it. The address carries a
+token made for this game: a request without it is refused, so another page
+in the same browser cannot play for the person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import secrets
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee.human import HumanSeat
+
+PAGE = Path(__file__).resolve().parent / "publish" / "html" / "play.html"
+ANSWERED_OR_LEFT = 3600.0  # seconds the page is kept open at the end for the person to read the places
+LEAVE = "q"  # the terminal's answer for leaving the game
+
+
+class BrowserTable:
+    """The screen the person's page shows, and the clicks it sends back to the seat."""
+
+    def __init__(self) -> None:
+        self.token = secrets.token_urlsafe(18)
+        self._lock = threading.Lock()
+        self._screen: dict[str, Any] = {
+            "n": 0,
+            "lines": ["Waiting for the game to start"],
+            "choices": [],
+            "over": False,
+        }
+        self._answers: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.last_read = 0  # the number of the last screen the page read
+        self.seat = HumanSeat("you", ask=self._ask, show=self._show)
+
+    def screen(self) -> dict[str, Any]:
+        with self._lock:
+            self.last_read = self._screen["n"]
+            return self._screen
+
+    def ended(self) -> None:
+        """The game is over (or stopped, or the person left): the page shows the last screen as the end."""
+        with self._lock:
+            if not self._screen["over"]:
+                self._screen = {**self._screen, "n": self._screen["n"] + 1, "choices": [], "over": True}
+
+    def choose(self, number: object, choice: object) -> str | None:
+        """A click: ``choice`` (a button's index, or "leave") on screen ``number``; what is wrong with it, or None."""
+        with self._lock:
+            screen = self._screen
+            if number != screen["n"] or not screen["choices"]:
+                return f"screen {number!r} is not the one waiting for a move (screen {screen['n']})"
+            if choice == "leave":
+                answer = LEAVE
+            elif isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(screen["choices"]):
+                answer = str(choice + 1)
+            else:
+                return f"choice {choice!r} is not a button of this screen (0 to {len(screen['choices']) - 1} or leave)"
+            self._screen = {**screen, "n": screen["n"] + 1, "choices": [], "waiting": True}
+        self._answers.put(answer)
+        return None
+
+    def _show(self, lines: Sequence[str], labels: Sequence[str]) -> None:
+        with self._lock:
+            self._screen = {
+                "n": self._screen["n"] + 1,
+                "lines": list(lines),
+                "choices": list(labels),
+                "over": not labels,
+            }
+
+    def _ask(self, prompt: str) -> str:
+        return self._answers.get()
+
+
+def browser_app(table: BrowserTable) -> Any:
+    """The page's server: ``/`` (the page), ``/screen`` and ``/choose``, each only with the game's token."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.routing import Route
+
+    refused = PlainTextResponse("this game's page needs the address referee play printed (its token)\n", 403)
+
+    def allowed(request: Request) -> bool:
+        given = request.query_params.get("token") or request.headers.get("x-token", "")
+        return secrets.compare_digest(given.encode(), table.token.encode())
+
+    async def page(request: Request) -> Response:
+        if not allowed(request):
+            return refused
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store"})
+
+    async def screen(request: Request) -> Response:
+        if not allowed(request):
+            return refused
+        return JSONResponse(table.screen(), headers={"Cache-Control": "no-store"})
+
+    async def choose(request: Request) -> Response:
+        if not allowed(request):
+            return refused
+        try:
+            body = json.loads(await request.body())
+            problem = table.choose(body["n"], body["choice"]) if isinstance(body, dict) else "not a JSON object"
+        except (ValueError, KeyError):
+            problem = 'the body must be JSON: {"n": SCREEN, "choice": BUTTON or "leave"}'
+        if problem:
+            return PlainTextResponse(problem + "\n", 409)
+        return JSONResponse({"ok": True})
+
+    return Starlette(routes=[Route("/", page), Route("/screen", screen), Route("/choose", choose, methods=["POST"])])
+
+
+class BrowserServer:
+    """The page's server on 127.0.0.1, in the game's event loop, from :meth:`start` to :meth:`stop`."""
+
+    def __init__(self, table: BrowserTable, port: int = 0) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(browser_app(table), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.table = table
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> str:
+        """Start serving; return the page's address (with its token)."""
+        self._task = asyncio.get_running_loop().create_task(self.server.serve())
+        while not self.server.started:
+            if self._task.done():
+                self._task.result()  # the port was taken, say: raise why
+            await asyncio.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/?token={self.table.token}"
+
+    async def stop(self, linger_s: float = 0.0) -> None:
+        """Stop serving, once the page has read the last screen or ``linger_s`` seconds have passed."""
+        waited = 0.0
+        with self.table._lock:
+            final = self.table._screen["n"]
+        while waited < linger_s and self.table.last_read < final:
+            await asyncio.sleep(0.1)
+            waited += 0.1
+        self.server.should_exit = True
+        if self._task is not None:
+            await self._task

@@ -1,0 +1,135 @@
+"""`referee play --human SEAT --browser`: a person plays a whole game in Chromium, by clicking the buttons.
+
+The seat is the terminal's (`tests/test_human.py`), its screen and answers carried by a server on 127.0.0.1;
+Playwright plays as a person would, one click a turn, at a desktop's width and a phone's, and the game's log
+shows every click as the seat's move.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .conftest import SAMPLE_BOTS, Bots, read_log
+from .test_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright
+
+pytestmark = pytest.mark.skipif(
+    sync_playwright is None or not CHROMIUM.exists(), reason=f"Playwright or Chromium ({CHROMIUM}) is missing"
+)
+ENDERS = ("stop the bus", "knock")
+
+
+def start_play(bots: Bots, tmp_path: Path, game: str) -> tuple[subprocess.Popen, str]:
+    commands = [shlex.join(bots.command(SAMPLE_BOTS / f"{name}_bot.py")) for name in ("random", "heuristic")]
+    play = subprocess.Popen(
+        [
+            sys.executable, "-m", "referee.cli", "play", "--human", "1", "--browser", "--game", game,
+            "--seed", "8", "--turn-limit", "24", "--bot", commands[0], "--bot", commands[1],
+            "--log", str(tmp_path / "game.jsonl"),
+        ],
+        env=bots.subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert play.stdout is not None
+    line = play.stdout.readline()
+    address = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+) in a browser", line)
+    assert address, line + (play.stderr.read() if play.poll() is not None and play.stderr else "")
+    return play, address[1]
+
+
+@pytest.mark.parametrize(("game", "width"), [("stop_the_bus", 1280), ("bastard_brag", 390)])
+def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
+    bots: Bots, tmp_path: Path, game: str, width: int
+) -> None:
+    play, address = start_play(bots, tmp_path, game)
+    clicked: list[str] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": width, "height": 860})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(address)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                page.wait_for_selector("#choices button[data-choice], body[data-over='1']")
+                if page.get_attribute("body", "data-over") == "1":
+                    break
+                screen = page.get_attribute("body", "data-screen")
+                buttons = page.locator("#choices button[data-choice]")
+                labels = buttons.all_inner_texts()
+                # A discard's button names the hand it leaves, and that hand's rank.
+                assert all(re.search(r", keep (\S+ ){3}\S", label) for label in labels if label.startswith("discard"))
+                table = page.locator("#table-lines").inner_text()
+                assert "Your hand:" in table and "you" in table
+                # End the hand once a few turns have passed, as a person in a hurry would; else the first button.
+                ender = next((i for i, label in enumerate(labels) if label in ENDERS and len(clicked) > 3), 0)
+                clicked.append(labels[ender])
+                buttons.nth(ender).click()
+                page.wait_for_function(f"document.body.dataset.screen !== '{screen}'")
+            assert page.get_attribute("body", "data-over") == "1"
+            assert "Placings:" in page.locator("main").inner_text()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width  # a phone reads it all
+            assert not errors, errors
+            browser.close()
+        assert play.wait(timeout=30) == 0, play.stderr.read() if play.stderr else ""
+    finally:
+        if play.poll() is None:
+            play.kill()
+            play.wait()
+    log = read_log(tmp_path / "game.jsonl")
+    mine = [
+        record for record in log if record["type"] == "decision" and record["seat"] == 1 and len(record["legal"]) > 1
+    ]
+    assert len(mine) == len(clicked) >= 3  # every click, and nothing else, played the seat's moves
+    assert log[-1]["type"] == "game_end"
+
+
+def test_the_page_answers_only_with_its_token_and_takes_only_a_buttons_click(bots: Bots, tmp_path: Path) -> None:
+    play, address = start_play(bots, tmp_path, "stop_the_bus")
+    base, token = address.split("/?token=")
+    try:
+        assert httpx.get(base + "/", timeout=5).status_code == 403
+        assert httpx.get(base + "/?token=" + token[:-1] + "x", timeout=5).status_code == 403
+        assert httpx.get(base + "/screen", timeout=5).status_code == 403
+        headers = {"X-Token": token}
+        deadline = time.monotonic() + 30
+        screen = httpx.get(base + "/screen", headers=headers, timeout=5).json()
+        while not screen["choices"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+            screen = httpx.get(base + "/screen", headers=headers, timeout=5).json()
+        for hostile in (
+            {"n": screen["n"], "choice": len(screen["choices"])},
+            {"n": screen["n"], "choice": -1},
+            {"n": screen["n"], "choice": True},
+            {"n": screen["n"] - 1, "choice": 0},
+            {"n": screen["n"], "choice": "0"},
+            ["n", 0],
+        ):
+            answer = httpx.post(base + "/choose", headers=headers, content=json.dumps(hostile), timeout=5)
+            assert answer.status_code == 409, hostile
+        assert httpx.post(base + "/choose", headers=headers, content=b"{not json", timeout=5).status_code == 409
+        assert (
+            httpx.post(base + "/choose", content=json.dumps({"n": screen["n"], "choice": 0}), timeout=5).status_code
+            == 403
+        )
+        assert httpx.get(base + "/screen", headers=headers, timeout=5).json()["n"] == screen["n"]  # nothing was played
+        left = httpx.post(base + "/choose", headers=headers, content=json.dumps({"n": screen["n"], "choice": "leave"}))
+        assert left.status_code == 200
+        while not httpx.get(base + "/screen", headers=headers, timeout=5).json()["over"]:  # the page reads the end
+            time.sleep(0.05)
+        assert play.wait(timeout=30) == 1  # "you left the game"
+    finally:
+        if play.poll() is None:
+            play.kill()
+            play.wait()

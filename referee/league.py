@@ -28,6 +28,7 @@ from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory,
 from referee.backends.local import LocalBackend
 from referee.config import League, league_identity
 from referee.errors import OutputError
+from referee.held_back import DealsInPlay
 from referee.lanes import with_lane_copies
 from referee.publish import write_leaderboards
 from referee.publish.live import LiveSite
@@ -341,10 +342,15 @@ async def _play_games(
     # Replay pages lost since (a kill -9, a full disk, removed by hand) are written again by the page helper.
     site.rebuild(sorted(results.finished))
 
+    # Finished games on deals still being played stay from the public until those deals are done (held_back.py).
+    deals = DealsInPlay(output)
+    deals.scheduled(games, results.finished)
+
     def finished(done: FinishedGame) -> None:
         nonlocal played
         results.append(done.record)
         played += 1
+        deals.finished(done.game.game_id, done.game.seed)
         site.game_finished(done.game.game_id)
         if progress is not None:
             count = len(results.finished)

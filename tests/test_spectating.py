@@ -16,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -89,6 +90,11 @@ def leaks(feed_lines: list[str], log: list[dict]) -> list[str]:
     return found
 
 
+def _ended_at(record: dict) -> float:
+    """When a game ended, from its record: its start and its wall time."""
+    return datetime.fromisoformat(record["timing"]["started"]).timestamp() + record["timing"]["wall_s"]
+
+
 def sse_lines(stream: bytes) -> list[str]:
     """The data lines of a recorded server-sent event stream."""
     return [line[len("data: ") :] for line in stream.decode("utf-8").splitlines() if line.startswith("data: ")]
@@ -155,8 +161,26 @@ class Spectator:
         self.feeds: dict[str, bytearray] = {}
         self.arrivals: dict[str, list[tuple[float, bytes]]] = {}
         self.pages: list[bytes] = []
+        # Every answer about finished games, as received: (when, path, status, body).
+        self.finished: list[tuple[float, str, int, bytes]] = []
+        self.published: set[str] = set()  # the games whose replay and log were served
         self.threads: list[threading.Thread] = []
         self.done = threading.Event()
+
+    def get(self, path: str) -> httpx.Response:
+        answer = httpx.get(self.base + path, timeout=5)
+        self.finished.append((time.time(), path, answer.status_code, answer.content))
+        return answer
+
+    def read_finished_games(self) -> None:
+        """The league's records and, for each finished game not yet published, its replay and its log."""
+        records = self.get("/games.jsonl")
+        for line in records.text.splitlines() if records.status_code == 200 else ():
+            game_id = json.loads(line)["game_id"]
+            if game_id not in self.published:
+                replay, log = self.get(f"/replays/{game_id}.html"), self.get(f"/games/{game_id}.jsonl")
+                if replay.status_code == log.status_code == 200:
+                    self.published.add(game_id)
 
     def watch(self) -> None:
         while not self.done.is_set():
@@ -176,6 +200,7 @@ class Spectator:
                     thread = threading.Thread(target=self.record, args=(game_id,), daemon=True)
                     thread.start()
                     self.threads.append(thread)
+            self.read_finished_games()
             time.sleep(0.1)
 
     def record(self, game_id: str) -> None:
@@ -238,6 +263,7 @@ def _watch_league(tmp_path: Path, output: Path, base: str, game: str) -> Spectat
         thread.join(timeout=30)
     spectator.done.set()
     watching.join(timeout=10)
+    spectator.read_finished_games()  # once more, the league over
     return spectator
 
 
@@ -269,6 +295,28 @@ def test_a_spectator_sees_each_game_move_by_move_and_no_card_before_its_showdown
     assert sorted(lags)[len(lags) // 2] < 1.0  # shown within a second of the referee seeing the move
     for page in spectator.pages:
         assert CARD.findall(page.decode("utf-8")) == []  # the live pages hold no game's cards: only the feeds do
+    # A finished game's replay, log and seed (its every hand as dealt) are served only once every game on its deals
+    # (its table's other seat rotations) has ended: before, they would show the cards of a game in play.
+    records = [json.loads(line) for line in (output / "games.jsonl").read_text().splitlines()]
+    ended = {record["game_id"]: _ended_at(record) for record in records}
+    deals_done = {
+        record["seed"]: max(ended[other["game_id"]] for other in records if other["seed"] == record["seed"])
+        for record in records
+    }
+    seed_of = {record["game_id"]: record["seed"] for record in records}
+    held = 0
+    for received, path, status, body in spectator.finished:
+        if path == "/games.jsonl":
+            for line in body.decode().splitlines() if status == 200 else ():
+                shown = json.loads(line)
+                assert "seed" not in shown or deals_done[shown["seed"]] <= received, shown["game_id"]
+        elif status == 200:
+            assert deals_done[seed_of[path.split("/")[-1].split(".")[0]]] <= received, path
+        else:
+            assert status == 404 and b"still being played" in body, (path, status)
+            held += 1
+    assert held > 0  # some were asked for while their deals were still being played
+    assert spectator.published == set(ended)  # and every one was published once they were done
     for left in (output / "live").glob("*.jsonl"):  # at the league's end, only finished games' feeds, each whole
         assert left.read_text().splitlines()[-1].startswith('{"end"')
 
@@ -410,3 +458,49 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
         league.send_signal(signal.SIGINT)  # one game watched is enough: the league stops as an organiser stops it
         league.wait(timeout=60)
     assert not errors, errors
+
+
+def test_finished_games_are_held_back_while_a_game_on_their_deals_is_to_be_played(tmp_path: Path) -> None:
+    from referee.held_back import EVERY_GAME, DealsInPlay, held_back
+    from referee.schedule import ScheduledGame
+
+    def game(game_id: str, seed: int) -> ScheduledGame:
+        return ScheduledGame(0, game_id, 1, 1, 0, ("a", "b"), seed)
+
+    deals = DealsInPlay(tmp_path)
+    schedule = [game("t1-s0", 11), game("t1-s1", 11), game("t2-s0", 22), game("t2-s1", 22)]
+    deals.scheduled(schedule, finished={"t2-s0"})  # a league resumed: one game was finished before
+    assert held_back(tmp_path) == {"t2-s0"}
+    deals.finished("t1-s1", 11)
+    assert held_back(tmp_path) == {"t1-s1", "t2-s0"}  # its table's other rotation is still to be played
+    deals.finished("t2-s1", 22)
+    assert held_back(tmp_path) == {"t1-s1"}  # table 2's deals are done: both its games are published
+    deals.scheduled([game("t3-s0", 33)], finished=())  # a ladder's next table
+    deals.finished("t1-s0", 11)
+    deals.finished("t3-s0", 33)
+    assert held_back(tmp_path) == frozenset() and not (tmp_path / "held_back.json").exists()
+    (tmp_path / "held_back.json").write_text("{damaged")
+    assert held_back(tmp_path) is EVERY_GAME and "any-game" in held_back(tmp_path)  # never shown too soon
+
+
+def test_the_league_page_keeps_a_faults_detail_back_while_its_deals_are_played(tmp_path: Path) -> None:
+    from referee.publish.league_page import HELD_DETAIL, _faults
+    from referee.results import GameRecord
+
+    from .game_logs import logged_game
+
+    (tmp_path / "games").mkdir()
+    log = [json.loads(line) for line in logged_game("faults").read_text().splitlines()]
+    (tmp_path / "games" / "g1.jsonl").write_text(logged_game("faults").read_text())
+    end = log[-1]
+    record = GameRecord.of(
+        {"index": 0, "game_id": "g1", "round": 1, "table": 1, "rotation": 0, "seed": "1", "seats": log[0]["players"],
+         "game": "stop_the_bus", "finish_order": end["placements"], "hands_played": end["hands_played"],
+         "decisions": end["decisions"], "faults": end["faults"], "forfeits": {}}
+    )  # fmt: skip
+    shown = [entry["detail"] for entries in _faults(tmp_path, [record])["faults"].values() for entry in entries]
+    assert shown and all(detail != HELD_DETAIL for detail in shown)  # the illegal move's detail, with its cards
+    (tmp_path / "held_back.json").write_text(json.dumps({"games": ["g1"]}))
+    held = _faults(tmp_path, [record])
+    details = [entry["detail"] for entries in held["faults"].values() for entry in entries]
+    assert details and set(details) == {HELD_DETAIL} and not CARD.findall(json.dumps(held))

@@ -32,6 +32,7 @@ from referee.backends.base import first_error
 from referee.backends.local import LocalBackend
 from referee.config import League
 from referee.errors import LeagueError
+from referee.held_back import DealsInPlay
 from referee.ladder.draw import Played, draw_table
 from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
@@ -181,6 +182,7 @@ async def _play(
     def finished(done: FinishedGame) -> None:
         season.results.append(done.record)
         summary.played += 1
+        season.games.deals.finished(done.game.game_id, done.game.seed)
         season.site.game_finished(done.game.game_id)
         seats = done.record["seats"]
         say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
@@ -232,6 +234,9 @@ class LadderGames:
         self.ladder = ladder
         self.tables = tables
         self.results = results
+        # A table's finished games stay from the public until its last game ends (its deals: held_back.py).
+        self.deals = DealsInPlay(ladder.output)
+        self.deals.scheduled((game for table in tables.drawn for game in table.games()), results.finished)
         self.renew(league)
         # Each bot's games and each pair's meetings so far, kept as tables are drawn (not added up again each time).
         self.played = Played()
@@ -268,6 +273,7 @@ class LadderGames:
             bots = draw_table(self.active, self.played, size, ladder.placement_games, ladder.league.seed, number)
             table = DrawnTable(number, bots, table_seed(ladder, number))
             self.tables.add(table)  # on disk before its first game starts
+            self.deals.scheduled(table.games(), ())
             self.played = self.played.with_table(bots, size)
             yield from table.games()
 

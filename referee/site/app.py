@@ -4,7 +4,9 @@ What each visitor may read:
 
 ========================  =====================================================================
 anyone                    the league's page and leaderboards (``leaderboard.*``), ``games.jsonl``,
-                          the replays and game logs (``replays/``, ``games/``), ``/events``, the
+                          the replays and game logs (``replays/``, ``games/``; a finished game's
+                          log, replay and seed only once every game on its deals has ended:
+                          :mod:`referee.held_back`), ``/events``, the
                           games in play as a spectator sees them (``/live/``:
                           :mod:`referee.site.spectating`), the sign-in form
 an author (their token,   their own page (``/authors/NAME/``): every version with its verdict,
@@ -63,6 +65,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
+from referee.held_back import held_back
 from referee.ladder.file import MB, Ladder, load_ladder
 from referee.ladder.history import ACCEPTED
 from referee.publish.league_page import REPLAY_DIR
@@ -91,7 +94,12 @@ log = logging.getLogger("referee.site")
 
 PAGE = "leaderboard.html"
 PUBLISHED_FILES = frozenset({PAGE, "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl"})
-PUBLISHED_FOLDERS = frozenset({"replays", "games"})
+# Replays and game logs have routes of their own (held back while their deals are played): no folder is served whole.
+PUBLISHED_FOLDERS: frozenset[str] = frozenset()
+HELD_BACK = (
+    "not yet: a game on the same deals is still being played, and this one would show its cards; it is published "
+    "as soon as the last game on its deals ends\n"
+)
 NOT_PUBLISHED = (
     "not published: referee serve shows a league's pages and what they link to (replays and game logs); a bot's "
     "output, checks and build log only to its author, on their page; never league.json (the seed), builds or "
@@ -335,6 +343,8 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         game = request.path_params["game"]
         if not plain_name(game):
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        if game in held_back(output):
+            return PlainTextResponse(HELD_BACK, status_code=404)
         written, log_file = output / REPLAY_DIR / f"{game}.html", output / "games" / f"{game}.jsonl"
         if written.is_file():
             return FileResponse(written)
@@ -349,7 +359,17 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         path = output / "games" / f"{game}.jsonl" if game is not None else output / RESULTS_FILE
         if (game is not None and not plain_name(game)) or not path.is_file():
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        shown = public_log_record if game is not None else public_game_record
+        held = held_back(output)
+        if game is not None and game in held:
+            return PlainTextResponse(HELD_BACK, status_code=404)
+
+        def shown_game(record: dict[str, Any]) -> dict[str, Any]:
+            shown = public_game_record(record)
+            if record.get("game_id") in held:
+                shown.pop("seed", None)  # the deals of games still to be played
+            return shown
+
+        shown = public_log_record if game is not None else shown_game
         return StreamingResponse(_lines_shown(path, shown), media_type="application/x-ndjson")
 
     # ----- signing in and out ----------------------------------------------------------------------------

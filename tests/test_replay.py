@@ -141,7 +141,7 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
     assert data["league"]["settings"]["seed"] == "21" and data["league"]["settings"]["table_size"] == 3
     assert data["league"]["scheduled"] == 12 and data["league"]["games"] == 12
     assert {row[1] for row in data["games"]} == {record["game_id"] for record in results}
-    assert all(row[8] == 1 for row in data["games"]), "every game links its replay"
+    assert all(row[8] == 2 for row in data["games"]), "every game links its replay, a file (static_replays)"
     # The chart ends at the standings' strengths, after every counted game.
     board = json.loads((output / "leaderboard.json").read_text())
     for row in board["rows"]:
@@ -184,6 +184,7 @@ def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) ->
     lines = [
         "name: chatty-league",
         "game: stop_the_bus",
+        "static_replays: true",
         "seed: 7",
         "table_size: 3",
         "move_time_ms: 1000",
@@ -373,7 +374,7 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
     (tmp_path / "league.json").write_text(json.dumps({"name": "live test", "bots": log[0]["players"]}))
 
     async def scenario() -> tuple[LiveSite, float]:
-        site = LiveSite(tmp_path, 8, interval_s=0.5)
+        site = LiveSite(tmp_path, 8, interval_s=0.5, static_replays=True)
         written = site.leaderboard_written_at
 
         async def until(condition: Callable[[], bool]) -> None:

@@ -43,7 +43,7 @@ from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read
     read_records,
     write_league,
 )
-from referee.schedule import Schedule
+from referee.schedule import Schedule, ScheduledGame
 from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
 
@@ -344,25 +344,30 @@ async def _play_games(
 
     # Finished games on deals still being played stay from the public until those deals are done (held_back.py).
     deals = DealsInPlay(output)
-    deals.scheduled(games, results.finished)
 
     def finished(done: FinishedGame) -> None:
         nonlocal played
+        deals.finished(done.game.game_id, done.game.seed)  # held back before its record is there to be read
         results.append(done.record)
         played += 1
-        deals.finished(done.game.game_id, done.game.seed)
         site.game_finished(done.game.game_id)
         if progress is not None:
             count = len(results.finished)
             show = count % report_every == 0 and count < total
             progress(count, total, folder_standings(output)[0] if show else None)
 
-    todo = (
-        seated for game in games if game.game_id not in results.finished and (seated := league.seated(game)) is not None
-    )
+    def todo() -> Iterator[ScheduledGame]:
+        for game in games:
+            done = game.game_id in results.finished
+            seated = None if done else league.seated(game)
+            deals.reached(game.game_id, game.seed, finished=done or seated is None)  # a game never played: over
+            if seated is not None:
+                yield seated
+        deals.all_reached()
+
     backend.watcher = site.watch()
     try:
-        await backend.play(todo, finished, stop or _never)
+        await backend.play(todo(), finished, stop or _never)
     finally:
         backend.watcher = None
         await site.close()

@@ -33,8 +33,16 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
+# A finished game's record in games.jsonl: its replay and log are served only once it is there.
+RECORD = (
+    '{"index":0,"game_id":"r1-t001-s0","round":1,"table":1,"rotation":0,"seed":"1","seats":["a","b"],'
+    '"game":"stop_the_bus","finish_order":[0,1],"hands_played":1,"decisions":1,"faults":[{},{}],"forfeits":{}}\n'
+)
+
+
 @pytest.fixture
 def site(tmp_path: Path):
+    (tmp_path / "games.jsonl").write_text(RECORD.replace("r1-t001-s0", "g1"), encoding="utf-8")
     (tmp_path / "replays").mkdir()
     (tmp_path / "leaderboard.html").write_text("<html>first</html>", encoding="utf-8")
     (tmp_path / "replays" / "g1.html").write_text("<html>replay</html>", encoding="utf-8")
@@ -166,6 +174,8 @@ def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> N
     ]
 
     def content(name: str) -> str:  # JSON lines are served record by record
+        if name == "games.jsonl":  # a game's replay and log are served once its record is there
+            return RECORD
         return f'{{"name":"{name}"}}\n' if name.endswith(".jsonl") else f"{name}\n"
 
     for name in published + secret:

@@ -437,8 +437,9 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        page.goto(base + "/live/")
-        page.locator("#games a").first.click()  # the list shows the games in play within its first refresh
+        page.goto(base + "/leaderboard.html")  # the league's page, once its first game is in, leads to the games
+        page.locator("#live a", has_text="watch the games in play").click(timeout=60_000)
+        page.locator("#games li:not(:has(.status)) a").first.click()  # a game in play, not one just finished
         page.wait_for_selector("#moves li")
         seen_counts, faces_in_play = [], []
         deadline = time.monotonic() + 60
@@ -462,22 +463,21 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
 
 def test_finished_games_are_held_back_while_a_game_on_their_deals_is_to_be_played(tmp_path: Path) -> None:
     from referee.held_back import EVERY_GAME, DealsInPlay, held_back
-    from referee.schedule import ScheduledGame
-
-    def game(game_id: str, seed: int) -> ScheduledGame:
-        return ScheduledGame(0, game_id, 1, 1, 0, ("a", "b"), seed)
 
     deals = DealsInPlay(tmp_path)
-    schedule = [game("t1-s0", 11), game("t1-s1", 11), game("t2-s0", 22), game("t2-s1", 22)]
-    deals.scheduled(schedule, finished={"t2-s0"})  # a league resumed: one game was finished before
-    assert held_back(tmp_path) == {"t2-s0"}
+    deals.reached("t1-s0", 11, finished=True)  # a league resumed: one game was finished before
+    deals.reached("t1-s1", 11, finished=False)
+    assert held_back(tmp_path) == {"t1-s0"}
+    deals.reached("t2-s0", 22, finished=False)  # on to the next table: table 1's games are all known
+    deals.finished("t2-s0", 22)
+    assert held_back(tmp_path) == {"t1-s0", "t2-s0"}  # table 2's other games may still come
     deals.finished("t1-s1", 11)
-    assert held_back(tmp_path) == {"t1-s1", "t2-s0"}  # its table's other rotation is still to be played
+    assert held_back(tmp_path) == {"t2-s0"}  # table 1's deals are done: both its games are published
+    deals.reached("t2-s0", 22, finished=True)  # looked at again (a ladder's unfinished games): nothing changes
+    deals.reached("t2-s1", 22, finished=False)
+    deals.all_reached()
+    assert held_back(tmp_path) == {"t2-s0"}
     deals.finished("t2-s1", 22)
-    assert held_back(tmp_path) == {"t1-s1"}  # table 2's deals are done: both its games are published
-    deals.scheduled([game("t3-s0", 33)], finished=())  # a ladder's next table
-    deals.finished("t1-s0", 11)
-    deals.finished("t3-s0", 33)
     assert held_back(tmp_path) == frozenset() and not (tmp_path / "held_back.json").exists()
     (tmp_path / "held_back.json").write_text("{damaged")
     assert held_back(tmp_path) is EVERY_GAME and "any-game" in held_back(tmp_path)  # never shown too soon

@@ -180,9 +180,9 @@ async def _play(
     said_waiting = ""
 
     def finished(done: FinishedGame) -> None:
+        season.games.deals.finished(done.game.game_id, done.game.seed)  # held back before its record is read
         season.results.append(done.record)
         summary.played += 1
-        season.games.deals.finished(done.game.game_id, done.game.seed)
         season.site.game_finished(done.game.game_id)
         seats = done.record["seats"]
         say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
@@ -236,7 +236,6 @@ class LadderGames:
         self.results = results
         # A table's finished games stay from the public until its last game ends (its deals: held_back.py).
         self.deals = DealsInPlay(ladder.output)
-        self.deals.scheduled((game for table in tables.drawn for game in table.games()), results.finished)
         self.renew(league)
         # Each bot's games and each pair's meetings so far, kept as tables are drawn (not added up again each time).
         self.played = Played()
@@ -258,8 +257,11 @@ class LadderGames:
             if self.disqualified.intersection(table.bots):
                 continue
             for game in table.games():
-                if game.game_id not in self.results.finished:
+                done = game.game_id in self.results.finished
+                self.deals.reached(game.game_id, game.seed, finished=done)
+                if not done:
                     yield game
+            self.deals.all_reached()  # a table's games are all known: its deals end with its last game
 
     def has_games(self) -> bool:
         return len(self.active) >= self.table_size or next(self.unfinished(), None) is not None
@@ -273,9 +275,11 @@ class LadderGames:
             bots = draw_table(self.active, self.played, size, ladder.placement_games, ladder.league.seed, number)
             table = DrawnTable(number, bots, table_seed(ladder, number))
             self.tables.add(table)  # on disk before its first game starts
-            self.deals.scheduled(table.games(), ())
             self.played = self.played.with_table(bots, size)
-            yield from table.games()
+            for game in table.games():
+                self.deals.reached(game.game_id, game.seed, finished=False)
+                yield game
+            self.deals.all_reached()
 
 
 def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusChange:

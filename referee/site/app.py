@@ -343,7 +343,9 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         game = request.path_params["game"]
         if not plain_name(game):
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        if game in held_back(output):
+        # In this order: a game's record is written after it is held back (referee.held_back), so a game found in
+        # the records and then not in the held back list has its deals done.
+        if not site.games.recorded(game) or game in held_back(output):
             return PlainTextResponse(HELD_BACK, status_code=404)
         written, log_file = output / REPLAY_DIR / f"{game}.html", output / "games" / f"{game}.jsonl"
         if written.is_file():
@@ -359,6 +361,11 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
         path = output / "games" / f"{game}.jsonl" if game is not None else output / RESULTS_FILE
         if (game is not None and not plain_name(game)) or not path.is_file():
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        # The records as they are now, then what is held back (a record is written after its game is held back):
+        # the records up to here are shown as that list says.
+        recorded = path.stat().st_size if game is None else None
+        if game is not None and not site.games.recorded(game):
+            return PlainTextResponse(HELD_BACK, status_code=404)
         held = held_back(output)
         if game is not None and game in held:
             return PlainTextResponse(HELD_BACK, status_code=404)
@@ -370,7 +377,7 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
             return shown
 
         shown = public_log_record if game is not None else shown_game
-        return StreamingResponse(_lines_shown(path, shown), media_type="application/x-ndjson")
+        return StreamingResponse(_lines_shown(path, shown, recorded), media_type="application/x-ndjson")
 
     # ----- signing in and out ----------------------------------------------------------------------------
 
@@ -652,12 +659,17 @@ def _too_big(limit: int) -> UploadRefused:
     )
 
 
-def _lines_shown(path: Path, shown: Callable[[dict[str, Any]], dict[str, Any]]) -> Iterator[bytes]:
-    """The JSON lines of ``path``, each record as ``shown`` gives it (read a line at a time, in a worker thread)."""
+def _lines_shown(
+    path: Path, shown: Callable[[dict[str, Any]], dict[str, Any]], limit: int | None = None
+) -> Iterator[bytes]:
+    """The JSON lines of ``path`` (its first ``limit`` bytes), each record as ``shown`` gives it (read a line at a
+    time, in a worker thread)."""
+    read = 0
     with open(path, "rb") as lines:
         for line in lines:
-            if not line.endswith(b"\n"):
-                return  # a line still being written
+            read += len(line)
+            if not line.endswith(b"\n") or (limit is not None and read > limit):
+                return  # a line still being written, or written after the records were looked at
             try:
                 record = json.loads(line)
             except ValueError:

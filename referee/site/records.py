@@ -82,6 +82,12 @@ class GamesIndex:
         self._offset = 0
         self._identity: tuple[int, int] | None = None
         self._by_bot: dict[str, list[GameRecord]] = {}
+        self._ids: set[str] = set()
+
+    def recorded(self, game_id: str) -> bool:
+        """Whether ``game_id`` is in ``games.jsonl``: over, and counted."""
+        self.refresh()
+        return game_id in self._ids
 
     def refresh(self) -> None:
         try:
@@ -90,9 +96,10 @@ class GamesIndex:
             return
         identity = (status.st_dev, status.st_ino)
         if identity != self._identity or status.st_size < self._offset:  # a new file: read it from its start
-            self._identity, self._offset, self._by_bot = identity, 0, {}
+            self._identity, self._offset, self._by_bot, self._ids = identity, 0, {}, set()
         games, self._offset = games_after(self.path, self._offset)
         for game in games:
+            self._ids.add(game.game_id)
             for bot in set(game.seats):
                 self._by_bot.setdefault(bot, []).append(game)
 

@@ -118,6 +118,12 @@
     const live = $("live");
     live.hidden = !league.live;
     live.textContent = "live, updated " + utcMinute(league.updated);
+    if (league.live && location.protocol !== "file:") {
+      // Served by referee serve: the games being played, move by move.
+      const watch = el("a", null, "watch the games in play");
+      watch.href = "live/";
+      live.append(" \u00b7 ", watch);
+    }
     const board = data.board;
     const duel = $("duel");
     duel.hidden = !board.duel;

@@ -10,8 +10,9 @@ terminal, the old one is cleared): what happened since the last turn, the
 seats' lives, the table as the seat sees it, the seat's hand, and the legal
 actions, numbered, every card as people read it (``10♥``:
 :func:`referee.cards.pretty_cards`); the person answers with a number (or
-the action's text, ``discard Q♠`` or ``discard qs``). The seat is on no
-clock. At the game's end the screen shows the last events and the
+the action's text, ``discard Q♠`` or ``discard qs``). At the terminal the
+seat is on no clock; in the browser (:mod:`referee.human_browser`) it may
+have the bots' (``referee play --human-clock``). At the game's end the screen shows the last events and the
 placements.
 """
 
@@ -26,9 +27,9 @@ from typing import TextIO
 
 from referee.bots import BotSpec
 from referee.cards import Card, pretty_cards
-from referee.clock import Timing
+from referee.clock import TimeControl, Timing
 from referee.errors import MalformedActionError, RefereeError
-from referee.faults import BotFault, FaultPolicy
+from referee.faults import BotFault, FaultKind, FaultPolicy
 from referee.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.games.base import Action, ActionKind, Phase
 from referee.gamesetup import GameSetup
@@ -36,7 +37,7 @@ from referee.hands import hand_rank
 from referee.inprocess import InProcessBot
 from referee.match import Match, MatchResult, start_bots, stop_bots
 from referee.protocol import card_from_pb
-from referee.session import BotSession
+from referee.session import BotSession, Reply
 from referee.v2 import bot_pb2 as pb
 
 CLEAR = "\x1b[H\x1b[2J"  # cursor home, clear the screen
@@ -59,6 +60,7 @@ class HumanSeat(InProcessBot):
         out: TextIO = sys.stdout,
         clear: bool | None = None,
         show: Callable[[Sequence[str], Sequence[str]], None] | None = None,
+        on_clock: Callable[[float | None], None] | None = None,
     ) -> None:
         """``ask`` reads the person's answer to a prompt; each screen goes to ``out`` (cleared first when ``clear``,
         by default on a terminal), or to ``show`` when given: the screen's lines and the legal actions' labels (the
@@ -68,11 +70,29 @@ class HumanSeat(InProcessBot):
         self._out = out
         self._clear = out.isatty() if clear is None else clear
         self._show = show
+        # With a clock (the browser's seat, at the person's wish): told each move's time, or None when time ran out;
+        # a move not made in time is the seat's timeout, as a bot's is. A terminal's seat is on no clock.
+        self._on_clock = on_clock
         self._players: list[str] = []
         self._seat = 0
         self._since: list[str] = []  # what happened since the person's last turn, in words
         self._number = 0  # the decision being asked
         self._left = False  # the person left the game (q, or the end of input)
+
+    async def decide(
+        self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
+    ) -> Reply:
+        """The person's move; with a clock, a timeout fault once the seat's time (the move time and its bank) is up."""
+        if self._on_clock is None:
+            return await super().decide(request, number, clock, while_waiting)
+        limit_ms = clock.limit_ms
+        self._on_clock(limit_ms / 1000)
+        try:
+            async with asyncio.timeout(limit_ms / 1000):
+                return await super().decide(request, number, clock, while_waiting)
+        except TimeoutError:
+            self._on_clock(None)  # the page takes no more clicks for this move; the waiting thread is let go
+            return Reply(None, limit_ms, limit_ms, BotFault(FaultKind.TIMEOUT, f"no move in {limit_ms} ms", self.name))
 
     async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The kit's reply, in a thread of its own: the person takes their time, the referee goes on meanwhile."""
@@ -143,6 +163,8 @@ class HumanSeat(InProcessBot):
                 text = self._ask(prompt).strip()
             except EOFError:
                 text = "q"
+            if text == TIME_UP:
+                return legal[0]  # too late: the referee has played this move by the fault policy already
             chosen = _chosen(text, legal)
             if chosen is LEAVE:
                 self._left = True  # answer() ends the game
@@ -208,6 +230,7 @@ class HumanSeat(InProcessBot):
 
 
 LEAVE = object()
+TIME_UP = "\x00time is up"  # what a seat on a clock is answered when its time ran out (never typed)
 
 
 def _chosen(text: str, legal: Sequence[Action]) -> Action | object | None:

@@ -9,7 +9,9 @@ seats and their lives, the table, the hand) and the legal actions as
 buttons, each with the hand it leaves. The page asks for the screen
 (``GET screen``) every few tenths of a second and sends a click (``POST
 choose``: the screen's number and the button's); the seat, waiting in its
-own thread as it waits at the terminal, takes it. The address carries a
+own thread as it waits at the terminal, takes it. On a clock (``referee play
+--human-clock``), the page counts down the seconds left, and a move not made
+in time is the seat's timeout: the fault policy plays for it, as for a bot. The address carries a
 token made for this game: a request without it is refused, so another page
 in the same browser cannot play for the person.
 """
@@ -21,11 +23,12 @@ import json
 import queue
 import secrets
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.human import HumanSeat
+from referee.human import TIME_UP, HumanSeat
 
 PAGE = Path(__file__).resolve().parent / "publish" / "html" / "play.html"
 ANSWERED_OR_LEFT = 3600.0  # seconds the page is kept open at the end for the person to read the places
@@ -35,7 +38,8 @@ LEAVE = "q"  # the terminal's answer for leaving the game
 class BrowserTable:
     """The screen the person's page shows, and the clicks it sends back to the seat."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_clock: bool = False) -> None:
+        """``on_clock``: the person has the bots' clock (the move time and a bank), else all the time they want."""
         self.token = secrets.token_urlsafe(18)
         self._lock = threading.Lock()
         self._screen: dict[str, Any] = {
@@ -46,7 +50,9 @@ class BrowserTable:
         }
         self._answers: queue.SimpleQueue[str] = queue.SimpleQueue()
         self.last_read = 0  # the number of the last screen the page read
-        self.seat = HumanSeat("you", ask=self._ask, show=self._show)
+        self._due: float | None = None  # with a clock: when the move waiting is due (time.time())
+        self._missed = False  # the last move's time ran out
+        self.seat = HumanSeat("you", ask=self._ask, show=self._show, on_clock=self._clock if on_clock else None)
 
     def screen(self) -> dict[str, Any]:
         with self._lock:
@@ -83,6 +89,24 @@ class BrowserTable:
                 "choices": list(labels),
                 "over": not labels,
             }
+            if labels and self._due is not None:
+                self._screen["seconds_left"] = round(max(0.0, self._due - time.time()), 1)
+            if self._missed:  # said on the next screen: the one that said it (no choices) may pass unseen
+                self._screen["time_up"] = True
+                self._missed = False
+
+    def _clock(self, seconds: float | None) -> None:
+        """The seat's clock: ``seconds`` for the move now asked, or None when its time ran out."""
+        if seconds is not None:
+            self._due = time.time() + seconds
+            return
+        with self._lock:
+            self._due = None
+            self._missed = True
+            screen = self._screen
+            if screen["choices"]:
+                self._screen = {**screen, "n": screen["n"] + 1, "choices": [], "time_up": True}
+        self._answers.put(TIME_UP)
 
     def _ask(self, prompt: str) -> str:
         return self._answers.get()

@@ -27,13 +27,13 @@ pytestmark = pytest.mark.skipif(
 ENDERS = ("stop the bus", "knock")
 
 
-def start_play(bots: Bots, tmp_path: Path, game: str) -> tuple[subprocess.Popen, str]:
+def start_play(bots: Bots, tmp_path: Path, game: str, *options: str) -> tuple[subprocess.Popen, str]:
     commands = [shlex.join(bots.command(SAMPLE_BOTS / f"{name}_bot.py")) for name in ("random", "heuristic")]
     play = subprocess.Popen(
         [
             sys.executable, "-m", "referee.cli", "play", "--human", "1", "--browser", "--game", game,
             "--seed", "8", "--turn-limit", "24", "--bot", commands[0], "--bot", commands[1],
-            "--log", str(tmp_path / "game.jsonl"),
+            "--log", str(tmp_path / "game.jsonl"), *options,
         ],
         env=bots.subprocess_env(),
         stdout=subprocess.PIPE,
@@ -133,3 +133,42 @@ def test_the_page_answers_only_with_its_token_and_takes_only_a_buttons_click(bot
         if play.poll() is None:
             play.kill()
             play.wait()
+
+
+def test_on_the_bots_clock_a_person_who_does_not_move_in_time_is_played_for_by_the_fault_policy(
+    bots: Bots, tmp_path: Path
+) -> None:
+    play, address = start_play(
+        bots, tmp_path, "stop_the_bus", "--human-clock", "--move-time-ms", "1500", "--time-bank-ms", "0",
+        "--policy", "default_action", "--max-faults", "50",
+    )  # fmt: skip
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 390, "height": 800})
+            page.goto(address)
+            page.wait_for_selector("#choices button[data-choice]")
+            left = float(page.get_attribute("#status", "data-seconds-left") or "nan")
+            assert 0 < left <= 1.5  # the page counts down this move's time
+            # No click: the time runs out, the referee plays for the seat, and the next move says so.
+            page.wait_for_selector("#status:has-text('Time ran out')", timeout=10_000)
+            clicks = 0
+            while page.get_attribute("body", "data-over") != "1":  # then in time, to the game's end
+                screen = page.get_attribute("body", "data-screen")
+                labels = page.locator("#choices button[data-choice]").all_inner_texts()
+                ender = next((i for i, label in enumerate(labels) if label in ENDERS and clicks > 2), 0)
+                page.locator("#choices button[data-choice]").nth(ender).click()
+                clicks += 1
+                page.wait_for_function(f"document.body.dataset.screen !== '{screen}'")
+                page.wait_for_selector("#choices button[data-choice], body[data-over='1']", timeout=30_000)
+            browser.close()
+        play.wait(timeout=30)
+    finally:
+        if play.poll() is None:
+            play.kill()
+            play.wait()
+    log = read_log(tmp_path / "game.jsonl")
+    faults = [record for record in log if record["type"] == "fault" and record["seat"] == 1]
+    assert [fault["kind"] for fault in faults[:1]] == ["timeout"]
+    mine = [record for record in log if record["type"] == "decision" and record["seat"] == 1]
+    assert mine[0].get("default") is True and any(not record.get("default") for record in mine[1:])

@@ -96,6 +96,12 @@ def add_play(commands: Commands) -> None:
     play.add_argument(
         "--port", type=int, default=0, help="with --browser: the port to serve on (default: any free port)"
     )
+    play.add_argument(
+        "--human-clock",
+        action="store_true",
+        help="with --browser: put you on the bots' clock (--move-time-ms and --time-bank-ms); a move not made in "
+        "time is a timeout, which --policy answers (default: all the time you want)",
+    )
     add_timing_options(play)
     add_sandbox_options(play)
     play.set_defaults(func=lambda args: run_interruptibly(_play(args)))
@@ -231,11 +237,11 @@ def add_replay_to(commands: Commands) -> None:
     replay_to.set_defaults(func=lambda args: run_interruptibly(_replay_to(args)))
 
 
-async def _browser_table(port: int) -> BrowserServer:
+async def _browser_table(port: int, on_clock: bool) -> BrowserServer:
     """The browser's seat and its server, started; its address printed for the person to open."""
     from referee.human_browser import BrowserServer, BrowserTable
 
-    server = BrowserServer(BrowserTable(), port)
+    server = BrowserServer(BrowserTable(on_clock), port)
     address = await server.start()
     print(f"referee play: open {address} in a browser to play your seat", flush=True)
     return server
@@ -258,6 +264,8 @@ async def _play(args: argparse.Namespace) -> int:
         raise UsageError("--verbose shows every seat's cards, which --human keeps from you; leave one out")
     if args.browser and not human:
         raise UsageError("--browser plays your seat in a browser: give it with --human SEAT")
+    if args.human_clock and not args.browser:
+        raise UsageError("--human-clock puts your seat in the browser on a clock: add --browser (a terminal has none)")
     if human and not 0 <= args.human < seats:
         raise UsageError(f"--human {args.human}: the game has seats 0 to {seats - 1} (one --bot for each other seat)")
     names = args.name or []
@@ -289,7 +297,7 @@ async def _play(args: argparse.Namespace) -> int:
         if human:
             from referee.human import play_as_human
 
-            browser = await _browser_table(args.port) if args.browser else None
+            browser = await _browser_table(args.port, args.human_clock) if args.browser else None
             try:
                 result = await play_as_human(
                     args.game,
@@ -324,7 +332,8 @@ async def _play(args: argparse.Namespace) -> int:
             for hand in result.hand_results:
                 print(_with_names(hand.describe(), result.players))
         print(_result_text(result))
-        failed = [seat for seat in range(seats) if result.faults[seat]]
+        # A bot's faults, with its output; a person's (a move not made in time on --human-clock) are the game's own.
+        failed = [seat for seat in range(seats) if result.faults[seat] and seat != args.human]
         for seat in failed:
             log_path = bot_logs / f"seat{seat}-{result.players[seat]}.log"
             print(

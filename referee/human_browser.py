@@ -112,40 +112,64 @@ class BrowserTable:
         return self._answers.get()
 
 
+async def page_of(table: BrowserTable, request: Any) -> Any:
+    """The person's page, for a request with the game's token."""
+    from starlette.responses import HTMLResponse
+
+    if not _allowed(table, request):
+        return _refused()
+    return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store"})
+
+
+async def screen_of(table: BrowserTable, request: Any) -> Any:
+    """The screen now, as JSON, for a request with the game's token."""
+    from starlette.responses import JSONResponse
+
+    if not _allowed(table, request):
+        return _refused()
+    return JSONResponse(table.screen(), headers={"Cache-Control": "no-store"})
+
+
+async def choose_on(table: BrowserTable, request: Any) -> Any:
+    """A click: ``{"n": SCREEN, "choice": BUTTON or "leave"}``, taken if it is a button of the screen waiting."""
+    from starlette.responses import JSONResponse, PlainTextResponse
+
+    if not _allowed(table, request):
+        return _refused()
+    try:
+        body = json.loads(await request.body())
+        problem = table.choose(body["n"], body["choice"]) if isinstance(body, dict) else "not a JSON object"
+    except (ValueError, KeyError):
+        problem = 'the body must be JSON: {"n": SCREEN, "choice": BUTTON or "leave"}'
+    if problem:
+        return PlainTextResponse(problem + "\n", 409)
+    return JSONResponse({"ok": True})
+
+
+def _allowed(table: BrowserTable, request: Any) -> bool:
+    given = request.query_params.get("token") or request.headers.get("x-token", "")
+    return secrets.compare_digest(given.encode(), table.token.encode())
+
+
+def _refused() -> Any:
+    from starlette.responses import PlainTextResponse
+
+    return PlainTextResponse("this game's page needs the address it was given (with its token)\n", 403)
+
+
 def browser_app(table: BrowserTable) -> Any:
     """The page's server: ``/`` (the page), ``/screen`` and ``/choose``, each only with the game's token."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
-    refused = PlainTextResponse("this game's page needs the address referee play printed (its token)\n", 403)
+    async def page(request: Any) -> Any:
+        return await page_of(table, request)
 
-    def allowed(request: Request) -> bool:
-        given = request.query_params.get("token") or request.headers.get("x-token", "")
-        return secrets.compare_digest(given.encode(), table.token.encode())
+    async def screen(request: Any) -> Any:
+        return await screen_of(table, request)
 
-    async def page(request: Request) -> Response:
-        if not allowed(request):
-            return refused
-        return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store"})
-
-    async def screen(request: Request) -> Response:
-        if not allowed(request):
-            return refused
-        return JSONResponse(table.screen(), headers={"Cache-Control": "no-store"})
-
-    async def choose(request: Request) -> Response:
-        if not allowed(request):
-            return refused
-        try:
-            body = json.loads(await request.body())
-            problem = table.choose(body["n"], body["choice"]) if isinstance(body, dict) else "not a JSON object"
-        except (ValueError, KeyError):
-            problem = 'the body must be JSON: {"n": SCREEN, "choice": BUTTON or "leave"}'
-        if problem:
-            return PlainTextResponse(problem + "\n", 409)
-        return JSONResponse({"ok": True})
+    async def choose(request: Any) -> Any:
+        return await choose_on(table, request)
 
     return Starlette(routes=[Route("/", page), Route("/screen", screen), Route("/choose", choose, methods=["POST"])])
 

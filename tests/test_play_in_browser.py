@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -76,7 +77,7 @@ def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
                 ender = next((i for i, label in enumerate(labels) if label in ENDERS and len(clicked) > 3), 0)
                 clicked.append(labels[ender])
                 buttons.nth(ender).click()
-                page.wait_for_function(f"document.body.dataset.screen !== '{screen}'")
+                page.wait_for_selector(f"body:not([data-screen='{screen}'])")  # (the site's policy forbids eval)
             assert page.get_attribute("body", "data-over") == "1"
             assert "Placings:" in page.locator("main").inner_text()
             assert page.evaluate("document.documentElement.scrollWidth") <= width  # a phone reads it all
@@ -159,7 +160,7 @@ def test_on_the_bots_clock_a_person_who_does_not_move_in_time_is_played_for_by_t
                 ender = next((i for i, label in enumerate(labels) if label in ENDERS and clicks > 2), 0)
                 page.locator("#choices button[data-choice]").nth(ender).click()
                 clicks += 1
-                page.wait_for_function(f"document.body.dataset.screen !== '{screen}'")
+                page.wait_for_selector(f"body:not([data-screen='{screen}'])")  # (the site's policy forbids eval)
                 page.wait_for_selector("#choices button[data-choice], body[data-over='1']", timeout=30_000)
             browser.close()
         play.wait(timeout=30)
@@ -172,3 +173,73 @@ def test_on_the_bots_clock_a_person_who_does_not_move_in_time_is_played_for_by_t
     assert [fault["kind"] for fault in faults[:1]] == ["timeout"]
     mine = [record for record in log if record["type"] == "decision" and record["seat"] == 1]
     assert mine[0].get("default") is True and any(not record.get("default") for record in mine[1:])
+
+
+def test_an_organiser_offers_play_against_the_bots_on_the_leagues_site(tmp_path: Path) -> None:
+    from .test_serve import free_port
+
+    bots = "\n".join(
+        f"  - {{name: {name}, command: [{sys.executable}, {SAMPLE_BOTS / 'random_bot.py'}]}}" for name in "abc"
+    )
+    league = tmp_path / "league.yaml"
+    league.write_text(f"name: offer\ngame: stop_the_bus\nseed: 6\ntable_size: 3\nsandbox: none\nbots:\n{bots}\n")
+    output = tmp_path / "out"
+    run = [sys.executable, "-m", "referee.cli", "run", str(league), "--output", str(output), "--no-progress"]
+    subprocess.run(run, check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "serve", str(output), "--port", str(port), "--offer-play"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(base + "/play/", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 390, "height": 800})
+            page.goto(base + "/play/")
+            page.get_by_role("button", name="Start a game").click()
+            page.wait_for_selector("#choices button[data-choice], body[data-over='1']")
+            assert "Stop the Bus" in page.locator("#title").inner_text()
+            clicks = 0
+            while page.get_attribute("body", "data-over") != "1" and clicks < 200:
+                screen = page.get_attribute("body", "data-screen")
+                labels = page.locator("#choices button[data-choice]").all_inner_texts()
+                ender = next((i for i, label in enumerate(labels) if label in ENDERS and clicks > 2), 0)
+                page.locator("#choices button[data-choice]").nth(ender).click()
+                clicks += 1
+                page.wait_for_selector(f"body:not([data-screen='{screen}'])")  # (the site's policy forbids eval)
+                page.wait_for_selector("#choices button[data-choice], body[data-over='1']", timeout=30_000)
+            assert page.get_attribute("body", "data-over") == "1" and "Placings:" in page.locator("main").inner_text()
+            browser.close()
+        # A few tables at once, no more: a visitor beyond them is told to come back.
+        answers = [httpx.post(base + "/play/new", timeout=5).status_code for _ in range(5)]
+        assert answers == [303, 303, 303, 303, 503]
+        assert httpx.post(base + "/play/new", headers={"Origin": "http://elsewhere.example"}).status_code == 403
+        assert httpx.get(base + "/play/0123456789abcdef/screen", timeout=5).status_code == 404
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=10)
+    assert not (output / "games" / "offered").exists() and len(list((output / "games").iterdir())) == 3
+
+
+def test_play_is_offered_only_when_the_organiser_asks(tmp_path: Path) -> None:
+    import asyncio
+
+    from referee.site.app import create_app
+
+    (tmp_path / "leaderboard.html").write_text("<html></html>")
+
+    async def visit() -> int:
+        transport = httpx.ASGITransport(app=create_app(tmp_path))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return (await client.get("/play/")).status_code
+
+    assert asyncio.run(visit()) == 404

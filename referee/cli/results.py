@@ -46,6 +46,12 @@ def add_serve(commands: Commands) -> None:
         help="the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated "
         "(default 127.0.0.1: a proxy on this machine)",
     )
+    serve.add_argument(
+        "--offer-play",
+        action="store_true",
+        help="let visitors play the league's game against the sample bots at /play/ (in the server; at most a few "
+        "games at once)",
+    )
     serve.set_defaults(func=_serve)
 
 
@@ -88,7 +94,7 @@ def _seed(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from referee.site import serve
 
-    return serve(args.target, args.host, args.port, args.forwarded_allow_ips)
+    return serve(args.target, args.host, args.port, args.forwarded_allow_ips, args.offer_play)
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

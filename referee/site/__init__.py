@@ -51,20 +51,26 @@ def require_libraries() -> None:
 
 
 def serve(
-    target: Path, host: str = "127.0.0.1", port: int = DEFAULT_PORT, forwarded_allow_ips: str = "127.0.0.1"
+    target: Path,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    forwarded_allow_ips: str = "127.0.0.1",
+    offer_play: bool = False,
 ) -> int:
     """Serve ``target`` (a league's or ladder's output folder, or a ladder file) until interrupted; return 0.
 
     ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-For`` and
     ``X-Forwarded-Proto`` are believed (the client's address, which failed
     sign-ins are counted by, and whether the visitor came by HTTPS).
+    ``offer_play``: visitors play the league's game against the sample bots at ``/play/``
+    (:mod:`referee.site.offered`).
     """
     require_libraries()
     import uvicorn
 
     from referee.site.app import create_app
 
-    app = create_app(target)
+    app = create_app(target, offer_play=offer_play)
     _check_address(host, port)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s referee serve: %(message)s", "%Y-%m-%d %H:%M:%S"))

@@ -8,7 +8,9 @@ anyone                    the league's page and leaderboards (``leaderboard.*``)
                           log, replay and seed only once every game on its deals has ended:
                           :mod:`referee.held_back`), ``/events``, the
                           games in play as a spectator sees them (``/live/``:
-                          :mod:`referee.site.spectating`), the sign-in form
+                          :mod:`referee.site.spectating`), the sign-in form; with
+                          ``--offer-play``, games against the sample bots (``/play/``:
+                          :mod:`referee.site.offered`)
 an author (their token,   their own page (``/authors/NAME/``): every version with its verdict,
 or a session after        build log, check games and output, standing, games and faults; their
 signing in)               bots' output in each game; ``POST /api/submissions`` (an upload) and
@@ -72,7 +74,7 @@ from referee.publish.league_page import REPLAY_DIR
 from referee.publish.live import BACK_LINK
 from referee.publish.redaction import public_game_record, public_log, public_log_record
 from referee.publish.replay_page import replay_page
-from referee.results import RESULTS_FILE
+from referee.results import RESULTS_FILE, read_league
 from referee.site import ServeError
 from referee.site import author_page as pages
 from referee.site.auth import SESSION_COOKIE, SESSION_HOURS, AuthorKey, Authors, FailureLimiter, Sessions
@@ -290,7 +292,13 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: FailureLimiter | None = None) -> Starlette:
+def create_app(
+    target: Path,
+    *,
+    poll_seconds: float = POLL_SECONDS,
+    limiter: FailureLimiter | None = None,
+    offer_play: bool = False,
+) -> Starlette:
     """The web application serving ``target``: a league's or ladder's output folder, or a ladder file."""
     site = Site(target, limiter)
     output = site.output
@@ -546,6 +554,7 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
     routes = [
         Route("/events", events),
         *live_routes(output),
+        *(_offered(output) if offer_play else []),
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
         Route(f"/{RESULTS_FILE}", published_records),
@@ -576,6 +585,19 @@ def create_app(target: Path, *, poll_seconds: float = POLL_SECONDS, limiter: Fai
 
 
 PRIVATE = {"Cache-Control": "no-store"}  # an author's answers: kept by no cache, shared or not
+
+
+def _offered(output: Path) -> list[Route]:
+    """``/play/``: the league's game offered to visitors (:mod:`referee.site.offered`), at the league's table size."""
+    from referee.site.offered import offered_routes
+
+    recorded = read_league(output)
+    rules = recorded.rules if recorded is not None else {}
+    if not isinstance(rules.get("game"), str) or not isinstance(rules.get("table_size"), int):
+        raise ServeError(
+            f"{output}: --offer-play needs a league's folder (its league.json names the game and table size)"
+        )
+    return offered_routes(rules["game"], rules["table_size"])
 
 
 def site_name(site: Site) -> str:

@@ -48,7 +48,8 @@ def start_play(bots: Bots, tmp_path: Path, game: str, *options: str) -> tuple[su
     return play, address[1]
 
 
-@pytest.mark.parametrize(("game", "width"), [("stop_the_bus", 1280), ("bastard_brag", 390)])
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("game", ["stop_the_bus", "bastard_brag"])
 def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
     bots: Bots, tmp_path: Path, game: str, width: int
 ) -> None:

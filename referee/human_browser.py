@@ -31,7 +31,6 @@ from typing import Any
 from referee.human import TIME_UP, HumanSeat
 
 PAGE = Path(__file__).resolve().parent / "publish" / "html" / "play.html"
-ANSWERED_OR_LEFT = 3600.0  # seconds the page is kept open at the end for the person to read the places
 LEAVE = "q"  # the terminal's answer for leaving the game
 
 
@@ -55,9 +54,17 @@ class BrowserTable:
         self.seat = HumanSeat("you", ask=self._ask, show=self._show, on_clock=self._clock if on_clock else None)
 
     def screen(self) -> dict[str, Any]:
+        """The screen the page shows now (marked as read)."""
         with self._lock:
             self.last_read = self._screen["n"]
             return self._screen
+
+    @property
+    def number(self) -> int:
+        """The number of the screen now (the page has read it when :attr:`last_read` reaches it)."""
+        with self._lock:
+            number: int = self._screen["n"]
+            return number
 
     def ended(self) -> None:
         """The game is over (or stopped, or the person left): the page shows the last screen as the end."""
@@ -198,8 +205,7 @@ class BrowserServer:
     async def stop(self, linger_s: float = 0.0) -> None:
         """Stop serving, once the page has read the last screen or ``linger_s`` seconds have passed."""
         waited = 0.0
-        with self.table._lock:
-            final = self.table._screen["n"]
+        final = self.table.number
         while waited < linger_s and self.table.last_read < final:
             await asyncio.sleep(0.1)
             waited += 0.1

@@ -197,3 +197,39 @@ def read_recording(path: Path) -> tuple[dict, list[tuple[float, pb.DecisionReque
         (entry["received"], pb.DecisionRequest.FromString(base64.b64decode(entry["request"]))) for entry in asked
     ]
     return start, requests
+
+
+# ----- Chromium through Playwright, for the tests of pages (Debian's Chromium: `make browser-deps`) ------------
+
+CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+NO_BROWSER = (
+    f"Playwright or Chromium ({CHROMIUM}) is missing: pip install -e '.[test]' and `make browser-deps` (as root: "
+    "apt-get install -y chromium), or set REFEREE_CHROMIUM to a Chromium binary"
+)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A headless Chromium for a module's page tests; the test is skipped, saying why, where there is none.
+
+    One per module, not per session: Playwright's sync API holds an event loop while it runs, and tests of other
+    modules call ``asyncio.run``."""
+    if sync_playwright is None or not CHROMIUM.exists():
+        pytest.skip(NO_BROWSER)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()

@@ -28,26 +28,10 @@ from referee.publish import _utc_minute, html_leaderboard, write_leaderboards
 from referee.results import read_games
 from referee.standings import compute_standings, folder_standings
 
-from .conftest import PYTHON
+from .conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, sync_playwright
 from .game_logs import logged_game, write_league
 from .test_ladder_pages import ladder_with_verdicts, season_with_a_new_version
 from .test_publish import games_in_turn
-
-CHROMIUM = Path(os.environ.get("REFEREE_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
 
 pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="Playwright is not installed: pip install -e '.[test]'"),

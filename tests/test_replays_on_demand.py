@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import httpx
@@ -18,9 +17,8 @@ from referee.publish.redaction import public_log
 from referee.publish.replay_page import page_data, page_data_of
 from referee.transcript import read_game
 
-from .conftest import PYTHON, SAMPLE_BOTS
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright
-from .test_serve import free_port
+from .conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, sync_playwright
+from .test_serve import free_port, wait_until_serving
 
 
 def test_a_league_writes_no_replay_page_and_serve_makes_each_from_its_log(tmp_path: Path) -> None:
@@ -44,13 +42,7 @@ def test_a_league_writes_no_replay_page_and_serve_makes_each_from_its_log(tmp_pa
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(base + "/leaderboard.html", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_until_serving(base, "/leaderboard.html")
         for log in logs:
             answer = httpx.get(f"{base}/replays/{log.stem}.html", timeout=10)
             assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/html")

@@ -22,6 +22,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def wait_until_serving(base: str, path: str = "/", seconds: float = 20.0) -> None:
+    """Wait until a server just started answers at ``base + path`` (any status), for up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base + path, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+
+
 def listening_addresses(port: int) -> set[str]:
     """The local addresses with a TCP socket listening on ``port`` (from /proc/net/tcp, IPv4)."""
     found = set()
@@ -55,13 +66,7 @@ def site(tmp_path: Path):
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(base + "/replays/g1.html", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
+    wait_until_serving(base, "/replays/g1.html")
     try:
         yield tmp_path, base, port, server
     finally:

@@ -23,8 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import PYTHON, SAMPLE_BOTS, Bots
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, Bots, sync_playwright
 from tests.test_ladder import interrupted, ladder_file, lines, start, wait_for
 from tests.test_serve import free_port
 from tests.test_site import TOKEN

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -27,8 +28,7 @@ from referee.games import GAMES, Game
 from referee.publish.spectators import SpectatorFeeds, event_json, view_json
 
 from .conftest import PYTHON
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, sync_playwright
-from .test_serve import free_port
+from .test_serve import free_port, wait_until_serving
 
 ROOT = Path(__file__).resolve().parent.parent
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
@@ -210,14 +210,18 @@ class Spectator:
                 self.arrivals[game_id].append((time.time(), chunk))
 
 
+LEAGUE_NAME = "live"
+
+
 def _league(folder: Path, game: str, sleep_ms: int = 15, names: tuple[str, ...] = ("ann", "bob", "cyd", "dee")) -> Path:
-    """A league of bots that think (``sleep_ms`` a decision) at tables of three, two games at once."""
-    bots = "\n".join(
-        f"  - {{name: {name}, command: [{PYTHON}, {THINKER}, --sleep-ms, '{sleep_ms}']}}" for name in names
-    )
+    """A league file as organisers write one, its bots beside it, no output key (results/NAME): bots that think
+    (``sleep_ms`` a decision) at tables of three, two games at once."""
+    for script in ("thinker.py", "_common.py"):
+        shutil.copy(THINKER.with_name(script), folder / script)
+    bots = "\n".join(f"  - {{name: {name}, command: python thinker.py --sleep-ms {sleep_ms}}}" for name in names)
     path = folder / "league.yaml"
     path.write_text(
-        f"name: live\ngame: {game}\nseed: 2805\ntable_size: 3\nsandbox: none\nconcurrency: 2\nbots:\n{bots}\n",
+        f"name: {LEAGUE_NAME}\ngame: {game}\nseed: 2805\ntable_size: 3\nsandbox: none\nconcurrency: 2\nbots:\n{bots}\n",
         encoding="utf-8",
     )
     return path
@@ -225,8 +229,9 @@ def _league(folder: Path, game: str, sleep_ms: int = 15, names: tuple[str, ...] 
 
 @pytest.fixture
 def served(tmp_path: Path):
-    output = tmp_path / "out"
-    output.mkdir()
+    """``referee serve`` on loopback, started before the league, on the folder the league will write."""
+    output = tmp_path / "results" / LEAGUE_NAME
+    output.mkdir(parents=True)
     port = free_port()
     server = subprocess.Popen(
         [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
@@ -234,13 +239,7 @@ def served(tmp_path: Path):
         stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(base + "/live/games.json", timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
+    wait_until_serving(base, "/live/games.json")
     try:
         yield output, base
     finally:
@@ -253,7 +252,7 @@ def _watch_league(tmp_path: Path, output: Path, base: str, game: str) -> Spectat
     watching = threading.Thread(target=spectator.watch, daemon=True)
     watching.start()
     run = subprocess.run(
-        [PYTHON, "-m", "referee.cli", "run", str(_league(tmp_path, game)), "--output", str(output), "--no-progress"],
+        [PYTHON, "-m", "referee.cli", "run", str(_league(tmp_path, game)), "--no-progress"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -404,19 +403,9 @@ SHOWN_NOW = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser_for_spectators():
-    if sync_playwright is None or not CHROMIUM.exists():
-        pytest.skip(f"Playwright or Chromium ({CHROMIUM}) is missing: make browser-deps")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_face_down(
-    browser_for_spectators, tmp_path: Path, served, width: int
+    chromium, tmp_path: Path, served, width: int
 ) -> None:
     output, base = served
     league = subprocess.Popen(
@@ -426,13 +415,11 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
             "referee.cli",
             "run",
             str(_league(tmp_path, "stop_the_bus", sleep_ms=40, names=("ann", "bob", "cyd"))),
-            "--output",
-            str(output),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    context = browser_for_spectators.new_context(viewport={"width": width, "height": 900})
+    context = chromium.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -154,7 +154,7 @@ def render(data: dict[str, Any]) -> str:
         template.replace("{{title}}", _html_text(title))
         .replace("/*{{style}}*/", compact_source(ASSETS / "replay.css"))
         .replace("{{data}}", packed(data))
-        .replace("/*{{script}}*/", compact_source(ASSETS / "replay.js"))
+        .replace("/*{{script}}*/", page_script("replay.js"))
     )
 
 
@@ -162,6 +162,11 @@ def compact_source(path: Path) -> str:
     """A script or style sheet without its indentation and whole-line comments (it is inlined in every page)."""
     lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
     return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+def page_script(name: str) -> str:
+    """A page's script (``html/NAME``) after what the replay and the live pages share (``html/cards.js``)."""
+    return compact_source(ASSETS / "cards.js") + "\n" + compact_source(ASSETS / name)
 
 
 def page_data_of(html_text: str) -> dict[str, Any]:

@@ -96,8 +96,6 @@ log = logging.getLogger("referee.site")
 
 PAGE = "leaderboard.html"
 PUBLISHED_FILES = frozenset({PAGE, "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl"})
-# Replays and game logs have routes of their own (held back while their deals are played): no folder is served whole.
-PUBLISHED_FOLDERS: frozenset[str] = frozenset()
 HELD_BACK = (
     "not yet: a game on the same deals is still being played, and this one would show its cards; it is published "
     "as soon as the last game on its deals ends\n"
@@ -305,11 +303,12 @@ def create_app(
     page = output / PAGE
 
     class PublishedFiles(StaticFiles):
-        """The folder's files that :data:`PUBLISHED_FILES` and :data:`PUBLISHED_FOLDERS` name; 404 for any other."""
+        """The folder's files that :data:`PUBLISHED_FILES` names; 404 for any other (replays and game logs have routes
+        of their own: they are held back while their deals are played, so no folder is served whole)."""
 
         async def get_response(self, path: str, scope: Scope) -> Response:
             parts = Path(path).parts  # normalised by StaticFiles.get_path: no "..", no "."
-            if parts and (parts[0] in PUBLISHED_FOLDERS or (len(parts) == 1 and parts[0] in PUBLISHED_FILES)):
+            if len(parts) == 1 and parts[0] in PUBLISHED_FILES:
                 return await super().get_response(path, scope)
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
 
@@ -345,16 +344,25 @@ def create_app(
             return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
         return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
 
+    def withheld(game: str) -> Response | None:
+        """404 for a game that is not a finished, published one: a bad name, no record yet, or deals still played.
+
+        In this order: a game's record is written after it is held back (referee.held_back), so a game found in
+        the records and then not in the held back list has its deals done.
+        """
+        if not plain_name(game):
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        if not site.games.recorded(game) or game in held_back(output):
+            return PlainTextResponse(HELD_BACK, status_code=404)
+        return None
+
     async def game_replay(request: Request) -> Response:
         """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
         game's log, as published (:mod:`referee.publish.redaction`)."""
         game = request.path_params["game"]
-        if not plain_name(game):
-            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        # In this order: a game's record is written after it is held back (referee.held_back), so a game found in
-        # the records and then not in the held back list has its deals done.
-        if not site.games.recorded(game) or game in held_back(output):
-            return PlainTextResponse(HELD_BACK, status_code=404)
+        refusal = withheld(game)
+        if refusal is not None:
+            return refusal
         written, log_file = output / REPLAY_DIR / f"{game}.html", output / "games" / f"{game}.jsonl"
         if written.is_file():
             return FileResponse(written)
@@ -363,28 +371,31 @@ def create_app(
         start, steps = await asyncio.to_thread(read_game, log_file, public_log)
         return HTMLResponse(await asyncio.to_thread(replay_page, start, steps, BACK_LINK))
 
-    async def published_records(request: Request) -> Response:
-        """``games.jsonl`` or a game's log, each record as published (:mod:`referee.publish.redaction`)."""
-        game = request.path_params.get("game")
-        path = output / "games" / f"{game}.jsonl" if game is not None else output / RESULTS_FILE
-        if (game is not None and not plain_name(game)) or not path.is_file():
+    async def game_log_records(request: Request) -> Response:
+        """A game's log, each record as published (:mod:`referee.publish.redaction`)."""
+        game = request.path_params["game"]
+        refusal = withheld(game)
+        path = output / "games" / f"{game}.jsonl"
+        if refusal is not None or not path.is_file():
+            return refusal or PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        return StreamingResponse(_lines_shown(path, public_log_record), media_type="application/x-ndjson")
+
+    async def results_records(request: Request) -> Response:
+        """``games.jsonl``, each record as published; a game held back without its seed (its deals are played)."""
+        path = output / RESULTS_FILE
+        if not path.is_file():
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
         # The records as they are now, then what is held back (a record is written after its game is held back):
         # the records up to here are shown as that list says.
-        recorded = path.stat().st_size if game is None else None
-        if game is not None and not site.games.recorded(game):
-            return PlainTextResponse(HELD_BACK, status_code=404)
+        recorded = path.stat().st_size
         held = held_back(output)
-        if game is not None and game in held:
-            return PlainTextResponse(HELD_BACK, status_code=404)
 
-        def shown_game(record: dict[str, Any]) -> dict[str, Any]:
-            shown = public_game_record(record)
+        def shown(record: dict[str, Any]) -> dict[str, Any]:
+            public = public_game_record(record)
             if record.get("game_id") in held:
-                shown.pop("seed", None)  # the deals of games still to be played
-            return shown
+                public.pop("seed", None)  # the deals of games still to be played
+            return public
 
-        shown = public_log_record if game is not None else shown_game
         return StreamingResponse(_lines_shown(path, shown, recorded), media_type="application/x-ndjson")
 
     # ----- signing in and out ----------------------------------------------------------------------------
@@ -557,9 +568,9 @@ def create_app(
         *(_offered(output) if offer_play else []),
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
-        Route(f"/{RESULTS_FILE}", published_records),
+        Route(f"/{RESULTS_FILE}", results_records),
         Route(f"/{REPLAY_DIR}/{{game}}.html", game_replay),
-        Route("/games/{game}.jsonl", published_records),
+        Route("/games/{game}.jsonl", game_log_records),
         Route("/signin", signin_form, methods=["GET"], name="signin_form"),
         Route("/signin", signin, methods=["POST"]),
         Route("/signout", signout, methods=["POST"]),
@@ -597,7 +608,7 @@ def _offered(output: Path) -> list[Route]:
         raise ServeError(
             f"{output}: --offer-play needs a league's folder (its league.json names the game and table size)"
         )
-    return offered_routes(rules["game"], rules["table_size"])
+    return offered_routes(rules["game"], rules["table_size"], _same_origin)
 
 
 def site_name(site: Site) -> str:

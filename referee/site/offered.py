@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -92,8 +93,9 @@ class OfferedGames:
         self.tables.pop(game_id, None)
 
 
-def offered_routes(game: str, players: int) -> list[Route]:
-    """The routes of ``/play/``: the offer, a new game, and each game's page, screen and clicks."""
+def offered_routes(game: str, players: int, same_origin: Callable[[Request], bool]) -> list[Route]:
+    """The routes of ``/play/``: the offer, a new game (posted from this site's own page: ``same_origin``), and each
+    game's page, screen and clicks."""
     offered = OfferedGames(game, players)
 
     def table_of(request: Request) -> BrowserTable | None:
@@ -108,8 +110,7 @@ def offered_routes(game: str, players: int) -> list[Route]:
         return HTMLResponse(page, headers={"Cache-Control": "no-store"})
 
     async def new(request: Request) -> Response:
-        source = request.headers.get("origin")
-        if source is not None and source.split("://", 1)[-1] != request.headers.get("host", ""):
+        if not same_origin(request):
             return PlainTextResponse("a game is started from this site's own page\n", 403)
         started = offered.start()
         if started is None:

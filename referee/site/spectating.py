@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from referee.publish.replay_page import ASSETS, compact_source
+from referee.publish.replay_page import ASSETS, compact_source, page_script
 from referee.publish.spectators import FINISHED_KEPT_S, LIVE_DIR
 from referee.site.records import plain_name
 
@@ -102,7 +102,7 @@ def live_page(page: str, game: str, heading: str) -> str:
         .replace("{{game}}", html.escape(game))
         .replace("{{root}}", "../")
         .replace("/*{{style}}*/", compact_source(ASSETS / "replay.css"))
-        .replace("/*{{script}}*/", compact_source(ASSETS / "live.js"))
+        .replace("/*{{script}}*/", page_script("live.js"))
     )
 
 

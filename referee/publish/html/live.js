@@ -1,30 +1,8 @@
-"use strict";
 // Live games for spectators (referee serve's /live/): the list of games in play, and one game drawn move by move
 // from its feed (referee/publish/spectators.py). A feed holds only what anyone watching may know: every seat's cards
 // stay face down until its hand's showdown reveals them.
 (function () {
   const $ = (id) => document.getElementById(id);
-  const el = (tag, cls, text) => {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
-  const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-  const rankText = (text) => (text[0] === "T" ? "10" : text[0]);
-  const cardText = (text) => rankText(text) + SUIT[text[1]];
-  function card(text) {
-    if (!text) {
-      const back = el("span", "card back");
-      back.title = "face down";
-      return back;
-    }
-    const node = el("span", "card" + ("DH".includes(text[1]) ? " red" : ""));
-    node.dataset.card = text;
-    node.title = cardText(text);
-    node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
-    return node;
-  }
   const page = document.body.dataset.page;
   const setState = (text, playing) => {
     $("state").textContent = text;

@@ -1,4 +1,3 @@
-"use strict";
 // The replay page: draws the frames the referee computed (referee/publish/replay_page.py), one per step.
 // The data is gzipped JSON in base64: the browser's own DecompressionStream unpacks it.
 async function unpack(node) {
@@ -21,40 +20,16 @@ else unpack(document.getElementById("game")).then(function (data) {
   }
 
   const $ = (id) => document.getElementById(id);
-  const el = (tag, cls, text) => {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
-  // The data holds cards in the logs' compact form (TH); a person reads them as referee.cards.Card.pretty writes
-  // them (10♥): a two-digit ten and the suit's symbol. The browser tests hold this to Card.pretty.
-  const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-  const rankText = (text) => (text[0] === "T" ? "10" : text[0]);
-  const cardText = (text) => rankText(text) + SUIT[text[1]];
   const cardsOf = (text) => (text ? text.split(" ") : []);
   const handOf = (f, seat) => f["o" + seat][0]; // a seat's cards: its own view of them is the whole truth
   // Stop the Bus mid-turn: the card the seat just drew or took (in Bastard Brag a view's later entries are the centre).
   const drawnOf = (f, seat) => (isBrag ? null : f["o" + seat][1]);
 
-  function card(text, extra) {
-    if (!text) return back(extra);
-    const node = el("span", "card" + ("DH".includes(text[1]) ? " red" : "") + (extra ? " " + extra : ""));
-    node.dataset.card = text;
-    node.title = cardText(text);
-    node.append(el("span", "r", rankText(text)), el("span", "s", SUIT[text[1]]));
-    return node;
-  }
   // A seat's name, free to wrap after each "-", "_" and "." (newcomer-|v2), as on the league's page.
   function nameOf(seat) {
     const node = el("span", "name");
     String(players[seat]).split(/(?<=[-_.])/).forEach((part, i) => node.append(...(i ? [el("wbr"), part] : [part])));
     node.title = players[seat]; // whole, should even two lines not hold it
-    return node;
-  }
-  function back(extra) {
-    const node = el("span", "card back" + (extra ? " " + extra : ""));
-    node.title = "face down";
     return node;
   }
 

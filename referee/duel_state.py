@@ -10,18 +10,24 @@ verdict's text and data for the leaderboards are :mod:`referee.publish`'s.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
+from referee.luck import LuckError
 from referee.results import GameRecord, LeagueRecord
 from referee.schedule.sprt import Sprt
-from referee.stats import Measure, Verdict, deal_outcome
+from referee.standings import LuckOf, folder_luck
+from referee.stats import DealGame, Measure, Verdict, deal_outcome
 
 
 class DuelState:
     """A duel's sequential test, fed with game records deal by deal, in deal order (see the module's doc)."""
 
-    def __init__(self, sprt: Sprt, table_size: int) -> None:
+    def __init__(self, sprt: Sprt, table_size: int, luck_of: LuckOf | None = None) -> None:
+        if sprt.adjust_for_luck and luck_of is None:
+            raise LuckError("a duel that adjusts for luck needs its games' luck: give the league's output folder")
         self.sprt = sprt
         self.table_size = table_size
+        self.luck_of = luck_of if sprt.adjust_for_luck else None  # each game's luck by seat, from its log
         self.scheduled_deals = sprt.deals(table_size)
         self.test = sprt.sequential_test()
         self.deals = 0  # deals counted: each of deals 1..this one is complete and in the test
@@ -30,8 +36,8 @@ class DuelState:
         self._pending: dict[int, list[GameRecord]] = {}
 
     @classmethod
-    def of(cls, sprt: Sprt, table_size: int, records: Iterable[GameRecord]) -> DuelState:
-        state = cls(sprt, table_size)
+    def of(cls, sprt: Sprt, table_size: int, records: Iterable[GameRecord], luck_of: LuckOf | None = None) -> DuelState:
+        state = cls(sprt, table_size, luck_of)
         for record in records:
             state.add(record)
         return state
@@ -47,7 +53,12 @@ class DuelState:
             games = self._pending.pop(self.deals + 1)
             self.deals += 1
             first, second = self.sprt.candidates
-            counted = [(game.seats, game.finish_order) for game in games if not game.void]
+            luck_of = self.luck_of
+            counted: list[DealGame] = [
+                (game.seats, game.finish_order) if luck_of is None else (game.seats, game.finish_order, luck_of(game))
+                for game in games
+                if not game.void
+            ]
             outcome = deal_outcome(counted, first, second)
             if outcome is not None:  # None: every game of the deal was void
                 self.test.add(outcome)
@@ -117,8 +128,11 @@ def _amount(measure: Measure, value: float) -> str:
     return f"{value:g} Elo" if measure is Measure.ELO else f"a mean score difference of {value:g}"
 
 
-def duel_report(league: LeagueRecord | None, records: Iterable[GameRecord]) -> DuelState | None:
-    """The duel of a league (its ``league.json`` record) from its game ``records``; None when it is no duel."""
+def duel_report(
+    league: LeagueRecord | None, records: Iterable[GameRecord], directory: Path | None = None
+) -> DuelState | None:
+    """The duel of a league (its ``league.json`` record) from its game ``records``; None when it is no duel. A duel
+    that adjusts for luck reads its games' logs in the output folder ``directory``: None without it."""
     if league is None or league.format.get("type") != Sprt.type or league.table_size is None:
         return None
     try:
@@ -127,4 +141,6 @@ def duel_report(league: LeagueRecord | None, records: Iterable[GameRecord]) -> D
         return None
     if sprt is None:
         return None
-    return DuelState.of(sprt, league.table_size, records)
+    if sprt.adjust_for_luck and directory is None:
+        return None
+    return DuelState.of(sprt, league.table_size, records, folder_luck(directory) if directory else None)

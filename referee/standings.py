@@ -17,14 +17,16 @@ never sit at one table, are compared on the same deals in the same seats.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
 from referee.errors import OutputError, RefereeError
+from referee.luck import MODEL, LuckModel, game_luck
 from referee.ranking import RESAMPLES, RankedBot, rank_bots
 from referee.results import (
     FAULT_KINDS,
@@ -37,7 +39,18 @@ from referee.results import (
     read_league,
 )
 from referee.seeding import SeedStream
-from referee.stats import Comparison, DealOutcome, PairTally, StatisticsError, deal_outcomes, placement_score
+from referee.stats import (
+    Comparison,
+    DealOutcome,
+    Interval,
+    PairTally,
+    StatisticsError,
+    deal_outcomes,
+    mean_per_game,
+    placement_score,
+)
+
+LuckOf = Callable[[GameRecord], Sequence[float]]  # a game's luck, by seat (referee.luck)
 
 __all__ = [
     "FAULT_KINDS",
@@ -140,6 +153,10 @@ class BotStanding:
     candidate: bool = False  # a gauntlet's or duel's candidate: ranked among the candidates
     status: str = "active"  # or "withdrawn" (plays no more; its games count) or "disqualified" (they count for none)
     status_reason: str = ""
+    # With the luck measured (compute_standings's luck_of): the mean score per game with deals as the samples,
+    # raw and with each game's luck taken out (referee.luck), at stats.CONFIDENCE. None otherwise.
+    score_interval: Interval | None = None
+    adjusted_score: Interval | None = None
 
     @property
     def disqualified(self) -> bool:
@@ -210,8 +227,12 @@ def compute_standings(
     league_seed: int | None = None,
     resamples: int = RESAMPLES,
     entries: Mapping[str, Mapping[str, str]] | None = None,
+    luck_of: LuckOf | None = None,
 ) -> Standings:
     """Compute the standings from game records, in any order.
+
+    ``luck_of`` (a game's luck by seat, :mod:`referee.luck`): each bot's
+    mean score is also given with its interval, raw and with the luck taken out.
 
     ``entries`` are ``league.json``'s season fields by bot: every game a
     disqualified bot sat in is left out (it counts for no one, as if never
@@ -262,9 +283,11 @@ def compute_standings(
     candidate_names = tuple(name for name in names if name in chosen)
     void_games = [(game.game_id, game.void) for game in games if game.void]
     counted = [game for game in games if not game.void]
+    by_deal: dict[str, dict[tuple[str, int], list[float]]] = {}  # bot -> deal -> games, score, score less luck
     for game in games:
         # A void game ranks nobody and counts no game; its faults still show who failed.
         places = game.places()
+        luck = luck_of(game) if luck_of is not None and not game.void else None
         for seat, name in enumerate(game.seats):
             tally = tallies[name]
             for kind, count in (game.faults[seat] if game.faults else {}).items():
@@ -275,8 +298,14 @@ def compute_standings(
             tally.games += 1
             tally.wins += int(place == 1)
             tally.placement_total += place
-            tally.score += placement_score(place, len(game.seats))
+            score = placement_score(place, len(game.seats))
+            tally.score += score
             tally.forfeits += int(seat in game.forfeits)
+            if luck is not None:
+                deal = by_deal.setdefault(name, {}).setdefault(game.deal, [0, 0.0, 0.0])
+                deal[0] += 1
+                deal[1] += float(score)
+                deal[2] += float(score) - luck[seat]
 
     ranked = [name for name in names if name not in disqualified]
     field_names = [name for name in ranked if name not in candidate_names]
@@ -292,6 +321,8 @@ def compute_standings(
         _row(name, tallies[name], ranking.bots.get(name, unranked), name in candidate_names, entries.get(name, {}))
         for name in names
     ]
+    if luck_of is not None:
+        rows = [_with_luck(row, list(by_deal.get(row.bot, {}).values())) for row in rows]
     rows.sort(key=lambda row: (row.disqualified, not row.candidate, row.rank, row.bot))
     return Standings(
         rows=rows,
@@ -325,8 +356,9 @@ def version_lines(
     return tuple(sorted(lines))
 
 
-def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
-    """The standings of a league's output folder (its ``league.json`` and ``games.jsonl``), and its league record."""
+def folder_standings(directory: Path, *, adjust_for_luck: bool = False) -> tuple[Standings, LeagueRecord]:
+    """The standings of a league's output folder (its ``league.json`` and ``games.jsonl``), and its league record;
+    with each bot's mean score less the luck too when asked, or when the league is a duel that adjusts for it."""
     directory = Path(directory)
     if not directory.is_dir():
         what = "it is a file" if directory.exists() else "no such folder"
@@ -340,8 +372,14 @@ def folder_standings(directory: Path) -> tuple[Standings, LeagueRecord]:
         candidates=league.candidates,
         league_seed=league.seed,
         entries=league.entries,
+        luck_of=folder_luck(directory) if adjust_for_luck or adjusts_for_luck(league) else None,
     )
     return standings, league
+
+
+def adjusts_for_luck(league: LeagueRecord | None) -> bool:
+    """Whether ``league`` (its ``league.json`` record) is a duel that tests on scores less the luck."""
+    return league is not None and bool(league.format.get("adjust_for_luck"))
 
 
 def _head_to_head(
@@ -441,3 +479,77 @@ def _row(name: str, tally: _Tally, ranked: RankedBot, candidate: bool, entry: Ma
         status=str(entry.get("status", "active")),
         status_reason=str(entry.get("reason", "")),
     )
+
+
+def _with_luck(row: BotStanding, deals: list[list[float]]) -> BotStanding:
+    """``row`` with its mean score's interval, raw and less the luck, over ``deals`` (games, score, adjusted)."""
+    return dataclasses.replace(
+        row,
+        score_interval=mean_per_game([(int(games), raw) for games, raw, _ in deals]),
+        adjusted_score=mean_per_game([(int(games), adjusted) for games, _, adjusted in deals]),
+    )
+
+
+# ----- two bots compared with the luck taken out ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LuckAdjusted:
+    """Bot A against bot B over the deals they shared: the mean score difference per shared game, raw and with
+    each game's luck taken out, both with deals as the samples (the same estimator, so their widths compare)."""
+
+    games: int
+    deals: int
+    raw: Interval | None
+    adjusted: Interval | None
+    model: LuckModel
+
+    @property
+    def variance_ratio(self) -> float | None:
+        """How many times fewer games the adjusted figure needs for the same width (the squared width ratio)."""
+        if self.raw is None or self.adjusted is None or self.deals < 2:
+            return None
+        adjusted = self.adjusted.high - self.adjusted.low
+        return ((self.raw.high - self.raw.low) / adjusted) ** 2 if adjusted else None
+
+
+def luck_adjusted(
+    records: Iterable[GameRecord],
+    bot: str,
+    other: str,
+    luck_of: LuckOf,
+    model: LuckModel = MODEL,
+) -> LuckAdjusted:
+    """``bot`` against ``other`` on the games they shared (void games left out), each game's luck given by
+    ``luck_of`` (by seat): the score difference ``score(bot) - score(other)`` raw and less the luck's."""
+    raw: dict[tuple[str, int], list[float]] = {}
+    adjusted: dict[tuple[str, int], list[float]] = {}
+    for record in records:
+        if record.void or bot not in record.seats or other not in record.seats:
+            continue
+        luck = luck_of(record)
+        places = record.places()
+        size = len(record.seats)
+        for seat, name in enumerate(record.seats):
+            for other_seat, other_name in enumerate(record.seats):
+                if name != bot or other_name != other:
+                    continue
+                difference = float(placement_score(places[seat], size) - placement_score(places[other_seat], size))
+                for totals, value in ((raw, difference), (adjusted, difference - luck[seat] + luck[other_seat])):
+                    entry = totals.setdefault(record.deal, [0, 0.0])
+                    entry[0] += 1
+                    entry[1] += value
+    deals_raw = [(int(games), total) for games, total in raw.values()]
+    deals_adjusted = [(int(games), total) for games, total in adjusted.values()]
+    return LuckAdjusted(
+        games=sum(games for games, _ in deals_raw),
+        deals=len(deals_raw),
+        raw=mean_per_game(deals_raw),
+        adjusted=mean_per_game(deals_adjusted),
+        model=model,
+    )
+
+
+def folder_luck(directory: Path) -> LuckOf:
+    """Each game's luck, by seat, from its log in the league output folder ``directory``."""
+    return lambda record: game_luck(directory, record.game_id)

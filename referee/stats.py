@@ -36,6 +36,8 @@ from statistics import NormalDist
 from referee.errors import RefereeError
 
 CONFIDENCE = 0.95  # the level of every interval shown
+# An adjusted sequential test gives no verdict before this many deals: their variance must be known first.
+MIN_ADJUSTED_DEALS = 10
 ELO_SCALE = 400.0  # logistic Elo: a difference of 400 means odds of 10 to 1
 
 # Unobserved extreme outcomes count this much in the sequential test's likelihoods, so that
@@ -153,6 +155,9 @@ class Interval:
 
 # ----- two bots on one deal ---------------------------------------------------------
 
+#: A game of a deal: the bot at each seat, the seats in finishing order, and (optionally) each seat's luck.
+DealGame = tuple[Sequence[str], Sequence[int]] | tuple[Sequence[str], Sequence[int], Sequence[float]]
+
 
 @dataclass(frozen=True)
 class DealOutcome:
@@ -172,6 +177,10 @@ class DealOutcome:
     above: int
     score_difference: float
     ties: int = 0
+    # The luck of the cards in those games (referee.luck): the sum of ``luck(A) - luck(B)`` in score units, and
+    # the same scaled to the share of games above (:func:`above_luck_scale`). A luck-adjusted figure subtracts it.
+    luck: float = 0.0
+    above_luck: float = 0.0
 
     def __post_init__(self) -> None:
         if self.games < 1 or not 0 <= self.above <= self.games - self.ties or self.ties < 0:
@@ -197,37 +206,56 @@ class DealOutcome:
 
     def swapped(self) -> DealOutcome:
         """The same deal seen from B's side."""
-        return DealOutcome(self.games, self.below, -self.score_difference, self.ties)
+        return DealOutcome(self.games, self.below, -self.score_difference, self.ties, -self.luck, -self.above_luck)
 
 
-def deal_outcomes(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[tuple[str, str], DealOutcome]:
+def above_luck_scale(table_size: int) -> float:
+    """What a unit of luck in score difference is worth in the share of games above, at a table of ``table_size``.
+
+    Two distinct places at a table of n differ in score by ``(n + 1) / (3 (n - 1))`` on average, and A finishing
+    above B moves the share by 1 where it moves the score difference by that much either way: so the share's
+    luck is the score's times ``3 (n - 1) / (2 (n + 1))`` (1/2 at a table of two, where the two are one). Any
+    fixed scale keeps the adjusted share's mean; this one makes it follow the share."""
+    return 3 * (table_size - 1) / (2 * (table_size + 1))
+
+
+def deal_outcomes(games: Iterable[DealGame]) -> dict[tuple[str, str], DealOutcome]:
     """What the games of one deal say about every pair of bots that shared one of them.
 
     Each game is ``(seats, finish_order)`` as in ``games.jsonl``: the bot
-    name at each seat, and the seats from first place to last. The result is
+    name at each seat, and the seats from first place to last; or
+    ``(seats, finish_order, luck)`` with each seat's luck (:mod:`referee.luck`),
+    for the outcomes' luck-adjusted figures. The result is
     keyed ``(bot, other)`` with ``bot`` before ``other`` by name, from
     ``bot``'s side; games are read in the order given.
     """
-    totals: dict[tuple[str, str], list[float]] = {}  # games, above, score difference
-    for seats, placements in games:
+    totals: dict[tuple[str, str], list[float]] = {}  # games, above, score difference, luck, luck in the share
+    for game in games:
+        seats, placements = game[0], game[1]
+        luck: Sequence[float] | None = game[2] if len(game) > 2 else None
         place_of_seat = [0] * len(seats)
         for place, seat in enumerate(placements):
             place_of_seat[seat] = place
         steps = len(seats) - 1
+        scale = above_luck_scale(len(seats))
         for seat, name in enumerate(seats):
             for other_seat in range(seat + 1, len(seats)):
                 other = seats[other_seat]
                 first, second = (seat, other_seat) if name < other else (other_seat, seat)
-                total = totals.setdefault((seats[first], seats[second]), [0, 0, 0.0])
+                total = totals.setdefault((seats[first], seats[second]), [0, 0, 0.0, 0.0, 0.0])
                 total[0] += 1
                 total[1] += int(place_of_seat[first] < place_of_seat[second])
                 total[2] += (place_of_seat[second] - place_of_seat[first]) / steps
+                if luck is not None:
+                    total[3] += luck[first] - luck[second]
+                    total[4] += (luck[first] - luck[second]) * scale
     return {
-        pair: DealOutcome(int(games), int(above), difference) for pair, (games, above, difference) in totals.items()
+        pair: DealOutcome(int(games), int(above), difference, luck=luck, above_luck=above_luck)
+        for pair, (games, above, difference, luck, above_luck) in totals.items()
     }
 
 
-def deal_outcome(games: Iterable[tuple[Sequence[str], Sequence[int]]], bot: str, other: str) -> DealOutcome | None:
+def deal_outcome(games: Iterable[DealGame], bot: str, other: str) -> DealOutcome | None:
     """What the games of one deal say about ``bot`` against ``other``; None if they shared none of them.
 
     Games are ``(seats, finish_order)`` as for :func:`deal_outcomes`. For the
@@ -379,6 +407,22 @@ def _interval(estimate: float, error: float, deals: int, level: float, low: floa
     return Interval(estimate, max(low, estimate - half_width), min(high, estimate + half_width))
 
 
+def mean_per_game(deals: Sequence[tuple[int, float]], level: float = CONFIDENCE) -> Interval | None:
+    """The mean per game of deal totals (``(games, total)`` for each deal), with deals as the samples: the ratio
+    estimator and its cluster standard error, a Student's t interval; None without a game. Unbounded values (a
+    luck-adjusted score) are taken as they are: no range to pad, unlike :class:`PairTally`'s."""
+    games = sum(count for count, _ in deals)
+    if games == 0:
+        return None
+    estimate = sum(total for _, total in deals) / games
+    if len(deals) < 2:
+        return Interval(estimate, -math.inf, math.inf)
+    residuals = sum((total - estimate * count) ** 2 for count, total in deals)
+    error = math.sqrt(len(deals) / (len(deals) - 1) * residuals) / games
+    half_width = interval_multiplier(level, len(deals) - 1) * error
+    return Interval(estimate, estimate - half_width, estimate + half_width)
+
+
 def _likelihood_of_superiority(margin: float, error: float, deals: int) -> float:
     """P(true margin > 0): Student's t with deals - 1 degrees of freedom (normal beyond 1000), as intervals use."""
     if error == 0.0:
@@ -427,9 +471,27 @@ class SequentialTest:
     after it (games that were still running) update the figures, not the
     verdict. For a stopping point that does not depend on the order games
     finish in, add deals in schedule order.
+
+    ``adjusted``: each deal's value has its luck taken out (the outcome's
+    ``luck`` or ``above_luck``, :mod:`referee.luck`). Its mean is the raw
+    value's, so the hypotheses are the same; its values are no longer a few
+    fractions but any real number, and the ratio is the generalised one of a
+    normal law with unknown variance (fishtest's and fastchess's for
+    normalised values): ``n/2 log(var0 / var1)``, ``var_h`` the mean squared
+    distance of the values from hypothesis h's mean. No verdict comes before
+    :data:`MIN_ADJUSTED_DEALS` deals, where a variance is not yet known.
     """
 
-    def __init__(self, measure: Measure, h0: float, h1: float, alpha: float = 0.05, beta: float = 0.05) -> None:
+    def __init__(
+        self,
+        measure: Measure,
+        h0: float,
+        h1: float,
+        alpha: float = 0.05,
+        beta: float = 0.05,
+        *,
+        adjusted: bool = False,
+    ) -> None:
         name = "elo" if measure is Measure.ELO else "difference"
         if not math.isfinite(h0) or not math.isfinite(h1):
             raise StatisticsError(f"{name}0 {h0!r} and {name}1 {h1!r} must be finite numbers")
@@ -447,6 +509,9 @@ class SequentialTest:
         self.h1 = h1
         self.alpha = alpha
         self.beta = beta
+        self.adjusted = adjusted
+        self._adjusted_deals: list[tuple[int, float]] = []  # games, score difference less luck: for the figures
+        self._sums = [0.0, 0.0]  # of the adjusted values and of their squares
         self.bounds = (math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha))
         self._means = (self._mean_of(h0), self._mean_of(h1))
         self._values: Counter[float] = Counter()
@@ -470,10 +535,17 @@ class SequentialTest:
 
     def add(self, outcome: DealOutcome) -> Verdict:
         """Count one deal's outcome (A's side); return the verdict."""
-        self._values[self._value_of(outcome)] += 1
         self._tally.add(outcome)
-        self._llr, self._thetas = _generalised_llr(self._values, *self._means, self._thetas)
-        if self._verdict is Verdict.CONTINUE:
+        if self.adjusted:
+            value = self._value_of(outcome)
+            self._sums[0] += value
+            self._sums[1] += value * value
+            self._adjusted_deals.append((outcome.games, outcome.score_difference - outcome.luck))
+            self._llr = _normal_llr(self._tally.deals, self._sums[0], self._sums[1], *self._means)
+        else:
+            self._values[self._value_of(outcome)] += 1
+            self._llr, self._thetas = _generalised_llr(self._values, *self._means, self._thetas)
+        if self._verdict is Verdict.CONTINUE and (not self.adjusted or self._tally.deals >= MIN_ADJUSTED_DEALS):
             lower, upper = self.bounds
             if self._llr >= upper:
                 self._verdict = Verdict.ACCEPT_H1
@@ -556,8 +628,22 @@ class SequentialTest:
 
     def _value_of(self, outcome: DealOutcome) -> float:
         if self.measure is Measure.ELO:
-            return outcome.points / outcome.games
-        return (1.0 + outcome.score_difference / outcome.games) / 2.0
+            return (outcome.points - (outcome.above_luck if self.adjusted else 0.0)) / outcome.games
+        difference = outcome.score_difference - (outcome.luck if self.adjusted else 0.0)
+        return (1.0 + difference / outcome.games) / 2.0
+
+    def adjusted_difference(self, level: float = CONFIDENCE) -> Interval | None:
+        """The mean score difference per shared game with the luck taken out (an adjusted test only)."""
+        return mean_per_game(self._adjusted_deals, level) if self.adjusted else None
+
+
+def _normal_llr(count: int, total: float, squares: float, mean0: float, mean1: float) -> float:
+    """The generalised log-likelihood ratio of mean ``mean1`` to ``mean0`` for ``count`` values of a normal law
+    of unknown variance, from their sum and the sum of their squares (see :class:`SequentialTest`)."""
+    if count < 2:
+        return 0.0
+    variances = [max(squares / count - 2 * mean * total / count + mean * mean, 1e-12) for mean in (mean0, mean1)]
+    return count / 2 * math.log(variances[0] / variances[1])
 
 
 def _generalised_llr(

@@ -297,7 +297,7 @@ def test_the_league_file_sets_the_duel(tmp_path: Path, capsys: pytest.CaptureFix
             "elo0: 0\n  elo1: 5\n  rounds: 2\n",
             "rounds",
             "format.rounds",
-            "unknown key; allowed keys: type, candidates, elo0, elo1, difference0, difference1, alpha, beta, max_games",
+            "unknown key; allowed keys: type, candidates, elo0, elo1, difference0, difference1, alpha, beta, max_games, adjust_for_luck",
         ),
     ],
 )
@@ -480,3 +480,54 @@ def test_run_league_stops_when_asked_and_finishes_what_runs(tmp_path: Path, bots
                 output=tmp_path / "out",
             )
         )
+
+
+def test_a_duel_that_adjusts_for_luck_tests_each_deal_less_its_luck(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture
+) -> None:
+    """`--adjust-for-luck`: the test takes each deal's score difference less the luck its games' logs give (worked
+    out here from the logs), reaches a verdict, and says so; league.json names the value function; the standings
+    show each bot's mean score less its luck beside the raw one."""
+    from referee.gamelog import read_log
+    from referee.luck import MODEL, luck_of_log
+    from referee.stats import DealOutcome, mean_per_game
+
+    league_path = write_league(tmp_path / "league.yaml", bots, table_size=3)
+    duel = ["heuristic", "random", "--difference0", "0", "--difference1", "0.4", "--max-games", "120"]
+    assert referee_main(["duel", str(league_path), *duel, "--adjust-for-luck", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    output = tmp_path / "sample-duel-heuristic-random"
+    league = read_league(output)
+    assert league.format["adjust_for_luck"] is True
+    assert league.format["luck_model"] == {"name": MODEL.name, "digest": MODEL.digest}
+    state = duel_report(league, list(read_records(output / RESULTS_FILE)), output)
+    assert state is not None and state.decided and state.outcome == "H1"
+    assert duel_report(league, list(read_records(output / RESULTS_FILE))) is None  # no logs to read: no verdict
+
+    # The same test fed by hand, each game's luck from its own log.
+    test = SequentialTest(Measure.SCORE_DIFFERENCE, 0.0, 0.4, adjusted=True)
+    deals: dict[int, list[dict]] = {}
+    for record in read_records(output / RESULTS_FILE):
+        deals.setdefault(record["table"], []).append(record)
+    adjusted = []
+    for table in range(1, state.decided_at + 1):
+        games = [
+            (record["seats"], record["finish_order"], luck_of_log(read_log(output / "games" / f"{record['game_id']}.jsonl")))
+            for record in deals[table]
+        ]
+        outcome = deal_outcome(games, "heuristic", "random")
+        assert isinstance(outcome, DealOutcome) and outcome.luck != 0.0
+        test.add(outcome)
+        adjusted.append((outcome.games, outcome.score_difference - outcome.luck))
+    assert test.decided_after == state.decided_at and test.llr == pytest.approx(state.test.llr)
+    interval = mean_per_game(adjusted)
+    assert interval is not None and state.test.adjusted_difference() == interval
+    assert "on scores with the luck taken out" in printed
+    assert f"mean score difference with the luck taken out: {interval.estimate:+.3f}" in printed
+    assert "less luck 95%" in printed  # the standings' column
+
+    board = json.loads((output / "leaderboard.json").read_text())
+    assert board["duel"]["adjust_for_luck"] is True and board["duel"]["luck_model"]["digest"] == MODEL.digest
+    rows = {row["bot"]: row for row in board["rows"]}
+    assert rows["heuristic"]["adjusted_mean_score"]["estimate"] > rows["random"]["adjusted_mean_score"]["estimate"]
+    assert "less luck 95%" in (output / "leaderboard.md").read_text()

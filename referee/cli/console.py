@@ -26,7 +26,7 @@ from referee.league import RunPlan, RunSummary, run_league
 from referee.publish import console_table, duel_lines, faults_text
 from referee.results import RESULTS_FILE, count_games
 from referee.schedule.sprt import Sprt
-from referee.standings import Standings, folder_standings
+from referee.standings import Standings, folder_luck, folder_standings
 
 if TYPE_CHECKING:
     from referee.backends import BackendFactory
@@ -215,7 +215,7 @@ def run_duel_command(
     sprt = league.format
     assert isinstance(sprt, Sprt)
     output = (output or league.output).resolve()
-    state = DuelState(sprt, league.table_size)
+    state = DuelState(sprt, league.table_size, folder_luck(output) if sprt.adjust_for_luck else None)
     watch = DuelWatch(output / RESULTS_FILE, state)
     first, second = sprt.candidates
     print(

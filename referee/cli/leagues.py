@@ -104,6 +104,11 @@ def add_duel(commands: Commands) -> None:
         help=f"stop without a verdict after this many games (default {DEFAULT_MAX_GAMES:,})",
     )
     duel.add_argument(
+        "--adjust-for-luck",
+        action="store_true",
+        help="test on scores with the luck of the cards taken out (docs/statistics.md, 'Luck')",
+    )
+    duel.add_argument(
         "--output",
         type=Path,
         metavar="DIR",
@@ -223,7 +228,7 @@ def _duel_format(args: argparse.Namespace, league: League) -> Sprt:
             f"--max-games {args.max_games} must be from {league.table_size} (one deal at tables of "
             f"{league.table_size}) to {MAX_GAMES}"
         )
-    return Sprt((args.bot, args.other), measure, h0, h1, args.alpha, args.beta, args.max_games)
+    return Sprt((args.bot, args.other), measure, h0, h1, args.alpha, args.beta, args.max_games, args.adjust_for_luck)
 
 
 def _backend(args: argparse.Namespace) -> BackendFactory | None:

@@ -60,6 +60,12 @@ def add_leaderboard(commands: Commands) -> None:
     leaderboard = commands.add_parser("leaderboard", help="print the leaderboard of a results directory")
     leaderboard.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
     leaderboard.add_argument("--write", action="store_true", help="also rewrite the leaderboard files there")
+    leaderboard.add_argument(
+        "--adjust-for-luck",
+        action="store_true",
+        help="also show each bot's mean score with the luck of the cards taken out, beside the raw one, with their "
+        "intervals (each game's log replayed; docs/statistics.md, 'Luck')",
+    )
     leaderboard.set_defaults(func=_leaderboard)
 
 
@@ -69,6 +75,12 @@ def add_compare(commands: Commands) -> None:
     compare.add_argument("directory", type=Path, help="a league's output folder (it holds league.json)")
     compare.add_argument("bot", help="the bot whose advantage is measured")
     compare.add_argument("other", help="the bot it is measured against")
+    compare.add_argument(
+        "--adjust-for-luck",
+        action="store_true",
+        help="also show the mean score difference with the luck of the cards taken out (each game's log replayed; "
+        "docs/statistics.md, 'Luck')",
+    )
     compare.set_defaults(func=_compare)
 
 
@@ -105,11 +117,11 @@ def _leaderboard(args: argparse.Namespace) -> int:
     from referee.results import RESULTS_FILE, read_games
     from referee.standings import folder_standings
 
-    standings, recorded = folder_standings(args.directory)
+    standings, recorded = folder_standings(args.directory, adjust_for_luck=args.adjust_for_luck)
     print(f"{recorded.name}: {standings.games} game{'s' if standings.games != 1 else ''}")
     print(console_table(standings))
     games = list(read_games(args.directory / RESULTS_FILE, latencies=False))
-    duel = duel_report(recorded, games)
+    duel = duel_report(recorded, games, args.directory)
     if duel is not None:
         print("\n".join(duel_lines(duel)))
     if args.write:
@@ -133,4 +145,12 @@ def _compare(args: argparse.Namespace) -> int:
 
     standings, _ = folder_standings(args.directory)
     print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
+    if args.adjust_for_luck:
+        from referee.publish import luck_adjusted_text
+        from referee.results import RESULTS_FILE, read_games
+        from referee.standings import folder_luck, luck_adjusted
+
+        records = read_games(args.directory / RESULTS_FILE, latencies=False)
+        adjusted = luck_adjusted(records, args.bot, args.other, folder_luck(args.directory))
+        print(luck_adjusted_text(adjusted))
     return 0

@@ -162,7 +162,10 @@ def _sprt(
             f"{max_games} is fewer than one deal's games: a deal at a table of {table_size} plays {table_size} "
             f"games, one per seat rotation, so write {table_size} or more (it is rounded down to whole deals)",
         )
-    return Sprt((candidates[0], candidates[1]), measure, h0, h1, rates["alpha"], rates["beta"], max_games)
+    adjust_for_luck: bool = checker.key(keys, _SPRT["adjust_for_luck"], "format.")
+    return Sprt(
+        (candidates[0], candidates[1]), measure, h0, h1, rates["alpha"], rates["beta"], max_games, adjust_for_luck
+    )
 
 
 def _candidates(

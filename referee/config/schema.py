@@ -257,6 +257,8 @@ FORMAT: dict[str, tuple[Key, ...]] = {
             minimum=0.0, maximum=1.0, exclusive=True),
         Key("max_games", "integer", "the most games played without a verdict", default=DEFAULT_MAX_GAMES,
             minimum=1, maximum=MAX_GAMES),
+        Key("adjust_for_luck", "boolean", "test on scores with the luck of the cards taken out "
+            "(docs/statistics.md, 'Luck')", default=False),
     ),
 }  # fmt: skip
 FORMAT_EXAMPLES = {

@@ -23,6 +23,7 @@ from tabulate import tabulate
 
 from referee.atomic import replace_file
 from referee.faults import without_bot_words
+from referee.luck import MODEL as LUCK_MODEL
 from referee.results import REJECTED, RESULTS_FILE, read_games, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import (
@@ -38,6 +39,7 @@ from referee.stats import (
 
 if TYPE_CHECKING:
     from referee.duel_state import DuelState
+    from referee.standings import LuckAdjusted
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 STRENGTH_DIGITS = 1  # Elo
@@ -64,6 +66,24 @@ _COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
     ("p99 ms", True, lambda row: _optional(row.p99_ms, "{:.2f}")),
 ]
 COLUMN_HEADERS: tuple[str, ...] = tuple(header for header, _, _ in _COLUMNS)
+# With the luck measured (a duel that adjusts for it, `referee leaderboard --adjust-for-luck`): the mean score with
+# its interval, raw and with the luck of the cards taken out, deals as the samples.
+_LUCK_COLUMNS: list[tuple[str, bool, Callable[[BotStanding], str]]] = [
+    ("mean score 95%", True, lambda row: _score_interval(row.score_interval)),
+    ("less luck 95%", True, lambda row: _score_interval(row.adjusted_score)),
+]
+
+
+def _score_interval(interval: Interval | None) -> str:
+    return "\u2014" if interval is None else format_interval(interval, "{:.3f}")
+
+
+def _columns(standings: Standings) -> list[tuple[str, bool, Callable[[BotStanding], str]]]:
+    """The table's columns: the luck's beside the mean score when the standings measured it."""
+    if not any(row.adjusted_score is not None for row in standings.rows):
+        return _COLUMNS
+    at = COLUMN_HEADERS.index("mean score") + 1
+    return [*_COLUMNS[:at], *_LUCK_COLUMNS, *_COLUMNS[at:]]
 
 CSV_HEADERS: tuple[str, ...] = (
     "rank", "rank_best", "rank_worst", "bot", "candidate", "strength", "strength_low", "strength_high", "games", "wins", "win_rate", "average_placement",
@@ -122,9 +142,10 @@ def console_table(standings: Standings, compact: bool = False, width: int = CONS
     middle, so that its end (``-v2``: which version) still shows.
     ``compact`` keeps fewer figures, for the standings while a league runs.
     """
-    shown = _COMPACT_HEADERS if compact else _CONSOLE_HEADERS
-    columns = [(header, right) for header, right, _ in _COLUMNS if header in shown]
-    table = [[_printable(cell(row)) for header, _, cell in _COLUMNS if header in shown] for row in standings.rows]
+    every = _columns(standings)
+    shown = {*(_COMPACT_HEADERS if compact else _CONSOLE_HEADERS), *(header for header, _, _ in _LUCK_COLUMNS)}
+    columns = [(header, right) for header, right, _ in every if header in shown]
+    table = [[_printable(cell(row)) for header, _, cell in every if header in shown] for row in standings.rows]
     cuttable = [(1, _NARROWEST_BOT, True)]
     if any(any(row.faults.values()) or row.forfeits for row in standings.rows):
         columns.append(("faults", False))
@@ -202,7 +223,7 @@ def write_leaderboards(
     records = list(read_games(directory / RESULTS_FILE, latencies=False))  # the standings hold the times
     if scheduled is None and league is not None:
         scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
-    duel = duel_report(league, records)  # a duel's verdict, from league.json's format
+    duel = duel_report(league, records, directory)  # a duel's verdict, from league.json's format
     submissions = public_submissions(league.submissions if league else (), directory)  # a ladder's verdicts
     board = leaderboard_data(standings, title, duel, directory, submissions)
     page = page_data(directory, board, records, live=live, scheduled=scheduled)
@@ -272,6 +293,15 @@ def leaderboard_data(
                 "p99_ms": _round(row.p99_ms, MS_DIGITS),
                 "status": row.status,  # active, withdrawn (plays no more) or disqualified (unranked)
                 "status_reason": public_text(row.status_reason, directory),
+                # Only with the luck measured: the mean score's interval, raw and with the luck taken out.
+                **(
+                    {}
+                    if row.adjusted_score is None
+                    else {
+                        "mean_score_interval": _interval_data(row.score_interval, FRACTION_DIGITS),
+                        "adjusted_mean_score": _interval_data(row.adjusted_score, FRACTION_DIGITS),
+                    }
+                ),
             }
             for row in standings.rows
         ],
@@ -347,6 +377,24 @@ def _interval_data(interval: Interval | None, digits: int) -> dict[str, Any] | N
     }
 
 
+def luck_adjusted_text(adjusted: LuckAdjusted) -> str:
+    """The score difference with the luck of the cards taken out, beside the raw one, as lines for the terminal."""
+    if adjusted.raw is None or adjusted.adjusted is None:
+        return "  with the luck taken out: no shared game"
+    level = f"{CONFIDENCE:.0%} interval, deals as the samples"
+    ratio = adjusted.variance_ratio
+    gain = "" if ratio is None else f"; the interval is as narrow as {ratio:.2f} times the games would make the raw one"
+    return "\n".join(
+        [
+            (
+                f"  mean score difference with the luck taken out: {format_interval(adjusted.adjusted, '{:+.3f}')} "
+                f"(raw, the same way: {format_interval(adjusted.raw, '{:+.3f}')}; {level}{gain})"
+            ),
+            f"  luck measured by the value function {adjusted.model.name} (digest {adjusted.model.digest})",
+        ]
+    )
+
+
 def comparison_text(bot: str, other: str, comparison: Comparison) -> str:
     """Two bots compared on the deals they shared, as lines for the terminal."""
     bot_text, other_text = _printable(bot), _printable(other)
@@ -389,8 +437,9 @@ def duel_lines(state: DuelState) -> list[str]:
     first, second = state.sprt.candidates
     measure, lower_upper = state.sprt.measure, state.test.bounds
     h0, h1 = describe_hypothesis(measure, state.sprt.h0), describe_hypothesis(measure, state.sprt.h1)
+    luck = ", on scores with the luck taken out" if state.sprt.adjust_for_luck else ""
     lines = [
-        f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, beta {state.sprt.beta:g}",
+        f"duel {first} against {second}: H0 {h0}, H1 {h1}, alpha {state.sprt.alpha:g}, beta {state.sprt.beta:g}{luck}",
         f"  {state.headline()}",
     ]
     lower, upper = lower_upper
@@ -409,6 +458,13 @@ def duel_lines(state: DuelState) -> list[str]:
     )
     comparison = comparison_text(first, second, state.test.comparison())
     lines.extend("  " + line for line in comparison.splitlines())
+    adjusted = state.test.adjusted_difference()
+    if adjusted is not None:
+        lines.append(
+            f"    mean score difference with the luck taken out: {format_interval(adjusted, '{:+.3f}')} "
+            f"({CONFIDENCE:.0%} interval, deals as the samples; luck measured by {LUCK_MODEL.name}, "
+            f"digest {LUCK_MODEL.digest})"
+        )
     if state.games_not_counted:
         why = "running when the verdict came" if state.decided else "of deals not yet complete"
         lines.append(
@@ -438,6 +494,16 @@ def duel_data(state: DuelState) -> dict[str, Any]:
         "llr": round(state.test.llr, FRACTION_DIGITS),
         "bounds": [round(lower, FRACTION_DIGITS), round(upper, FRACTION_DIGITS)],
         "comparison": comparison_data(state.test.comparison()),
+        **(_adjusted_data(state) if state.sprt.adjust_for_luck else {}),
+    }
+
+
+def _adjusted_data(state: DuelState) -> dict[str, Any]:
+    adjusted = state.test.adjusted_difference()
+    return {
+        "adjust_for_luck": True,
+        "luck_model": LUCK_MODEL.describe(),
+        "adjusted_score_difference": _interval_data(adjusted, FRACTION_DIGITS),
     }
 
 
@@ -495,13 +561,15 @@ def markdown_leaderboard(
     versions (of ``submissions``, as :func:`public_submissions` gives them) are listed last, each with why.
     """
 
+    columns = _columns(standings)
+
     def rows_table(rows: list[BotStanding]) -> str:
         return tabulate(
-            [[_markdown_text(cell(row)) for _, _, cell in _COLUMNS] for row in rows],
-            headers=[_markdown_text(header) for header in COLUMN_HEADERS],
+            [[_markdown_text(cell(row)) for _, _, cell in columns] for row in rows],
+            headers=[_markdown_text(header) for header, _, _ in columns],
             tablefmt="pipe",
             disable_numparse=True,
-            colalign=[("right" if right else "left") for _, right, _ in _COLUMNS],
+            colalign=[("right" if right else "left") for _, right, _ in columns],
         )
 
     if standings.candidates:

@@ -38,6 +38,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from referee.luck import MODEL as LUCK_MODEL
 from referee.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group
 from referee.seeding import derive_seed
 from referee.stats import Measure, SequentialTest, describe_hypothesis
@@ -61,6 +62,7 @@ class Sprt:
     alpha: float = DEFAULT_ERROR_RATE
     beta: float = DEFAULT_ERROR_RATE
     max_games: int = DEFAULT_MAX_GAMES
+    adjust_for_luck: bool = False  # test on each deal's scores less their luck (referee.luck)
 
     def deals(self, table_size: int) -> int:
         """How many deals the schedule holds: as many whole deals as ``max_games`` allows, at least one."""
@@ -68,7 +70,7 @@ class Sprt:
 
     def sequential_test(self) -> SequentialTest:
         """A fresh test with this format's hypotheses and error rates."""
-        return SequentialTest(self.measure, self.h0, self.h1, self.alpha, self.beta)
+        return SequentialTest(self.measure, self.h0, self.h1, self.alpha, self.beta, adjusted=self.adjust_for_luck)
 
     def schedule(self, bot_names: Sequence[str], table_size: int, rounds: int, league_seed: int) -> SprtSchedule:
         if rounds != 1:
@@ -85,6 +87,8 @@ class Sprt:
             "alpha": self.alpha,
             "beta": self.beta,
             "max_games": self.max_games,
+            # The value function the luck is measured with: another would change the verdict on the same games.
+            **({"adjust_for_luck": True, "luck_model": LUCK_MODEL.describe()} if self.adjust_for_luck else {}),
         }
 
     @classmethod
@@ -103,13 +107,14 @@ class Sprt:
             float(written["alpha"]),
             float(written["beta"]),
             int(written["max_games"]),
+            bool(written.get("adjust_for_luck", False)),
         )
 
     def hypotheses(self) -> str:
         """``elo 0 against elo +10, alpha 0.05, beta 0.05``: the test in one phrase."""
         return (
             f"{describe_hypothesis(self.measure, self.h0)} against {describe_hypothesis(self.measure, self.h1)}, "
-            f"alpha {self.alpha:g}, beta {self.beta:g}"
+            f"alpha {self.alpha:g}, beta {self.beta:g}" + (", the luck taken out" if self.adjust_for_luck else "")
         )
 
 

@@ -3,10 +3,11 @@
     python bench/fit_luck_model.py [GAMES_PER_TABLE_SIZE]
 
 Wherever the luck is measured before a hand's final turns (its deal, a draw
-from the stock), the strengths of the hands in it are noted with the hand's
-eventual loser. For each game and round of turns, the sharpness that makes the
-softmax of ``-sharpness * strength`` most likely to name the loser is found by
-maximum likelihood. Seeds from 1,000,000: bench/luck.py measures on others.
+from the stock, a centre card nobody had seen), the potentials of the hands in
+it (``referee.luck.potential``) are noted with the hand's eventual loser. For
+each game and round of turns, the sharpness that makes the softmax of
+``-sharpness * potential`` most likely to name the loser is found by maximum
+likelihood. Seeds from 1,000,000: bench/luck.py measures on others.
 Prints the table to put in referee/luck.py.
 """
 
@@ -18,11 +19,11 @@ from collections import defaultdict
 
 from referee.games import GAMES, Game, Phase
 from referee.inprocess import sample_decide
-from referee.luck import MODEL, LuckMeter, strength
+from referee.luck import MODEL, LuckMeter, potential
 
 SEED_BASE = 1_000_000
 TABLE_SIZES = (3, 4, 5)
-Sample = tuple[list[float], int]  # the strengths of the seats in the hand, and the index of its loser among them
+Sample = tuple[list[float], int]  # the potentials of the seats in the hand, and the index of its loser among them
 
 
 def round_of(game: Game) -> int | None:
@@ -32,13 +33,13 @@ def round_of(game: Game) -> int | None:
     return min(game.turns_this_hand // max(1, sum(game.in_hand)), len(MODEL.sharpness[game.name]) - 1)
 
 
-def strengths_now(game: Game) -> dict[int, float]:
-    """The strength of each hand in play (a seat that has just drawn: its best three of four)."""
-    return {seat: strength(game.hands[seat]) for seat in range(game.num_players) if game.in_hand[seat]}
+def potentials_now(game: Game) -> dict[int, float]:
+    """The potential of each hand in play (a seat that has just drawn: of its best three of four)."""
+    return {seat: potential(game.hands[seat]) for seat in range(game.num_players) if game.in_hand[seat]}
 
 
 def samples(game_name: str, players: int, games: int) -> dict[int, list[Sample]]:
-    """By round: the hands' strengths where the luck is measured (after a deal, a draw, a centre card nobody had
+    """By round: the hands' potentials where the luck is measured (after a deal, a draw, a centre card nobody had
     seen), each with the loser of its hand."""
     decide = sample_decide("heuristic")
     found: dict[int, list[Sample]] = defaultdict(list)
@@ -46,7 +47,7 @@ def samples(game_name: str, players: int, games: int) -> dict[int, list[Sample]]
         game = GAMES[game_name](players, seed=seed)
         meter = LuckMeter(game)
         hand = game.hand_number
-        pending: list[tuple[int | None, dict[int, float]]] = [(round_of(game), strengths_now(game))]
+        pending: list[tuple[int | None, dict[int, float]]] = [(round_of(game), potentials_now(game))]
         while not game.is_over:
             seat = game.current_seat
             assert seat is not None
@@ -55,23 +56,23 @@ def samples(game_name: str, players: int, games: int) -> dict[int, list[Sample]]
                 after = game.clone()
                 after.apply(act)
                 if after.hand_number == hand:
-                    pending.append((round_of(game), strengths_now(after)))
+                    pending.append((round_of(game), potentials_now(after)))
             meter.apply(act)
             if game.hand_number != hand or game.is_over:
                 loser = game.hand_results[-1].loser
-                for bucket, strengths in pending:
+                for bucket, potentials in pending:
                     if loser is not None and bucket is not None:
-                        seats = sorted(strengths)
-                        found[bucket].append(([strengths[other] for other in seats], seats.index(loser)))
+                        seats = sorted(potentials)
+                        found[bucket].append(([potentials[other] for other in seats], seats.index(loser)))
                 hand = game.hand_number
-                pending = [] if game.is_over else [(round_of(game), strengths_now(game))]
+                pending = [] if game.is_over else [(round_of(game), potentials_now(game))]
     return found
 
 
 def log_likelihood(sharpness: float, data: list[Sample]) -> float:
     total = 0.0
-    for strengths, loser in data:
-        logits = [-sharpness * value for value in strengths]
+    for potentials, loser in data:
+        logits = [-sharpness * value for value in potentials]
         top = max(logits)
         total += logits[loser] - top - math.log(sum(math.exp(value - top) for value in logits))
     return total

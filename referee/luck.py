@@ -1,25 +1,29 @@
 """The luck of the cards in a game, measured so that it can be taken out of the score (AIVAT's control variates).
 
 At each chance event the referee saw (a hand's deal, a card drawn from the
-stock, from a recycled stock too), a seat's *luck* is what the event gave it
-beyond what it could expect: the value of the state the event made, less the
-mean value over every outcome the event could have had. Summed over a game,
-``score + luck`` is the *luck-adjusted score*. Its mean is the raw score's,
-whatever the value function, because each event's term has mean zero given
-everything before it (the expectation is exact: over the stock's cards one by
-one, and for a deal by symmetry, see :func:`deal_luck`); its variance is lower
-when the value function follows the games well (Burch, Schmid, Moravčík,
-Morrill and Bowling, "AIVAT", AAAI 2018). docs/statistics.md, "Luck".
+stock, a recycled one too, and in Bastard Brag a centre card nobody had seen,
+taken), a seat's *luck* is what the event gave it beyond what it could
+expect: the value of the state the event made, less the mean value over every
+outcome the event could have had. Summed over a game, ``score - luck`` is the
+*luck-adjusted score*. Its mean is the raw score's, whatever the value
+function, because each event's term has mean zero given everything before it
+(the mean is exact: over the stock's cards one by one, over the cards nobody
+has seen, and for a deal by symmetry, see :func:`deal_luck`); its variance is
+lower when the value function follows the games well (Burch, Schmid,
+Moravčík, Morrill and Bowling, "AIVAT", AAAI 2018). docs/statistics.md, "Luck".
 
 The value function (:data:`MODEL`) is fixed: shipped here, fitted offline on
 the sample bots' games by ``bench/fit_luck_model.py``, never on a league's own
 (a value fitted to the games it judges can fake certainty), and named with
 its digest in ``league.json``. A seat's value is its expected placement
-score: the chance that each seat in the hand loses it, from the strengths of
-the hands now held (their percentiles among all 22,100 hands; a seat that
-has just drawn counts its best three of four), as a softmax sharpened as the
-hand goes on; then, after the hand, every later hand's loser a seat drawn at
-random (so only the lives left matter, not who plays better).
+score: first the chance that each seat in the hand loses it, then, after
+the hand, every later hand's loser a seat drawn at random (so only the lives
+left matter, not who plays better). The chance of losing the hand is a
+softmax of each hand's *potential* (the mean strength its best three reach
+with one more card), sharpened as the hand goes on; in the final turns of
+Stop the Bus it is worked out: each seat still to play ends with its hand or
+its best three with a card of the stock, the others as they are. Strengths
+are percentiles among all 22,100 hands.
 
 The engine stays pure: this module replays a game's log through it and
 reads its state, never the bots.
@@ -53,12 +57,12 @@ class LuckError(RefereeError, ValueError):
 # ----- the value function's parameters: fitted by bench/fit_luck_model.py on the sample bots' self-play -----------
 
 #: How sharply the weaker hand loses before the hand's final turns, by game and by the rounds of turns played
-#: (0, 1, 2, ...; the last figure for any later round): a softmax of ``-sharpness * strength`` over the seats in
+#: (0, 1, 2, ...; the last figure for any later round): a softmax of ``-sharpness * potential`` over the seats in
 #: the hand gives each its chance of losing it. In the final turns of Stop the Bus the chance is worked out
 #: instead: each seat still to play ends with its hand or its best three with a card of the stock.
 SHARPNESS: Mapping[str, tuple[float, ...]] = {
-    "stop_the_bus": (1.23, 1.77, 2.71, 3.78, 15.73),
-    "bastard_brag": (0.79, 2.19),
+    "stop_the_bus": (3.22, 4.51, 6.68, 9.27, 20.63),
+    "bastard_brag": (1.75, 4.97),
 }
 
 
@@ -86,7 +90,7 @@ class LuckModel:
         return rounds[min(game.turns_this_hand // players, len(rounds) - 1)]
 
 
-MODEL = LuckModel("hands-then-lives-1", SHARPNESS)
+MODEL = LuckModel("potential-then-lives-1", SHARPNESS)
 
 
 # ----- hand strength ------------------------------------------------------------------------------------------
@@ -109,6 +113,33 @@ def strength(cards: Sequence[Card]) -> float:
     if len(cards) == 3:
         return table[mask]
     return max(table[mask ^ (1 << card.index)] for card in cards)
+
+
+@lru_cache(maxsize=32_768)  # every three-card hand
+def _potential(mask: int) -> float:
+    """The mean strength of the best three of a hand (as a mask) and one more card from the rest of the deck."""
+    table = _percentiles()
+    own = table[mask]
+    cards = [card for card in DECK if mask & (1 << card.index)]
+    total = 0.0
+    for extra in DECK:
+        bit = 1 << extra.index
+        if mask & bit:
+            continue
+        total += max(own, *(table[mask ^ (1 << card.index) | bit] for card in cards))
+    return total / (len(DECK) - 3)
+
+
+def potential(cards: Sequence[Card]) -> float:
+    """What the chance of losing a hand is a softmax of before its final turns: the mean strength its best three
+    cards reach with one more card from the rest of the deck (a hand that has just drawn: its best three's)."""
+    table = _percentiles()
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    if len(cards) == 4:
+        mask = max((mask ^ (1 << card.index) for card in cards), key=table.__getitem__)
+    return _potential(mask)
 
 
 # ----- placements from lives ------------------------------------------------------------------------------------
@@ -227,13 +258,13 @@ def _values(chances: Mapping[int, float], outcomes: Mapping[int, list[float]], s
 def deal_luck(game: Game, model: LuckModel = MODEL) -> list[float]:
     """Each seat's luck in the deal ``game`` has just made: its value now less its mean over all deals.
 
-    The value's chance of losing is a softmax of the hands' strengths, the same
+    The value's chance of losing is a softmax of the hands' potentials, the same
     function for every seat, and a uniform deal gives every seat's hand the same
     law: so over all deals each seat in the hand loses with the same chance,
     exactly, and the mean value is that of a loser drawn at random.
     """
     outcomes = _scores_if_lost(game)
-    strengths = {seat: strength(game.hands[seat]) for seat in outcomes}
+    strengths = {seat: potential(game.hands[seat]) for seat in outcomes}
     dealt = _values(_loss_chances(model.sharpness_now(game), strengths), outcomes, game.num_players)
     even = {seat: 1.0 / len(outcomes) for seat in outcomes}
     expected = _values(even, outcomes, game.num_players)
@@ -266,9 +297,12 @@ def _luck_of_cards(
     to_play = _final_turn_ends(game, strengths, pool, seat) if final else {}
     sharpness = model.sharpness_now(game)
 
+    features = {other: potential(game.hands[other]) for other in outcomes}
+
     def values_with(cards: Sequence[Card]) -> list[float]:
         strengths[seat] = strength((*kept, *cards))
-        chances = _final_loss_chances(strengths, to_play) if final else _loss_chances(sharpness, strengths)
+        features[seat] = potential((*kept, *cards))
+        chances = _final_loss_chances(strengths, to_play) if final else _loss_chances(sharpness, features)
         return _values(chances, outcomes, game.num_players)
 
     mean = [0.0] * game.num_players

@@ -512,7 +512,11 @@ def test_a_duel_that_adjusts_for_luck_tests_each_deal_less_its_luck(
     adjusted = []
     for table in range(1, state.decided_at + 1):
         games = [
-            (record["seats"], record["finish_order"], luck_of_log(read_log(output / "games" / f"{record['game_id']}.jsonl")))
+            (
+                record["seats"],
+                record["finish_order"],
+                luck_of_log(read_log(output / "games" / f"{record['game_id']}.jsonl")),
+            )
             for record in deals[table]
         ]
         outcome = deal_outcome(games, "heuristic", "random")

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from referee.standings import compute_standings
 from referee.stats import (
+    MIN_ADJUSTED_DEALS,
     DealOutcome,
     Measure,
     PairTally,
@@ -504,3 +505,48 @@ def test_sprt_on_score_difference_keeps_both_error_rates():
         200, lambda: SequentialTest.for_score_difference(0.0, 0.1), {"A": low, "B": 0.0, **field}, 3, luck, seed=30_000
     )
     assert_rate_within(sum(test.verdict is Verdict.ACCEPT_H0 for test in planted), len(planted), 0.05)
+
+
+# ----- the test on luck-adjusted values ---------------------------------------------------------------------------
+
+
+def _with_value(value: float, games: int = 3) -> DealOutcome:
+    """A deal of ``games`` games whose luck-adjusted share above is ``value`` (its raw share one in three)."""
+    return DealOutcome(games, 1, 0.0, above_luck=1 - games * value)
+
+
+def test_the_adjusted_test_uses_the_values_less_their_luck_and_the_normal_ratio():
+    """The ratio is n/2 log(var0/var1) over the adjusted values (each deal's share above less its luck), and no
+    verdict comes before MIN_ADJUSTED_DEALS deals, however one-sided."""
+    rng = random.Random(5)
+    values = [0.62 + rng.gauss(0, 0.2) for _ in range(40)]
+    test = SequentialTest.for_elo(0, 100)
+    adjusted = SequentialTest(test.measure, 0, 100, adjusted=True)
+    for index, value in enumerate(values, start=1):
+        adjusted.add(_with_value(value))
+        if index == 20:
+            means = [score_from_elo(0), score_from_elo(100)]
+            variances = [statistics.fmean((v - mean) ** 2 for v in values[:20]) for mean in means]
+            assert adjusted.llr == pytest.approx(10 * math.log(variances[0] / variances[1]))
+    one_sided = SequentialTest(test.measure, 0, 100, adjusted=True)
+    for index in range(1, MIN_ADJUSTED_DEALS):
+        assert one_sided.add(_with_value(1.0 + 0.01 * index)) is Verdict.CONTINUE
+    assert one_sided.add(_with_value(1.0)) is Verdict.ACCEPT_H1
+    interval = adjusted.adjusted_difference()
+    assert interval is not None and adjusted.comparison().score_difference is not None
+
+
+@pytest.mark.parametrize("true_elo, wrong", [(0.0, Verdict.ACCEPT_H1), (30.0, Verdict.ACCEPT_H0)])
+def test_the_adjusted_test_keeps_its_error_rates(true_elo, wrong):
+    """Deals whose adjusted share is normal around the truth (sd 0.3, a duel's): at elo0 H1 comes in at most about
+    alpha of the runs, at elo1 H0 in at most about beta (400 runs: 5% plus three binomial deviations)."""
+    rng = random.Random(int(true_elo) + 7)
+    mean = score_from_elo(true_elo)
+    wrong_verdicts = 0
+    runs = 400
+    for _ in range(runs):
+        test = SequentialTest(SequentialTest.for_elo(0, 30).measure, 0, 30, adjusted=True)
+        while test.verdict is Verdict.CONTINUE and test.deals < 20_000:
+            test.add(_with_value(mean + rng.gauss(0, 0.3)))
+        wrong_verdicts += test.verdict is wrong
+    assert wrong_verdicts / runs < 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)

@@ -85,6 +85,7 @@ def _columns(standings: Standings) -> list[tuple[str, bool, Callable[[BotStandin
     at = COLUMN_HEADERS.index("mean score") + 1
     return [*_COLUMNS[:at], *_LUCK_COLUMNS, *_COLUMNS[at:]]
 
+
 CSV_HEADERS: tuple[str, ...] = (
     "rank", "rank_best", "rank_worst", "bot", "candidate", "strength", "strength_low", "strength_high", "games", "wins", "win_rate", "average_placement",
     "score", "mean_score", *(f"faults_{kind}" for kind in FAULT_KINDS), "forfeits", "decisions", "median_ms", "p99_ms", "status", "status_reason",

@@ -107,6 +107,7 @@ def test_the_leaderboard_shows_every_bot_and_sorts(page, league: Path) -> None:
     ready(page)
     board = json.loads((league / "leaderboard.json").read_text())
     assert [row[1] for row in standings(page)] == [row["bot"] for row in board["rows"]]
+    assert "less luck" not in page.eval_on_selector_all("#standings th", "cells => cells.map(c => c.textContent)")
     # Each rank as its range: bots whose order the games do not establish share one ("1–3").
     assert column(page, "rank") == [rank_text(row) for row in board["rows"]]
     assert page.text_content("h1") == "viewer-league"
@@ -697,3 +698,21 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
                 process.send_signal(signal.SIGINT)
                 process.wait(timeout=20)
         shutil.rmtree(output / "logs", ignore_errors=True)
+
+
+def test_a_duel_that_adjusts_for_luck_shows_each_bots_score_less_its_luck(page, tmp_path: Path) -> None:
+    """A real duel with --adjust-for-luck: the leaderboard page adds a "less luck" column, with the figures of
+    leaderboard.json (a league that does not measure the luck has no such column: the test above)."""
+    league_file = write_league(tmp_path / "league.yaml", seed=SEED)
+    output = tmp_path / "duel"
+    command = [PYTHON, "-m", "referee.cli", "duel", str(league_file), "alpha", "bravo", "--difference0", "-0.2"]
+    command += ["--difference1", "0.2", "--max-games", "15", "--adjust-for-luck", "--no-progress"]
+    subprocess.run([*command, "--output", str(output)], check=True, capture_output=True, timeout=300)
+    board = json.loads((output / "leaderboard.json").read_text())
+    page.goto((output / "leaderboard.html").as_uri())
+    ready(page)
+    assert "less luck" in page.eval_on_selector_all("#standings th", "cells => cells.map(c => c.textContent)")
+    shown = dict(zip(column(page, "bot"), column(page, "adjusted_mean_score"), strict=True))
+    for row in board["rows"]:
+        luck = row["adjusted_mean_score"]
+        assert shown[row["bot"]] == f"{luck['estimate']:.3f} [{luck['low']:.3f}, {luck['high']:.3f}]"

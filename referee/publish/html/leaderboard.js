@@ -65,6 +65,14 @@
     { key: "games", label: "games", value: (r) => r.games, key_column: true },
     { key: "mean_score", label: "score per game", value: (r) => r.mean_score, show: fixed(3), key_column: true,
       title: "per game (n - place) / (n - 1): first 1, last 0" },
+    // Only where the luck was measured (a duel that adjusts for it, `referee leaderboard --adjust-for-luck --write`).
+    { key: "adjusted_mean_score", label: "less luck", value: (r) => (r.adjusted_mean_score || {}).estimate,
+      show: fixed(3), luck: true,
+      title: "score per game with the luck of the cards taken out (docs/statistics.md, Luck), with its 95% interval",
+      draw: (r, cell) => {
+        const luck = r.adjusted_mean_score;
+        cell.textContent = luck ? luck.estimate.toFixed(3) + " [" + luck.low.toFixed(3) + ", " + luck.high.toFixed(3) + "]" : "-";
+      } },
     { key: "wins", label: "wins", value: (r) => r.wins },
     { key: "win_rate", label: "win %", value: (r) => r.win_rate, show: percent },
     { key: "average_placement", label: "avg place", value: (r) => r.average_placement, show: fixed(2) },
@@ -222,7 +230,8 @@
     const ends = rows.flatMap((r) => (r.strength ? [r.strength.low, r.strength.estimate, r.strength.high] : []))
       .filter((v) => v !== null);
     scale = ends.length ? [Math.min(...ends), Math.max(...ends)] : [0, 1];
-    const columns = COLUMNS.filter((c) => !c.more || ui.more);
+    const measured = rows.some((r) => r.adjusted_mean_score);
+    const columns = COLUMNS.filter((c) => (!c.more || ui.more) && (!c.luck || measured));
     const column = columns.find((c) => c.key === ui.sort) || columns[0];
     rows.sort((a, b) => {
       if (a.candidate !== b.candidate) return a.candidate ? -1 : 1; // candidates first, whatever the sort

@@ -384,7 +384,7 @@ def luck_adjusted_text(adjusted: LuckAdjusted) -> str:
         return "  with the luck taken out: no shared game"
     level = f"{CONFIDENCE:.0%} interval, deals as the samples"
     ratio = adjusted.variance_ratio
-    gain = "" if ratio is None else f"; the interval is as narrow as {ratio:.2f} times the games would make the raw one"
+    gain = "" if ratio is None else f"; as narrow as the raw one would be with {ratio:.2f} times the games"
     return "\n".join(
         [
             (

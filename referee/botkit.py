@@ -252,7 +252,8 @@ async def serve_async(
 ) -> None:
     """Serve ``servicer`` (and any ``extra_handlers``) on ``address`` until SIGTERM or SIGINT."""
     server = grpc.aio.server()
-    pb_grpc.add_BotServiceServicer_to_server(servicer, server)
+    # grpcio-tools writes the servicer functions without annotations (mypy-protobuf would, but is not used here).
+    pb_grpc.add_BotServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     if server.add_insecure_port(address) == 0 and not address.startswith("unix:"):

@@ -36,7 +36,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal, get_args
 
 from referee import sandbox
 from referee.faults import BotFault, FaultKind
@@ -44,12 +44,25 @@ from referee.freezer import Freezer, freezer_for
 from referee.printable import printable
 from referee.sandbox import DEFAULT_LIMITS, SOCKET_NAME, ResourceLimits
 
-__all__ = ["ADDRESS_VARIABLE", "BotProcess", "BotSpec", "ResourceLimits"]
+__all__ = [
+    "ADDRESS_VARIABLE",
+    "NETWORKS",
+    "TRANSPORTS",
+    "BotProcess",
+    "BotSpec",
+    "Network",
+    "ResourceLimits",
+    "Transport",
+]
 
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 DEFAULT_LOG_CAP_BYTES = DEFAULT_LIMITS.output_bytes
 STOP_GRACE_SECONDS = 1.0
-NETWORKS = ("none", "host")
+# The choices of a started bot, which the league file's schema offers (referee.config.schema):
+Transport = Literal["unix", "tcp"]  # where it listens: a Unix socket, or TCP on 127.0.0.1
+TRANSPORTS: tuple[Transport, ...] = get_args(Transport)
+Network = Literal["host", "none"]  # the network it has in its sandbox: the host's, or none at all
+NETWORKS: tuple[Network, ...] = get_args(Network)
 # How long bubblewrap may take to report its sandbox's first process (it does so before setting anything up).
 SANDBOX_REPORT_SECONDS = 10.0
 # The CPU time watcher wakes at least this far apart (the soonest the limit could be reached, otherwise).
@@ -82,8 +95,8 @@ class BotSpec:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     limits: ResourceLimits = DEFAULT_LIMITS
-    transport: str = "unix"  # where a started bot listens: "unix" or "tcp"
-    network: str = "none"
+    transport: Transport = "unix"  # where a started bot listens
+    network: Network = "none"
     sandbox: bool = True
     folders: tuple[str, ...] | None = None
     shared: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.config.bots import ACTIVE, DISQUALIFIED
+from referee.config.schema import ACTIVE, DISQUALIFIED
 from referee.duel_state import DuelState, duel_report
 from referee.errors import LeagueError
 from referee.results import games_after

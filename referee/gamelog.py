@@ -49,13 +49,20 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from referee import __version__
 from referee.cards import Card, format_cards, parse_cards
 from referee.errors import RefereeError
 from referee.games import BastardBrag, Game, HandResult, StopTheBus, game_class
 from referee.games.base import Action
+
+if TYPE_CHECKING:
+    from referee.clock import Timing
+    from referee.faults import FaultPolicy
+
+# A record of a log: one line's JSON object, its ``type`` first.
+LogRecord = dict[str, Any]
 
 LOG_VERSION = 3  # 3: the seed is a string
 
@@ -97,7 +104,7 @@ def decision_record(
     wall_ms: float,
     default: bool = False,
     drew: Card | None = None,
-) -> dict:
+) -> LogRecord:
     """The log record of a decision (:meth:`GameLog.decision` writes it faster)."""
     record = {
         "type": "decision",
@@ -117,7 +124,7 @@ def decision_record(
     return record
 
 
-def hand_record(result: HandResult) -> dict:
+def hand_record(result: HandResult) -> LogRecord:
     """The log (and report) form of a hand's result."""
     return {
         "type": "hand",
@@ -135,7 +142,7 @@ def hand_record(result: HandResult) -> dict:
     }
 
 
-def deal_record(game: Game) -> dict:
+def deal_record(game: Game) -> LogRecord:
     """The log record of the hand the game has just dealt: every hand and the table."""
     return deal_record_of(deal_state(game))
 
@@ -157,7 +164,7 @@ def deal_state(game: Game) -> DealState:
     return game.hand_number, game.dealer, hands, table
 
 
-def deal_record_of(state: DealState) -> dict:
+def deal_record_of(state: DealState) -> LogRecord:
     """The deal record of a :func:`deal_state`."""
     hand_number, dealer, hands, table = state
     record = {
@@ -171,11 +178,11 @@ def deal_record_of(state: DealState) -> dict:
     return record
 
 
-def _json_line(record: dict) -> str:
+def _json_line(record: LogRecord) -> str:
     return json.dumps(record, separators=(",", ":"))
 
 
-def _made_line(make: Callable[..., dict], arguments: tuple) -> str:
+def _made_line(make: Callable[..., LogRecord], arguments: tuple[Any, ...]) -> str:
     return _json_line(make(*arguments))
 
 
@@ -212,7 +219,7 @@ class GameLog:
     or without a path); without one, making a record costs nothing more.
     """
 
-    def __init__(self, path: Path | None, listener: Callable[[dict], None] | None = None) -> None:
+    def __init__(self, path: Path | None, listener: Callable[[LogRecord], None] | None = None) -> None:
         self.path = path
         # Lines as text, then (from index _formatted) the lines still to make, as (line maker, its arguments).
         self._lines: list[str | tuple[Callable[..., str], tuple[Any, ...]]] | None = [] if path else None
@@ -221,14 +228,14 @@ class GameLog:
         self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
         self._file_lock = threading.Lock()
 
-    def write(self, record: dict) -> None:
+    def write(self, record: LogRecord) -> None:
         """Log ``record`` (a dict the caller no longer changes)."""
         if self._lines is not None:
             self._lines.append((_json_line, (record,)))
         if self._listener is not None:
             self._listener(record)
 
-    def write_later(self, make: Callable[..., dict], *arguments: Any) -> None:
+    def write_later(self, make: Callable[..., LogRecord], *arguments: Any) -> None:
         """Log the record ``make(*arguments)``, made by :meth:`catch_up` (the arguments must not change)."""
         if self._lines is not None:
             self._lines.append((_made_line, (make, arguments)))
@@ -318,8 +325,14 @@ class GameLog:
 
 
 def game_start_record(
-    *, game: Game, game_id: str, players: Sequence[str], timing, policy, decks: Sequence[Sequence[Card]] | None
-) -> dict:
+    *,
+    game: Game,
+    game_id: str,
+    players: Sequence[str],
+    timing: Timing,
+    policy: FaultPolicy,
+    decks: Sequence[Sequence[Card]] | None,
+) -> LogRecord:
     return {
         "type": "game_start",
         "log_version": LOG_VERSION,
@@ -416,7 +429,9 @@ def verify_log(path: Path) -> list[str]:
     return problems
 
 
-def new_game(start: dict, decks=None) -> Game:
+def new_game(
+    start: LogRecord, decks: Sequence[Sequence[Card]] | Callable[[int], Sequence[Card] | None] | None = None
+) -> Game:
     """The game a ``game_start`` record sets up, before its first decision.
 
     ``decks`` replaces the record's own decks (a list or a callable, as
@@ -433,7 +448,7 @@ def new_game(start: dict, decks=None) -> Game:
     )
 
 
-def replay(records: Sequence[dict]) -> Game:
+def replay(records: Sequence[LogRecord]) -> Game:
     """The game a log's records describe, replayed through the engine to its end (no checks: see verify_log)."""
     game = new_game(records[0])
     for record in records[1:]:
@@ -448,7 +463,7 @@ def _error_text(error: Exception) -> str:
     return f"missing field {error}" if isinstance(error, KeyError) else str(error)
 
 
-def read_log(path: Path) -> list[dict]:
+def read_log(path: Path) -> list[LogRecord]:
     """The records of a game log, the seed of its ``game_start`` as a number (the file holds it as a string)."""
     with open(path, encoding="utf-8") as lines:
         records = [json.loads(line) for line in lines if line.strip()]
@@ -461,7 +476,7 @@ class GameLogError(RefereeError):
     """A file that cannot be read as a game log."""
 
 
-def read_game_log(path: Path) -> list[dict]:
+def read_game_log(path: Path) -> list[LogRecord]:
     """The records of the game log ``path``; raise :class:`GameLogError` naming the file if it cannot be read."""
     try:
         return read_log(path)

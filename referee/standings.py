@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from referee.errors import OutputError, RefereeError
 from referee.luck import MODEL, LuckModel, game_luck
@@ -118,7 +119,7 @@ class LatencyHistogram:
         for bin_index, bin_count in enumerate(self.counts):
             seen += bin_count
             if seen > rank:
-                return LATENCY_MIN_MS * LATENCY_BIN_RATIO ** (bin_index + 0.5)
+                return LATENCY_MIN_MS * math.pow(LATENCY_BIN_RATIO, bin_index + 0.5)
         raise AssertionError(f"rank {rank} beyond the {self.count} times counted")
 
 
@@ -220,7 +221,7 @@ def bootstrap_seed(league_seed: int | None) -> int:
 
 
 def compute_standings(
-    records: Iterable[Mapping | GameRecord],
+    records: Iterable[Mapping[str, Any] | GameRecord],
     bots: Sequence[str] | None = None,
     *,
     candidates: Sequence[str] = (),
@@ -391,7 +392,7 @@ def _head_to_head(
     paired games instead: on the same deal, in the same seat, against the
     same bots in the same seats (:func:`_paired_outcomes`).
     """
-    deals: dict[tuple, list[GameRecord]] = {}
+    deals: dict[tuple[str, int], list[GameRecord]] = {}
     for game in games:
         deals.setdefault(game.deal, []).append(game)
     pairs: dict[tuple[str, str], PairTally] = {}
@@ -420,7 +421,8 @@ def _paired_outcomes(games: list[GameRecord], candidates: Sequence[str]) -> dict
     table is left to :func:`referee.stats.deal_outcomes`.
     """
     chosen = set(candidates)
-    tables: dict[tuple, dict[str, tuple[int, int]]] = {}  # (seat, the other seats) -> candidate -> (place, size)
+    # (seat, the other seats) -> candidate -> (place, size)
+    tables: dict[tuple[int, tuple[str | None, ...]], dict[str, tuple[int, int]]] = {}
     for game in games:
         here = [seat for seat, name in enumerate(game.seats) if name in chosen]
         if len(here) != 1:
@@ -428,15 +430,17 @@ def _paired_outcomes(games: list[GameRecord], candidates: Sequence[str]) -> dict
         seat = here[0]
         others = tuple(name if position != seat else None for position, name in enumerate(game.seats))
         tables.setdefault((seat, others), {})[game.seats[seat]] = (game.places()[seat], len(game.seats))
-    totals: dict[tuple[str, str], list] = {}
+    totals: dict[tuple[str, str], tuple[int, int, int, float]] = {}  # pair -> games, above, ties, difference
     for results in tables.values():
         for bot, other in itertools.combinations(sorted(results), 2):
             (place, size), (other_place, _) = results[bot], results[other]
-            total = totals.setdefault((bot, other), [0, 0, 0, 0.0])
-            total[0] += 1
-            total[1] += int(place < other_place)
-            total[2] += int(place == other_place)
-            total[3] += (other_place - place) / (size - 1)
+            games_so_far, above, ties, difference = totals.get((bot, other), (0, 0, 0, 0.0))
+            totals[bot, other] = (
+                games_so_far + 1,
+                above + int(place < other_place),
+                ties + int(place == other_place),
+                difference + (other_place - place) / (size - 1),
+            )
     return {
         pair: DealOutcome(games, above, difference, ties) for pair, (games, above, ties, difference) in totals.items()
     }

@@ -27,7 +27,7 @@ from typing import Any
 
 from referee.cards import Card, format_cards, parse_cards, pretty_cards
 from referee.errors import DecksExhaustedError, RefereeError
-from referee.gamelog import GameLogError, new_game, read_game_log
+from referee.gamelog import GameLogError, LogRecord, new_game, read_game_log
 from referee.games import BastardBrag, BastardBragObservation, Game, Observation, StopTheBus, StopTheBusObservation
 from referee.games.base import Action, ActionKind
 
@@ -67,7 +67,7 @@ class Step:
     hand_number: int
     seat: int | None  # who decided, faulted or forfeited; the loser of a showdown
     decision: int | None  # the decision's number (decision and fault steps)
-    record: dict
+    record: LogRecord
     table: Table
     views: tuple[Observation, ...]  # Game.observation(seat) after the step, for every seat
     text: str  # the step as the referee sees it: every card, and the table after it
@@ -88,7 +88,7 @@ class Step:
 class _Decks:
     """The decks of a replayed game, hand by hand, that can refuse to deal past a given hand."""
 
-    def __init__(self, start: dict) -> None:
+    def __init__(self, start: LogRecord) -> None:
         self._given = [parse_cards(deck) for deck in start["decks"]] if start.get("decks") else None
         self._seed = start["seed"]
         self.last_hand: int | None = None  # refuse every hand after this one
@@ -112,11 +112,11 @@ class Teller:
     """
 
     def __init__(self) -> None:
-        self.start: dict | None = None
+        self.start: LogRecord | None = None
         self.players: list[str] = []
         self._game: Game | None = None
         self._decks: _Decks | None = None
-        self._held: dict | None = None  # a decision or forfeit waiting for the next record
+        self._held: LogRecord | None = None  # a decision or forfeit waiting for the next record
         self._table: Table | None = None  # the table after the last step
         self._last_views: tuple[Observation, ...] = ()
         self._steps = 0
@@ -124,7 +124,7 @@ class Teller:
 
     # ----- feeding --------------------------------------------------------------------
 
-    def feed(self, record: dict) -> list[Step]:
+    def feed(self, record: LogRecord) -> list[Step]:
         """Take the next record; return the steps it completes (none, one or two)."""
         self._record_number += 1
         if not isinstance(record, dict) or "type" not in record:
@@ -145,7 +145,7 @@ class Teller:
         held, self._held = self._held, None
         return [self._told(held, ends_hand=True)] if held is not None else []
 
-    def _feed(self, record: dict) -> list[Step]:
+    def _feed(self, record: LogRecord) -> list[Step]:
         kind = record["type"]
         if kind == "game_start":
             if self.start is not None:
@@ -220,7 +220,7 @@ class Teller:
         return f"seat {seat} {self.players[seat]}"
 
 
-def _apply(game: Game, record: dict) -> None:
+def _apply(game: Game, record: LogRecord) -> None:
     if record["type"] == "decision":
         game.apply(Action.parse(record["action"]))
     else:
@@ -456,7 +456,7 @@ class _Texts:
 # ----- whole games --------------------------------------------------------------------
 
 
-def tell(records: Iterable[dict]) -> tuple[dict, list[Step]]:
+def tell(records: Iterable[LogRecord]) -> tuple[LogRecord, list[Step]]:
     """The ``game_start`` record and every step of a game's log records."""
     teller = Teller()
     steps: list[Step] = []
@@ -469,8 +469,8 @@ def tell(records: Iterable[dict]) -> tuple[dict, list[Step]]:
 
 
 def read_game(
-    path: Path, shown: Callable[[Iterable[dict]], Iterable[dict]] = lambda records: records
-) -> tuple[dict, list[Step]]:
+    path: Path, shown: Callable[[Iterable[LogRecord]], Iterable[LogRecord]] = lambda records: records
+) -> tuple[LogRecord, list[Step]]:
     """Read and tell a game log file (its records as ``shown`` gives them); raise :class:`TranscriptError` naming the
     file when it cannot be told."""
     try:
@@ -483,7 +483,7 @@ def read_game(
         raise TranscriptError(f"{path}: {error}") from None
 
 
-def header(start: dict, viewer: int | None = None) -> str:
+def header(start: LogRecord, viewer: int | None = None) -> str:
     """The transcript's first line: the game, its players, its deal seed (the table's, not the league's) and
     settings."""
     players = ", ".join(
@@ -498,14 +498,14 @@ def header(start: dict, viewer: int | None = None) -> str:
     )
 
 
-def transcript_lines(start: dict, steps: Sequence[Step], seat: int | None = None) -> Iterator[str]:
+def transcript_lines(start: LogRecord, steps: Sequence[Step], seat: int | None = None) -> Iterator[str]:
     """The transcript, one line per step: everything, or what ``seat`` saw."""
     yield header(start, seat)
     for step in steps:
         yield _line(step, seat)
 
 
-def transcript_json(start: dict, steps: Sequence[Step], seat: int | None = None) -> dict:
+def transcript_json(start: LogRecord, steps: Sequence[Step], seat: int | None = None) -> dict[str, Any]:
     """The transcript for machines: the game, then each step with the table (or, for a seat, its view)."""
     return {
         "game": {key: start[key] for key in ("game_id", "game", "num_players", "seed", "players") if key in start},
@@ -555,7 +555,7 @@ def table_json(table: Table) -> dict[str, Any]:
     return data
 
 
-def view_json(view: Observation) -> dict:
+def view_json(view: Observation) -> dict[str, Any]:
     """A seat's observation as JSON: its own cards and the table as it may see it."""
     data = {
         "hand_number": view.hand_number,
@@ -585,7 +585,7 @@ class LivePrinter:
         self._write = write
         self._seat = seat
 
-    def __call__(self, record: dict) -> None:
+    def __call__(self, record: LogRecord) -> None:
         for step in self._teller.feed(record):
             self._print(step)
         if record["type"] == "game_start":

@@ -14,22 +14,21 @@ from typing import Any
 import yaml
 
 from referee import sandbox
-from referee.bots import BotSpec
+from referee.bots import NETWORKS, BotSpec, Network, Transport
 from referee.commands import resolve_command, resolve_path
 from referee.config.manifest import Submission, submission_of_entry
 from referee.config.reader import Checker, command_text, shown
-from referee.config.schema import (  # noqa: F401 - ACTIVE, WITHDRAWN, DISQUALIFIED and BOT_STATUSES: named here too
+from referee.config.schema import (
     ACTIVE,
     ADDRESS_ONLY,
     BOT,
     BOT_KEYS,
     BOT_SOURCES,
-    BOT_STATUSES,
     DISQUALIFIED,
     MANIFEST_NAME,
     NAME_RULE,
-    NETWORKS,
     WITHDRAWN,
+    BotStatus,
     by_name,
 )
 from referee.errors import LeagueError
@@ -48,11 +47,11 @@ class LeagueBot:
     written: Mapping[str, Any]  # the entry as written, plus its manifest: what league_identity keeps
     # A season's changes: a withdrawn bot plays no new game and its games count; a disqualified bot's games
     # count for no one. ``replaces``: the bot whose place this one takes in the games still to be played.
-    status: str = ACTIVE  # one of BOT_STATUSES
+    status: BotStatus = ACTIVE
     status_reason: str = ""
     replaces: str | None = None
     author: str | None = None  # whose line of versions the bot is in (a ladder's author); None: its own line
-    build_network: str = "host"  # the network its submission's build has in its sandbox: "host" or "none"
+    build_network: Network = "host"  # the network its submission's build has in its sandbox
 
     @property
     def name(self) -> str:
@@ -65,8 +64,8 @@ class LeagueBot:
 
 
 def read_network(
-    checker: Checker, keys: dict[str, yaml.Node], key: str, default: str, transport: str, sandboxed: bool
-) -> str:
+    checker: Checker, keys: dict[str, yaml.Node], key: str, default: Network, transport: Transport, sandboxed: bool
+) -> Network:
     """The ``network`` of the league or of a bot: checked against the transport and the sandbox."""
     name = key.rsplit(".", 1)[-1]
     if name not in keys:
@@ -168,12 +167,12 @@ def read_bot(
     entry: yaml.Node,
     key: str,
     folder: Path,
-    transport: str,
-    network: str,
+    transport: Transport,
+    network: Network,
     sandboxed: bool,
     league_limits: ResourceLimits,
     freeze: bool,
-    build_network: str = "host",
+    build_network: Network = "host",
 ) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]

@@ -18,12 +18,22 @@ from typing import Any
 
 import yaml
 
+from referee.bots import Network, Transport
 from referee.clock import Timing
 from referee.commands import resolve_path
-from referee.config.bots import WITHDRAWN, LeagueBot, hide_from_each_other, read_bot, read_network
+from referee.config.bots import LeagueBot, hide_from_each_other, read_bot, read_network
 from referee.config.formats import check_size, read_format
 from referee.config.reader import Checker, compose, read_text, shown
-from referee.config.schema import FAULT_POLICY, FAULT_POLICY_KEYS, LEAGUE, LEAGUE_KEYS, LEAGUE_REQUIRED, by_name
+from referee.config.schema import (
+    FAULT_POLICY,
+    FAULT_POLICY_KEYS,
+    LEAGUE,
+    LEAGUE_KEYS,
+    LEAGUE_REQUIRED,
+    WITHDRAWN,
+    BuildFailureAction,
+    by_name,
+)
 from referee.errors import LeagueError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
@@ -53,16 +63,16 @@ class League:
     max_restarts: int  # restarts of a crashed bot, per bot, over the league
     concurrency: int | None  # games played at once; None: auto
     output: Path  # absolute
-    transport: str
-    network: str  # the league's default for its bots: "host" or "none"
+    transport: Transport
+    network: Network  # the league's default for its bots
     sandbox: bool  # bots run in their sandbox (sandbox: bubblewrap, the default)
     limits: ResourceLimits  # the league's default limits for its bots
     build_timeout_s: float
-    on_build_failure: str
+    on_build_failure: BuildFailureAction
     bots: tuple[LeagueBot, ...]
     format: Format = dataclasses.field(default_factory=RoundRobin)  # how tables are made: referee.schedule
     freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
-    build_network: str = "host"  # the network of each submission's build, in its sandbox: "host" or "none"
+    build_network: Network = "host"  # the network of each submission's build, in its sandbox
     spectator_delay_s: float = 0.0  # how late spectators see a game in play (referee.publish.spectators)
     static_replays: bool = False  # each game's replay page written as it ends (referee.publish.live)
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
@@ -226,7 +236,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     output = folder / "results" / name
     if "output" in keys:
         output = resolve_path(folder, checker.key(keys, _KEYS["output"]))
-    transport: str = checker.key(keys, _KEYS["transport"])
+    transport: Transport = checker.key(keys, _KEYS["transport"])
     sandboxed = checker.key(keys, _KEYS["sandbox"]) == "bubblewrap"
     network = read_network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed)
     limits: ResourceLimits = _KEYS["limits"].default
@@ -234,7 +244,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         limits = checker.limits(keys["limits"], "limits", limits)
     freeze: bool = checker.key(keys, _KEYS["freeze"])
     build_timeout_s: float = checker.key(keys, _KEYS["build_timeout_s"])
-    on_build_failure: str = checker.key(keys, _KEYS["on_build_failure"])
+    on_build_failure: BuildFailureAction = checker.key(keys, _KEYS["on_build_failure"])
     build_network = read_build_network(checker, keys, sandboxed)
     spectator_delay_s: float = checker.key(keys, _KEYS["spectator_delay_s"])
     static_replays: bool = checker.key(keys, _KEYS["static_replays"])
@@ -398,9 +408,9 @@ def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:
     return next((value for key, value in entry.value if key.value == name), None)
 
 
-def read_build_network(checker: Checker, keys: dict[str, yaml.Node], sandboxed: bool) -> str:
+def read_build_network(checker: Checker, keys: dict[str, yaml.Node], sandboxed: bool) -> Network:
     """Read ``build_network``: the network each submission's build has in its sandbox (none needs the sandbox)."""
-    build_network: str = checker.key(keys, _KEYS["build_network"])
+    build_network: Network = checker.key(keys, _KEYS["build_network"])
     if build_network == "none" and not sandboxed:
         raise checker.error(
             keys["build_network"],

@@ -12,7 +12,7 @@ import json
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -20,6 +20,8 @@ from referee.commands import resolve_path
 from referee.config.schema import LIMITS, NAME_PATTERN, NAME_RULE, Key, names
 from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
+
+Choice = TypeVar("Choice", bound=str)  # one of a key's choices, as the code names them (a Literal)
 
 SHOWN_LENGTH = 60  # a longer value is shown by its start and length in messages
 
@@ -188,13 +190,13 @@ class Checker:
             raise self.error(node, key, f"{shown(node)} is not allowed; write true or false")
         return value
 
-    def choice(self, node: yaml.Node, key: str, choices: tuple[str, ...]) -> str:
+    def choice(self, node: yaml.Node, key: str, choices: tuple[Choice, ...]) -> Choice:
         value = node.value if isinstance(node, yaml.ScalarNode) else None
         if value not in choices:
             close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6) if value is not None else []
             hint = f' (did you mean "{close[0]}"?)' if close else ""
             raise self.error(node, key, f"{shown(node)} is not allowed{hint}; allowed: {', '.join(choices)}")
-        return str(value)
+        return choices[choices.index(value)]
 
     def integer(self, node: yaml.Node, key: str, minimum: int | None = None, maximum: int | None = None) -> int:
         """Read a whole number within ``minimum`` and ``maximum`` (either may be None: no bound)."""

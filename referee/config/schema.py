@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
+from referee.bots import NETWORKS, TRANSPORTS
 from referee.clock import Timing
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
@@ -127,13 +128,15 @@ def by_name(keys: tuple[Key, ...]) -> dict[str, Key]:
 
 _TIMING = Timing()
 _GAMES = " or ".join(f"{name} ({game.min_players}-{game.max_players} players)" for name, game in GAMES.items())
-TRANSPORTS = ("unix", "tcp")
-NETWORKS = ("host", "none")  # none: each bot in its sandbox has no network at all
 SANDBOXES = ("bubblewrap", "none")  # none: bots run without a sandbox (for bots the organiser trusts)
-BUILD_FAILURE_ACTIONS = ("skip", "stop")
+BuildFailureAction = Literal["skip", "stop"]  # a failed build leaves its bot out, or stops the league
+BUILD_FAILURE_ACTIONS: tuple[BuildFailureAction, ...] = get_args(BuildFailureAction)
 # A bot's standing in a season: a withdrawn bot plays no new game, its games count; a disqualified bot's count for none.
-ACTIVE, WITHDRAWN, DISQUALIFIED = "active", "withdrawn", "disqualified"
-BOT_STATUSES = (ACTIVE, WITHDRAWN, DISQUALIFIED)
+BotStatus = Literal["active", "withdrawn", "disqualified"]
+BOT_STATUSES: tuple[BotStatus, ...] = get_args(BotStatus)
+ACTIVE: Final = "active"
+WITHDRAWN: Final = "withdrawn"
+DISQUALIFIED: Final = "disqualified"
 
 LEAGUE: tuple[Key, ...] = (
     Key("name", "name", "the league's name: letters, digits, \".\", \"_\" and \"-\""),

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from referee.bots import Transport
 from referee.clock import Timing
 from referee.commands import resolve_path
 from referee.config import League
@@ -124,7 +125,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
             f"{submissions} is not a folder; make it (one folder per author inside, each with bot.yaml)",
         )
     output = resolve_path(folder, checker.key(keys, _KEYS["output"])) if "output" in keys else folder / "results" / name
-    transport: str = checker.key(keys, _KEYS["transport"])
+    transport: Transport = checker.key(keys, _KEYS["transport"])
     sandboxed = checker.key(keys, _KEYS["sandbox"]) == "bubblewrap"
     concurrency_node = keys.get("concurrency")
     auto = isinstance(concurrency_node, yaml.ScalarNode) and concurrency_node.value == "auto"

@@ -130,7 +130,7 @@ def setpriv() -> str | None:
     )
 
 
-def _run(argv: list[str]) -> subprocess.CompletedProcess:
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         argv, capture_output=True, text=True, timeout=_PROBE_TIMEOUT_SECONDS, check=False, stdin=subprocess.DEVNULL
     )

@@ -498,10 +498,10 @@ done
 """
 
 
-_watchers: dict[int, subprocess.Popen | None] = {}  # this process's pid -> its watcher
+_watchers: dict[int, subprocess.Popen[bytes] | None] = {}  # this process's pid -> its watcher
 
 
-def start_watcher(support: CgroupSupport) -> subprocess.Popen | None:
+def start_watcher(support: CgroupSupport) -> subprocess.Popen[bytes] | None:
     """Start, once, the process that kills this referee's bots' cgroups when the referee ends; None if it cannot."""
     if os.getpid() in _watchers:
         return _watchers[os.getpid()]

@@ -46,10 +46,8 @@ def mount_options(
         if os.path.lexists(real) and real not in bound
     ]
     # Parents before what they hold; at the same depth a folder's own mount before a mask of a path in it.
-    steps = sorted(
-        [(path, "bind") for path, _ in binds] + [(path, "mask") for path in masks],
-        key=lambda step: (step[0].count("/"), step[1] == "mask", step[0]),
-    )
+    steps: list[tuple[str, str]] = [(path, "bind") for path, _ in binds] + [(path, "mask") for path in masks]
+    steps.sort(key=lambda step: (step[0].count("/"), step[1] == "mask", step[0]))
     writable = dict(binds)
     shown: list[tuple[str, str]] = []  # (path, "bind" or "mask") as mounted so far
     options: list[str] = []

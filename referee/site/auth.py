@@ -236,7 +236,7 @@ class FailureLimiter:
         if len(failures) < self.max_failures:
             return 0.0
         _, row = self._locked.get(client, (0.0, 0))
-        seconds = min(self.lockout_s * 2**row, 3600.0)
+        seconds = min(self.lockout_s * 2.0**row, 3600.0)
         self._locked[client] = (now + seconds, row + 1)
         failures.clear()
         return seconds

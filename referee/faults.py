@@ -14,8 +14,8 @@ from referee.errors import RefereeError
 from referee.printable import printable
 
 
-class FaultKind(enum.Enum):
-    """Kinds of bot fault, counted separately on every report."""
+class FaultKind(enum.StrEnum):
+    """Kinds of bot fault, counted separately on every report (each is its text: ``FaultKind.TIMEOUT == "timeout"``)."""
 
     TIMEOUT = "timeout"  # no reply before the deadline
     CRASH = "crash"  # the process exited (the detail names any resource limit in force) or the connection was lost

@@ -50,7 +50,7 @@ class MatchResult:
     placements: list[int]  # seats, first to last
     hands_played: int
     decisions: int
-    faults: list[Counter[str]]  # by seat: fault kind value -> count
+    faults: list[Counter[FaultKind]]  # by seat: fault kind -> count
     forfeits: dict[int, Forfeit]  # seat -> why it left the game
     latencies_ms: list[list[float]]  # by seat: every decision's charged time
     hand_results: list[HandResult] = field(repr=False, default_factory=list)
@@ -99,7 +99,7 @@ class Match:
         self.policy = policy
         self.players = list(players) if players else [_bot_name(bot) for bot in bots]
         n = len(bots)
-        self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
+        self.faults: list[Counter[FaultKind]] = [Counter() for _ in range(n)]
         self.forfeits: dict[int, Forfeit] = {}
         self.latencies: list[list[float]] = [[] for _ in range(n)]
         self.clocks = [TimeControl.of(timing) for _ in range(n)]
@@ -154,7 +154,7 @@ class Match:
                 "placements": list(result.placements),
                 "hands_played": result.hands_played,
                 "decisions": self.decisions,
-                "faults": [dict(counter) for counter in self.faults],
+                "faults": [{kind.value: count for kind, count in counter.items()} for counter in self.faults],
             }
             if void_reason:
                 record["void"] = True
@@ -317,7 +317,7 @@ class Match:
     # ----- faults and forfeits ------------------------------------------------------
 
     def _record_fault(self, seat: int, fault: BotFault, decision: int | None = None) -> None:
-        self.faults[seat][fault.kind.value] += 1
+        self.faults[seat][fault.kind] += 1
         record = {
             "type": "fault",
             "n": decision,

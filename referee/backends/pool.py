@@ -194,7 +194,7 @@ def game_record(
         "finish_order": result.placements,  # seats, first place first
         "hands_played": result.hands_played,
         "decisions": result.decisions,
-        "faults": [dict(sorted(counter.items())) for counter in result.faults],
+        "faults": [{kind.value: count for kind, count in sorted(counter.items())} for counter in result.faults],
         # Only the fault kind: the details (exit codes, paths, timings) are in the game's log.
         "forfeits": {str(seat): forfeit.kind.value for seat, forfeit in sorted(result.forfeits.items())},
         **({"void": result.void_reason} if result.void else {}),

@@ -470,8 +470,8 @@ def encoding_costs(decisions: int) -> dict[str, tuple[float, float]]:
     import random
 
     from referee.games import GAMES
-    from referee.protocol import decision_request_to_pb
     from referee.wire import RequestEncoder
+    from tests.reference_encoder import decision_request_to_pb
 
     costs = {}
     for game_name, players in CONFIGURATIONS:

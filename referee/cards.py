@@ -29,7 +29,6 @@ from referee.seeding import SeedStream
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 RANK_NAMES = {
     2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
     9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace",

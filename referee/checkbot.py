@@ -54,6 +54,7 @@ from referee.errors import LeagueError
 from referee.faults import BotFault, FaultPolicy
 from referee.gamelog import read_log
 from referee.games import GAMES
+from referee.games.base import DEFAULT_TURN_LIMIT
 from referee.gamesetup import GameSetup
 from referee.inprocess import SAMPLE_BOTS, InProcessBot, sample_bot, sample_opponents
 from referee.match import Match, stop_bots
@@ -199,7 +200,7 @@ class CheckSettings:
     games_per_size: int = 2
     seed: int = 1
     timing: Timing = Timing()
-    turn_limit: int = 200
+    turn_limit: int = DEFAULT_TURN_LIMIT
     policy: FaultPolicy = FaultPolicy()
     games: tuple[str, ...] = ()  # empty: every game the bot plays
     seats: tuple[int, ...] = ()  # empty: every table size

@@ -45,7 +45,6 @@ class Timing:
     time_bank_ms: int = 10_000
     grace_ms: int = 50  # transport allowance: a reply is a timeout once move + bank left + grace are charged
     startup_timeout_ms: int = 10_000
-    notify_timeout_ms: int = 1000
 
 
 @dataclass(slots=True)

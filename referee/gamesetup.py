@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.clock import Timing
+from referee.games.base import DEFAULT_TURN_LIMIT
 
 
 @dataclass(frozen=True)
@@ -14,4 +15,4 @@ class GameSetup:
     game: str
     num_players: int
     timing: Timing = Timing()
-    turn_limit: int = 200
+    turn_limit: int = DEFAULT_TURN_LIMIT

@@ -27,7 +27,7 @@ from referee.clock import TimeControl, Timing
 from referee.faults import BotFault, FaultKind, FaultPolicy, Forfeit, PolicyMode
 from referee.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
 from referee.games import Game, HandResult, StopTheBus, game_class
-from referee.games.base import Action, ActionKind
+from referee.games.base import DEFAULT_TURN_LIMIT, Action, ActionKind
 from referee.gamesetup import GameSetup
 from referee.printable import printable
 from referee.protocol import fault_notice, game_start
@@ -81,7 +81,7 @@ class Match:
         seed: int,
         game_id: str,
         timing: Timing = Timing(),
-        turn_limit: int = 200,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
         policy: FaultPolicy = FaultPolicy(),
         log_path: Path | None = None,
         first_dealer: int | None = None,
@@ -437,7 +437,7 @@ async def play_game(
     seed: int,
     game_id: str = "game",
     timing: Timing = Timing(),
-    turn_limit: int = 200,
+    turn_limit: int = DEFAULT_TURN_LIMIT,
     policy: FaultPolicy = FaultPolicy(),
     log_path: Path | None = None,
     bot_log_dir: Path | None = None,

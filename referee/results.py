@@ -34,6 +34,7 @@ from referee import __version__
 from referee.atomic import append_whole, replace_file, replace_json
 from referee.errors import OutputError, RefereeError
 from referee.faults import FaultKind
+from referee.seeding import SEED_RANGE
 
 if TYPE_CHECKING:
     from referee.config import League
@@ -44,7 +45,6 @@ LEAGUE_FILE = "league.json"
 LEAGUE_RECORD_VERSION = 2
 ACCEPTED, REJECTED = "accepted", "rejected"  # a ladder's verdict on a version, as league.json's submissions say
 FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
-SEED_RANGE = (-(2**63), 2**64 - 1)
 
 _KNOWN_KEYS = frozenset(
     {

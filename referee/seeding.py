@@ -172,6 +172,7 @@ def derive_seed(seed: int | str, *labels: int | str) -> int:
     return SeedStream.derive(seed, *labels).next_u64() >> 1
 
 
+SEED_RANGE = (-(2**63), 2**64 - 1)  # a seed fits 64 bits, signed or not (the league file, the records)
 SEED_COMMITMENT_PREFIX = "brag-referee-seed:"
 GUESSABLE_SEED_BELOW = 2**32  # a league seed nearer 0 than this can be found by trying them all
 

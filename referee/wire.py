@@ -228,7 +228,7 @@ _CENTRE_SLOT_FIELD: dict[tuple[int, Card | None], bytes] = {
 
 
 class RequestEncoder:
-    """Writes one game's DecisionRequests as wire bytes, equal to :func:`referee.protocol.decision_request_to_pb`'s.
+    """Writes one game's DecisionRequests as wire bytes, equal to the reference encoder's (tests/reference_encoder.py).
 
     The reference is the message built field by field from
     :meth:`Game.observation` (``fill_observation``, ``fill_events``,

@@ -361,7 +361,8 @@ def exercise_probe(bot: BotProcess, error_prefix: str) -> None:
     ``error_prefix`` is how the kit's Decision.error starts for the language's failure in decide.
     """
     from referee.games import StopTheBus  # the engine, for real requests
-    from referee.protocol import action_from_pb, decision_request_to_pb
+    from referee.protocol import action_from_pb
+    from tests.reference_encoder import decision_request_to_pb
 
     stream = StreamClient(bot)
     try:

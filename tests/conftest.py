@@ -34,7 +34,7 @@ PYTHON = sys.executable  # the virtual environment's python: it has the referee 
 # Short limits: prompt bots reply in milliseconds, and a silent bot is caught within 800 ms (move + bank + grace).
 # A roomy start-up: four bots starting at once on a loaded machine took over 3 s; the tests of a bot that never
 # listens give their own, short, start-up timeout.
-FAST = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_ms=20_000, notify_timeout_ms=500)
+FAST = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_ms=20_000)
 LEFTOVER_WAIT_SECONDS = 3.0
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from referee.cards import DECK, parse_cards
 from referee.games import Action, StopTheBus
-from referee.protocol import action_from_pb, decision_request_to_pb
+from referee.protocol import action_from_pb
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import (
     GAMES,
@@ -27,6 +27,7 @@ from tests.bot_kits import (
     missing_programs,
     run_league,
 )
+from tests.reference_encoder import decision_request_to_pb
 
 CPP_BOT = SAMPLE_BOTS / "cpp"
 ARTEFACTS = ("build",)

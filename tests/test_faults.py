@@ -32,7 +32,7 @@ SEED = 3
 BAD_SEAT = 1
 # Start-up faults need a short start-up timeout, yet long enough for a good bot on a busy machine.
 # Start-up is timed from launch: 4 s leaves a Python bot room to import gRPC on a loaded 2-core machine.
-FAST_STARTUP = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_ms=4000, notify_timeout_ms=500)
+FAST_STARTUP = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_ms=4000)
 
 
 def play_with(

@@ -19,8 +19,9 @@ from referee.botkit import BotServicer
 from referee.cards import DECK, Card, parse_cards
 from referee.games import BastardBrag, Game, Observation, Phase, StopTheBus
 from referee.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
-from referee.protocol import action_to_pb, decision_request_to_pb
+from referee.protocol import action_to_pb
 from tests.conftest import PYTHON, Bots, read_log
+from tests.reference_encoder import decision_request_to_pb
 
 SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots" / "python"
 

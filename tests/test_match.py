@@ -18,14 +18,14 @@ from referee.gamelog import verify_log
 from referee.games import game_class
 from referee.games.base import Action
 from referee.gamesetup import GameSetup
-from referee.protocol import fill_events, fill_observation
 from referee.sandbox import DEFAULT_LIMITS
 from referee.session import BotSession
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import PYTHON, Bots, play, read_log, read_recording
+from tests.reference_encoder import fill_events, fill_observation
 
 # Good bots reply in a few milliseconds; roomy limits keep a busy machine from causing faults.
-ROOMY = Timing(move_time_ms=2000, time_bank_ms=5000, grace_ms=200, startup_timeout_ms=5000, notify_timeout_ms=1000)
+ROOMY = Timing(move_time_ms=2000, time_bank_ms=5000, grace_ms=200, startup_timeout_ms=5000)
 
 
 def play_logged(bots: Bots, tmp_path: Path, game: str, specs, *, seed: int, name: str = "game.jsonl", **options):

@@ -17,7 +17,7 @@ import pytest
 
 from referee.cards import DECK, parse_cards
 from referee.games import Action, StopTheBus
-from referee.protocol import action_from_pb, decision_request_to_pb
+from referee.protocol import action_from_pb
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import (
     GAMES,
@@ -33,6 +33,7 @@ from tests.bot_kits import (
     exercise_probe,
     run_league,
 )
+from tests.reference_encoder import decision_request_to_pb
 
 NODE_BOT = SAMPLE_BOTS / "node"
 ARTEFACTS = ("node_modules",)

@@ -25,9 +25,10 @@ from referee.clock import TimeControl
 from referee.gamelog import GameLog, decision_record
 from referee.games import GAMES
 from referee.games.base import Action, ActionKind, action
-from referee.protocol import MalformedMessage, action_from_pb, action_to_pb, decision_request_to_pb, game_end_to_pb
+from referee.protocol import MalformedMessage, action_from_pb, action_to_pb
 from referee.v2 import bot_pb2 as pb
 from referee.wire import RequestEncoder, decision_from_bytes
+from tests.reference_encoder import decision_request_to_pb, game_end_to_pb
 
 # Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).
 NUMBER_STEPS = (1, 1, 1, 126, 16_255)

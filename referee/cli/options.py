@@ -11,6 +11,7 @@ from referee import sandbox
 from referee.bots import BotSpec
 from referee.clock import Timing
 from referee.errors import RefereeError
+from referee.games.base import DEFAULT_TURN_LIMIT
 
 if TYPE_CHECKING:
     Commands = argparse._SubParsersAction[argparse.ArgumentParser]  # what ``referee``'s commands are added to
@@ -54,9 +55,9 @@ def add_timing_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--turn-limit",
         type=int,
-        default=200,
+        default=DEFAULT_TURN_LIMIT,
         metavar="N",
-        help="normal turns in a hand before a forced showdown (default 200)",
+        help=f"normal turns in a hand before a forced showdown (default {DEFAULT_TURN_LIMIT})",
     )
     parser.add_argument(
         "--tcp",

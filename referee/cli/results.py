@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.site import DEFAULT_PORT
+
 if TYPE_CHECKING:
     from referee.cli.options import Commands
 
@@ -38,7 +40,7 @@ def add_serve(commands: Commands) -> None:
     serve.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )
-    serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT})")
     serve.add_argument(
         "--forwarded-allow-ips",
         default="127.0.0.1",

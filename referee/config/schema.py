@@ -20,6 +20,7 @@ from referee.gamesetup import GameSetup
 from referee.sandbox import DEFAULT_LIMITS
 from referee.schedule import Gauntlet, RoundRobin, Sampled, Sprt
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, MAX_ELO
+from referee.seeding import SEED_RANGE
 
 MANIFEST_NAME = "bot.yaml"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
@@ -27,7 +28,6 @@ NAME_RULE = 'ASCII letters (a-z, A-Z), digits, ".", "_" and "-", starting with a
 
 # The ranges of numbers (see docs/leagues.md, "Validation"):
 UINT32_MAX = 2**32 - 1  # move_time_ms, time_bank_ms and turn_limit travel in the protocol's uint32 fields
-SEED_RANGE = (-(2**63), 2**64 - 1)  # a seed fits 64 bits, signed or not
 MAX_CONCURRENCY = 1024  # games at once; each holds table_size bot processes (see docs/leagues.md)
 MAX_GAMES = 2**53 - 1  # a game's index stays exact in every JSON reader of games.jsonl
 MAX_SPECTATOR_DELAY_S = 3600.0  # an hour: a competition's broadcast delay, not a way to hide a game

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, get_args
 
 from referee import sandbox
+from referee.errors import RefereeError
 from referee.faults import BotFault, FaultKind
 from referee.freezer import Freezer, freezer_for
 from referee.printable import printable
@@ -50,6 +51,7 @@ __all__ = [
     "TRANSPORTS",
     "BotProcess",
     "BotSpec",
+    "BotSpecError",
     "Network",
     "ResourceLimits",
     "Transport",
@@ -71,6 +73,10 @@ CPU_WATCH_MIN_SECONDS = 0.02
 # How a bot is contained, as BotProcess.containment reports it.
 SANDBOXED = "bubblewrap"
 PROCESS_GROUP = "process group"
+
+
+class BotSpecError(RefereeError, ValueError):
+    """A bot cannot be set up as given: the message names the bot, the value and what is allowed."""
 
 
 @dataclass(frozen=True)
@@ -107,18 +113,26 @@ class BotSpec:
 
     def __post_init__(self) -> None:
         if self.network not in NETWORKS:
-            raise ValueError(f"{self.name}: network {self.network!r} is not one of {', '.join(NETWORKS)}")
+            raise BotSpecError(f"{self.name}: network {self.network!r} is not one of {', '.join(NETWORKS)}")
+        if self.transport not in TRANSPORTS:
+            raise BotSpecError(f"{self.name}: transport {self.transport!r} is not one of {', '.join(TRANSPORTS)}")
         if self.sandbox and self.command and self.transport == "tcp" and self.network != "host":
-            raise ValueError(
+            raise BotSpecError(
                 f"{self.name}: transport 'tcp' needs network 'host': a bot in its sandbox has no network "
                 "of its own to listen on"
             )
 
     @classmethod
     def from_command(cls, command: str | Sequence[str], name: str | None = None, **kwargs: Any) -> BotSpec:
-        argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
+        try:
+            argv = tuple(shlex.split(command)) if isinstance(command, str) else tuple(command)
+        except ValueError as error:  # shlex: an unclosed quotation, or an escape at the end
+            raise BotSpecError(f"bot command {command!r} cannot be split into words: {error}") from None
         if not argv:
-            raise ValueError("a bot command cannot be empty")
+            raise BotSpecError(
+                f"{name + ': ' if name else ''}a bot command cannot be empty; give the program and its arguments, "
+                "e.g. 'python bot.py'"
+            )
         return cls(name=name or Path(argv[-1]).stem, command=argv, **kwargs)
 
     def describe(self) -> str:
@@ -129,7 +143,7 @@ class BotSpec:
         if self.lane == 0 or not self.shared:
             return self.shared
         if self.lane > len(self.lane_copies):
-            raise ValueError(
+            raise BotSpecError(
                 f"{self.name}: lane {self.lane} has no copy of the shared folders (there are copies "
                 f"for lanes 1 to {len(self.lane_copies)})"
             )
@@ -201,7 +215,10 @@ class BotProcess:
         try:
             if bwrap is not None:
                 self.containment = SANDBOXED
-                user = sandbox.bot_user(spec.name)
+                try:
+                    user = sandbox.bot_user(spec.name)
+                except sandbox.SandboxError as error:
+                    raise BotFault(FaultKind.STARTUP, f"cannot start {spec.describe()!r}: {error}", spec.name) from None
                 shared_sources = spec.shared_sources()  # this lane's copies of the shared folders, or the folders
                 plan = sandbox.plan_sandbox(
                     spec.command,

@@ -17,6 +17,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -30,10 +31,10 @@ import pytest
 
 import referee
 from referee import sandbox
-from referee.bots import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, ResourceLimits
+from referee.bots import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, BotSpecError, ResourceLimits
 from referee.clock import Timing
 from referee.config import load_league
-from referee.errors import LeagueError
+from referee.errors import LeagueError, RefereeError
 from referee.gamesetup import GameSetup
 from referee.league import BOT_LOG_DIR, RESULTS_FILE, run_league
 from referee.session import BotSession
@@ -589,10 +590,24 @@ def test_network_host_lets_a_sandboxed_bot_reach_the_machines_network(bots: Bots
 
 
 def test_tcp_needs_the_host_network() -> None:
-    with pytest.raises(ValueError, match="transport 'tcp' needs network 'host'"):
+    with pytest.raises(BotSpecError, match="transport 'tcp' needs network 'host'"):
         BotSpec(name="listener", command=("bot",), transport="tcp")
     BotSpec(name="listener", command=("bot",), transport="tcp", network="host")
     BotSpec(name="trusted", command=("bot",), transport="tcp", sandbox=False)
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        ("", "a bot command cannot be empty; give the program and its arguments"),
+        ('python "bot.py', "bot command 'python \"bot.py' cannot be split into words: No closing quotation"),
+    ],
+)
+def test_a_command_that_is_no_command_is_a_referee_error(command: str, message: str) -> None:
+    # A RefereeError, so the command line says it in one line rather than as an internal error.
+    with pytest.raises(BotSpecError, match=re.escape(message)) as raised:
+        BotSpec.from_command(command)
+    assert isinstance(raised.value, RefereeError)
 
 
 # ----- every sample bot in its sandbox ---------------------------------------------------------------

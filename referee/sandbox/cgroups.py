@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.errors import RefereeError
 from referee.sandbox.leftovers import referee_token, remove_leftovers
 from referee.sandbox.limits import MIB, ResourceLimits
 from referee.sandbox.view import within
@@ -42,7 +43,7 @@ CGROUP_WAIT_SECONDS = 2.0  # how long stopping a bot waits for its cgroup to emp
 MEMORY_REACHED_FRACTION = 0.97
 
 
-class SandboxError(Exception):
+class SandboxError(RefereeError):
     """The sandbox or a limit cannot be set up for a bot; the message says why and what to do."""
 
 

@@ -44,6 +44,8 @@ import fcntl
 import functools
 import tempfile
 
+from referee.errors import RefereeError
+
 # fcntl commands (asm-generic/fcntl.h): locks, open-file-description locks, leases, directory notices.
 _LOCK_COMMANDS = (fcntl.F_GETLK, fcntl.F_SETLK, fcntl.F_SETLKW, 36, 37, 38)  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
 _LEASE_AND_NOTICE_COMMANDS = (1024, 1025, 1026)  # F_SETLEASE, F_GETLEASE, F_NOTIFY
@@ -69,7 +71,7 @@ IGNORED = ("fadvise64",)  # succeed without effect
 INSTALL_COMMAND = "apt-get install libseccomp2"
 
 
-class FilterUnavailable(Exception):
+class FilterUnavailable(RefereeError):
     """The filter cannot be compiled here (no libseccomp); the message says what to install."""
 
 

@@ -28,6 +28,8 @@ import pwd
 import stat
 from pathlib import Path
 
+from referee.sandbox.cgroups import SandboxError
+
 FIRST_BOT_ID = 1_900_000_000  # above the ranges systemd hands to containers (up to 1,879,048,191)
 BOT_ID_COUNT = 1 << 20
 SHARED_GROUP = FIRST_BOT_ID - 1  # the group of folders shared read-write with bots
@@ -53,7 +55,10 @@ def bot_user(name: str) -> int | None:
         if candidate not in taken and _is_free(candidate, reserved):
             _chosen[name] = candidate
             return candidate
-    raise RuntimeError(f"no free user id in {FIRST_BOT_ID}..{FIRST_BOT_ID + BOT_ID_COUNT - 1} for bot {name!r}")
+    raise SandboxError(
+        f"no free user id for bot {name!r}: every id from {FIRST_BOT_ID} to {FIRST_BOT_ID + BOT_ID_COUNT - 1} is "
+        "a user or group of this machine, another bot of this referee, or in a range of /etc/subuid or /etc/subgid"
+    )
 
 
 def _is_free(number: int, reserved: list[tuple[int, int]]) -> bool:

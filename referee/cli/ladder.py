@@ -12,6 +12,7 @@ from referee.cli.options import UsageError, concurrency, sandbox_refusal
 
 if TYPE_CHECKING:
     from referee.cli.options import Commands
+    from referee.config.schema import BotStatus
     from referee.ladder.file import Ladder
 
 
@@ -82,7 +83,7 @@ def _ladder(args: argparse.Namespace) -> int:
             raise UsageError("--add-author, --revoke-author and --authors go alone, without --withdraw or --disqualify")
         return _authors(args, ladder)
     if args.withdraw or args.disqualify:
-        status = WITHDRAWN if args.withdraw else DISQUALIFIED
+        status: BotStatus = WITHDRAWN if args.withdraw else DISQUALIFIED
         change = change_status(ladder, args.withdraw or args.disqualify, status, args.reason)
         print(f"{change.bot}: {change.status}" + (f" ({change.reason})" if change.reason else ""))
         return 0

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import append_whole
-from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN
+from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN, BotStatus
 from referee.errors import OutputError
 from referee.results import ACCEPTED, REJECTED
 from referee.schedule.base import ScheduledGame, rotation_group
@@ -61,7 +61,7 @@ class StatusChange:
     """A bot withdrawn (it plays no new game; its games count) or disqualified (its games count for no one)."""
 
     bot: str
-    status: str  # one of referee.config.schema.BOT_STATUSES
+    status: BotStatus
     reason: str = ""
     at: str = ""
     tables_drawn: int = 0  # tables drawn before the change: the next one is drawn without the bot

@@ -31,6 +31,7 @@ from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory,
 from referee.backends.base import first_error
 from referee.backends.local import LocalBackend
 from referee.config import League
+from referee.config.schema import BotStatus
 from referee.errors import LeagueError
 from referee.held_back import DealsInPlay
 from referee.ladder.draw import Played, draw_table
@@ -282,7 +283,7 @@ class LadderGames:
             self.deals.all_reached()
 
 
-def change_status(ladder: Ladder, bot: str, status: str, reason: str) -> StatusChange:
+def change_status(ladder: Ladder, bot: str, status: BotStatus, reason: str) -> StatusChange:
     """Withdraw or disqualify accepted version ``bot``: record it in ``register.jsonl`` and rewrite the records."""
     output = ladder.output
     output.mkdir(parents=True, exist_ok=True)

@@ -120,6 +120,7 @@ screenshots: $(STAMP) node-deps bubblewrap browser-deps
 demo: $(STAMP) node-deps bubblewrap
 	rm -rf results/demo
 	$(BIN)/referee run $(DEMO_LEAGUE)
+	@echo "Next: $(BIN)/referee serve results/demo, then open http://127.0.0.1:8000/ for the standings and replays"
 
 # Regenerate referee/v2/ from proto/, and copy the protocol into each kit, whose bots see only their own
 # folder (the generated code and the copies are committed; tests check they are current).

@@ -66,6 +66,8 @@ def test_a_whole_game_played_as_a_human_seat_shows_that_seat_and_plays_what_is_t
     assert terminal.exitstatus == 0, ending
 
     log = read_log(tmp_path / "game.jsonl")
+    # Each bot is named after its program and its seat: the bot after the person's seat sits at seat 2.
+    assert [name.rpartition("#")[2] for name in log[0]["players"]] == ["0", "you", "2"], log[0]["players"]
     mine = [record for record in log if record["type"] == "decision" and record["seat"] == 1]
     assert sorted(screens) == [record["n"] for record in mine], "one screen for each of the seat's decisions"
     for record in mine:

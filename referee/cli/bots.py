@@ -275,7 +275,12 @@ async def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    specs = [bot_spec(command, index, args, names[index] if names else None) for index, command in enumerate(args.bot)]
+    # A bot is named after its program and its seat: with a person at --human, the bots after it sit one seat on.
+    bot_seats = [index + (human and index >= args.human) for index in range(len(args.bot))]
+    specs = [
+        bot_spec(command, seat, args, names[index] if names else None)
+        for index, (command, seat) in enumerate(zip(args.bot, bot_seats, strict=True))
+    ]
     if len({spec.name for spec in specs}) != len(specs):
         print("referee play: two bots have the same name; give each its own with --name", file=sys.stderr)
         return 2

@@ -113,10 +113,11 @@ def timing_of(args: argparse.Namespace) -> Timing:
     )
 
 
-def bot_spec(command: str | list[str], index: int, args: argparse.Namespace, name: str | None = None) -> BotSpec:
+def bot_spec(command: str | list[str], seat: int, args: argparse.Namespace, name: str | None = None) -> BotSpec:
+    """A bot of the command line, named ``name`` or after its program and ``seat`` (``heuristic_bot#1``)."""
     spec = BotSpec.from_command(command, name=name)
     return BotSpec(
-        name=name or f"{spec.name}#{index}",
+        name=name or f"{spec.name}#{seat}",
         command=_with_referee_python(spec.command),
         **sandbox_settings(args, shared=True),
     )

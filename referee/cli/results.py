@@ -18,8 +18,13 @@ def add_seed(commands: Commands) -> None:
     seed = commands.add_parser(
         "seed",
         help="print a fresh secret league seed (64 random bits) and its commitment, to publish before the league",
+        description="Prints a fresh secret league seed (64 random bits) and its commitment. Put the seed in the "
+        "league file and keep it secret until the league is over; publish the commitment now, so that anyone can "
+        "check afterwards that the seed was chosen before the games.",
     )
-    seed.add_argument("--check", type=int, metavar="SEED", help="print the commitment of SEED instead")
+    seed.add_argument(
+        "--check", type=int, metavar="SEED", help="print the commitment of SEED instead of a fresh seed's"
+    )
     seed.set_defaults(func=_seed)
 
 

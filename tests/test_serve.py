@@ -51,16 +51,23 @@ RECORD = (
 )
 
 
+# Beside the served folder, files under the names the site publishes: served, if a path could climb out of it.
+OUTSIDE = {"leaderboard.md": "outside the folder\n", "leaderboard.json": '{"outside": true}\n'}
+
+
 @pytest.fixture
 def site(tmp_path: Path):
-    (tmp_path / "games.jsonl").write_text(RECORD.replace("r1-t001-s0", "g1"), encoding="utf-8")
-    (tmp_path / "replays").mkdir()
-    (tmp_path / "leaderboard.html").write_text("<html>first</html>", encoding="utf-8")
-    (tmp_path / "replays" / "g1.html").write_text("<html>replay</html>", encoding="utf-8")
-    (tmp_path.parent / "secret.txt").write_text("not served", encoding="utf-8")
+    folder = tmp_path / "league"
+    (folder / "replays").mkdir(parents=True)
+    (folder / "games.jsonl").write_text(RECORD.replace("r1-t001-s0", "g1"), encoding="utf-8")
+    (folder / "leaderboard.html").write_text("<html>first</html>", encoding="utf-8")
+    (folder / "leaderboard.md").write_text("inside the folder\n", encoding="utf-8")
+    (folder / "replays" / "g1.html").write_text("<html>replay</html>", encoding="utf-8")
+    for name, text in OUTSIDE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
     port = free_port()
     server = subprocess.Popen(
-        [PYTHON, "-m", "referee.cli", "serve", str(tmp_path), "--port", str(port)],
+        [PYTHON, "-m", "referee.cli", "serve", str(folder), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -68,11 +75,37 @@ def site(tmp_path: Path):
     base = f"http://127.0.0.1:{port}"
     wait_until_serving(base, "/replays/g1.html")
     try:
-        yield tmp_path, base, port, server
+        yield folder, base, port, server
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGINT)
             server.wait(timeout=10)
+
+
+def raw_get(port: int, target: str) -> tuple[int, str]:
+    """GET ``target`` exactly as written, byte for byte: no client between, to take out a ``..`` or decode a ``%2e``."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body.decode("utf-8", "replace")
+
+
+# Paths that climb out of the served folder to a file named as a published one, raw and percent-encoded.
+CLIMBING = [
+    "/../{name}",
+    "/%2e%2e/{name}",
+    "/%2E%2E/{name}",
+    "/.%2e/{name}",
+    "/..%2f{name}",
+    "/%2e%2e%2f{name}",
+    "/replays/../../{name}",
+    "/replays/%2e%2e/%2e%2e/{name}",
+    "/games/..%2f..%2f{name}",
+    "//../{name}",
+]
 
 
 def test_serves_the_folder_on_loopback_only(site) -> None:
@@ -81,8 +114,14 @@ def test_serves_the_folder_on_loopback_only(site) -> None:
     home = httpx.get(base + "/", timeout=5, follow_redirects=True)
     assert home.status_code == 200 and home.text == "<html>first</html>"  # redirected to the league's page
     assert httpx.get(base + "/replays/g1.html", timeout=5).text == "<html>replay</html>"
-    assert httpx.get(base + "/../secret.txt", timeout=5).status_code == 404
-    assert httpx.get(base + "/%2e%2e/secret.txt", timeout=5).status_code == 404
+    # The raw requests reach the server, and a published name is served from inside the folder ...
+    assert raw_get(port, "/leaderboard.md") == (200, "inside the folder\n")
+    assert raw_get(port, "/replays/../leaderboard.md") == (200, "inside the folder\n")  # climbs, but stays inside
+    # ... and never from outside it, however the climb is written.
+    for pattern in CLIMBING:
+        for name, outside in OUTSIDE.items():
+            status, body = raw_get(port, pattern.format(name=name))
+            assert status == 404 and body != outside and "outside" not in body, (pattern, name, status, body)
     server.send_signal(signal.SIGINT)
     assert server.wait(timeout=10) == 0
     assert f"at http://127.0.0.1:{port}/leaderboard.html" in server.stdout.read()

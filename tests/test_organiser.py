@@ -203,8 +203,9 @@ def test_a_change_that_would_alter_finished_games_is_refused_naming_it(tmp_path,
         tmp_path, bots, "after", rounds=change.get("rounds", 2), extra=change.get("extra", ""), entries=entries
     )
     changes = league_changes(before, after)
-    assert any(refused.startswith(message) for refused in changes.refused), changes.refused
-    assert changes.growth == [] or "rounds" not in message
+    # Refused for this change alone, and nothing of it taken as growth: a league refused grows by nothing.
+    assert len(changes.refused) == 1 and changes.refused[0].startswith(message), changes.refused
+    assert changes.growth == [], changes.growth
 
 
 def test_what_does_not_decide_results_may_change_and_growth_is_named(tmp_path, bots) -> None:
@@ -501,16 +502,19 @@ def test_failures_of_the_files_a_command_is_given_are_one_line(tmp_path: Path, b
                 str(nowhere / "log.jsonl"),
                 "--quiet",
             ],
-            None,
+            f"{nowhere / 'log.jsonl'}: no folder {nowhere} to write the game's log in; make it first",
         ),
     ]
     for argv, expected in cases:
         error = one_line_failure(run_cli(argv))
-        assert error.startswith(f"referee {argv[0]}: "), error
-        if expected is not None:
-            assert expected in error, (argv, error)
-    status, error = run_cli(["verify", str(tmp_path / "text.jsonl")])
-    assert status == 1 and "Traceback" not in error
+        assert error.startswith(f"referee {argv[0]}: {expected}"), (argv, error)
+    # A file that is text but no game log: verify's verdict, on standard output, names the line and what it holds.
+    verdict, error = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(verdict), contextlib.redirect_stderr(error):
+        status = referee_main(["verify", str(tmp_path / "text.jsonl")])
+    assert (status, error.getvalue()) == (1, "")
+    expected = f"{tmp_path / 'text.jsonl'}:1: not a log record (a JSON object with a type): 'hello'\n"
+    assert verdict.getvalue() == expected
 
 
 def test_a_results_folder_of_another_league_or_a_damaged_record_is_one_line(tmp_path: Path, bots: Bots) -> None:

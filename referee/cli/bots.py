@@ -24,7 +24,7 @@ from referee.cli.options import (
 )
 from referee.cli.process import run_interruptibly
 from referee.clock import Timing
-from referee.errors import RefereeError
+from referee.errors import OutputError, RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.resources import SAMPLE_BOT_NAMES
@@ -284,6 +284,8 @@ async def _play(args: argparse.Namespace) -> int:
     if len({spec.name for spec in specs}) != len(specs):
         print("referee play: two bots have the same name; give each its own with --name", file=sys.stderr)
         return 2
+    if args.log is not None and not args.log.parent.is_dir():  # found now, not once the game is played
+        raise OutputError(f"{args.log}: no folder {args.log.parent} to write the game's log in; make it first")
     refusal = sandbox_refusal("play", "--no-sandbox" if args.no_sandbox else None)
     if refusal:
         print(refusal, file=sys.stderr)

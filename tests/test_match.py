@@ -73,50 +73,77 @@ def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
     assert verify_log(log_path) == []
 
     def tampered(index: int, change) -> list[str]:
+        """The problems found in a copy of the log with record ``index`` changed, each without the copy's path."""
         record = dict(records[index])
         change(record)
         copy = tmp_path / f"tampered-{index}.jsonl"
         copy.write_text("\n".join([*lines[:index], json.dumps(record), *lines[index + 1 :]]) + "\n")
-        return verify_log(copy)
+        problems = verify_log(copy)
+        assert all(problem.startswith(str(copy)) for problem in problems), problems
+        return [problem.removeprefix(str(copy)) for problem in problems]
 
-    # Another legal action than the one played.
+    def line_of(problem: str) -> int:
+        return int(re.match(r":(\d+): ", problem)[1])
+
+    # Another legal action than the one played: the record itself replays, and the first record after it that
+    # the other action changes is caught (the seat's next cards, what it may do, what it drew, the hand's end).
     choice = next(i for i, record in enumerate(records) if record["type"] == "decision" and len(record["legal"]) > 1)
     other = next(act for act in records[choice]["legal"] if act != records[choice]["action"])
-    assert tampered(choice, lambda record: record.update(action=other))
-    # An action that is not legal at all.
-    assert tampered(choice, lambda record: record.update(action="knock"))
-    # A hand result with another loser.
+    first, *_ = tampered(choice, lambda record: record.update(action=other))
+    assert line_of(first) > choice + 1, first
+    assert re.match(r":\d+: (legal actions logged|seat \d held|the log says \S+ was drawn|hand result differs)", first)
+    # An action that is not legal at all: caught at its own line, with the reason, and the replay goes no further.
+    seat = records[choice]["seat"]
+    assert tampered(choice, lambda record: record.update(action="knock")) == [
+        f":{choice + 1}: cannot replay this decision record: seat {seat}: illegal action 'knock': 'knock' is not an "
+        "action of Stop the Bus; allowed: draw, take, discard CARD, stop, pass",
+        ": the log ends before the game does",
+    ]
+    # A hand result with another loser: that record alone.
     hand = next(i for i, record in enumerate(records) if record["type"] == "hand")
     innocent = next(seat for seat in range(3) if seat != records[hand]["loser"])
-    assert any("hand result differs" in problem for problem in tampered(hand, lambda r: r.update(loser=innocent)))
-    # The revealed cards of a hand (a new dict: the records are shared by the tamperings).
+    (problem,) = tampered(hand, lambda r: r.update(loser=innocent))
+    assert problem.startswith(f":{hand + 1}: hand result differs: logged "), problem
+    assert f"'loser': {innocent}" in problem.split("engine gives")[0]
+    assert f"'loser': {records[hand]['loser']}" in problem.split("engine gives")[1]
+    # The revealed cards of a hand (a new dict: the records are shared by the tamperings): that record alone,
+    # the false cards logged and the true ones the engine's.
     seat, cards = next(iter(records[hand]["hands"].items()))
     swapped = "2C 3D 4H" if cards != "2C 3D 4H" else "2D 3D 4H"
-    assert tampered(hand, lambda record: record.update(hands={**record["hands"], seat: swapped}))
-    # A deal with other cards than the seed deals.
+    (problem,) = tampered(hand, lambda record: record.update(hands={**record["hands"], seat: swapped}))
+    assert problem.startswith(f":{hand + 1}: hand result differs: logged "), problem
+    logged, engine = problem.split("engine gives")
+    assert f"'{seat}': '{swapped}'" in logged and f"'{seat}': '{cards}'" in engine, problem
+    # A deal with other cards than the seed deals: that record, and the play goes on from the true deal.
     deal = next(i for i, record in enumerate(records) if record["type"] == "deal")
     first_seat = next(iter(records[deal]["hands"]))
-    assert any(
-        "deal differs" in problem
-        for problem in tampered(deal, lambda r: r.update(hands={**r["hands"], first_seat: swapped}))
-    )
-    # A drawn card other than the stock's top.
+    (problem,) = tampered(deal, lambda r: r.update(hands={**r["hands"], first_seat: swapped}))
+    assert problem.startswith(f":{deal + 1}: deal differs: logged "), problem
+    # A drawn card other than the stock's top: that record alone.
     draw = next(i for i, record in enumerate(records) if record["type"] == "decision" and "drew" in record)
     wrong_card = "2C" if records[draw]["drew"] != "2C" else "2D"
-    assert any("was drawn" in problem for problem in tampered(draw, lambda r: r.update(drew=wrong_card)))
-    # The final placements.
+    drawn = records[draw]["drew"]
+    assert tampered(draw, lambda r: r.update(drew=wrong_card)) == [
+        f":{draw + 1}: the log says {wrong_card} was drawn; the engine drew {drawn}"
+    ]
+    # The final placements: the last record alone.
     reordered = list(reversed(records[-1]["placements"]))
     end = len(records) - 1
-    assert any("placements" in problem for problem in tampered(end, lambda r: r.update(placements=reordered)))
+    assert tampered(end, lambda r: r.update(placements=reordered)) == [
+        f":{end + 1}: placements logged {reordered}, engine gives {records[-1]['placements']}"
+    ]
 
     # A log cut short, a line that is not JSON, a record without a field: reported, not raised.
     cut = tmp_path / "cut.jsonl"
     cut.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
-    assert any("ends before the game does" in problem for problem in verify_log(cut))
+    assert verify_log(cut) == [f"{cut}: the log ends before the game does"]
     broken = tmp_path / "broken.jsonl"
     broken.write_text("\n".join([*lines[:choice], '{"type": "decision", ', *lines[choice + 1 :]]) + "\n")
-    assert any("not a log record" in problem for problem in verify_log(broken))
-    assert any("missing field 'action'" in problem for problem in tampered(choice, lambda record: record.pop("action")))
+    assert verify_log(broken)[0] == (
+        f'{broken}:{choice + 1}: not a log record (a JSON object with a type): \'{{"type": "decision",\''
+    )
+    missing = tampered(choice, lambda record: record.pop("action"))
+    assert missing[0] == f":{choice + 1}: cannot replay this decision record: missing field 'action'", missing
 
     # `referee verify` says the same, with its exit status.
     verify = [PYTHON, "-m", "referee.cli", "verify"]

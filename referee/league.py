@@ -30,7 +30,7 @@ from referee.config import League, league_identity
 from referee.errors import OutputError
 from referee.held_back import DealsInPlay
 from referee.lanes import with_lane_copies
-from referee.publish import write_leaderboards
+from referee.publish.files import write_leaderboards
 from referee.publish.live import LiveSite
 from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read_records: for tools that import them here
     LEAGUE_FILE,

@@ -1,7 +1,10 @@
 """The statistics of results: two bots compared deal by deal, and a sequential test.
 
-Pure functions and values: no I/O, no clock, no random state. The figures
-and why they are computed this way are explained in ``docs/statistics.md``.
+Pure functions and values: no I/O, no clock, no random state. Numbers and
+records only: what a person reads of them (an interval as text, which bot
+the games put first, a test's verdict in words) is :mod:`referee.publish.text`'s.
+The figures and why they are computed this way are explained in
+``docs/statistics.md``.
 
 The words used here:
 
@@ -584,42 +587,6 @@ class SequentialTest:
         """The comparison of A with B over the deals added so far."""
         return self._tally.comparison(level)
 
-    def summary(self, bot: str = "A", other: str = "B") -> str:
-        """One paragraph: the verdict, which bot is stronger and how sure that is."""
-        lower, upper = self.bounds
-        h0, h1 = self._describe(self.h0), self._describe(self.h1)
-        progress = f"{self.deals} deals ({self.games} games)"
-        if self._verdict is Verdict.ACCEPT_H1:
-            verdict = (
-                f"H1 accepted after {self._decided_after} deals: the log-likelihood ratio reached the upper bound "
-                f"{upper:.2f}, so the results favour {h1} over {h0} (this verdict comes out of a true {h0} "
-                f"at most {self.alpha:.0%} of the time)."
-            )
-        elif self._verdict is Verdict.ACCEPT_H0:
-            verdict = (
-                f"H0 accepted after {self._decided_after} deals: the log-likelihood ratio reached the lower bound "
-                f"{lower:.2f}, so the results favour {h0} over {h1} (this verdict comes out of a true {h1} "
-                f"at most {self.beta:.0%} of the time)."
-            )
-        else:
-            verdict = (
-                f"No verdict yet after {progress}: the log-likelihood ratio {self._llr:.2f} lies between the "
-                f"bounds {lower:.2f} and {upper:.2f} ({h0} against {h1})."
-            )
-        comparison = self._tally.comparison()
-        rate, elo, los = comparison.above_rate, comparison.elo, comparison.los
-        if rate is None or elo is None or los is None or comparison.score_difference is None:
-            return verdict
-        return (
-            f"{verdict} Over {progress}, {bot} finished above {other} in {rate.estimate:.1%} "
-            f"of their games ({format_elo(elo)}, {CONFIDENCE:.0%} interval) and their mean scores "
-            f"differed by {format_interval(comparison.score_difference, '{:+.3f}')}; "
-            f"{stronger_bot_sentence(bot, other, los)}"
-        )
-
-    def _describe(self, value: float) -> str:
-        return describe_hypothesis(self.measure, value)
-
     def _mean_of(self, hypothesis: float) -> float:
         """A hypothesis as the mean of the per-deal value, which lies in 0..1."""
         if self.measure is Measure.ELO:
@@ -725,37 +692,14 @@ def _solve_theta(values: list[float], shares: list[float], mean: float, start: f
     return theta
 
 
-# ----- text ----------------------------------------------------------------------------
-
-
-def format_interval(interval: Interval, form: str = "{:.3f}") -> str:
-    """``estimate [low, high]`` in ``form``; infinite ends as -inf and +inf."""
-    return f"{_number(interval.estimate, form)} [{_number(interval.low, form)}, {_number(interval.high, form)}]"
+# ----- a hypothesis's text form ----------------------------------------------------------------
 
 
 def describe_hypothesis(measure: Measure, value: float) -> str:
-    """A hypothesis of a sequential test as text: ``elo +10``, ``elo 0``, ``score difference -0.05``."""
+    """A hypothesis of a sequential test in its text form: ``elo +10``, ``elo 0``, ``score difference -0.05``.
+
+    The form a league file's duel and its verdict name it by; the sentences around the figures are
+    :mod:`referee.publish.text`'s.
+    """
     number = f"{value:+g}" if value else "0"
     return f"elo {number}" if measure is Measure.ELO else f"score difference {number}"
-
-
-def stronger_bot_sentence(bot: str, other: str, los: float) -> str:
-    """Which bot the likelihood of superiority (``bot`` over ``other``) favours, and how strongly."""
-    if los == 0.5:
-        return f"neither {bot} nor {other} is favoured."
-    stronger, likelihood = (bot, los) if los > 0.5 else (other, 1.0 - los)
-    return f"{stronger} is the stronger bot with likelihood {likelihood:.1%}."
-
-
-def format_elo(elo: Interval) -> str:
-    """An Elo difference and its interval, whole Elo, with signs."""
-    return f"elo {format_interval(elo, '{:+.0f}')}"
-
-
-def _number(value: float, form: str) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    text = form.format(value)
-    if text.startswith("-") and not any(digit in text for digit in "123456789"):
-        text = ("+" if "+" in form else "") + text[1:]  # no "-0" for a value that rounds to zero
-    return text

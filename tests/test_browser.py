@@ -24,7 +24,8 @@ from referee.cards import Card
 from referee.gamelog import read_log
 from referee.ladder.history import WITHDRAWN
 from referee.ladder.run import change_status
-from referee.publish import _utc_minute, html_leaderboard, write_leaderboards
+from referee.publish import html_leaderboard, write_leaderboards
+from referee.publish.text import utc_minute
 from referee.results import read_games
 from referee.standings import compute_standings, folder_standings
 
@@ -219,8 +220,8 @@ def test_every_time_on_a_seasons_page_is_written_one_way(page, tmp_path: Path) -
     # The day of the games, the ladder's verdicts and its changes: to the minute, in UTC, written as leaderboard.md does.
     assert " \u00b7 2026-12-03 07:34\u201307:39 UTC \u00b7 " in page.text_content("#settings")
     assert page.text_content("#submissions tr[data-bot='newcomer-v2'] td:nth-child(4)") == "2026-01-02 10:00 UTC"
-    assert f"{_utc_minute(change.at)}: bob-v1 withdrawn (asked by its author)" in page.text_content("#season")
-    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", _utc_minute(change.at))
+    assert f"{utc_minute(change.at)}: bob-v1 withdrawn (asked by its author)" in page.text_content("#season")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", utc_minute(change.at))
     standings_now, _ = folder_standings(output)
     write_leaderboards(standings_now, output, "season", live=True)
     page.reload()

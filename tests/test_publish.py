@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from referee import publish
+from referee import atomic
 from referee.cli import main
 from referee.publish import comparison_text, console_table, write_leaderboards
 from referee.publish.league_page import page_data_of
@@ -259,7 +259,7 @@ def test_failed_replacement_keeps_the_old_file_and_removes_the_temporary(tmp_pat
             raise OSError(f"disk full while replacing {destination}")
         real_replace(source, destination)
 
-    monkeypatch.setattr(publish.os, "replace", failing_replace)
+    monkeypatch.setattr(atomic.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         write_leaderboards(standings, tmp_path, "New title")
     assert (tmp_path / "leaderboard.json").read_bytes() == old_json
@@ -330,6 +330,24 @@ def test_comparison_text_gives_counts_intervals_and_the_stronger_bot():
     idle = compute_standings(records, bots=["alpha", "beta", "idle"])
     assert comparison_text("idle", "alpha", idle.comparison("idle", "alpha")) == "idle and alpha shared no game."
     assert "\x1b" not in comparison_text("evil\x1b[2J", "alpha", idle.comparison("idle", "alpha"))
+
+
+def test_comparison_text_names_no_stronger_bot_while_the_elo_interval_spans_zero():
+    # alpha above in 6 of 10 games: the likelihood of superiority leans its way, the interval does not decide.
+    records = []
+    for index in range(10):
+        seats = ["alpha", "beta"] if index % 2 else ["beta", "alpha"]
+        winner = "alpha" if index < 6 else "beta"
+        placements = [seats.index(winner), seats.index("beta" if winner == "alpha" else "alpha")]
+        records.append({"index": index, "game_id": f"g{index}", "seats": seats, "placements": placements})
+    comparison = compute_standings(records).comparison("alpha", "beta")
+    assert comparison.elo.low < 0 < comparison.elo.high and comparison.los > 0.5
+    last = comparison_text("alpha", "beta", comparison).splitlines()[-1]
+    assert last == (
+        f"  likelihood of superiority: {comparison.los:.1%}; the order of alpha and beta is not established: "
+        "the elo interval spans 0."
+    )
+    assert "stronger" not in comparison_text("beta", "alpha", comparison.swapped())
 
 
 def write_results(directory, records, bots):

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.publish.text import sequential_test_text
 from referee.standings import compute_standings
 from referee.stats import (
     MIN_ADJUSTED_DEALS,
@@ -415,13 +416,13 @@ def test_the_verdict_is_fixed_at_the_first_crossing():
     assert test.verdict is Verdict.ACCEPT_H1 and test.decided_after == decided and test.deals == decided + 40
 
 
-def test_summary_says_which_bot_is_stronger_and_how_sure():
+def test_the_paragraph_of_a_test_says_which_bot_is_stronger_and_how_sure():
     test = SequentialTest.for_elo(0, 50)
-    assert "No verdict yet after 0 deals" in test.summary("alice", "bob")
+    assert "No verdict yet after 0 deals" in sequential_test_text(test, "alice", "bob")
     while test.verdict is Verdict.CONTINUE:
         test.add(DealOutcome(3, 3, 2.0))
         test.add(DealOutcome(3, 1, -0.5))
-    text = test.summary("alice", "bob")
+    text = sequential_test_text(test, "alice", "bob")
     assert text.startswith(f"H1 accepted after {test.decided_after} deals")
     assert f"Over {test.deals} deals ({test.games} games)" in text
     assert "favour elo +50 over elo 0" in text and "at most 5%" in text
@@ -429,7 +430,7 @@ def test_summary_says_which_bot_is_stronger_and_how_sure():
     losing = SequentialTest.for_score_difference(0.0, 0.1)
     while losing.verdict is Verdict.CONTINUE:
         losing.add(DealOutcome(3, 0, -1.5))
-    text = losing.summary("alice", "bob")
+    text = sequential_test_text(losing, "alice", "bob")
     assert text.startswith("H0 accepted") and "favour score difference 0 over score difference +0.1" in text
     assert "bob is the stronger bot" in text
 

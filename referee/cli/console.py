@@ -23,7 +23,8 @@ from referee.cli.process import describe_os_error, run_interruptibly
 from referee.duel import DuelState, DuelWatch
 from referee.errors import OutputError, RefereeError
 from referee.league import RunPlan, RunSummary, run_league
-from referee.publish import console_table, duel_lines, faults_text
+from referee.publish.console import console_table
+from referee.publish.text import duel_lines, faults_text
 from referee.results import RESULTS_FILE, count_games
 from referee.schedule.sprt import Sprt
 from referee.standings import Standings, folder_luck, folder_standings

@@ -112,7 +112,7 @@ def _ladder(args: argparse.Namespace) -> int:
 def _print_standings(output: Path) -> None:
     """The ladder's standings as a table, where it has any."""
     from referee.errors import RefereeError
-    from referee.publish import console_table
+    from referee.publish.console import console_table
     from referee.standings import folder_standings
 
     try:

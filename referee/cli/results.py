@@ -119,8 +119,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     """Print the standings of a results folder (and a duel's verdict); with ``--write``, write its files again."""
     from referee.duel_state import duel_report
-    from referee.publish import console_table, duel_lines, write_leaderboards
+    from referee.publish.console import console_table
+    from referee.publish.files import write_leaderboards
     from referee.publish.live import rebuild_replays
+    from referee.publish.text import duel_lines
     from referee.results import RESULTS_FILE, read_games
     from referee.standings import folder_standings
 
@@ -147,13 +149,13 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from referee.publish import comparison_text
+    from referee.publish.text import comparison_text
     from referee.standings import folder_standings
 
     standings, _ = folder_standings(args.directory)
     print(comparison_text(args.bot, args.other, standings.comparison(args.bot, args.other)))
     if args.adjust_for_luck:
-        from referee.publish import luck_adjusted_text
+        from referee.publish.text import luck_adjusted_text
         from referee.results import RESULTS_FILE, read_games
         from referee.standings import folder_luck, luck_adjusted
 

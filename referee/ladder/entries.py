@@ -35,7 +35,7 @@ from referee.config.bots import hide_from_each_other
 from referee.errors import LeagueError
 from referee.ladder.file import Ladder
 from referee.ladder.history import ACCEPTED, ACTIVE, REJECTED, Judged, Register
-from referee.publish import public_text
+from referee.publish.redaction import public_text
 from referee.seeding import derive_seed
 from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
 

@@ -33,7 +33,8 @@ from referee.errors import OutputError
 from referee.faults import without_bot_words
 from referee.gamelog import read_log
 from referee.held_back import held_back
-from referee.publish import ABSOLUTE_PATH, STRENGTH_DIGITS, public_text
+from referee.publish.redaction import ABSOLUTE_PATH, public_text
+from referee.publish.rounding import STRENGTH_DIGITS
 from referee.ranking import strengths_after
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment

@@ -49,7 +49,7 @@ def write_replay_for(output: Path, game_id: str) -> Path:
 
 def write_live_leaderboard(output: Path, scheduled: int | None) -> None:
     """Write the leaderboard files of a running league from its results (a page that refreshes itself)."""
-    from referee.publish import write_leaderboards
+    from referee.publish.files import write_leaderboards
     from referee.standings import folder_standings
 
     standings, league = folder_standings(output)

@@ -27,6 +27,9 @@ from referee.v2 import bot_pb2 as pb
 from tests.processes import marked_processes
 
 ROOT = Path(__file__).resolve().parent.parent
+# A bot's sandbox shows the referee package it runs from, but a sandboxed bot's environment is clean, and an
+# editable install points at the main checkout: from a worktree (PYTHONPATH=the worktree), the bots are told too.
+PYTHONPATH_OF_BOTS = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
 BAD_BOTS = ROOT / "tests" / "bad_bots"
 SAMPLE_BOTS = ROOT / "sample_bots" / "python"
 PYTHON = sys.executable  # the virtual environment's python: it has the referee package installed
@@ -107,7 +110,7 @@ class Bots:
         return BotSpec(
             name=name,
             command=tuple(command),
-            env={"REFEREE_TEST_MARKER": self.marker},
+            env={"REFEREE_TEST_MARKER": self.marker, **PYTHONPATH_OF_BOTS},
             transport=transport,
             network="host" if transport == "tcp" else "none",
             shared=recording_folders(command),

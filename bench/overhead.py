@@ -217,11 +217,12 @@ async def open_streams(table: Table) -> None:
     handshake = pb.PlayRequest(sequence=1, handshake=pb.Handshake(protocol_versions=[2])).SerializeToString()
     with thawed(table.bots):
         for bot in table.bots:
-            call = bot.channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
+            channel = bot.transport.channel  # the session's own channel (a GrpcTransport's), so the same options
+            call = channel.stream_stream(PLAY_METHOD)()  # bytes in, bytes out
             await call.write(handshake)
             await call.read()
             table.streams.append(call)
-            table.unary_calls.append(bot.channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
+            table.unary_calls.append(channel.unary_unary(UNARY_METHOD))  # bytes in, bytes out
     table.stream_requests = [
         (seat, play_request(2, pb.PlayRequest.DECISION_REQUEST_FIELD_NUMBER, data)) for seat, data in table.requests
     ]

@@ -34,7 +34,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,58 @@ def lag_monitor() -> LagMonitor:
             del _MONITORS[old]
         monitor = _MONITORS[loop] = LagMonitor()
     return monitor
+
+
+class Timer(Protocol):
+    """A callback a :class:`Clock` will run, until cancelled (an :class:`asyncio.TimerHandle` is one)."""
+
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    """The time a bot session reads and the deadlines it waits on: a part it is given, so that a test can
+    drive a decision's races on a clock of its own (:class:`referee.testing.FakeClock`).
+
+    The session's other waits (a write, the handshake, the close) stay on the event loop's own time: they
+    end a bot that stopped answering altogether, and no race is run on them.
+    """
+
+    def now(self) -> float:
+        """A reading in seconds, on the :func:`time.perf_counter` scale: only differences mean anything."""
+        ...
+
+    def call_later(self, delay: float, callback: Callable[..., None], *args: Any) -> Timer:
+        """Run ``callback(*args)`` once ``delay`` seconds have passed."""
+        ...
+
+    def lag_before(self, now: float, since: float) -> float:
+        """How late the referee was running as ``now`` came, looking no further back than ``since``
+        (see :meth:`LagMonitor.lag_before`): time no reply read at ``now`` is charged for."""
+        ...
+
+
+class LoopClock:
+    """The real :class:`Clock`: :func:`time.perf_counter`, the running loop's timers, its lag monitor.
+
+    Made on a running loop; :meth:`close` when done with it (the loop's lag monitor stops with its last user).
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._lag = lag_monitor()
+        self._lag.start()
+
+    def now(self) -> float:
+        return time.perf_counter()
+
+    def call_later(self, delay: float, callback: Callable[..., None], *args: Any) -> asyncio.TimerHandle:
+        return self._loop.call_later(delay, callback, *args)
+
+    def lag_before(self, now: float, since: float) -> float:
+        return self._lag.lag_before(now, since)
+
+    def close(self) -> None:
+        self._lag.stop()
 
 
 def charged_seconds(wall: float, cpu: float | None, stall: float | None, lag: float) -> float:

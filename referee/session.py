@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ import grpc.aio
 from google.protobuf.message import DecodeError
 
 from referee.bots import ADDRESS_VARIABLE, BotProcess, BotSpec
-from referee.clock import LagMonitor, TimeControl, charged_seconds, lag_monitor
+from referee.clock import Clock, LoopClock, TimeControl, Timer, charged_seconds
 from referee.faults import COULD_NOT_DECIDE, NOT_SERVED, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
 from referee.freezer import OffMove
 from referee.games.base import Action
@@ -96,7 +95,7 @@ class _Pending:
         self.usage: tuple[int, int] | None = None
         self.move_s = move_s
         self.limit_s = limit_s
-        self.timer: asyncio.TimerHandle | None = None
+        self.timer: Timer | None = None
         self.settled = False  # its times are recorded (by the deadline, for a timeout)
         self.wall_s = self.charged_s = 0.0
 
@@ -146,20 +145,173 @@ class Player(Protocol):
     ) -> Reply: ...
 
 
+class Stream(Protocol):
+    """The bot's Play stream as a session uses it: PlayRequests' bytes out, PlayResponses' bytes in.
+
+    A ``grpc.aio`` stream-stream call without serializers is one; :class:`referee.testing.FakeStream`,
+    which a test scripts message by message, is another. A stream that breaks raises
+    :class:`grpc.aio.AioRpcError` (its final status) from :meth:`read` and :meth:`write`.
+    """
+
+    async def write(self, request: bytes) -> None: ...
+
+    async def read(self) -> object:
+        """The next message's bytes, or :data:`grpc.aio.EOF` once the bot has ended its side."""
+        ...
+
+    async def done_writing(self) -> None:
+        """End the referee's side: the bot sees the stream end, and may end its own."""
+        ...
+
+    def cancel(self) -> bool: ...
+
+
+class Transport(Protocol):
+    """How a session reaches its bot once the process is launched: :class:`GrpcTransport`, or a test's fake."""
+
+    async def open(self, timeout: float) -> Stream:
+        """Wait (at most ``timeout`` seconds) until the bot listens, and open its Play stream; raise a
+        ``startup`` :class:`BotFault` if it does not listen."""
+        ...
+
+    async def play_refusal(self) -> str | None:
+        """How the bot refuses a Play stream (``UNIMPLEMENTED: ...``: a v1 bot), or None if it does not."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class GrpcTransport:
+    """The real :class:`Transport`: a ``grpc.aio`` channel to the bot's address and the Play call on it.
+
+    A failure to connect is named from what the process did meanwhile (it
+    exited, hit a limit, listens without speaking gRPC), so it is given the process.
+    """
+
+    def __init__(self, process: BotProcess) -> None:
+        self.process = process
+        self.channel: grpc.aio.Channel | None = None
+
+    async def open(self, timeout: float) -> Stream:
+        address = self.process.address
+        assert address is not None  # launched: the bot's address is known
+        self.channel = grpc.aio.insecure_channel(
+            address,
+            options=[
+                ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
+                ("grpc.enable_retries", 0),
+                ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
+                ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
+                # No bandwidth probes: each is a ping, which a bot frozen off move would leave unanswered,
+                # and gRPC closes a connection whose ping goes unanswered for a minute.
+                ("grpc.http2.bdp_probe", 0),
+            ],
+        )
+        await self._wait_ready(timeout)
+        # No serializers: requests go as the bytes referee.protocol makes, replies come as bytes
+        # the session parses, so a reply that does not parse is a fault it can name.
+        call: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
+        return call
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            channel, self.channel = self.channel, None
+            with contextlib.suppress(Exception):
+                await channel.close(grace=None)
+
+    async def _wait_ready(self, timeout: float) -> None:
+        assert self.channel is not None  # opened by open()
+        ready = asyncio.ensure_future(self.channel.channel_ready())
+        waiters: set[asyncio.Future[Any]] = {ready}
+        exited: asyncio.Future[int] | None = None
+        process = self.process.process
+        if process is not None:
+            exited = asyncio.ensure_future(process.wait())
+            waiters.add(exited)
+        try:
+            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waiters:
+                task.cancel()
+        if ready in done and not ready.cancelled():
+            return
+        # The address the bot was given, as it sees it (in its sandbox, not the host's path to the socket).
+        address = f"{self.process.bot_address} (its {ADDRESS_VARIABLE})"
+        hint = self.process.log_hint()
+        if exited is not None and exited in done:
+            ended = "was" if self.process.killed_by_signal() else "exited with"
+            detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
+            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + hint, self.process.spec.name)
+        hits = self.process.limits_hit()
+        if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
+            raise BotFault(
+                FaultKind.STARTUP,
+                f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint,
+                self.process.spec.name,
+            )
+        if self.process.accepts_connections():
+            raise BotFault(
+                FaultKind.STARTUP,
+                f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
+                f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
+                self.process.spec.name,
+            )
+        raise BotFault(
+            FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.process.spec.name
+        )
+
+    async def play_refusal(self) -> str | None:
+        """How the bot's server refuses Play (``UNIMPLEMENTED: ...``), asked on a fresh call that sends nothing;
+        None if it does not refuse it.
+
+        A v1 bot refuses the stream at once, but a handshake written at that
+        moment can fail first, and gRPC then ends the call with INTERNAL
+        instead: this second call, which writes nothing, cannot race.
+        """
+        assert self.channel is not None  # opened by open()
+        probe: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
+        try:
+            async with asyncio.timeout(V1_PROBE_SECONDS):
+                code = await probe.code()
+                details = await probe.details()
+        except (TimeoutError, grpc.aio.AioRpcError):
+            return None  # it serves Play (or is too far gone to say): the stream's own fault stands
+        finally:
+            probe.cancel()
+        return _status_text(code, details) if code is grpc.StatusCode.UNIMPLEMENTED else None
+
+
 class BotSession:
-    """One bot: its process (see :mod:`referee.bots`) and the v2 stream the referee talks to it on."""
+    """One bot: its process (see :mod:`referee.bots`) and the v2 stream the referee talks to it on.
+
+    The stream comes from a :class:`Transport` and the decisions are timed on a
+    :class:`~referee.clock.Clock`, both parts a session may be given: by
+    default the real ones (:class:`GrpcTransport`, :class:`~referee.clock.LoopClock`);
+    :mod:`referee.testing` has fakes that play a decision's races in memory.
+    """
 
     _loop: asyncio.AbstractEventLoop  # the loop the session runs on, from start() on
+    _clock: Clock  # what decisions are timed on, from start() on
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None, log_cap: int | None = None) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        log_path: Path | None = None,
+        log_cap: int | None = None,
+        *,
+        transport: Transport | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self.process = BotProcess(spec, log_path, log_cap)
         self.spec = spec
-        self.channel: grpc.aio.Channel | None = None
+        self.transport: Transport = transport if transport is not None else GrpcTransport(self.process)
+        self._given_clock = clock
+        self._loop_clock: LoopClock | None = None  # the real clock, made (and closed) here when none is given
         self.handshake_response: pb.HandshakeResponse | None = None
         self.healthy = True  # false after a fault that may leave the bot wedged: a timeout, a crash
         self.late_replies = 0  # replies to decisions that had already ended (a fault, or answered already), dropped
         self.unasked_replies = 0  # replies when no decision was asked, dropped
-        self._call: grpc.aio.StreamStreamCall[bytes, bytes] | None = None
+        self._call: Stream | None = None
         self._reader: asyncio.Task[None] | None = None
         self._sequence = 0
         self._pending: _Pending | None = None
@@ -167,7 +319,6 @@ class BotSession:
         # Decisions of this game asked of this bot that have ended (answered, or a fault): a reply to one is late.
         self._ended: set[int] = set()
         self._broken: BotFault | None = None  # set once the stream is gone
-        self._lag: LagMonitor | None = None
         self._closing = False
         self._outbox: deque[tuple[int, bytes]] = deque()  # notices to send: (PlayRequest field, message bytes)
         self._sending: asyncio.Task[None] | None = None  # the task writing the outbox while it is not empty, or None
@@ -203,28 +354,13 @@ class BotSession:
         after stopping whatever was started.
         """
         self._loop = asyncio.get_running_loop()
-        self._lag = lag_monitor()
-        self._lag.start()
+        if self._given_clock is not None:
+            self._clock = self._given_clock
+        else:
+            self._clock = self._loop_clock = LoopClock()
         try:
             await self.process.launch()
-            address = self.process.address
-            assert address is not None  # launched: the bot's address is known
-            self.channel = grpc.aio.insecure_channel(
-                address,
-                options=[
-                    ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
-                    ("grpc.enable_retries", 0),
-                    ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
-                    ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
-                    # No bandwidth probes: each is a ping, which a bot frozen off move would leave unanswered,
-                    # and gRPC closes a connection whose ping goes unanswered for a minute.
-                    ("grpc.http2.bdp_probe", 0),
-                ],
-            )
-            await self._wait_ready(setup.timing.startup_timeout_ms / 1000)
-            # No serializers: requests go as the bytes referee.protocol makes, replies come as bytes
-            # this class parses, so a reply that does not parse is a fault it can name.
-            self._call = self.channel.stream_stream(PLAY_METHOD)()
+            self._call = await self.transport.open(setup.timing.startup_timeout_ms / 1000)
             self._reader = self._loop.create_task(self._read_stream())
             await self._handshake(setup)
             if self.process.freezer is not None:
@@ -235,45 +371,6 @@ class BotSession:
         except BaseException:
             await self.stop()
             raise
-
-    async def _wait_ready(self, timeout: float) -> None:
-        assert self.channel is not None  # opened by start()
-        ready = asyncio.ensure_future(self.channel.channel_ready())
-        waiters: set[asyncio.Future[Any]] = {ready}
-        exited: asyncio.Future[int] | None = None
-        process = self.process.process
-        if process is not None:
-            exited = asyncio.ensure_future(process.wait())
-            waiters.add(exited)
-        try:
-            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in waiters:
-                task.cancel()
-        if ready in done and not ready.cancelled():
-            return
-        # The address the bot was given, as it sees it (in its sandbox, not the host's path to the socket).
-        address = f"{self.process.bot_address} (its {ADDRESS_VARIABLE})"
-        hint = self.process.log_hint()
-        if exited is not None and exited in done:
-            ended = "was" if self.process.killed_by_signal() else "exited with"
-            detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
-            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + hint, self.name)
-        hits = self.process.limits_hit()
-        if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
-            raise BotFault(
-                FaultKind.STARTUP,
-                f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint,
-                self.name,
-            )
-        if self.process.accepts_connections():
-            raise BotFault(
-                FaultKind.STARTUP,
-                f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
-                f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
-                self.name,
-            )
-        raise BotFault(FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.name)
 
     async def _handshake(self, setup: GameSetup) -> None:
         request = handshake_message(setup)
@@ -289,7 +386,7 @@ class BotSession:
         except BotFault as fault:
             refusal = None
             if fault.kind is FaultKind.CRASH and not self.process.has_exited():
-                refusal = await self._play_refusal()
+                refusal = await self.transport.play_refusal()
             if refusal is not None:
                 raise _v1_fault(self.name, refusal) from None
             raise BotFault(FaultKind.HANDSHAKE, fault.detail, self.name) from None
@@ -309,26 +406,6 @@ class BotSession:
         if GAME_TO_PB[setup.game] not in response.games:
             games = ", ".join(GAME_FROM_PB.get(game, str(game)) for game in response.games) or "none"
             raise BotFault(FaultKind.HANDSHAKE, f"does not play {setup.game} (it plays: {games})", self.name)
-
-    async def _play_refusal(self) -> str | None:
-        """How the bot's server refuses Play (``UNIMPLEMENTED: ...``), asked on a fresh call that sends nothing;
-        None if it does not refuse it.
-
-        A v1 bot refuses the stream at once, but a handshake written at that
-        moment can fail first, and gRPC then ends the call with INTERNAL
-        instead: this second call, which writes nothing, cannot race.
-        """
-        assert self.channel is not None  # opened by start()
-        probe: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
-        try:
-            async with asyncio.timeout(V1_PROBE_SECONDS):
-                code = await probe.code()
-                details = await probe.details()
-        except (TimeoutError, grpc.aio.AioRpcError):
-            return None  # it serves Play (or is too far gone to say): the stream's own fault stands
-        finally:
-            probe.cancel()
-        return _status_text(code, details) if code is grpc.StatusCode.UNIMPLEMENTED else None
 
     # ----- writing -------------------------------------------------------------------
 
@@ -419,7 +496,7 @@ class BotSession:
             off_move.on_move()  # thawed before anything is sent: notices waiting in its socket are read now
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
-        started = time.perf_counter()
+        started = self._clock.now()
         pending = self._pending = _Pending(
             number, loop.create_future(), started, clock.move_time_ms / 1000, clock.limit_ms / 1000
         )
@@ -431,14 +508,14 @@ class BotSession:
                     await self._write(_DECISION_REQUEST_FIELD, request)
             # Read after the write, while the bot thinks: this costs the round trip nothing.
             pending.usage = self.process.usage()
-            pending.timer = loop.call_at(loop.time() + pending.limit_s, self._on_deadline, pending)
+            pending.timer = self._clock.call_later(pending.limit_s, self._on_deadline, pending)
             if while_waiting is not None:
                 while_waiting()
             chosen = await pending.waiter
         except TimeoutError:
             self.healthy = False
             self._ended.add(number)
-            self._settle_times(pending, time.perf_counter())
+            self._settle_times(pending, self._clock.now())
             return pending.reply(
                 None,
                 BotFault(
@@ -449,7 +526,7 @@ class BotSession:
             )
         except BotFault as fault:
             self._ended.add(number)
-            self._settle_times(pending, time.perf_counter())
+            self._settle_times(pending, self._clock.now())
             return pending.reply(None, fault)
         finally:
             if pending.timer is not None:
@@ -457,7 +534,7 @@ class BotSession:
             self._pending = None
             if off_move is not None:
                 off_move.off_move()
-        self._settle_times(pending, time.perf_counter())
+        self._settle_times(pending, self._clock.now())
         return pending.reply(chosen)
 
     def _settle_times(self, pending: _Pending, now: float) -> None:
@@ -476,14 +553,14 @@ class BotSession:
             if after is not None:
                 cpu = (after[0] - before[0]) / 1e6
                 stall = (after[1] - before[1]) / 1e6
-        lag = self._lag.lag_before(now, pending.started) if self._lag is not None else 0.0
+        lag = self._clock.lag_before(now, pending.started)
         return charged_seconds(wall, cpu, stall, lag)
 
     def _on_deadline(self, pending: _Pending) -> None:
         """The decision's timer: a timeout if the bot was charged its limit, else wait for what is left."""
         if pending.waiter.done() or self._broken is not None:
             return  # a broken stream is reported as a crash by the reader
-        now = time.perf_counter()
+        now = self._clock.now()
         charged = self._charge(pending, now)
         wall = now - pending.started
         wall_cap = pending.limit_s * WALL_CAP_FACTOR + WALL_CAP_EXTRA_SECONDS
@@ -504,7 +581,7 @@ class BotSession:
             pending.waiter.set_exception(BotFault(FaultKind.TIMEOUT, detail, self.name))
             return
         left = max(pending.limit_s - charged, 0.001)
-        pending.timer = self._loop.call_at(self._loop.time() + min(left, wall_cap - wall), self._on_deadline, pending)
+        pending.timer = self._clock.call_later(min(left, wall_cap - wall), self._on_deadline, pending)
 
     # ----- reading -------------------------------------------------------------------
 
@@ -671,13 +748,10 @@ class BotSession:
             if self._call is not None:
                 self._call.cancel()
                 self._call = None
-            if self.channel is not None:
-                channel, self.channel = self.channel, None
-                with contextlib.suppress(Exception):
-                    await channel.close(grace=None)
-            if self._lag is not None:
-                self._lag.stop()
-                self._lag = None
+            await self.transport.close()
+            if self._loop_clock is not None:
+                self._loop_clock.close()
+                self._loop_clock = None
         finally:
             await self.process.stop()  # whatever happened above, no process is left behind
         if task is not None and task.cancelling() > cancelled_before:

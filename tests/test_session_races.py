@@ -220,6 +220,26 @@ def test_however_little_is_charged_the_referee_waits_no_longer_than_its_wall_clo
     play(scenario)
 
 
+@pytest.mark.parametrize(("grace_ms", "timeout"), [(0, True), (250, False)])
+def test_grace_is_the_only_allowance_past_move_time_and_bank(grace_ms: int, timeout: bool) -> None:
+    # A reply 300 ms after the request, with 200 ms to move and 50 ms of bank: late by 50 ms, which only a grace covers.
+    async def scenario(bot: Fakes) -> None:
+        task = await bot.ask(1, TimeControl(move_time_ms=200, bank_ms=50, grace_ms=grace_ms))
+        bot.clock.advance(0.3)
+        bot.stream.reply(1)
+        reply = await task
+        if timeout:
+            assert_fault(
+                reply, FaultKind.TIMEOUT, "no reply after 250 ms charged (limit 250 ms; 250 ms on the wall clock)"
+            )
+        else:
+            assert reply.fault is None and reply.charged_ms == pytest.approx(
+                300
+            )  # waiting is charged: the bot's choice
+
+    play(scenario)
+
+
 # ----- stale, late, duplicate and unasked replies ------------------------------------------------------------------
 
 

@@ -27,7 +27,7 @@ from referee.faults import BotFault, without_bot_words
 from referee.gamelog import new_game
 from referee.games.base import Action
 from referee.league import run_league
-from referee.publish import html_leaderboard, json_leaderboard, league_page
+from referee.publish import html_leaderboard, leaderboard_data, league_page
 from referee.publish.league_page import history_counts, strength_history
 from referee.publish.league_page import page_data_of as league_data_of
 from referee.publish.live import LiveSite
@@ -340,7 +340,7 @@ def test_the_strength_history_is_the_plackett_luce_fit_of_the_games_finished_so_
         "e has no line until it plays"
     )
     # The last point is the leaderboard's strength, to the digit it shows.
-    board = json.loads(json_leaderboard(compute_standings(games), "t"))
+    board = leaderboard_data(compute_standings(games), "t")
     assert {row["bot"]: row["strength"]["estimate"] for row in board["rows"]} == {
         name: values[-1] for name, values in history["strength"].items()
     }

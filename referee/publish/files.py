@@ -229,12 +229,8 @@ def _adjusted_data(state: DuelState) -> dict[str, Any]:
     }
 
 
-def json_leaderboard(standings: Standings, title: str, duel: DuelState | None = None) -> str:
-    """The leaderboard as deterministic JSON: rows in rank order, every object's keys sorted."""
-    return _json_text(leaderboard_data(standings, title, duel))
-
-
 def _json_text(data: dict[str, Any]) -> str:
+    """Deterministic JSON (``leaderboard.json``): every object's keys sorted."""
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 

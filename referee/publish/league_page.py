@@ -20,6 +20,7 @@ refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 from collections import OrderedDict
@@ -322,15 +323,11 @@ def render(data: dict[str, Any]) -> str:
     template = (ASSETS / "leaderboard.html").read_text(encoding="utf-8")
     title = data["league"]["name"] + " — leaderboard"
     return (
-        template.replace("{{title}}", _html_text(title))
+        template.replace("{{title}}", html.escape(title))
         .replace("/*{{style}}*/", (ASSETS / "leaderboard.css").read_text(encoding="utf-8"))
         .replace("{{data}}", _script_json(data))
         .replace("/*{{script}}*/", (ASSETS / "leaderboard.js").read_text(encoding="utf-8"))
     )
-
-
-def _html_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def page_data_of(html_text: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import html
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,7 +152,7 @@ def render(data: dict[str, Any]) -> str:
     template = (ASSETS / "replay.html").read_text(encoding="utf-8")
     title = f"{data['game_id']}: {data['game'].replace('_', ' ')} — replay"
     return (
-        template.replace("{{title}}", _html_text(title))
+        template.replace("{{title}}", html.escape(title))
         .replace("/*{{style}}*/", compact_source(ASSETS / "replay.css"))
         .replace("{{data}}", packed(data))
         .replace("/*{{script}}*/", page_script("replay.js"))

@@ -1325,6 +1325,7 @@ def test_validate_reads_a_ladder_file_as_a_ladder_and_says_what_it_is(tmp_path):
         ("placement_games: -1", "placement_games: -1 is too small"),
         ("rounds: 3", "rounds: unknown key"),
         ("poll_s: soon", 'poll_s: "soon" is not allowed'),
+        ("draw: sideways", 'draw: "sideways" is not allowed; allowed: unsure, even'),
     ],
 )
 def test_validate_names_the_file_line_and_key_of_a_broken_ladder_file(tmp_path, line, message):

@@ -25,10 +25,10 @@ import pytest
 
 from referee.backends.local import LocalBackend
 from referee.errors import LeagueError
-from referee.ladder.draw import Played, draw_table
 from referee.ladder.entries import changed_submissions, judge
 from referee.ladder.file import Ladder, load_ladder
-from referee.ladder.history import Judged, Register
+from referee.ladder.history import Judged, Register, Tables
+from referee.ladder.replay import redraw
 from referee.ladder.run import run_ladder
 from referee.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
@@ -271,16 +271,15 @@ def test_games_go_on_while_a_version_is_judged_and_the_new_version_plays_on_the_
     tables = lines(output / "tables.jsonl")
     assert not any("bob-v1" in table["bots"] for table in tables[next(
         index for index, table in enumerate(tables) if "bob-v2" in table["bots"]):])  # fmt: skip
-    # The history replays: each table drawn again from the register as it stood then, and the tables before it.
-    register, played = Register(output), Played()
+    # The history replays: each table drawn again from the register as it stood then, the tables before it and
+    # the places it was drawn from (tables.jsonl keeps them), no game read.
+    register, drawn = Register(output), Tables(output)
     try:
-        for table in tables:
-            statuses = register.statuses(table["table"])
-            active = [bot for bot, status in statuses.items() if status == "active"]
-            bots = draw_table(active, played, 3, ladder.placement_games, ladder.league.seed, table["table"])
-            assert list(bots) == table["bots"], f"table {table['table']} drawn from {active}"
-            played = played.with_table(bots, 3)
+        assert any(table.draw == "unsure" for table in drawn.drawn)  # once the standings were published
+        for redrawn in redraw(drawn.drawn, register, 3, ladder.placement_games, ladder.league.seed):
+            assert redrawn.same, f"table {redrawn.recorded} drawn again as {redrawn.bots}"
     finally:
+        drawn.close()
         register.close()
 
 

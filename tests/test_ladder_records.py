@@ -9,7 +9,7 @@ import pytest
 
 from referee.checkbot import FAIL, PASS, Check
 from referee.errors import OutputError
-from referee.ladder.draw import Played, draw_table
+from referee.ladder.draw import Place, Played, draw_table, meeting_interval
 from referee.ladder.entries import held_against
 from referee.ladder.history import (
     ACCEPTED,
@@ -23,6 +23,7 @@ from referee.ladder.history import (
     StatusChange,
     Tables,
 )
+from referee.ladder.replay import redraw
 
 SEED = 6069488482021880639
 
@@ -66,6 +67,73 @@ def test_the_same_history_draws_the_same_table_and_the_seats_are_shuffled() -> N
     assert len({table[0] for table in first}) > 1  # not always the first bot in seat 0
     with pytest.raises(ValueError, match="a table of 3 needs as many bots; the ladder has 2"):
         draw_table(["a", "b"], Played(), 3, 0, SEED, 1)
+
+
+def test_the_unsure_draw_seats_the_widest_range_for_its_games_beside_the_bots_ranked_nearest_it() -> None:
+    bots = [f"bot-{n}" for n in range(10)]
+    played, _ = play_tables(bots, 40, 4)  # everyone has met everyone: no pair is overdue
+    # bot-n is ranked n + 1; bot-6's range is the widest by far, the others' span a neighbour or two.
+    places = {bot: Place(n + 1, max(1, n), min(10, n + 2)) for n, bot in enumerate(bots)}
+    places["bot-6"] = Place(7, 2, 10)
+    for number in range(41, 51):
+        table = draw_table(bots, played, 4, 0, SEED, number, places)
+        ranks = sorted(places[bot].rank for bot in table)
+        assert "bot-6" in table and ranks[-1] - ranks[0] == 3, f"table {number}: {table}"  # four neighbours
+    # Where the ranges are alike, the bot with the fewest games for its width comes first, with its neighbours.
+    even = {bot: Place(n + 1, max(1, n - 1), min(10, n + 3)) for n, bot in enumerate(bots)}
+    fewer = Played({**played.games, "bot-2": played.games["bot-2"] - 40}, played.meetings, played.tables,
+                   played.last_met, played.first_table)  # fmt: skip
+    table = draw_table(bots, fewer, 4, 0, SEED, 41, even)
+    assert "bot-2" in table and max(even[bot].rank for bot in table) - min(even[bot].rank for bot in table) == 3
+
+
+def test_under_the_unsure_draw_every_pair_keeps_meeting_however_sure_the_ranking() -> None:
+    bots = [f"bot-{n}" for n in range(12)]
+    # The same places at every table: left alone, the draw would seat the same neighbours for ever.
+    places = {bot: Place(n + 1, max(1, n), min(12, n + 2)) for n, bot in enumerate(bots)}
+    interval, pairs = meeting_interval(12, 3), 66
+    played, longest = Played(), 0
+    for number in range(1, 3 * interval + 1):
+        table = draw_table(bots, played, 3, 0, SEED, number, places)
+        for pair in itertools.combinations(sorted(table), 2):
+            longest = max(longest, played.waiting(frozenset(pair), number))
+        played = played.with_table(table, 3)
+    waits = [played.waiting(frozenset(pair), 3 * interval + 1) - 1 for pair in itertools.combinations(bots, 2)]
+    assert max([longest, *waits]) <= interval + pairs
+    meetings = [played.meetings.get(frozenset(pair), 0) for pair in itertools.combinations(bots, 2)]
+    assert min(meetings) >= 2 * 3  # every pair met in each interval at least, a table's three games each time
+    # and most tables still went to neighbours: the ranking's unsure places had most games
+    neighbours = sum(played.meetings.get(frozenset((a, b)), 0) for a, b in itertools.pairwise(bots))
+    assert neighbours > 3 * sum(meetings) / len(meetings) * len(bots) / 2
+
+
+def test_every_table_is_drawn_again_from_the_records_alone_and_a_changed_record_shows(tmp_path) -> None:
+    register, tables = Register(tmp_path), Tables(tmp_path)
+    for author in ("ann", "bob", "cat", "dan", "eve"):
+        register.add(Judged(author, 1, f"{author}-v1", "d", ACCEPTED))
+    played = Played()
+    for number in range(1, 31):
+        if number == 12:  # a new version mid-season, placed at the tables after
+            register.add(Judged("fay", 1, "fay-v1", "d", ACCEPTED, tables_drawn=11))
+        if number == 20:
+            register.add(StatusChange("bob-v1", WITHDRAWN, tables_drawn=19))
+        active = [bot for bot, status in register.statuses().items() if status == ACTIVE]
+        # places that move from table to table, as the standings do: only the records keep them
+        places = None if number < 4 else {bot: Place(1 + (n + number) % len(active), 1, len(active))
+                                           for n, bot in enumerate(active)}  # fmt: skip
+        bots = draw_table(active, played, 3, 6, SEED, number, places)
+        tables.add(DrawnTable(number, bots, number, places))
+        played = played.with_table(bots, 3)
+    tables.close()
+    again = Tables(tmp_path)
+    assert [table.draw for table in again.drawn[:4]] == ["even", "even", "even", "unsure"]
+    assert all(redrawn.same for redrawn in redraw(again.drawn, register, 3, 6, SEED))
+    changed = list(again.drawn)
+    places = dict(changed[24].places or {})
+    places["cat-v1"], places["eve-v1"] = places["eve-v1"], places["cat-v1"]
+    changed[24] = DrawnTable(25, changed[24].bots, 25, places)
+    assert not all(redrawn.same for redrawn in redraw(changed, register, 3, 6, SEED))
+    register.close()
 
 
 def test_the_register_keeps_versions_and_statuses_in_order_and_drops_a_line_cut_short(tmp_path) -> None:

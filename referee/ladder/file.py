@@ -26,6 +26,7 @@ from referee.config.schema import LEAGUE, MAX_GAMES, Key, by_name, names, requir
 from referee.errors import LeagueError
 from referee.faults import FaultPolicy
 from referee.games import GAMES
+from referee.ladder.draw import DRAWS, UNSURE
 from referee.sandbox import ResourceLimits
 from referee.schedule import RoundRobin
 from referee.seeding import is_guessable
@@ -39,6 +40,8 @@ LADDER_ONLY: tuple[Key, ...] = (
         default=6, minimum=0, maximum=MAX_GAMES),
     Key("poll_s", "seconds", "how often the submissions folder is looked at for new or changed submissions",
         default=5.0, maximum=86_400),
+    Key("draw", "choice", "how tables are drawn after placement: where the standings are unsure (every pair still "
+        "meeting), or evenly (the fewest games first)", default=UNSURE, choices=DRAWS),
     Key("check_games", "integer", "games a new version plays in its check (as check-bot --games), at the "
         "ladder's game and table size", default=1, minimum=1, maximum=100),
     Key("uploads", "mapping", "what an author's upload (referee serve) may be: limits on its archive",
@@ -86,6 +89,7 @@ class Ladder:
     poll_s: float
     check_games: int
     uploads: UploadLimits = UploadLimits()
+    draw: str = UNSURE  # referee.ladder.draw: UNSURE or EVEN
 
     @property
     def source(self) -> Path:
@@ -183,6 +187,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         poll_s=checker.key(keys, _KEYS["poll_s"]),
         check_games=checker.key(keys, _KEYS["check_games"]),
         uploads=_upload_limits(checker, keys.get("uploads")),
+        draw=checker.key(keys, _KEYS["draw"]),
     )
 
 

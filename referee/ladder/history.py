@@ -11,8 +11,11 @@ Two append-only files in the ladder's output folder, beside the
   they make a ladder's history replayable: every table's draw can be done
   again.
 - ``tables.jsonl``: each table as it was drawn, before its first game
-  started: its number, its bots in seat order and its seed. A run that stops
-  with a table half played finds it here and plays the rest of it.
+  started: its number, its bots in seat order and its seed, and, drawn where
+  the ranking is unsure, ``draw: unsure`` with the places in the standings it
+  was drawn from (every active bot the standings placed: rank, best and worst
+  rank), so that its draw can be done again without the games. A run that
+  stops with a table half played finds it here and plays the rest of it.
 
 Each line is written whole and flushed to disk before anything depends on
 it; a last line cut short by a crash is dropped when the file is read.
@@ -30,6 +33,7 @@ from typing import Any
 from referee.atomic import append_whole
 from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN, BotStatus
 from referee.errors import OutputError
+from referee.ladder.draw import EVEN, UNSURE, Place
 from referee.results import ACCEPTED, REJECTED
 from referee.schedule.base import ScheduledGame, rotation_group
 
@@ -70,11 +74,19 @@ class StatusChange:
 
 @dataclass(frozen=True)
 class DrawnTable:
-    """A table as it was drawn: its number from 1, its bots in seat order before rotation, its seed."""
+    """A table as it was drawn: its number from 1, its bots in seat order before rotation, its seed; how it was drawn.
+
+    ``places`` are what an unsure draw was given (None: the table was drawn evenly).
+    """
 
     number: int
     bots: tuple[str, ...]
     seed: int
+    places: Mapping[str, Place] | None = None
+
+    @property
+    def draw(self) -> str:
+        return EVEN if self.places is None else UNSURE
 
     def games(self) -> list[ScheduledGame]:
         """Its games, one per seat rotation, all on its seed (duplicate deals), numbered after the tables before it.
@@ -86,7 +98,21 @@ class DrawnTable:
         return list(rotation_group((self.number - 1) * size, 1, self.number, self.bots, self.seed))
 
     def to_json(self) -> dict[str, Any]:
-        return {"table": self.number, "bots": list(self.bots), "seed": str(self.seed)}
+        record: dict[str, Any] = {"table": self.number, "bots": list(self.bots), "seed": str(self.seed)}
+        if self.places is not None:
+            record["draw"] = UNSURE
+            record["places"] = {bot: place.to_json() for bot, place in sorted(self.places.items())}
+        return record
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> DrawnTable:
+        """A table from its line of ``tables.jsonl``; one written before the unsure draw was drawn evenly."""
+        places = None
+        if record.get("draw", EVEN) == UNSURE:
+            places = {str(bot): Place.of(place) for bot, place in record["places"].items()}
+        elif record.get("draw", EVEN) != EVEN:
+            raise ValueError(f"no draw is called {record['draw']!r}")
+        return cls(int(record["table"]), tuple(record["bots"]), int(record["seed"]), places)
 
 
 class JsonLines:
@@ -206,8 +232,8 @@ class Tables:
         self.drawn: list[DrawnTable] = []
         for line_number, record in enumerate(self.file.records, start=1):
             try:
-                table = DrawnTable(int(record["table"]), tuple(record["bots"]), int(record["seed"]))
-            except (KeyError, TypeError, ValueError):
+                table = DrawnTable.of(record)
+            except (KeyError, TypeError, ValueError, AttributeError):
                 raise OutputError(f"{self.file.path}:{line_number}: not a table record: {record}") from None
             if table.number != line_number:
                 raise OutputError(f"{self.file.path}:{line_number}: table {table.number} where {line_number} was due")

@@ -7,9 +7,11 @@ Two tasks share the run. The *judge* looks at the submissions folder every
 to the games. The *games* are played by one backend, opened when the first
 table can be drawn and kept for the whole run, ``concurrency`` at once: first
 the games of tables drawn before but not finished (a run stopped with a table
-half played finishes it), then a table drawn (:func:`referee.ladder.draw.draw_table`)
-and recorded in ``tables.jsonl`` each time the games run out, every seat
-rotation of it on its seed. A version accepted while games are under way
+half played finishes it), then a table drawn (:func:`referee.ladder.draw.draw_table`,
+where the standings last published are unsure unless the ladder file says
+``draw: even``) and recorded in ``tables.jsonl``, with the places it was
+drawn from, each time the games run out, every seat rotation of it on its
+seed. A version accepted while games are under way
 sits at the next table drawn; while fewer versions are active than a table
 seats, the games wait for the judge.
 
@@ -24,8 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 from referee.backends.base import first_error
@@ -34,7 +39,7 @@ from referee.config import League
 from referee.config.schema import BotStatus
 from referee.errors import LeagueError
 from referee.held_back import DealsInPlay
-from referee.ladder.draw import Played, draw_table
+from referee.ladder.draw import UNSURE, Place, Played, draw_table
 from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
 from referee.ladder.history import (
@@ -65,6 +70,17 @@ class LadderSummary:
 def table_seed(ladder: Ladder, number: int) -> int:
     """Table ``number``'s seed, so every deal of its games: from the ladder's seed and the number alone."""
     return derive_seed(ladder.league.seed, "ladder-table", number)
+
+
+def published_places(output: Path, bots: list[str]) -> dict[str, Place]:
+    """Each of ``bots``' place in the standings last published (``leaderboard.json``, rewritten as games finish
+    by the page writer, apart from the games): none where there are no standings yet, or they cannot be read."""
+    try:
+        rows: Any = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))["rows"]
+        found = {row["bot"]: Place(row["rank"], *row["rank_range"]) for row in rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}  # being replaced as it is read cannot happen (replaced in one step); damaged: drawn evenly
+    return {bot: found[bot] for bot in bots if bot in found}
 
 
 def ladder_league(ladder: Ladder, register: Register) -> League:
@@ -273,8 +289,11 @@ class LadderGames:
         while len(self.active) >= self.table_size:  # read again at each table: a verdict may change it meanwhile
             number = len(self.tables.drawn) + 1
             size = self.table_size
-            bots = draw_table(self.active, self.played, size, ladder.placement_games, ladder.league.seed, number)
-            table = DrawnTable(number, bots, table_seed(ladder, number))
+            places = published_places(ladder.output, self.active) if ladder.draw == UNSURE else {}
+            drawn_from = places or None  # no bot placed yet: drawn evenly, and recorded so
+            seed = ladder.league.seed
+            bots = draw_table(self.active, self.played, size, ladder.placement_games, seed, number, drawn_from)
+            table = DrawnTable(number, bots, table_seed(ladder, number), drawn_from)
             self.tables.add(table)  # on disk before its first game starts
             self.played = self.played.with_table(bots, size)
             for game in table.games():

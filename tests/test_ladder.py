@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -37,6 +38,7 @@ from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip wh
 
 WAIT_S = 120.0
 SEED = 8157702950177155349  # the ladder's: secret while it runs
+PLACEMENT_GAMES = 6
 
 
 def author(submissions: Path, name: str, bots: Bots, kind: str = "random", manifest: str | None = None) -> Path:
@@ -56,8 +58,8 @@ def ladder_file(folder: Path, bots: Bots, authors: dict[str, str]) -> Path:
     path = folder / "ladder.yaml"
     path.write_text(
         f"name: season\ngame: stop_the_bus\nseed: {SEED}\ntable_size: 3\nsubmissions: submissions\n"
-        "output: out\nplacement_games: 6\npoll_s: 0.3\nconcurrency: 2\nmove_time_ms: 300\ntime_bank_ms: 300\n"
-        "grace_ms: 300\nstartup_timeout_ms: 30000\n"  # roomy: a loaded machine must not fail a check game at start-up
+        f"output: out\nplacement_games: {PLACEMENT_GAMES}\npoll_s: 0.3\nconcurrency: 2\nmove_time_ms: 300\n"
+        "time_bank_ms: 300\ngrace_ms: 300\nstartup_timeout_ms: 30000\n"  # roomy: a loaded machine must not fail a check game at start-up
     )
     return path
 
@@ -92,7 +94,9 @@ def interrupted(process: subprocess.Popen, signal_number: int = signal.SIGINT) -
 
 
 def check_records(output: Path) -> list[dict]:
-    """Every game once; each one of a table drawn, seated as its rotation says, on the table's seed."""
+    """Every game once; each one of a table drawn, seated as its rotation says, on the table's seed; every table
+    drawn again from the records alone (the register as it stood then, the tables before it and the places it was
+    drawn from) is the table recorded. Read once the ladder has stopped."""
     games = lines(output / "games.jsonl")
     repeated = [game_id for game_id, count in Counter(game["game_id"] for game in games).items() if count > 1]
     assert not repeated, f"games played twice: {repeated}"
@@ -100,6 +104,13 @@ def check_records(output: Path) -> list[dict]:
     for game in games:
         table = tables[game["table"]]
         assert game["seats"] == list(rotate(table["bots"], game["rotation"])) and str(game["seed"]) == table["seed"]
+    register, drawn = Register(output), Tables(output)
+    try:
+        for redrawn in redraw(drawn.drawn, register, 3, PLACEMENT_GAMES, SEED):
+            assert redrawn.same, f"table {redrawn.recorded} drawn again as {redrawn.bots}"
+    finally:
+        drawn.close()
+        register.close()
     return games
 
 
@@ -271,16 +282,9 @@ def test_games_go_on_while_a_version_is_judged_and_the_new_version_plays_on_the_
     tables = lines(output / "tables.jsonl")
     assert not any("bob-v1" in table["bots"] for table in tables[next(
         index for index, table in enumerate(tables) if "bob-v2" in table["bots"]):])  # fmt: skip
-    # The history replays: each table drawn again from the register as it stood then, the tables before it and
-    # the places it was drawn from (tables.jsonl keeps them), no game read.
-    register, drawn = Register(output), Tables(output)
-    try:
-        assert any(table.draw == "unsure" for table in drawn.drawn)  # once the standings were published
-        for redrawn in redraw(drawn.drawn, register, 3, ladder.placement_games, ladder.league.seed):
-            assert redrawn.same, f"table {redrawn.recorded} drawn again as {redrawn.bots}"
-    finally:
-        drawn.close()
-        register.close()
+    # Once the standings were published, the tables were drawn where they are unsure (check_records drew each
+    # table again from the records alone).
+    assert any(table.get("draw") == "unsure" for table in tables)
 
 
 @pytest.mark.parametrize("sandbox", ["bubblewrap", "none"])
@@ -354,6 +358,32 @@ def test_a_ladder_on_a_local_ray_places_a_new_author_stops_on_sigterm_and_contin
     games = check_records(output)
     assert len(games) > len(before)
     assert {game["game_id"] for game in before} < {game["game_id"] for game in games}
+
+
+def test_a_ladder_draws_where_its_standings_are_unsure_and_every_draw_replays_from_its_records(
+    tmp_path: Path, bots: Bots
+) -> None:
+    kinds = {"ann": "heuristic", "bob": "heuristic", "cat": "random", "dan": "random", "eve": "random"}
+    path = ladder_file(tmp_path, bots, kinds)
+    path.write_text(path.read_text() + "sandbox: none\n")  # the draw is the point here, not the bots' sandbox
+    # Two runs: the second draws from the standings the first published as it stopped, every version placed.
+    for _ in range(2):
+        done = subprocess.run([PYTHON, "-m", "referee", "ladder", str(path), "--games", "30"],
+                              env=bots.subprocess_env(), capture_output=True, text=True, timeout=WAIT_S)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    output = tmp_path / "out"
+    check_records(output)  # every table drawn again from the register and tables.jsonl is the table recorded
+    register, tables = Register(output), Tables(output)
+    try:
+        unsure = [table for table in tables.drawn if table.draw == "unsure"]
+        assert len(unsure) >= 10 and set(unsure[-1].places or {}) == {f"{name}-v1" for name in kinds}
+        # The places recorded decide the draw: without them, some table would have been another.
+        evenly = [dataclasses.replace(table, places=None) for table in tables.drawn]
+        redrawn = redraw(evenly, register, 3, PLACEMENT_GAMES, SEED)
+        assert not all(table.same for table in redrawn)
+    finally:
+        tables.close()
+        register.close()
 
 
 def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None:

@@ -94,10 +94,10 @@ class Played:
         return Played(games, meetings, number, last_met, first_table)
 
     def waiting(self, pair: frozenset[str], table_number: int) -> int:
-        """Tables since the pair last met, or since the later of the two first sat (or since the ladder began)."""
+        """Tables since the pair last met, or since the later of the two first sat (0 while one never has)."""
         since = self.last_met.get(pair)
         if since is None:
-            since = max((self.first_table.get(bot, 0) for bot in pair), default=0)
+            since = max((self.first_table.get(bot, table_number) for bot in pair), default=table_number)
         return table_number - since
 
 
@@ -210,10 +210,11 @@ def unsure_seats(
     Without a bot seated yet, the first is the bot whose rank range is
     widest for its games (its width over its games plus one table's);
     each next one is the bot ranked nearest a bot seated, then the one
-    that met those seated least. A bot not placed yet counts as ranked
-    in the middle, its range the whole field.
+    that met those seated least. A bot not placed yet (the standings last
+    published are older than its entry) counts as ranked in the middle, its
+    range the whole field.
     """
-    field_size = max((place.worst for place in places.values()), default=1)
+    field_size = max([len(candidates) + len(chosen), *(place.worst for place in places.values())])
     unplaced = Place((field_size + 1) // 2, 1, field_size)
 
     def place(bot: str) -> Place:

@@ -77,7 +77,7 @@ def published_places(output: Path, bots: list[str]) -> dict[str, Place]:
     by the page writer, apart from the games): none where there are no standings yet, or they cannot be read."""
     try:
         rows: Any = json.loads((output / "leaderboard.json").read_text(encoding="utf-8"))["rows"]
-        found = {row["bot"]: Place(row["rank"], *row["rank_range"]) for row in rows}
+        found = {row["bot"]: Place.of([row["rank"], *row["rank_range"]]) for row in rows}
     except (OSError, ValueError, KeyError, TypeError):
         return {}  # being replaced as it is read cannot happen (replaced in one step); damaged: drawn evenly
     return {bot: found[bot] for bot in bots if bot in found}

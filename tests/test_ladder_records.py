@@ -4,6 +4,7 @@ version."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -24,6 +25,7 @@ from referee.ladder.history import (
     Tables,
 )
 from referee.ladder.replay import redraw
+from referee.ladder.run import published_places
 
 SEED = 6069488482021880639
 
@@ -134,6 +136,22 @@ def test_every_table_is_drawn_again_from_the_records_alone_and_a_changed_record_
     changed[24] = DrawnTable(25, changed[24].bots, 25, places)
     assert not all(redrawn.same for redrawn in redraw(changed, register, 3, 6, SEED))
     register.close()
+
+
+def test_the_draw_reads_the_active_versions_places_from_the_standings_last_published(tmp_path) -> None:
+    assert published_places(tmp_path, ["ann-v1"]) == {}  # no standings yet: the table is drawn evenly
+    rows = [
+        {"bot": "ann-v1", "rank": 1, "rank_range": [1, 2]},
+        {"bot": "bob-v1", "rank": 2, "rank_range": [1, 3]},  # withdrawn since: not drawn
+        {"bot": "cat-v1", "rank": 3, "rank_range": [2, 3]},
+    ]
+    (tmp_path / "leaderboard.json").write_text(json.dumps({"rows": rows}))
+    assert published_places(tmp_path, ["ann-v1", "cat-v1", "dan-v1"]) == {
+        "ann-v1": Place(1, 1, 2),
+        "cat-v1": Place(3, 2, 3),
+    }
+    (tmp_path / "leaderboard.json").write_text('{"rows": [{"bot": "ann-v1", "rank": 1}]}')
+    assert published_places(tmp_path, ["ann-v1"]) == {}
 
 
 def test_the_register_keeps_versions_and_statuses_in_order_and_drops_a_line_cut_short(tmp_path) -> None:

@@ -151,6 +151,14 @@ def test_on_enough_evidence_the_search_overrules_the_heuristic_and_otherwise_kee
     assert overruled > 0 and kept > 0
 
 
+def assert_no_problem_but_slow_decisions(checked: subprocess.CompletedProcess[str]) -> None:
+    """check-bot found no problem, or only slow decisions (which a loaded machine makes), and said which."""
+    problems = [line for line in checked.stdout.splitlines() if line.startswith("  - ")]  # under "N problems:"
+    assert all("slow decision" in line for line in problems), checked.stdout + checked.stderr
+    assert ("no problems found" in checked.stdout) != bool(problems), checked.stdout + checked.stderr
+    assert checked.returncode == (1 if problems else 0), checked.stdout + checked.stderr
+
+
 def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_path) -> None:
     """The search bot as a process, at both games, with no fault (its think times under a move time are measured by
     bench/search_strength.py: on a loaded machine a decision may be slow here), and `--opponent search` playing it
@@ -163,9 +171,7 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
         text=True,
         timeout=300,
     )
-    problems = [line for line in checked.stdout.splitlines() if line.startswith("  - ")]  # under "N problems:"
-    assert all("slow decision" in line for line in problems), checked.stdout + checked.stderr
-    assert ("no problems found" in checked.stdout) != bool(problems), checked.stdout + checked.stderr
+    assert_no_problem_but_slow_decisions(checked)
     for game in GAMES:
         assert f"- {game} at 3 seats, game 1" in checked.stdout
     heuristic_command = [PYTHON, str(SAMPLE_BOTS / "heuristic_bot.py")]
@@ -175,5 +181,6 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
         text=True,
         timeout=300,
     )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # The search bot thinks inside the referee, beside the other test worker: the heuristic bot may wait for a CPU.
+    assert_no_problem_but_slow_decisions(checked)
     assert "opponents, the seats taking them in turn: search (the sample bot, in the referee)" in checked.stdout

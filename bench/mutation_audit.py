@@ -13,8 +13,15 @@ fresh copy of the code with that one change:
 - each copy is ``git archive`` of the code's revision, with the suite's tests/ in place of its own; the
   ``before`` tests get the one conftest.py change of 0d604e5 (a bot started from a copy is given the copy's
   PYTHONPATH, as its sandbox's clean environment would otherwise import the main checkout's referee);
-- pytest runs in the copy with ``PYTHONPATH`` set to it, ``-x -q -p no:cacheprovider``, and this file's
-  small plugin, which records the tests that fail and stops a test that runs far longer than it did on the
+- pytest runs in the copy, ``-x -q -p no:cacheprovider``, in a private mount namespace of its own
+  (``unshare --mount``) where the copy is mounted over the checkout the virtual environment's editable
+  install points at (the virtual environment itself mounted back in its place), and with ``PYTHONPATH``
+  set to it: every process of the run (the tests, a ``referee`` command they start, a bot in its sandbox,
+  whose environment is clean and which imports the referee through the editable install) runs the copy's
+  code, while the checkout on disk, and every other process of the machine, see no change. Without it, the
+  bots of a league file started by ``referee run`` or ``referee check-bot`` would find no ``referee``
+  package in their sandbox (it shows the copy's, the editable install names the checkout's). This needs
+  root (as the sandbox's tests do). The run loads this file's small plugin, which records the tests that fail and stops a test that runs far longer than it did on the
   unmutated code (``--test-timeout-factor``, at least ``--test-timeout-min`` seconds): such a test fails,
   and the mutant counts as killed, marked "timeout" (a hang is a bug caught); the whole run has a timeout
   too (``--run-timeout``), which also counts as killed;
@@ -35,6 +42,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import dataclasses
+import functools
 import importlib.util
 import json
 import os
@@ -523,6 +531,24 @@ def extract(rev: str, into: Path, *paths: str) -> None:
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
 
 
+@functools.cache
+def editable_checkout() -> tuple[Path, Path]:
+    """The checkout whose ``referee`` the virtual environment imports (its editable install), and the virtual
+    environment, which must lie inside it (it is mounted back there)."""
+    found = subprocess.run(
+        [PYTHON, "-c", "import os, sys, referee; print(os.path.dirname(referee.__file__)); print(sys.prefix)"],
+        cwd="/",
+        env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    checkout, venv = Path(found[0]).resolve().parent, Path(found[1]).resolve()
+    if venv.parent != checkout or venv.name != ".venv":
+        raise SystemExit(f"the virtual environment {venv} is not the .venv of the checkout {checkout}")
+    return checkout, venv
+
+
 def make_pristine(suite: str, code_rev: str, tests_rev: str, into: Path) -> None:
     """The code of ``code_rev`` with the tests of ``tests_rev``, byte-compiled, and the plugin beside them."""
     into.mkdir(parents=True)
@@ -624,9 +650,10 @@ def run_pytest(
     argv += [f"--deselect={node}" for node in deselect]
     argv += [f"--ignore={path}" for path in ignore]
     argv += list(tests)
+    checkout, venv = editable_checkout()
     env = {
         **os.environ,
-        "PYTHONPATH": str(copy),
+        "PYTHONPATH": str(checkout),  # where the copy is seen
         "PYTHONDONTWRITEBYTECODE": "1",  # the copy's .pyc files are compiled once, checked by hash
         "PYTEST_PLUGINS": PLUGIN_NAME,  # loaded by the controller and by every xdist worker
         "MUTATION_AUDIT_OUT": str(out),
@@ -635,8 +662,18 @@ def run_pytest(
         "MUTATION_AUDIT_ORDER": json.dumps(list(tests)),
     }
     start = time.perf_counter()
+    (copy / ".venv").mkdir(exist_ok=True)
+    # In a mount namespace of the run's own: the real virtual environment into the copy, then the copy (and the
+    # environment in it) over the checkout; the mounts go with the namespace's last process.
+    script = 'mount --bind "$1" "$2/.venv" && mount --rbind "$2" "$3" && cd "$3" && shift 3 && exec "$@"'
+    isolated = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(venv), str(copy)]
     process = subprocess.Popen(
-        argv, cwd=copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        [*isolated, str(checkout), *argv],
+        cwd=copy,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     run_timed_out = False
     try:

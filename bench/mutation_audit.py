@@ -26,8 +26,9 @@ fresh copy of the code with that one change:
   and the mutant counts as killed, marked "timeout" (a hang is a bug caught); the whole run has a timeout
   too (``--run-timeout``), which also counts as killed;
 - first, each suite's whole selection runs once on the unmutated copy (without ``-x``): every test that
-  fails there is deselected from that suite's runs (a file that cannot even be collected is ignored), so a
-  kill means the mutation, and its duration sets that test's timeout.
+  fails there is deselected from both suites' runs (a flaky test failing in one baseline alone credits
+  neither suite), and a file that cannot even be collected is left out of its suite, so a kill means the
+  mutation; each test's duration there sets its timeout. ``--deselect`` leaves out more, in both.
 
 It prints a table (mutant, module, killed before?, killed after?, the time of each run) and the totals
 (killed/total, the total test time of each suite), and writes the results as JSON with ``--json OUT``.
@@ -730,7 +731,9 @@ class Suite:
     results: dict[str, Run] = field(default_factory=dict)
 
     def selection(self, module: str) -> list[str]:
-        return [path for path in SELECTIONS[module] if (self.pristine / path).is_file()]
+        """The module's test files this suite has and can collect (pytest collects a file named on its command
+        line even if --ignore names it too)."""
+        return [path for path in SELECTIONS[module] if (self.pristine / path).is_file() and path not in self.ignored]
 
 
 def run_baseline(suite: Suite, modules: Sequence[str], args: argparse.Namespace) -> None:
@@ -742,7 +745,7 @@ def run_baseline(suite: Suite, modules: Sequence[str], args: argparse.Namespace)
         copy,
         tests,
         stop_at_first=False,
-        deselect=list(LEFT_OUT),
+        deselect=[*LEFT_OUT, *suite.deselected],
         ignore=[],
         workers=args.workers,
         dist=args.dist,
@@ -871,6 +874,34 @@ def first_failure(run: Run | None) -> str:
     return "(run timed out)" if run.outcome == "killed (timeout)" else ""
 
 
+def suites_from_json(paths: Sequence[Path]) -> tuple[list[Suite], list[Mutant]]:
+    """The suites of one or more ``--json`` files, a later file's result for a mutant replacing an earlier's."""
+    suites: dict[str, Suite] = {}
+    mutants: dict[str, Mutant] = {}
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for entry in data["mutants"]:
+            mutants.setdefault(entry["name"], Mutant(**entry))
+        for name, saved in data["suites"].items():
+            suite = suites.setdefault(name, Suite(name, saved["tests"], Path()))
+            suite.deselected.update(saved["deselected"])
+            suite.ignored.update(saved["ignored"])
+            if saved["baseline_seconds"] is not None and suite.baseline is None:
+                suite.baseline = Run("survived", saved["baseline_seconds"], 0)
+            for mutant, result in saved["results"].items():
+                suite.results[mutant] = Run(
+                    result["outcome"],
+                    result["seconds"],
+                    result["returncode"],
+                    failed=result["failed"],
+                    collect_errors=result["collect_errors"],
+                    timed_out=result["timed_out"],
+                )
+    order = {mutant.name: index for index, mutant in enumerate(MUTANTS)}
+    chosen = sorted(mutants.values(), key=lambda mutant: order.get(mutant.name, len(order)))
+    return [suites[name] for name in ("before", "after") if name in suites], chosen
+
+
 def results_json(suites: Sequence[Suite], mutants: Sequence[Mutant], args: argparse.Namespace) -> dict[str, Any]:
     return {
         "code": rev_name(args.code),
@@ -933,7 +964,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workdir", type=Path, help="where the copies go (default: a new temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep each mutant's copy")
+    parser.add_argument(
+        "--deselect", action="append", default=[], help="a test (node id prefix) to leave out of both suites' runs"
+    )
+    parser.add_argument(
+        "--table", type=Path, nargs="+", help="print the table of these --json files (a later one's results win)"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        suites, chosen = suites_from_json(args.table)
+        print(report(suites, chosen))
+        return 0
 
     mutants = [mutant for mutant in MUTANTS if not args.only or any(part in mutant.name for part in args.only)]
     check_mutants(ROOT, MUTANTS)
@@ -969,7 +1010,16 @@ def main(argv: list[str] | None = None) -> int:
             suites.append(Suite(name, revs[name], pristine))
         modules = list(dict.fromkeys(mutant.module for mutant in mutants))
         for suite in suites:
+            suite.deselected.update(dict.fromkeys(args.deselect, "left out with --deselect"))
             run_baseline(suite, modules, args)
+        # A test that fails on the unmutated code in one suite's baseline (a flaky one, under load) is left out
+        # of the other too, where it has the same node id: neither suite is credited with what it alone kept.
+        for suite in suites:
+            for other in suites:
+                for nodeid, why in other.deselected.items():
+                    if other is not suite and nodeid not in suite.deselected:
+                        suite.deselected[nodeid] = f"(in the {other.name} suite's baseline) {why}"
+        for suite in suites:
             for number, mutant in enumerate(mutants, 1):
                 run = run_mutant(suite, mutant, args)
                 suite.results[mutant.name] = run

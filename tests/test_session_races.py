@@ -11,6 +11,7 @@ bot per fault kind.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 import grpc
@@ -21,7 +22,8 @@ from referee.clock import TimeControl, Timing
 from referee.faults import COULD_NOT_DECIDE, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
 from referee.games import Action
 from referee.gamesetup import GameSetup
-from referee.protocol import GAME_TO_PB, PROTOCOL_VERSION
+from referee.match import Match
+from referee.protocol import GAME_TO_PB, PROTOCOL_VERSION, action_from_pb
 from referee.session import WALL_CAP_EXTRA_SECONDS, WALL_CAP_FACTOR, BotSession, Reply
 from referee.testing import FakeClock, FakeStream, FakeTransport, decision_bytes, settle
 from referee.v2 import bot_pb2 as pb
@@ -518,3 +520,52 @@ def test_a_bot_that_refuses_the_stream_is_told_the_protocol_moved(code: grpc.Sta
         assert "UNIMPLEMENTED: Method not found!" in raised.value.detail and V1_MOVED in raised.value.detail
 
     asyncio.run(scenario())
+
+
+# ----- a game on the fakes: what a decision is charged comes out of the seat's bank ---------------------------
+
+
+class PromptBot(FakeStream):
+    """A bot that answers each decision at once with its first legal action, after ``thinking[n]`` seconds
+    on the clock for its ``n``-th decision (from 1), no time for the others."""
+
+    def __init__(self, clock: FakeClock, thinking: dict[int, float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.thinking = thinking
+
+    async def write(self, request: bytes) -> None:
+        await super().write(request)
+        message = self.requests[-1]
+        if message.HasField("decision_request"):
+            asked = message.decision_request
+            self.clock.advance(self.thinking.get(len(self.decision_requests), 0.0))
+            self.send(decision_bytes(asked.decision_number, action_from_pb(asked.legal_actions[0])))
+
+
+def test_in_a_game_what_a_decision_is_charged_beyond_the_move_time_comes_out_of_the_seats_bank() -> None:
+    # 200 ms to move, 800 ms of bank: seat 1 thinks 500 ms on its first decision, 300 ms over the move time,
+    # and its next request says 500 ms of bank are left; its other decisions cost nothing, and so spend nothing.
+    timing = Timing(move_time_ms=200, time_bank_ms=800, grace_ms=50)
+
+    async def main() -> None:
+        clock = FakeClock()
+        streams = [PromptBot(clock, {}), PromptBot(clock, {1: 0.5})]
+        sessions = [
+            BotSession(BotSpec(name=f"fake{seat}", address="fake:0"), transport=FakeTransport(stream), clock=clock)
+            for seat, stream in enumerate(streams)
+        ]
+        try:
+            for session in sessions:
+                await session.start(GameSetup("stop_the_bus", 2, timing))
+            match = Match("stop_the_bus", sessions, seed=5, game_id="g", timing=timing, turn_limit=12)
+            result = await match.play()
+        finally:
+            for session in sessions:
+                await session.stop()
+        assert result.faults == [Counter(), Counter()] and result.latencies_ms[1][0] == pytest.approx(500)
+        banks = [request.time_bank_ms for request in streams[1].decision_requests]
+        assert len(banks) >= 3 and banks[:3] == [800, 500, 500], banks
+        assert match.clocks[1].bank_ms == 500 and match.clocks[0].bank_ms == 800
+
+    asyncio.run(main())

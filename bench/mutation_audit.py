@@ -428,6 +428,7 @@ SELECTIONS: dict[str, tuple[str, ...]] = {
         "tests/test_faults.py",
     ),
     "match": (
+        "tests/test_session_races.py",  # its last test plays a game on the fakes
         "tests/test_faults.py",
         "tests/test_void_games.py",
         "tests/test_stream.py",

@@ -16,11 +16,11 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from referee.config.schema import ACTIVE, DISQUALIFIED
 from referee.duel_state import DuelState, duel_report
 from referee.errors import LeagueError
 from referee.results import games_after
 from referee.schedule.sprt import Sprt
+from referee.season import ACTIVE, DISQUALIFIED
 
 if TYPE_CHECKING:
     from referee.config import League

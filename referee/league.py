@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import remove_stale_temporaries
-from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
+from referee.backends import BackendName
+from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 from referee.backends.local import LocalBackend
 from referee.config import League, league_identity
 from referee.errors import OutputError
@@ -190,7 +191,7 @@ class RunPlan:
     already_finished: int
     growth: list[str]
     builds: list[BuildResult]  # each bot that plays and runs a submission (a bot that plays no more is not built)
-    backend: str = "local"  # where the games are played (referee.backends)
+    backend: BackendName = "local"  # where the games are played (referee.backends)
     unplayed: int = 0  # scheduled games left unplayed: they seat a withdrawn or disqualified bot
 
 

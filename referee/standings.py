@@ -39,6 +39,7 @@ from referee.results import (
     read_games,
     read_league,
 )
+from referee.season import DISQUALIFIED
 from referee.seeding import SeedStream
 from referee.stats import (
     Comparison,
@@ -64,7 +65,6 @@ __all__ = [
     "folder_standings",
 ]
 
-DISQUALIFIED = "disqualified"  # league.json's status of a bot whose games count for no one
 LATENCY_MIN_MS = 0.01
 LATENCY_MAX_MS = 100_000.0
 LATENCY_BIN_RATIO = 1.01

@@ -22,11 +22,11 @@ import pytest
 
 from referee.cards import Card
 from referee.gamelog import read_log
-from referee.ladder.history import WITHDRAWN
 from referee.ladder.run import change_status
 from referee.publish import html_leaderboard, write_leaderboards
 from referee.publish.text import utc_minute
 from referee.results import read_games
+from referee.season import WITHDRAWN
 from referee.standings import compute_standings, folder_standings
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, sync_playwright

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from referee.ladder.entries import REPORTS_DIR, changed_submissions, judge, submission_verdicts
 from referee.ladder.file import Ladder, load_ladder
-from referee.ladder.history import ACCEPTED, REJECTED, WITHDRAWN, Judged, Register
+from referee.ladder.history import Judged, Register
 from referee.ladder.run import change_status, ladder_league, write_ladder_league
 from referee.league import publish_standings
 from referee.publish.league_page import page_data_of
-from referee.results import read_league
+from referee.results import ACCEPTED, REJECTED, read_league
+from referee.season import WITHDRAWN
 from referee.submissions import BUILDS_DIR
 
 NO_RUN = "name: {author}\nversion: '1'\n"

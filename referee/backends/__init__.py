@@ -21,14 +21,22 @@ game at most ``max_restarts`` times; after that it forfeits its games.
 
 from __future__ import annotations
 
-from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
+from typing import TYPE_CHECKING, Literal, get_args
 
-__all__ = ["BACKENDS", "BOT_LOG_DIR", "GAME_LOG_DIR", "Backend", "BackendFactory", "FinishedGame", "backend_factory"]
+from referee.errors import LeagueError
 
-BACKENDS = ("local", "ray")
+if TYPE_CHECKING:
+    from referee.backends.base import BackendFactory
+
+# Importing this package loads no gRPC (the command line reads the names when it builds its options): the parts
+# of a backend are in referee.backends.base, each backend in its own module.
+__all__ = ["BACKENDS", "BackendName", "backend_factory"]
+
+BackendName = Literal["local", "ray"]
+BACKENDS: tuple[BackendName, ...] = get_args(BackendName)
 
 
-def backend_factory(name: str, address: str | None = None) -> BackendFactory:
+def backend_factory(name: BackendName, address: str | None = None) -> BackendFactory:
     """The backend called ``name`` (one of :data:`BACKENDS`); ``address``: the Ray cluster to join."""
     if name == "local":
         from referee.backends.local import LocalBackend
@@ -38,4 +46,4 @@ def backend_factory(name: str, address: str | None = None) -> BackendFactory:
         from referee.backends.ray import RayBackend
 
         return lambda league, output, concurrency: RayBackend(league, output, concurrency, address=address)
-    raise ValueError(f"backend {name!r} is not one of {', '.join(BACKENDS)}")
+    raise LeagueError(f"backend {name!r} is not one of {', '.join(BACKENDS)}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
+from referee.backends import BackendName
 from referee.backends.pool import GameWatcher, Restarts
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Backend(ABC):
     auto); once open, :attr:`concurrency` is the number the backend plays.
     """
 
-    name: str
+    name: BackendName
 
     def __init__(self, league: League, output: Path, concurrency: int | None) -> None:
         self.league = league

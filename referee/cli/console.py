@@ -30,7 +30,7 @@ from referee.schedule.sprt import Sprt
 from referee.standings import Standings, folder_luck, folder_standings
 
 if TYPE_CHECKING:
-    from referee.backends import BackendFactory
+    from referee.backends.base import BackendFactory
     from referee.config import League
 
 PROGRESS_LINE_EVERY_S = 10.0  # without a terminal, a duel's progress line at most this often

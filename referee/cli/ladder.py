@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from referee.backends import BACKENDS
 from referee.cli.leagues import _backend as backend_of
 from referee.cli.options import UsageError, concurrency, sandbox_refusal
 
 if TYPE_CHECKING:
     from referee.cli.options import Commands
-    from referee.config.schema import BotStatus
     from referee.ladder.file import Ladder
+    from referee.season import BotStatus
 
 
 def add_ladder(commands: Commands) -> None:
@@ -40,7 +41,7 @@ def add_ladder(commands: Commands) -> None:
     )
     ladder.add_argument(
         "--backend",
-        choices=["local", "ray"],
+        choices=BACKENDS,
         default="local",
         help="where games are played: on this machine (local, the default) or on a Ray cluster (ray)",
     )
@@ -70,8 +71,8 @@ def add_ladder(commands: Commands) -> None:
 def _ladder(args: argparse.Namespace) -> int:
     from referee.cli.process import run_interruptibly
     from referee.ladder.file import load_ladder
-    from referee.ladder.history import DISQUALIFIED, WITHDRAWN
     from referee.ladder.run import change_status, run_ladder
+    from referee.season import DISQUALIFIED, WITHDRAWN
 
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")

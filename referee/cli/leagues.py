@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 import yaml
 
 from referee import freezer, sandbox
+from referee.backends import BACKENDS
 from referee.cli.options import UsageError, add_sandbox_options, concurrency, sandbox_refusal
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, Sprt
 
 if TYPE_CHECKING:
-    from referee.backends import BackendFactory
+    from referee.backends.base import BackendFactory
     from referee.cli.options import Commands
     from referee.config import League
 
@@ -43,7 +44,7 @@ def add_run(commands: Commands) -> None:
     run.add_argument("--no-progress", action="store_true", help="print no progress or standings while running")
     run.add_argument(
         "--backend",
-        choices=["local", "ray"],
+        choices=BACKENDS,
         default="local",
         help="where games are played: on this machine (local, the default) or on a Ray cluster "
         "(ray; needs pip install 'brag-referee[ray]'; see docs/scaling.md)",

@@ -18,21 +18,10 @@ from referee.bots import NETWORKS, BotSpec, Network, Transport
 from referee.commands import resolve_command, resolve_path
 from referee.config.manifest import Submission, submission_of_entry
 from referee.config.reader import Checker, command_text, shown
-from referee.config.schema import (
-    ACTIVE,
-    ADDRESS_ONLY,
-    BOT,
-    BOT_KEYS,
-    BOT_SOURCES,
-    DISQUALIFIED,
-    MANIFEST_NAME,
-    NAME_RULE,
-    WITHDRAWN,
-    BotStatus,
-    by_name,
-)
+from referee.config.schema import ADDRESS_ONLY, BOT, BOT_KEYS, BOT_SOURCES, MANIFEST_NAME, NAME_RULE, by_name
 from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
+from referee.season import ACTIVE, DISQUALIFIED, WITHDRAWN, BotStatus
 
 _KEYS = by_name(BOT)
 

@@ -30,7 +30,6 @@ from referee.config.schema import (
     LEAGUE,
     LEAGUE_KEYS,
     LEAGUE_REQUIRED,
-    WITHDRAWN,
     BuildFailureAction,
     by_name,
 )
@@ -40,6 +39,7 @@ from referee.games import GAMES
 from referee.gamesetup import GameSetup
 from referee.sandbox import ResourceLimits
 from referee.schedule import Format, Gauntlet, RoundRobin, Schedule, ScheduledGame, Sprt
+from referee.season import WITHDRAWN
 from referee.seeding import is_guessable
 
 _KEYS = by_name(LEAGUE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Final, Literal, get_args
+from typing import Any, Literal, get_args
 
 from referee.bots import NETWORKS, TRANSPORTS
 from referee.clock import Timing
@@ -20,6 +20,7 @@ from referee.gamesetup import GameSetup
 from referee.sandbox import DEFAULT_LIMITS
 from referee.schedule import Gauntlet, RoundRobin, Sampled, Sprt
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, MAX_ELO
+from referee.season import ACTIVE, BOT_STATUSES
 from referee.seeding import SEED_RANGE
 
 MANIFEST_NAME = "bot.yaml"
@@ -131,12 +132,6 @@ _GAMES = " or ".join(f"{name} ({game.min_players}-{game.max_players} players)" f
 SANDBOXES = ("bubblewrap", "none")  # none: bots run without a sandbox (for bots the organiser trusts)
 BuildFailureAction = Literal["skip", "stop"]  # a failed build leaves its bot out, or stops the league
 BUILD_FAILURE_ACTIONS: tuple[BuildFailureAction, ...] = get_args(BuildFailureAction)
-# A bot's standing in a season: a withdrawn bot plays no new game, its games count; a disqualified bot's count for none.
-BotStatus = Literal["active", "withdrawn", "disqualified"]
-BOT_STATUSES: tuple[BotStatus, ...] = get_args(BotStatus)
-ACTIVE: Final = "active"
-WITHDRAWN: Final = "withdrawn"
-DISQUALIFIED: Final = "disqualified"
 
 LEAGUE: tuple[Key, ...] = (
     Key("name", "name", "the league's name: letters, digits, \".\", \"_\" and \"-\""),

@@ -34,8 +34,10 @@ from referee.config import MANIFEST_NAME, NAME_PATTERN, LeagueBot, Submission, l
 from referee.config.bots import hide_from_each_other
 from referee.errors import LeagueError
 from referee.ladder.file import Ladder
-from referee.ladder.history import ACCEPTED, ACTIVE, REJECTED, Judged, Register
+from referee.ladder.history import Judged, Register
 from referee.publish.redaction import public_text
+from referee.results import ACCEPTED, REJECTED
+from referee.season import ACTIVE
 from referee.seeding import derive_seed
 from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
 

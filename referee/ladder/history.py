@@ -31,17 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import append_whole
-from referee.config.schema import ACTIVE, DISQUALIFIED, WITHDRAWN, BotStatus
 from referee.errors import OutputError
 from referee.ladder.draw import EVEN, UNSURE, Place
-from referee.results import ACCEPTED, REJECTED
+from referee.results import ACCEPTED
 from referee.schedule.base import ScheduledGame, rotation_group
+from referee.season import ACTIVE, WITHDRAWN, BotStatus
 
 REGISTER_FILE = "register.jsonl"
 TABLES_FILE = "tables.jsonl"
-
-# The words league.json writes, named here too: a version's verdict, a bot's status.
-__all__ = ["ACCEPTED", "ACTIVE", "DISQUALIFIED", "REJECTED", "WITHDRAWN"]
 
 
 @dataclass(frozen=True)

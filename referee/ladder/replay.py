@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from referee.config.schema import ACTIVE
 from referee.ladder.draw import Played, draw_table
 from referee.ladder.history import DrawnTable, Register
+from referee.season import ACTIVE
 
 
 @dataclass(frozen=True)

@@ -32,20 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.backends import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
-from referee.backends.base import first_error
+from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame, first_error
 from referee.backends.local import LocalBackend
 from referee.config import League
-from referee.config.schema import BotStatus
 from referee.errors import LeagueError
 from referee.held_back import DealsInPlay
 from referee.ladder.draw import UNSURE, Place, Played, draw_table
 from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
 from referee.ladder.history import (
-    ACCEPTED,
-    ACTIVE,
-    DISQUALIFIED,
     DrawnTable,
     Register,
     StatusChange,
@@ -53,8 +48,9 @@ from referee.ladder.history import (
 )
 from referee.league import claim_output, output_folder, publish_standings
 from referee.publish.live import LiveSite
-from referee.results import RESULTS_FILE, ResultsFile, write_league
+from referee.results import ACCEPTED, RESULTS_FILE, ResultsFile, write_league
 from referee.schedule import ScheduledGame
+from referee.season import ACTIVE, DISQUALIFIED, BotStatus
 from referee.seeding import derive_seed
 
 

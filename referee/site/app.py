@@ -69,12 +69,11 @@ from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
 from referee.held_back import held_back
 from referee.ladder.file import MB, Ladder, load_ladder
-from referee.ladder.history import ACCEPTED
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.live import BACK_LINK
 from referee.publish.redaction import public_game_record, public_log, public_log_record
 from referee.publish.replay_page import replay_page
-from referee.results import RESULTS_FILE, read_league
+from referee.results import ACCEPTED, RESULTS_FILE, read_league
 from referee.site import ServeError
 from referee.site import author_page as pages
 from referee.site.auth import SESSION_COOKIE, SESSION_HOURS, AuthorKey, Authors, FailureLimiter, Sessions

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from referee.ladder.file import MB, UploadLimits
-from referee.ladder.history import ACCEPTED
+from referee.results import ACCEPTED
 from referee.site.auth import SESSION_HOURS
 from referee.site.records import (
     BOT_LOGS,

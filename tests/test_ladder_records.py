@@ -13,11 +13,6 @@ from referee.errors import OutputError
 from referee.ladder.draw import Place, Played, draw_table, meeting_interval
 from referee.ladder.entries import held_against
 from referee.ladder.history import (
-    ACCEPTED,
-    ACTIVE,
-    DISQUALIFIED,
-    REJECTED,
-    WITHDRAWN,
     DrawnTable,
     Judged,
     Register,
@@ -26,6 +21,8 @@ from referee.ladder.history import (
 )
 from referee.ladder.replay import redraw
 from referee.ladder.run import published_places
+from referee.results import ACCEPTED, REJECTED
+from referee.season import ACTIVE, DISQUALIFIED, WITHDRAWN
 
 SEED = 6069488482021880639
 

@@ -101,7 +101,9 @@ format: $(STAMP)
 
 # The Debian packages, one apt-get after another (apt holds one lock at a time).
 debian-deps:
-	@$(MAKE) --no-print-directory -j1 system-deps bubblewrap browser-deps
+	@$(MAKE) --no-print-directory system-deps
+	@$(MAKE) --no-print-directory bubblewrap
+	@$(MAKE) --no-print-directory browser-deps
 
 # The set-up runs side by side: the virtual environment and the checks, npm, and apt (about 35 s less than one
 # after another on a fresh machine). Each part's output is printed whole when it ends.

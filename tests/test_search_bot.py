@@ -130,6 +130,22 @@ def test_the_search_plays_whole_games_against_heuristic_bots(game_name, players)
             game.apply(chosen)  # an illegal action would raise here
 
 
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_the_stop_the_bus_rollouts_play_as_the_heuristic_bot_does(players) -> None:
+    """The rollouts' seats decide from the sampled game what the heuristic bot decides from the observation: the
+    search then weighs each action against how its opponents will actually play the hand out."""
+    same = Counter[bool]()
+    for seed in range(12):
+        game = GAMES["stop_the_bus"](players, seed=seed)
+        while not game.is_over:
+            seat = game.current_seat
+            assert seat is not None
+            chosen = heuristic.decide(game.observation(seat))
+            same[search._quick_stop_the_bus(game, seat) == chosen] += 1
+            game.apply(chosen)
+    assert same[True] >= 0.97 * same.total(), same
+
+
 @pytest.mark.parametrize(("game_name", "players"), [("stop_the_bus", 3), ("bastard_brag", 3)])
 def test_on_enough_evidence_the_search_overrules_the_heuristic_and_otherwise_keeps_its_choice(game_name, players):
     overruled = kept = 0

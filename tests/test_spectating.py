@@ -252,7 +252,16 @@ def _watch_league(tmp_path: Path, output: Path, base: str, game: str) -> Spectat
     watching = threading.Thread(target=spectator.watch, daemon=True)
     watching.start()
     run = subprocess.run(
-        [PYTHON, "-m", "referee.cli", "run", str(_league(tmp_path, game)), "--no-progress"],
+        # One table of three: its three seat rotations, two at once, so that a finished game is asked for while
+        # a game on its deals is still in play.
+        [
+            PYTHON,
+            "-m",
+            "referee.cli",
+            "run",
+            str(_league(tmp_path, game, names=("ann", "bob", "cyd"))),
+            "--no-progress",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -1,8 +1,8 @@
 """A bot's standing in a season, as a league file sets it and league.json records it.
 
 A withdrawn bot plays no new game and its games count; a disqualified bot's games count for no one; an active
-bot plays. The league file's schema (:mod:`referee.config`), the records (:mod:`referee.results`) and the
-standings read these names from here alone.
+bot plays. The league file's reader (:mod:`referee.config`), the standings, the duel and the ladder read these
+names from here alone.
 """
 
 from __future__ import annotations

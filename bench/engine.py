@@ -6,14 +6,16 @@ times the decisions per second of the naive reference engine
 which ``tests/test_naive_reference.py`` checks move for move against the
 engine). A decision is what the referee does for each move a bot makes:
 ``legal_actions()``, ``observation(current seat)`` (the referee builds one
-for every decision) and ``apply(action)``. Only those calls (and building
-each game, which deals its first hand) are timed, in CPU time of this
-process (``time.process_time``) so that other load on the machine does not
-count; picking the random action is not timed. The timer's own cost is
-included in both: a decision is timed in two intervals, and each costs about
-what an empty one does (the ``timer:`` line; about 1 us on the 2-CPU virtual
-machines of docs/performance.md, where reading the process's CPU clock is a
-system call), so the figures err low and the ratio errs towards 1.
+for every decision) and ``apply(action)``. Whole games are timed, building
+each game (which deals its first hand) included, in CPU time of this process
+(``time.process_time``) so that other load on the machine does not count:
+one clock reading at each end of a game, since reading the process's CPU
+clock is a system call of about 1 us on the 2-CPU virtual machines of
+docs/performance.md (the ``timer:`` line prints its cost), as much as a
+twentieth of a decision, which timing each decision would add to both
+engines alike and so pull the ratio towards 1. The random choices are drawn
+before the clock starts; picking the action from them (an index into the
+legal actions) is timed in both.
 
 Both engines play the very same games: each game is played by one and then
 by the other (which goes first alternates) from the same seed and the same
@@ -82,23 +84,23 @@ class Playable(Protocol):
     def apply(self, action: Action) -> None: ...
 
 
-def play_timed_game(new_game: Callable[[], Playable], rng: random.Random) -> tuple[int, int, float]:
-    """Play one random game; return its decisions, hands and the seconds spent in the engine."""
+# Choices drawn for each game before it is timed: more than the longest random game makes (about 1,500
+# decisions, Stop the Bus at nine seats).
+CHOICES_PER_GAME = 20_000
+
+
+def play_timed_game(new_game: Callable[[], Playable], choices: Sequence[float]) -> tuple[int, int, float]:
+    """Play one game, the action of each decision picked by the next of ``choices`` (each in [0, 1)); return its
+    decisions, hands and the CPU seconds spent in it."""
     start = process_time()
     game = new_game()
-    engine_seconds = process_time() - start
     decisions = 0
     while not game.is_over:
-        start = process_time()
         legal = game.legal_actions()
         game.observation(game.current_seat)  # type: ignore[arg-type]  # an int while the game is on
-        chosen_at = process_time()
-        act = legal[rng.randrange(len(legal))]
-        resume = process_time()
-        game.apply(act)
-        engine_seconds += (chosen_at - start) + (process_time() - resume)
+        game.apply(legal[int(choices[decisions] * len(legal))])
         decisions += 1
-    return decisions, len(game.hand_results), engine_seconds
+    return decisions, len(game.hand_results), process_time() - start
 
 
 class Figures:
@@ -128,10 +130,9 @@ def bench_size(name: str, players: int, seconds: float, games: int | None) -> tu
             (engine, functools.partial(game_class, players, seed=seed)),
             (naive, functools.partial(naive_class, players, seed=seed)),
         ]
-        choices = rng.getstate()
+        choices = [rng.random() for _ in range(CHOICES_PER_GAME)]  # the same choices: the same game on both
         for figures, new_game in runs if played % 2 == 0 else runs[::-1]:
-            rng.setstate(choices)  # the same choices: the same game on both
-            figures.add(play_timed_game(new_game, rng))
+            figures.add(play_timed_game(new_game, choices))
         if engine.decisions != naive.decisions:
             raise AssertionError(f"{name} {players} players, seed {seed}: the engines played different games")
         played += 1
@@ -141,7 +142,7 @@ def bench_size(name: str, players: int, seconds: float, games: int | None) -> tu
 
 
 def empty_interval_us(intervals: int = 100_000) -> float:
-    """The mean CPU time of an empty interval timed as a decision's are: what the timer adds to each."""
+    """The mean CPU time of an empty timed interval: what timing each decision would add to it."""
     total = 0.0
     for _ in range(intervals):
         start = process_time()
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus (benchmark uses one)")
-    print(f"timer: {empty_interval_us():.2f} us an empty timed interval (two in each decision's time, either engine)")
+    print(f"timer: {empty_interval_us():.2f} us an empty timed interval (whole games are timed, one interval each)")
     print(f"target: the engine at least x{TARGET_RATIO:g} the naive reference's decisions/s at every game and size")
     ratios: dict[str, float] = {}
     for name, game_class in GAMES.items():

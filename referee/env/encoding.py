@@ -24,6 +24,7 @@ observation whose history does not extend what it has seen.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -323,52 +324,49 @@ def encode_bastard_brag(observation: BastardBragObservation, memory: EncoderMemo
     return np.frombuffer(buffer, _FLOAT32)
 
 
-_SEAT_BLOCKS: dict[tuple[object, ...], bytes] = {}  # the seats' blocks by what they show (a bounded cache)
+# The seats' rows, in seat order, by what they show but for who is to act (a bounded cache): they change a few
+# times a hand, and an observation's blocks are these rows from the observer's on, then the seat to act marked.
+_SEAT_BLOCKS: dict[tuple[object, ...], bytes] = {}
 _SEAT_BLOCKS_KEPT = 4096
+_TO_ACT = 6  # the to_act field's place in a seat's row
+_ROW_FORMAT = struct.Struct(f"{SEAT_WIDTH}f")
+_ROW_BYTES = _ROW_FORMAT.size
+_ONE = struct.Struct("f")
 
 
 def _write_seats(observation: Observation, buffer: bytearray, fifth: tuple[bool, ...]) -> None:
     """Write every seat's block, the observer's first, then each seat on its left in turn.
 
-    The fifth flag is ``floating`` in Stop the Bus and ``played`` in Bastard Brag. The blocks change a few
-    times a hand and are the same for many observations, so they are kept by what they show.
+    The fifth flag is ``floating`` in Stop the Bus and ``played`` in Bastard Brag.
     """
-    key = (
-        observation.seat,
-        observation.lives,
-        fifth,
+    in_game, in_hand, lives, dealer, ender = (
         observation.in_game,
         observation.in_hand,
+        observation.lives,
         observation.dealer,
-        observation.current_seat,
         observation.ender,
     )
-    block = _SEAT_BLOCKS.get(key)
-    if block is None:
-        block = _seat_block(observation, fifth)
+    key = (lives, fifth, in_game, in_hand, dealer, ender)
+    rows = _SEAT_BLOCKS.get(key)
+    if rows is None:
+        rows = b"".join(
+            _ROW_FORMAT.pack(
+                1.0, in_game[s], in_hand[s], lives[s] * _LIVES_SCALE, fifth[s], s == dealer, 0.0, s == ender
+            )
+            for s in range(observation.num_players)
+        )
         if len(_SEAT_BLOCKS) >= _SEAT_BLOCKS_KEPT:
             _SEAT_BLOCKS.clear()
-        _SEAT_BLOCKS[key] = block
-    buffer[: len(block)] = block
-
-
-def _seat_block(observation: Observation, fifth: tuple[bool, ...]) -> bytes:
-    n = observation.num_players
-    seat = observation.seat
-    block = bytearray(n * SEAT_WIDTH * _FLOAT)
-    out = memoryview(block).cast("f")
-    base = 0
-    for s in (*range(seat, n), *range(seat)):
-        out[base] = 1.0
-        out[base + 1] = float(observation.in_game[s])
-        out[base + 2] = float(observation.in_hand[s])
-        out[base + 3] = observation.lives[s] * _LIVES_SCALE
-        out[base + 4] = float(fifth[s])
-        out[base + 5] = float(s == observation.dealer)
-        out[base + 6] = float(s == observation.current_seat)
-        out[base + 7] = float(s == observation.ender)
-        base += SEAT_WIDTH
-    return bytes(block)
+        _SEAT_BLOCKS[key] = rows
+    cut = observation.seat * _ROW_BYTES
+    size = len(rows)
+    buffer[: size - cut] = rows[cut:]
+    buffer[size - cut : size] = rows[:cut]
+    current = observation.current_seat
+    if current is not None:
+        _ONE.pack_into(
+            buffer, ((current - observation.seat) % observation.num_players * SEAT_WIDTH + _TO_ACT) * _FLOAT, 1.0
+        )
 
 
 def _write_taken(buffer: bytearray, start: int, memory: EncoderMemory, n: int, seat: int) -> None:

@@ -26,6 +26,7 @@ from referee.env.actions import BASTARD_BRAG_ACTIONS, STOP_THE_BUS_ACTIONS, acti
 from referee.env.encoding import (
     BASTARD_BRAG_FIELDS,
     BASTARD_BRAG_SIZE,
+    SEAT_WIDTH,
     STOP_THE_BUS_FIELDS,
     STOP_THE_BUS_SIZE,
     ObservationEncoder,
@@ -33,7 +34,7 @@ from referee.env.encoding import (
 from referee.env.trajectories import export_trajectories, read_trajectories
 from referee.errors import EnvArgumentError, ExportError
 from referee.gamelog import new_game, read_log
-from referee.games import GAMES, Action, BastardBrag, Game, StopTheBus
+from referee.games import GAMES, Action, BastardBrag, EventKind, Game, Observation, StopTheBus
 from referee.league import run_league
 from referee.stats import placement_score
 
@@ -221,6 +222,15 @@ def test_the_action_index_numbers_every_action_once_as_documented() -> None:
         STOP_THE_BUS_ACTIONS.index(Action.parse("knock"))
 
 
+def played_this_hand(observation: Observation) -> list[bool]:
+    """Which seats took a turn in this hand of Bastard Brag (an exchange, or a knock), from its events."""
+    played = [False] * observation.num_players
+    for event in observation.hand_events:
+        if event.kind in (EventKind.EXCHANGE, EventKind.EXCHANGE_ALL, EventKind.KNOCK):
+            played[event.seat] = True
+    return played
+
+
 @pytest.mark.parametrize(
     "game, players", [("stop_the_bus", 4), ("stop_the_bus", 9), ("bastard_brag", 3), ("bastard_brag", 10)]
 )
@@ -245,6 +255,21 @@ def test_the_encoding_follows_the_events_step_by_step_as_if_read_from_the_start(
             assert vector[fields["seat[0].lives"].offset] == pytest.approx(observation.lives[seat] / 3)
             left = (seat + 1) % players
             assert vector[fields["seat[1].in_game"].offset] == float(observation.in_game[left])
+            fifth = observation.floating if game == "stop_the_bus" else played_this_hand(observation)
+            for relative in range(players):  # every seat's row, from the observer's on (each seat's left)
+                shown = (seat + relative) % players
+                row = fields[f"seat[{relative}].present"].offset
+                expected = [
+                    1,
+                    observation.in_game[shown],
+                    observation.in_hand[shown],
+                    observation.lives[shown] / 3,
+                    fifth[shown],
+                    shown == observation.dealer,
+                    shown == observation.current_seat,
+                    shown == observation.ender,
+                ]
+                assert list(vector[row : row + SEAT_WIDTH]) == pytest.approx(list(map(float, expected))), shown
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
 

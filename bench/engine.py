@@ -10,10 +10,10 @@ for every decision) and ``apply(action)``. Whole games are timed, building
 each game (which deals its first hand) included, in CPU time of this process
 (``time.process_time``) so that other load on the machine does not count:
 one clock reading at each end of a game, since reading the process's CPU
-clock is a system call of about 1 us on the 2-CPU virtual machines of
-docs/performance.md (the ``timer:`` line prints its cost), as much as a
-twentieth of a decision, which timing each decision would add to both
-engines alike and so pull the ratio towards 1. The random choices are drawn
+clock is a system call of 0.6 to 1 us on the 2-CPU virtual machines of
+docs/performance.md (the ``timer:`` line prints its cost), against the
+engine's 8 us a decision at two seats of Stop the Bus: timing each decision
+would add that to both engines alike and so pull the ratio towards 1. The random choices are drawn
 before the clock starts; picking the action from them (an index into the
 legal actions) is timed in both.
 

@@ -213,9 +213,11 @@ class Spectator:
 LEAGUE_NAME = "live"
 
 
-def _league(folder: Path, game: str, sleep_ms: int = 15, names: tuple[str, ...] = ("ann", "bob", "cyd", "dee")) -> Path:
-    """A league file as organisers write one, its bots beside it, no output key (results/NAME): bots that think
-    (``sleep_ms`` a decision) at tables of three, two games at once."""
+def _league(folder: Path, game: str, sleep_ms: int = 15) -> Path:
+    """A league file as organisers write one, its bots beside it, no output key (results/NAME): three bots that
+    think (``sleep_ms`` a decision) at one table of three, its three seat rotations two at once, so that a
+    finished game is asked for while a game on its deals is still in play."""
+    names = ("ann", "bob", "cyd")
     for script in ("thinker.py", "_common.py"):
         shutil.copy(THINKER.with_name(script), folder / script)
     bots = "\n".join(f"  - {{name: {name}, command: python thinker.py --sleep-ms {sleep_ms}}}" for name in names)
@@ -252,16 +254,7 @@ def _watch_league(tmp_path: Path, output: Path, base: str, game: str) -> Spectat
     watching = threading.Thread(target=spectator.watch, daemon=True)
     watching.start()
     run = subprocess.run(
-        # One table of three: its three seat rotations, two at once, so that a finished game is asked for while
-        # a game on its deals is still in play.
-        [
-            PYTHON,
-            "-m",
-            "referee.cli",
-            "run",
-            str(_league(tmp_path, game, names=("ann", "bob", "cyd"))),
-            "--no-progress",
-        ],
+        [PYTHON, "-m", "referee.cli", "run", str(_league(tmp_path, game)), "--no-progress"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -423,7 +416,7 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
             "-m",
             "referee.cli",
             "run",
-            str(_league(tmp_path, "stop_the_bus", sleep_ms=40, names=("ann", "bob", "cyd"))),
+            str(_league(tmp_path, "stop_the_bus", sleep_ms=40)),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

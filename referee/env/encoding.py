@@ -328,7 +328,7 @@ def encode_bastard_brag(observation: BastardBragObservation, memory: EncoderMemo
 # times a hand, and an observation's blocks are these rows from the observer's on, then the seat to act marked.
 _SEAT_BLOCKS: dict[tuple[object, ...], bytes] = {}
 _SEAT_BLOCKS_KEPT = 4096
-_TO_ACT = 6  # the to_act field's place in a seat's row
+_TO_ACT = STOP_THE_BUS_SEAT_FIELDS.index("to_act")  # its place in a seat's row, the same in both games
 _ROW_FORMAT = struct.Struct(f"{SEAT_WIDTH}f")
 _ROW_BYTES = _ROW_FORMAT.size
 _ONE = struct.Struct("f")

@@ -25,7 +25,6 @@ decision on average, a few at most).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations
@@ -112,11 +111,20 @@ def _loss_table(groups: tuple[tuple[float, int], ...]) -> list[float]:
     return table
 
 
+def loss_groups(powers: Iterable[float]) -> tuple[tuple[float, int], ...]:
+    """Opponents' powers, to the nearest half, as (power, opponents) pairs in order: few models to tabulate."""
+    counts: dict[float, int] = {}
+    for power in powers:
+        rounded = round(power * 2) / 2
+        counts[rounded] = counts.get(rounded, 0) + 1
+    return tuple(sorted(counts.items()))
+
+
 class Safety:
     """The chance of holding the single worst hand, for opponents of given powers."""
 
     def __init__(self, powers: Iterable[float]) -> None:
-        self.groups = tuple(sorted(Counter(round(power * 2) / 2 for power in powers).items()))
+        self.groups = loss_groups(powers)
         self._loss = _loss_table(self.groups)
 
     def lose_chance(self, s: float) -> float:
@@ -157,24 +165,32 @@ class OpponentModel:
                     self.visible_takes[event.seat] += 1
 
     def power(self, turns: int, visible_takes: int) -> float:
-        table = POWER_BY_TURNS[self.game]
-        extra = max(0, turns - len(table) + 1)
-        return (
-            table[min(turns, len(table) - 1)]
-            + extra * POWER_PER_LATER_TURN[self.game]
-            + (visible_takes * POWER_PER_VISIBLE_TAKE)
-        )
+        return opponent_power(self.game, turns, visible_takes)
 
     def safety(self, more_turns: int) -> Safety:
         """The model after each opponent plays ``more_turns`` more turns."""
         return Safety(self.power(turns + more_turns, self.visible_takes[seat]) for seat, turns in self.turns.items())
 
 
+def opponent_power(game: str, turns: int, visible_takes: int = 0) -> float:
+    """The power of an opponent's hand after ``turns`` turns and ``visible_takes`` cards taken in view."""
+    table = POWER_BY_TURNS[game]
+    extra = max(0, turns - len(table) + 1)
+    return (
+        table[min(turns, len(table) - 1)] + extra * POWER_PER_LATER_TURN[game] + visible_takes * POWER_PER_VISIBLE_TAKE
+    )
+
+
+def losses_left(game: str, lives: int, floating: bool) -> int:
+    """How many more lost hands a seat survives before it is out (Stop the Bus counts the floating life)."""
+    if game == "stop_the_bus":
+        return 1 if floating else lives + 1
+    return lives
+
+
 def losses_to_elimination(obs: Observation, seat: int) -> int:
     """How many more lost hands ``seat`` survives before it is out (counting the floating life)."""
-    if obs.game == "stop_the_bus":
-        return 1 if obs.floating[seat] else obs.lives[seat] + 1
-    return obs.lives[seat]
+    return losses_left(obs.game, obs.lives[seat], obs.floating[seat])
 
 
 def ending_margin(obs: Observation, own_turns: int) -> float:
@@ -185,13 +201,25 @@ def ending_margin(obs: Observation, own_turns: int) -> float:
     more we accept: the model's one round of look-ahead undervalues waiting
     when hands stop improving, and this makes sure every hand ends.
     """
-    opponents = [seat for seat in range(obs.num_players) if obs.in_hand[seat] and seat != obs.seat]
+    return margin_at(obs.game, obs.seat, obs.lives, obs.floating, obs.in_hand, own_turns)
+
+
+def margin_at(
+    game: str,
+    seat: int,
+    lives: Sequence[int],
+    floating: Sequence[bool],
+    in_hand: Sequence[bool],
+    own_turns: int,
+) -> float:
+    """:func:`ending_margin` from the table's lives and who is in the hand (a search reads them from a game)."""
+    opponents = [other for other in range(len(in_hand)) if in_hand[other] and other != seat]
     if not opponents:  # forfeits left nobody to lose to: ending now or later is all the same
         return 0.0
-    mine = losses_to_elimination(obs, obs.seat)
-    theirs = sum(losses_to_elimination(obs, seat) for seat in opponents) / len(opponents)
-    lives = -LAST_LIFE_CAUTION if mine == 1 else LIVES_MARGIN * max(-1.0, min(2.0, mine - theirs))
-    return lives + PATIENCE * max(0, own_turns - PATIENT_TURNS)
+    mine = losses_left(game, lives[seat], floating[seat])
+    theirs = sum(losses_left(game, lives[other], floating[other]) for other in opponents) / len(opponents)
+    margin = -LAST_LIFE_CAUTION if mine == 1 else LIVES_MARGIN * max(-1.0, min(2.0, mine - theirs))
+    return margin + PATIENCE * max(0, own_turns - PATIENT_TURNS)
 
 
 def _best_of_four(safety: Safety, hand: Sequence[Card], extra: Card, keep_extra: bool = False) -> float:

@@ -83,11 +83,7 @@ SETTLE_WORLDS = 80
 MAX_WORLDS = 4000
 
 
-def losses_left(game: str, lives: int, floating: bool) -> int:
-    """How many more lost hands a seat survives before it is out (Stop the Bus counts the floating life)."""
-    if game == "stop_the_bus":
-        return 1 if floating else lives + 1
-    return lives
+losses_left = heuristic_bot.losses_left
 
 
 @lru_cache(maxsize=100_000)
@@ -139,13 +135,7 @@ _BIT = heuristic_bot._BIT
 TURNS_MODELLED = 12
 
 
-def _power(game: str, turns: int) -> float:
-    table = heuristic_bot.POWER_BY_TURNS[game]
-    later = max(0, turns - len(table) + 1)
-    return table[min(turns, len(table) - 1)] + later * heuristic_bot.POWER_PER_LATER_TURN[game]
-
-
-_POWERS = {game: [_power(game, turns) for turns in range(TURNS_MODELLED)] for game in GAMES}
+_POWERS = {game: [heuristic_bot.opponent_power(game, turns) for turns in range(TURNS_MODELLED)] for game in GAMES}
 # The chance of losing below which the heuristic's way knocks, by the seat's own turns this hand.
 KNOCK_AT = (0.40, 0.40, 0.55, 0.46, 0.40)
 FACE_UP_SLOT = 2
@@ -175,9 +165,12 @@ def _knocks_now(game: Game, seat: int, s: float) -> bool:
     return _lose_chance(game, seat, s, own_turns + 1) <= KNOCK_AT[min(own_turns, len(KNOCK_AT) - 1)]
 
 
-# The heuristic bot's loss chances, tabulated on _STEPS steps of strength as it does (heuristic_bot._loss_table).
-_STEPS = 512
+# The heuristic bot's loss chances, tabulated on _STEPS steps of strength (heuristic_bot._loss_table), and the
+# constants of its Stop the Bus rules.
+_STEPS = heuristic_bot._STEPS
 _TIE_BREAK = heuristic_bot.TIE_BREAK
+_POTENTIAL = heuristic_bot.POTENTIAL_WEIGHT
+_DISCARD, _PASS, _TAKE = EventKind.DISCARD, EventKind.PASS, EventKind.TAKE
 
 
 @cache
@@ -212,7 +205,7 @@ def _draw_value(loss: tuple[float, ...], mask: int) -> float:
         if len(_DRAW_VALUES) >= 1_000_000:
             _DRAW_VALUES.clear()
         best = _best_after_draw(mask)
-        value = _DRAW_VALUES[key] = sum(1.0 - loss[int(s * _STEPS)] + _TIE_BREAK * s for s in best) / len(best)
+        value = _DRAW_VALUES[key] = sum(_value(loss, s) for s in best) / len(best)
     return value
 
 
@@ -231,33 +224,12 @@ def _opponent_losses(game: Game, seat: int) -> tuple[int, tuple[float, ...], tup
                 turns[event.seat] += 1
         elif kind is _TAKE and event.seat in takes:
             takes[event.seat] += 1
-    tables = []
-    for more in (1, 2):
-        groups: dict[float, int] = {}
-        for other, played in turns.items():
-            power = round((_power("stop_the_bus", played + more) + takes[other] * _PER_TAKE) * 2) / 2
-            groups[power] = groups.get(power, 0) + 1
-        tables.append(_loss_steps(tuple(sorted(groups.items()))))
-    return own, tables[0], tables[1]
-
-
-_DISCARD, _PASS, _TAKE = EventKind.DISCARD, EventKind.PASS, EventKind.TAKE
-_PER_TAKE = heuristic_bot.POWER_PER_VISIBLE_TAKE
-
-
-def _ending_margin(game: Game, seat: int, own_turns: int) -> float:
-    """heuristic_bot.ending_margin, from the game."""
-    opponents = [other for other in range(game.num_players) if game.in_hand[other] and other != seat]
-    if not opponents:
-        return 0.0
-    name, lives, floating = game.name, game.lives, game.floating
-    mine = losses_left(name, lives[seat], floating[seat])
-    theirs = sum(losses_left(name, lives[other], floating[other]) for other in opponents) / len(opponents)
-    if mine == 1:
-        margin = -heuristic_bot.LAST_LIFE_CAUTION
-    else:
-        margin = heuristic_bot.LIVES_MARGIN * max(-1.0, min(2.0, mine - theirs))
-    return margin + heuristic_bot.PATIENCE * max(0, own_turns - heuristic_bot.PATIENT_TURNS)
+    power, groups = heuristic_bot.opponent_power, heuristic_bot.loss_groups
+    return (
+        own,
+        _loss_steps(groups([power("stop_the_bus", turns[other] + 1, takes[other]) for other in turns])),
+        _loss_steps(groups([power("stop_the_bus", turns[other] + 2, takes[other]) for other in turns])),
+    )
 
 
 def _quick_stop_the_bus(game: StopTheBus, seat: int) -> Action:
@@ -289,16 +261,14 @@ def _quick_stop_the_bus(game: StopTheBus, seat: int) -> Action:
         play_value = _draw_value(later, mask)
         if top is not None:
             play_value = max(play_value, _value(later, taken))
-        if loss[int(s * _STEPS)] <= 1.0 - play_value + _TIE_BREAK + _ending_margin(game, seat, own_turns):
+        margin = heuristic_bot.margin_at(game.name, seat, game.lives, game.floating, game.in_hand, own_turns)
+        if loss[int(s * _STEPS)] <= 1.0 - play_value + _TIE_BREAK + margin:
             return STOP
     if top is not None:
         take_value = _value(loss, taken)
         if take_value > _value(loss, s) and take_value >= _draw_value(loss, mask):
             return TAKE
     return DRAW
-
-
-_POTENTIAL = heuristic_bot.POTENTIAL_WEIGHT
 
 
 def _quick_bastard_brag(game: BastardBrag, seat: int) -> Action:

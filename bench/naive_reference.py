@@ -9,7 +9,8 @@ its own. There is no caching and no deliberate slowness.
 
 ``tests/test_naive_reference.py`` plays it move for move beside the engine,
 as an independent oracle: it deals from the same decks (the seeded shuffle
-of :mod:`referee.cards` and :mod:`referee.seeding`, or the decks given), it
+that :func:`referee.cards.shuffled_deck` documents, written here as plainly:
+one :meth:`SeedStream.randbelow` a swap; or the decks given), it
 offers the same legal actions in the same order (:class:`Action` values
 equal to the engine's shared ones), and it records the same public events,
 as dicts holding the fields an event uses. Turn limit and forfeits are the
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.cards import Card, shuffle, shuffled_deck
+from referee.cards import DECK, Card
 from referee.games.actions import Action, ActionKind
 from referee.seeding import SeedStream
 
@@ -54,6 +55,15 @@ def rank_hand(cards: Sequence[Card]) -> tuple[int, tuple[int, ...], int]:
     if middle.rank == low.rank:
         return PAIR, (middle.rank, high.rank), high.suit
     return HIGH_CARD, ranks, high.suit
+
+
+def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
+    """Fisher-Yates as :func:`referee.cards.shuffled_deck` documents it: for ``i`` from the last position down
+    to 1, swap position ``i`` with position ``stream.randbelow(i + 1)``. Shuffles ``cards`` in place; returns it."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = stream.randbelow(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
 
 
 class NaiveGame:
@@ -116,7 +126,7 @@ class NaiveGame:
     # ----- a hand ------------------------------------------------------------------
 
     def deck_for(self, hand_number: int) -> list[Card]:
-        seeded = shuffled_deck(SeedStream.derive(self.seed, "hand", hand_number, "deck"))
+        seeded = shuffle(list(DECK), SeedStream.derive(self.seed, "hand", hand_number, "deck"))
         if self.decks is None:
             return seeded
         if callable(self.decks):

@@ -142,6 +142,6 @@ def shuffled_deck(stream: SeedStream) -> list[Card]:
 def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
     """Shuffle ``cards`` in place with Fisher-Yates driven by ``stream``; return it."""
     last = len(cards) - 1
-    for i, j in zip(range(last, 0, -1), stream.randbelow_each(range(last + 1, 1, -1)), strict=True):
+    for i, j in zip(range(last, 0, -1), stream.randbelow_iter(range(last + 1, 1, -1)), strict=True):
         cards[i], cards[j] = cards[j], cards[i]
     return cards

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 
 _PREFIX = "brag-referee:"
@@ -56,10 +56,11 @@ class SeedStream:
     def next_u64(self) -> int:
         """Return the next unsigned 64-bit number of the stream."""
         if not self._pending:
-            digest = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
-            self._block += 1
+            block = self._block
+            counter = _COUNTERS[block] if block < len(_COUNTERS) else block.to_bytes(8, "big")
+            self._block = block + 1
             # Reversed so that pop() hands them out in order 0, 1, 2, 3.
-            self._pending = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+            self._pending = list(_BLOCK_NUMBERS(_sha256(self._key + counter).digest()))[::-1]
         return self._pending.pop()
 
     def take(self, count: int) -> list[int]:
@@ -99,7 +100,13 @@ class SeedStream:
         return numbers, maybe_high
 
     def randbelow_each(self, bounds: Iterable[int]) -> list[int]:
-        """Return ``[self.randbelow(n) for n in bounds]``, faster (a shuffle needs 51 at once)."""
+        """Return ``[self.randbelow(n) for n in bounds]``, faster."""
+        return list(self.randbelow_iter(bounds))
+
+    def randbelow_iter(self, bounds: Iterable[int]) -> Iterator[int]:
+        """Return an iterator of :meth:`randbelow_each`'s numbers, each worked out as it is read (a shuffle needs
+        51, one swap each). The stream's numbers are all taken at the call: the stream is where
+        ``randbelow_each`` would leave it, however much of the iterator is read."""
         if isinstance(bounds, range) and bounds:  # a shuffle's: its least and greatest bound are its two ends
             low, high = sorted((bounds[0], bounds[-1]))
         else:
@@ -107,7 +114,7 @@ class SeedStream:
             low, high = (min(bounds), max(bounds)) if bounds else (1, 1)
         numbers, maybe_high = self._take(len(bounds))  # what they take when no number is thrown away, nearly always
         if numbers and not maybe_high and low > 0 and high <= _SMALL_BOUND:
-            return list(map(operator.mod, numbers, bounds))
+            return map(operator.mod, numbers, bounds)
         position = 0
         results = []
         for n in bounds:
@@ -121,7 +128,7 @@ class SeedStream:
                 if x < limit:
                     break
             results.append(x % n)
-        return results
+        return iter(results)
 
     def randbelow(self, n: int) -> int:
         """Return a uniformly chosen integer in ``range(n)``; ``n`` must be positive."""
@@ -135,6 +142,7 @@ class SeedStream:
 _sha256 = hashlib.sha256
 _SEVEN_FF = b"\xff" * 7
 _COUNTERS = tuple(number.to_bytes(8, "big") for number in range(64))  # the first blocks' numbers, as hashed
+_BLOCK_NUMBERS = struct.Struct(">4Q").unpack  # a block's four numbers, in order
 
 
 @cache
@@ -158,8 +166,18 @@ _KEPT_BY_SMALL_BOUNDS = _TWO_64 - _SMALL_BOUND
 
 def derive_key(seed: int | str, *labels: int | str) -> bytes:
     """Return the 32-byte key of the stream named by ``seed`` and ``labels``."""
-    text = _PREFIX + ":".join(map(str, (seed, *labels)))
-    return hashlib.sha256(text.encode("utf-8")).digest()
+    template = _KEY_TEXTS.get(len(labels)) or _key_text(len(labels))
+    return _sha256((template % (seed, *labels)).encode("utf-8")).digest()
+
+
+_KEY_TEXTS: dict[int, str] = {}
+
+
+def _key_text(labels: int) -> str:
+    """The text a key hashes, for ``labels`` labels, as a %-template (``%s`` writes each as ``str`` would): one
+    formatting instead of a join over ``str`` of each (every hand's deck derives a key)."""
+    template = _KEY_TEXTS[labels] = _PREFIX + "%s" + ":%s" * labels
+    return template
 
 
 def derive_seed(seed: int | str, *labels: int | str) -> int:

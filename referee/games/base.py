@@ -184,9 +184,9 @@ class Game(ABC):
         decks: Sequence[Sequence[Card]] | Callable[[int], Sequence[Card] | None] | None = None,
         turn_limit: int = DEFAULT_TURN_LIMIT,
     ) -> None:
-        players = f"{self.min_players} to {self.max_players}"
-        require_int("num_players", num_players, f"{self.name} is played by {players} players")
-        if not self.min_players <= num_players <= self.max_players:
+        if num_players.__class__ is not int or not self.min_players <= num_players <= self.max_players:
+            players = f"{self.min_players} to {self.max_players}"
+            require_int("num_players", num_players, f"{self.name} is played by {players} players")
             raise GameArgumentError(f"{self.name} is played by {players} players, not {num_players}")
         require_int("seed", seed, "any whole number")
         require_int("turn_limit", turn_limit, "normal turns in a hand, at least 1")

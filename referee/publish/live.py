@@ -5,10 +5,10 @@ record is in ``games.jsonl``; that only queues the game. A task of its own
 hands the work to a helper process: with ``static_replays``, the game's
 replay page (``replays/GAME_ID.html``; without, ``referee serve`` makes it
 from the game's log when it is asked for, which costs the league nothing),
-and, at most once every ``interval_s`` seconds
-(and never more often than ten times the time a rewrite takes, so a big
-league spends little on it), the leaderboard files with a page that
-refreshes itself. The helper is a separate Python process at low priority
+and, at most once every ``interval_s`` seconds, the first one interval
+after the run starts (and never more often than ten times the time a
+rewrite takes, so a big league spends little on it), the leaderboard files
+with a page that refreshes itself. The helper is a separate Python process at low priority
 (``nice`` 10), started as ``python -m referee.publish.live``, so neither its
 CPU time nor Python's global lock ever delays the event loop that talks to
 the bots and times them. It takes one job per line on its standard input
@@ -111,7 +111,9 @@ class LiveSite:
         # A game id, the ids to rebuild, _REFRESH or _STOP.
         self._queue: asyncio.Queue[str | list[str] | object] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._next_write = 0.0
+        # The first rewrite one interval after the run starts, not at its first game: a run shorter than that
+        # starts no helper for its leaderboard (the runner writes the last one itself, at the end).
+        self._next_write = time.monotonic() + interval_s
         self._warned = False
         self.replays_written = 0
         self.leaderboard_written_at: list[float] = []  # time.monotonic() as each rewrite ended

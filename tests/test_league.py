@@ -85,16 +85,15 @@ def leaderboard_without_times(directory: Path) -> dict:
 
 
 def test_the_same_league_twice_and_at_any_concurrency_gives_the_same_results(tmp_path: Path, bots: Bots) -> None:
+    # Two runs of one league file, one game at a time and two at a time: the same records and leaderboards (a run
+    # that depended on anything but the file, its timing or another process's, would differ in the other).
     league_path = write_league(tmp_path / "league.yaml", bots, rounds=2)
     first = run(league_path, tmp_path / "first", concurrency=1)
-    second = run(league_path, tmp_path / "second", concurrency=1)
     parallel = run(league_path, tmp_path / "parallel", concurrency=2)
 
     expected_games = len(load_league(league_path).schedule())
-    assert first.played == second.played == parallel.played == expected_games == 12
-    assert without_timing(tmp_path / "first") == without_timing(tmp_path / "second")
+    assert first.played == parallel.played == expected_games == 12
     assert without_timing(tmp_path / "first") == without_timing(tmp_path / "parallel")
-    assert leaderboard_without_times(tmp_path / "first") == leaderboard_without_times(tmp_path / "second")
     assert leaderboard_without_times(tmp_path / "first") == leaderboard_without_times(tmp_path / "parallel")
     for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"):
         assert (tmp_path / "first" / name).stat().st_size > 0

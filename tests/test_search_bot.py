@@ -180,7 +180,7 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
     bench/search_strength.py: on a loaded machine a decision may be slow here), and `--opponent search` playing it
     inside the referee."""
     command = [PYTHON, str(SAMPLE_BOTS / "search_bot.py")]
-    quick = ["--games", "1", "--seats", "3", "--move-time-ms", "200"]
+    quick = ["--games", "1", "--seats", "3", "--move-time-ms", "100"]
     checked = subprocess.run(
         [*REFEREE, "check-bot", *quick, "--logs", str(tmp_path / "logs"), "--", *command],
         capture_output=True,

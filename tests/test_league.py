@@ -247,8 +247,8 @@ def test_output_from_another_league_is_refused(tmp_path: Path, bots: Bots) -> No
 
 
 def test_a_league_whose_bot_can_never_run_exits_non_zero_naming_why(tmp_path: Path, bots: Bots) -> None:
-    # One try, and 8 s for it: a bot that cannot run costs the whole start-up timeout.
-    league_path = write_league(tmp_path / "league.yaml", bots, extra="max_restarts: 0", startup_timeout_ms=8000)
+    # One try, and 5 s for it: a bot that cannot run costs the whole start-up timeout.
+    league_path = write_league(tmp_path / "league.yaml", bots, extra="max_restarts: 0", startup_timeout_ms=5000)
     with socket.socket() as probe:  # a port on which nothing listens
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -191,7 +191,7 @@ def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) ->
         "table_size: 3",
         "move_time_ms: 1000",
         "time_bank_ms: 2000",
-        "concurrency: 1",
+        "concurrency: 2",
         "max_restarts: 20",
         "fault_policy: {mode: default_action, max_faults: 3}",
         "bots:",

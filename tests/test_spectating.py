@@ -416,7 +416,7 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
             "-m",
             "referee.cli",
             "run",
-            str(_league(tmp_path, "stop_the_bus", sleep_ms=40)),
+            str(_league(tmp_path, "stop_the_bus", sleep_ms=30)),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

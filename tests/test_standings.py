@@ -83,6 +83,21 @@ def test_known_games_give_hand_counted_results():
         assert row.mean_score == pytest.approx(sum(scores) / games), bot
 
 
+def test_a_void_game_counts_for_nobody_but_its_faults_still_show():
+    void = record(4, ["alice", "dave"], [1, 0], faults=[{"startup": 1}, {}])
+    void["void"] = "only one bot got to make a decision"
+    with_void, without = compute_standings([*KNOWN_GAMES, void]), compute_standings(KNOWN_GAMES)
+    assert with_void.games == without.games == 4
+    assert with_void.void_games == [("r0-t004-s0", "only one bot got to make a decision")]
+    counted, alone = rows_by_bot(with_void), rows_by_bot(without)
+    for bot, row in alone.items():  # dave's only win and alice's last place are not there
+        assert (counted[bot].games, counted[bot].wins, counted[bot].score) == (row.games, row.wins, row.score), bot
+        assert counted[bot].average_placement == pytest.approx(row.average_placement), bot
+        assert counted[bot].rank == row.rank, bot
+    assert with_void.head_to_head["alice"]["dave"].games == without.head_to_head["alice"]["dave"].games == 1
+    assert counted["alice"].faults["startup"] == 1 and alone["alice"].faults["startup"] == 0
+
+
 def test_fault_counts_cover_every_kind_with_zeros():
     rows = rows_by_bot(compute_standings(KNOWN_GAMES))
     assert list(FAULT_KINDS) == ALL_KINDS

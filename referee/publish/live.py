@@ -8,10 +8,10 @@ from the game's log when it is asked for, which costs the league nothing),
 and, at most once every ``interval_s`` seconds, the first one interval
 after the run starts (and never more often than ten times the time a
 rewrite takes, so a big league spends little on it), the leaderboard files
-with a page that refreshes itself. The helper is a separate Python process at low priority
-(``nice`` 10), started as ``python -m referee.publish.live``, so neither its
-CPU time nor Python's global lock ever delays the event loop that talks to
-the bots and times them. It takes one job per line on its standard input
+with a page that refreshes itself. The helper is a separate Python process
+at low priority (``nice`` 10), started as ``python -m referee.publish.live``,
+so neither its CPU time nor Python's global lock ever delays the event loop
+that talks to the bots and times them. It takes one job per line on its standard input
 and answers each with a line. Every file is replaced in one step, so a
 reader (a browser, ``referee serve``) never sees half of one.
 """

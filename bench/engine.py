@@ -13,9 +13,9 @@ one clock reading at each end of a game, since reading the process's CPU
 clock is a system call of 0.6 to 1 us on the 2-CPU virtual machines of
 docs/performance.md (the ``timer:`` line prints its cost), against the
 engine's 8 us a decision at two seats of Stop the Bus: timing each decision
-would add that to both engines alike and so pull the ratio towards 1. The random choices are drawn
-before the clock starts; picking the action from them (an index into the
-legal actions) is timed in both.
+would add that to both engines alike and so pull the ratio towards 1. The
+random choices are drawn before the clock starts; picking the action from
+them (an index into the legal actions) is timed in both.
 
 Both engines play the very same games: each game is played by one and then
 by the other (which goes first alternates) from the same seed and the same

@@ -349,7 +349,7 @@ def _write_seats(observation: Observation, buffer: bytearray, fifth: tuple[bool,
     key = (lives, fifth, in_game, in_hand, dealer, ender)
     rows = _SEAT_BLOCKS.get(key)
     if rows is None:
-        rows = b"".join(
+        rows = b"".join(  # each row's fields in *_SEAT_FIELDS order, to_act 0 here (marked below, per observation)
             _ROW_FORMAT.pack(
                 1.0, in_game[s], in_hand[s], lives[s] * _LIVES_SCALE, fifth[s], s == dealer, 0.0, s == ender
             )

@@ -303,7 +303,8 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     assert seed_line.startswith("deal seed ") and "this table's" in seed_line
     assert "a league derives it one way from the league's seed, which it does not reveal" in seed_line
     assert str(games[game_id].seed) not in page.text_content("#meta"), "the seed is said once, with what it is"
-    page.click("#back")
+    with page.expect_navigation():  # so that ready() below waits for the league's page, not the replay's
+        page.click("#back")
     ready(page)
     assert page.input_value("#bot-filter") == "alpha", "back on the league's page, the filter is kept"
 
@@ -653,7 +654,9 @@ def test_headless_chromium_with_a_virtual_time_budget_finishes_on_the_served_pag
 
 
 def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_path: Path) -> None:
-    league_file = write_league(tmp_path / "league.yaml", thinker_ms=25, rounds=2)
+    # Six games of about a second each: running when the first page is written (3 s in), and over by about when the
+    # page from a file first reloads itself (5 s after it opened).
+    league_file, games = write_league(tmp_path / "league.yaml", thinker_ms=25), 6
     output = tmp_path / "out"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     runner = server = None
@@ -683,14 +686,14 @@ def test_a_live_page_picks_up_games_that_finish_while_it_is_open(browser, tmp_pa
         ready(from_file)
         assert from_file.is_visible("#live"), "a running league's page says it is live"
         first_file, first_served = games_shown(from_file), games_shown(served)
-        assert first_file < 12 and first_served < 12
+        assert first_file < games and first_served < games
         # Each page picks up games that finish while it is open: the file by reloading itself, the
         # served page when `referee serve` tells it the page changed.
         from_file.wait_for_function(f"Number(document.body.dataset.games) > {first_file}", timeout=30_000)
         served.wait_for_function(f"Number(document.body.dataset.games) > {first_served}", timeout=30_000)
         assert runner.wait(timeout=120) == 0, runner.stderr.read().decode()
-        served.wait_for_function("Number(document.body.dataset.games) === 12", timeout=20_000)
-        from_file.wait_for_function("Number(document.body.dataset.games) === 12", timeout=20_000)
+        served.wait_for_function(f"Number(document.body.dataset.games) === {games}", timeout=20_000)
+        from_file.wait_for_function(f"Number(document.body.dataset.games) === {games}", timeout=20_000)
         assert not from_file.is_visible("#live"), "a finished league's page no longer refreshes"
     finally:
         context.close()

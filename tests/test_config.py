@@ -28,6 +28,7 @@ from referee.errors import RefereeError
 from referee.faults import FaultPolicy, PolicyMode
 from referee.schedule import Gauntlet, RoundRobin, Sampled
 from referee.seeding import seed_commitment
+from tests.cli import referee_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 TOURNAMENTS = ROOT / "tournaments"
@@ -903,11 +904,11 @@ def test_a_character_yaml_does_not_allow_gives_the_line(tmp_path):
     assert load_error(path) == f"{path}:5: invalid YAML: character U+0001 is not allowed in a YAML file"
 
 
-# ----- referee validate, as a user runs it --------------------------------------------
+# ----- referee validate, as a user runs it (its main, in this process: tests/cli.py) --------------------
 
 
 def referee(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, timeout=60)
+    return referee_in_process(*args)
 
 
 @pytest.mark.parametrize(

@@ -446,23 +446,30 @@ def test_bots_planting_deep_trees_and_many_files_leave_the_league_and_the_next_i
     # In its sandbox: 3,000 nested folders, 200,000 files, link loops and locked folders, in its socket folder
     # and /tmp; every game is played, and nothing of it is on the host to clean.
     planter = ["--nested", "3000", "--files", "200000", "--odd"]
-    league_file = planting_league(tmp_path / "first", bots, "planted", [("plant", [*planter, "--in-tmp"])])
+    # It plants in the first of its two games (seat 0), and the second game is played after it, one at a time.
+    league_file = planting_league(
+        tmp_path / "first", bots, "planted", [("plant", [*planter, "--in-tmp", "--seat", "0"])]
+    )
     summary = asyncio.run(run_league(load_league(league_file)))
     assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
-    assert fault_free(tmp_path / "first" / "results" / "planted")
-    planted = reports(tmp_path / "first" / "results" / "planted" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
-    assert {report["folder"] for report in planted} == {"/run/referee", "/tmp"}
+    results = tmp_path / "first" / "results" / "planted"
+    assert fault_free(results)
+    records = [json.loads(line) for line in (results / RESULTS_FILE).read_text().splitlines()]
+    assert [record["seats"].index("plant") for record in records] == [0, 1]  # the planting game first
+    planted = reports(results / BOT_LOG_DIR, "PLANT ", "plant-*.log")
+    assert sorted(report["folder"] for report in planted) == ["/run/referee", "/tmp"]  # one process, both places
     assert all(
         (report["nested"], report["files"], report["odd"], report["stopped"]) == (3000, 200000, True, None)
         for report in planted
     )
     assert list(bots.socket_root.iterdir()) == []  # nothing on the host's disk
     # The next league on the same TMPDIR (kept in memory here), without the sandbox: the planter's socket folder
-    # is a host folder, which its stop removes off the event loop; the league plays, and nothing is left.
+    # is a host folder, which its stop removes off the event loop; the league plays (one game), and nothing is left.
     monkeypatch.setattr(tempfile, "tempdir", str(memory_folder))
-    league_file = planting_league(tmp_path / "next", bots, "next", [("plant", planter)], "sandbox: none\n")
+    one_game = "sandbox: none\nformat: {type: sampled, games_per_bot: 1, rotations: 1}\n"
+    league_file = planting_league(tmp_path / "next", bots, "next", [("plant", planter)], one_game)
     summary = asyncio.run(run_league(load_league(league_file)))
-    assert summary.played == 2 and summary.disabled == {} and summary.failed_logs == {}
+    assert summary.played == 1 and summary.disabled == {} and summary.failed_logs == {}
     assert fault_free(tmp_path / "next" / "results" / "next")
     planted = reports(tmp_path / "next" / "results" / "next" / BOT_LOG_DIR, "PLANT ", "plant-*.log")
     assert planted and all(

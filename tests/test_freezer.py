@@ -160,9 +160,11 @@ def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and
         policy = OffMove(recorded, asyncio.get_running_loop(), lambda: cpu[0])
         policy.off_move()
         policy.on_move()  # asked again at once (a draw, then its discard): never frozen in between
+        replied = asyncio.get_running_loop().time()
         policy.off_move()
         await asyncio.sleep(0.01)
-        assert recorded.steps == []  # frozen a moment after its reply, off the decision's path
+        if asyncio.get_running_loop().time() - replied < freezer.FREEZE_DELAY_S:  # a loaded machine may oversleep
+            assert recorded.steps == []  # frozen a moment after its reply, off the decision's path
         await asyncio.sleep(0.03)
         assert recorded.steps == ["freeze"]
         policy.on_move()

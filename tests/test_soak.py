@@ -1,7 +1,7 @@
 """The fault soak, short: a league of misbehaving bots beside good ones finishes, records every fault, leaks nothing.
 
 The league, its bots and the checks are bench/soak.py's (which also runs
-the long soak, 380 games): here its short league of 12 bots (132 games),
+the long soak, 380 games): here its short league of 11 bots (110 games),
 with every fault kind, a bot that forks children (one detached with setsid)
 and crashes, and a memory hog under a memory limit.
 """

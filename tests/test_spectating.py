@@ -405,10 +405,14 @@ SHOWN_NOW = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+DESKTOP, PHONE = 1280, 390
+
+
 def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_face_down(
-    chromium, tmp_path: Path, served, width: int
+    chromium, tmp_path: Path, served
 ) -> None:
+    # One game watched, first on a desktop's width, then, a dozen moves in, on a phone's: at both, only the backs
+    # of the cards in play, and nothing wider than the window.
     output, base = served
     league = subprocess.Popen(
         [
@@ -421,6 +425,7 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    width = DESKTOP
     context = chromium.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -431,18 +436,26 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
         page.locator("#games li:not(:has(.status)) a").first.click()  # a game in play, not one just finished
         page.wait_for_selector("#moves li")
         seen_counts, faces_in_play = [], []
+        page_widths: dict[int, list[int]] = {DESKTOP: [], PHONE: []}  # the page's width, seen while a hand is played
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and page.locator("#state").inner_text() != "finished":
             moves, in_play, faces = page.evaluate(SHOWN_NOW)
             seen_counts.append(moves)
             if in_play:
                 faces_in_play.append(faces)
+                page_widths[width].append(page.evaluate("document.documentElement.scrollWidth"))
+                if width == DESKTOP and len(set(seen_counts)) > 12:
+                    width = PHONE
+                    page.set_viewport_size({"width": width, "height": 900})
             time.sleep(0.05)
         assert page.locator("#state").inner_text() == "finished"
         assert len(set(seen_counts)) > 10  # the list grew move by move while the page was open
         assert faces_in_play and set(faces_in_play) == {0}  # while a hand is played, only the backs of its cards
         assert page.locator("#note a").get_attribute("href").startswith("../replays/")  # the replay, one click away
-        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing runs off a phone's screen
+        # Nothing runs off the screen, on a desktop or a phone, in play or finished.
+        assert page_widths[DESKTOP] and max(page_widths[DESKTOP]) <= DESKTOP
+        assert page_widths[PHONE] and max(page_widths[PHONE]) <= PHONE
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE
     finally:
         context.close()
         league.send_signal(signal.SIGINT)  # one game watched is enough: the league stops as an organiser stops it

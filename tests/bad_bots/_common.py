@@ -45,6 +45,7 @@ def parser(description: str) -> argparse.ArgumentParser:
         "--in-game", type=int, help="misbehave only in this process's Nth game (from 1); --at counts in it"
     )
     options.add_argument("--seats", type=int, help="misbehave only at tables of this many seats")
+    options.add_argument("--seat", type=int, help="misbehave only when seated in this seat (from 0)")
     options.add_argument("--every-game", action="store_true", help="--at counts again from each game's start")
     options.add_argument("--spawn-child", action="store_true", help="start a child process that sleeps")
     options.add_argument("--address", help="listen here instead of $REFEREE_BOT_ADDRESS")
@@ -130,6 +131,8 @@ class LegalServicer(BotServicer):
     def _in_scope(self, request: pb.DecisionRequest) -> bool:
         """Whether this decision is one where the bot may misbehave (its game and table size)."""
         if self.args.in_game is not None and self.games_started != self.args.in_game:
+            return False
+        if self.args.seat is not None and request.observation.seat != self.args.seat:
             return False
         return self.args.seats is None or request.observation.num_players == self.args.seats
 

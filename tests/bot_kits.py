@@ -28,6 +28,7 @@ import yaml
 
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
+from tests.cli import referee_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = ROOT / "sample_bots"
@@ -185,7 +186,7 @@ def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
         assert str(seat) not in record["forfeits"], f"{record['game_id']}: {name} forfeited: {record['forfeits']}"
         assert record["timing"]["latency_ms"][seat], f"{record['game_id']}: {name} made no decision"
         log = run.output / "games" / f"{record['game_id']}.jsonl"
-        verified = subprocess.run([*REFEREE, "verify", str(log)], capture_output=True, text=True, timeout=60)
+        verified = referee_in_process("verify", str(log))
         assert verified.returncode == 0, f"referee verify {log}:\n{verified.stdout}{verified.stderr}"
     logs = run.bot_logs(name)
     assert "decide failed" not in logs and "referee stream:" not in logs, logs

@@ -1278,10 +1278,8 @@ def test_freezing_is_the_leagues_to_turn_off_and_a_bots_to_turn_back_on(tmp_path
 
 
 def validate(path: Path) -> subprocess.CompletedProcess:
-    """``python -m referee validate PATH``, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "referee", "validate", str(path)], capture_output=True, text=True, timeout=60
-    )
+    """``referee validate PATH``, as a user runs it (its main, in this process: tests/cli.py)."""
+    return referee_in_process("validate", str(path))
 
 
 def ladder_file(tmp_path: Path, body: str = "") -> Path:

@@ -50,7 +50,7 @@ def author(submissions: Path, name: str, bots: Bots, kind: str = "random", manif
     return folder
 
 
-def ladder_file(folder: Path, bots: Bots, authors: dict[str, str]) -> Path:
+def ladder_file(folder: Path, bots: Bots, authors: dict[str, str], concurrency: int = 2) -> Path:
     submissions = folder / "submissions"
     submissions.mkdir()
     for name, kind in authors.items():
@@ -58,7 +58,7 @@ def ladder_file(folder: Path, bots: Bots, authors: dict[str, str]) -> Path:
     path = folder / "ladder.yaml"
     path.write_text(
         f"name: season\ngame: stop_the_bus\nseed: {SEED}\ntable_size: 3\nsubmissions: submissions\n"
-        f"output: out\nplacement_games: {PLACEMENT_GAMES}\npoll_s: 0.3\nconcurrency: 2\nmove_time_ms: 300\n"
+        f"output: out\nplacement_games: {PLACEMENT_GAMES}\npoll_s: 0.3\nconcurrency: {concurrency}\nmove_time_ms: 300\n"
         "time_bank_ms: 300\ngrace_ms: 300\nstartup_timeout_ms: 30000\n"  # roomy: a loaded machine must not fail a check game at start-up
     )
     return path

@@ -27,7 +27,7 @@ from referee.held_back import held_back
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, Bots, sync_playwright
 from tests.test_ladder import interrupted, ladder_file, lines, start, wait_for
 from tests.test_serve import free_port
-from tests.test_site import TOKEN
+from tests.test_site import add_author
 
 WAIT_S = 120.0
 # One client for every request: each bare httpx.get builds a TLS context first (45 ms), and the test reads every
@@ -109,15 +109,9 @@ def season(tmp_path: Path, bots: Bots) -> Iterator[dict]:
     """A ladder of three authors playing, served on loopback; ann and bob have tokens."""
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed (apt-get install curl)")
-    path = ladder_file(tmp_path, bots, {"ann": "heuristic", "bob": "random", "cat": "random"})
     # One game at a time: the games go on behind what the test does (uploads, pages), which is the point here.
-    path.write_text(path.read_text().replace("concurrency: 2\n", "concurrency: 1\n"))
-    tokens = {}
-    for name in ("ann", "bob"):
-        added = subprocess.run([PYTHON, "-m", "referee", "ladder", str(path), "--add-author", name],
-                               capture_output=True, text=True, timeout=60, env=bots.subprocess_env())  # fmt: skip
-        assert added.returncode == 0, added.stderr
-        (tokens[name],) = TOKEN.findall(added.stdout)
+    path = ladder_file(tmp_path, bots, {"ann": "heuristic", "bob": "random", "cat": "random"}, concurrency=1)
+    tokens = {name: add_author(path, name) for name in ("ann", "bob")}
     port = free_port()
     server = subprocess.Popen([PYTHON, "-m", "referee", "serve", str(path), "--port", str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip

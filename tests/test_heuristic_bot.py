@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import random
 import shlex
 import shutil
@@ -19,6 +20,7 @@ from referee.botkit import BotServicer
 from referee.cards import DECK, Card, parse_cards
 from referee.games import BastardBrag, Game, Observation, Phase, StopTheBus
 from referee.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
+from referee.hands import hand_rank
 from referee.protocol import action_to_pb
 from tests.conftest import PYTHON, Bots, read_log
 from tests.reference_encoder import decision_request_to_pb
@@ -99,6 +101,17 @@ def heuristic_win_rate(game_class: type[Game], layout: str, games: int = 100) ->
 
 
 # ----- Stop the Bus on fixed decks -----------------------------------------------
+
+
+def test_a_hands_strength_is_its_place_among_all_hands_by_rank_then_by_its_cards():
+    # The plain definition the bot's lean table must equal: every hand sorted by its rank (hand_rank, with its
+    # checks), equal ranks by the hand's cards as a mask of their indices; a hand's strength is its place over all.
+    def mask(hand: tuple[Card, ...]) -> int:
+        return sum(1 << card.index for card in hand)
+
+    ordered = sorted(itertools.combinations(DECK, 3), key=lambda hand: (hand_rank(hand), mask(hand)))
+    for place, hand in enumerate(ordered):
+        assert heuristic.strength(hand) == place / len(ordered), hand
 
 
 def test_stop_the_bus_takes_the_discard_that_makes_a_prial_and_drops_the_odd_card():

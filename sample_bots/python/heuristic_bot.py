@@ -50,12 +50,18 @@ _BIT = {card: 1 << card.index for card in DECK}
 
 def _strength_table() -> dict[int, float]:
     """Map each three-card hand (as a bit mask of card indices) to the fraction of hands it beats."""
-    # DECK is in card order, so each combination is three distinct cards in order: rank_held ranks them as
-    # hand_rank does without its checks (half the time of this table, which every start of the bot builds).
-    ranked = sorted(
-        (rank_held(cards), _BIT[cards[0]] | _BIT[cards[1]] | _BIT[cards[2]]) for cards in combinations(DECK, 3)
-    )
-    return {mask: position / len(ranked) for position, (_, mask) in enumerate(ranked)}
+    # Every start of the bot builds this table, so it is built lean. DECK is in card order (index order), so the
+    # hands come in increasing mask order (highest card, then middle, then lowest) and the stable sort by rank
+    # alone orders equal ranks by mask; each hand is three distinct cards in order, which rank_held ranks as
+    # hand_rank does without its checks.
+    hands = [
+        (low, middle, high) for h, high in enumerate(DECK) for m, middle in enumerate(DECK[:h]) for low in DECK[:m]
+    ]
+    hands.sort(key=rank_held)
+    return {
+        _BIT[low] | _BIT[middle] | _BIT[high]: position / len(hands)
+        for position, (low, middle, high) in enumerate(hands)
+    }
 
 
 _STRENGTH = _strength_table()

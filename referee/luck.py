@@ -199,22 +199,22 @@ def _scores_if_lost(game: Game) -> dict[int, list[float]]:
 def _final_loss_chances(strengths: Mapping[int, float], to_play: Mapping[int, list[float]]) -> dict[int, float]:
     """In the final turns: each seat's chance of holding the worst hand at the showdown, the seats still to play
     (``to_play``: the strengths each may end with, equally likely) independent of one another, the others fixed."""
-
-    def above(seat: int, value: float) -> float:
-        ends = to_play.get(seat)
-        if ends is None:
-            return float(strengths[seat] > value)
-        return (len(ends) - bisect_right(ends, value)) / len(ends)
-
     chances = {}
     for seat, fixed in strengths.items():
-        others = [other for other in strengths if other != seat]
+        # A fixed other is above a value or not (a factor of 1 or 0); a seat still to play is above it with the
+        # share of its ends above it. Factors of 1 are left out and a 0 ends the product: the sum is the same,
+        # bit for bit, as the product over every other seat in order (this runs for every card of every draw).
+        fixed_others = [strengths[other] for other in strengths if other != seat and other not in to_play]
+        lowest_fixed = min(fixed_others, default=math.inf)
+        ends_of_others = [to_play[other] for other in strengths if other != seat and other in to_play]
         outcomes = to_play.get(seat, [fixed])
         total = 0.0
         for value in outcomes:
+            if lowest_fixed <= value:
+                continue
             product = 1.0
-            for other in others:
-                product *= above(other, value)
+            for ends in ends_of_others:
+                product *= (len(ends) - bisect_right(ends, value)) / len(ends)
             total += product
         chances[seat] = total / len(outcomes)
     norm = sum(chances.values()) or 1.0

@@ -87,7 +87,7 @@ browser-deps:
 			|| (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null)) \
 			|| echo "could not install chromium: the browser tests will be skipped"; \
 	else \
-		echo "Chromium not found: the browser tests will be skipped; to run them: sudo apt-get install -y chromium"; \
+		echo "Chromium not found: the browser tests will be skipped; to run them: sudo apt-get install -y --no-install-recommends chromium"; \
 	fi
 
 # The checks, each configured in pyproject.toml; referee/v2/ (generated) is never checked or formatted.
@@ -110,9 +110,9 @@ debian-deps:
 	@$(MAKE) --no-print-directory browser-deps
 
 # The set-up runs side by side: the virtual environment, npm, and apt (about 35 s less than one after another on a
-# fresh machine), each part's output printed whole when it ends. Then the checks run beside the test suite, whose
-# two workers leave a core idle now and then (the checks' 13 s of CPU cost the suite about half that): the checks'
-# report comes after the suite's, and either failing fails make test.
+# fresh machine), each part's output printed whole when it ends. Then the checks run beside the test suite (mypy's
+# 13 s no longer come before the first test): the checks' report comes after the suite's, and either failing fails
+# make test.
 test:
 	@$(MAKE) --no-print-directory -j4 --output-sync=target $(STAMP) node-deps debian-deps
 	@$(MAKE) --no-print-directory lint >$(VENV)/lint.log 2>&1 & checks=$$!; \

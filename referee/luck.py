@@ -203,9 +203,12 @@ def _final_loss_chances(strengths: Mapping[int, float], to_play: Mapping[int, li
     for seat, fixed in strengths.items():
         # A fixed other is above a value or not (a factor of 1 or 0); a seat still to play is above it with the
         # share of its ends above it. Factors of 1 are left out and a 0 ends the product: the sum is the same,
-        # bit for bit, as the product over every other seat in order (this runs for every card of every draw).
-        fixed_others = [strengths[other] for other in strengths if other != seat and other not in to_play]
-        lowest_fixed = min(fixed_others, default=math.inf)
+        # bit for bit, as the product over every other seat in order (this runs for every card of every draw;
+        # tests/test_luck.py holds it to that product).
+        lowest_fixed = min(
+            (held for other, held in strengths.items() if other != seat and other not in to_play),
+            default=math.inf,
+        )
         ends_of_others = [to_play[other] for other in strengths if other != seat and other in to_play]
         outcomes = to_play.get(seat, [fixed])
         total = 0.0

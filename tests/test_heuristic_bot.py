@@ -100,7 +100,7 @@ def heuristic_win_rate(game_class: type[Game], layout: str, games: int = 100) ->
     return wins / games
 
 
-# ----- Stop the Bus on fixed decks -----------------------------------------------
+# ----- hand strength ------------------------------------------------------------
 
 
 def test_a_hands_strength_is_its_place_among_all_hands_by_rank_then_by_its_cards():
@@ -112,6 +112,9 @@ def test_a_hands_strength_is_its_place_among_all_hands_by_rank_then_by_its_cards
     ordered = sorted(itertools.combinations(DECK, 3), key=lambda hand: (hand_rank(hand), mask(hand)))
     for place, hand in enumerate(ordered):
         assert heuristic.strength(hand) == place / len(ordered), hand
+
+
+# ----- Stop the Bus on fixed decks -----------------------------------------------
 
 
 def test_stop_the_bus_takes_the_discard_that_makes_a_prial_and_drops_the_odd_card():

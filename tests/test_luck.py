@@ -10,7 +10,17 @@ import pytest
 
 from referee.cards import parse_cards
 from referee.games import GAMES, ActionKind, Phase
-from referee.luck import MODEL, LuckMeter, _outlasts, deal_luck, draw_luck, luck_of_log, placement_scores, strength
+from referee.luck import (
+    MODEL,
+    LuckMeter,
+    _final_loss_chances,
+    _outlasts,
+    deal_luck,
+    draw_luck,
+    luck_of_log,
+    placement_scores,
+    strength,
+)
 
 from . import game_logs
 
@@ -21,6 +31,43 @@ def test_strength_is_the_percentile_among_all_hands_and_a_drawn_card_counts_the_
     assert strength(parse_cards("2C 3D 5H")) < 0.002  # among the worst hands there are (suits break ties)
     assert strength(parse_cards("3C 3D 3H")) > 0.9998  # a prial of threes beats every other hand but its like
     assert strength(parse_cards("2C 3D 5H 3H")) == strength(parse_cards("3D 5H 3H"))  # the pair of threes, 5 kicker
+
+
+def test_the_chance_of_ending_worst_in_the_final_turns_is_the_product_over_the_other_seats() -> None:
+    # The plain definition, which the referee computes leaner (it runs for every card of every draw): a seat ends
+    # worst when every other seat ends above it; a fixed seat is above a value or not, a seat still to play with the
+    # share of its ends above it. Strengths come from a few values, so that ties (never above) are common.
+    def plain(strengths: dict[int, float], to_play: dict[int, list[float]]) -> dict[int, float]:
+        chances = {}
+        for seat, fixed in strengths.items():
+            outcomes = to_play.get(seat, [fixed])
+            total = 0.0
+            for value in outcomes:
+                product = 1.0
+                for other, strength_of_other in strengths.items():
+                    if other == seat:
+                        continue
+                    ends = to_play.get(other)
+                    if ends is None:
+                        product *= float(strength_of_other > value)
+                    else:
+                        product *= sum(end > value for end in ends) / len(ends)
+                total += product
+            chances[seat] = total / len(outcomes)
+        norm = sum(chances.values()) or 1.0
+        return {seat: chance / norm for seat, chance in chances.items()}
+
+    chooser = random.Random(30)
+    values = [0.0, 0.2, 0.5, 0.7, 1.0]
+    for _ in range(3000):
+        seats = chooser.sample(range(9), chooser.randint(2, 6))
+        strengths = {seat: chooser.choice(values) for seat in seats}
+        to_play = {
+            seat: sorted(chooser.choice(values) for _ in range(chooser.randint(1, 5)))
+            for seat in seats
+            if chooser.random() < 0.5
+        }
+        assert _final_loss_chances(strengths, to_play) == plain(strengths, to_play), (strengths, to_play)
 
 
 def test_placements_from_lives_follow_the_problem_of_points() -> None:

@@ -55,7 +55,10 @@ def _strength_table() -> dict[int, float]:
     # alone orders equal ranks by mask; each hand is three distinct cards in order, which rank_held ranks as
     # hand_rank does without its checks.
     hands = [
-        (low, middle, high) for h, high in enumerate(DECK) for m, middle in enumerate(DECK[:h]) for low in DECK[:m]
+        (low, middle, high)
+        for high_at, high in enumerate(DECK)
+        for middle_at, middle in enumerate(DECK[:high_at])
+        for low in DECK[:middle_at]
     ]
     hands.sort(key=rank_held)
     return {

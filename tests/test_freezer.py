@@ -15,6 +15,7 @@ import signal
 import subprocess
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,14 @@ def test_a_bot_frozen_by_the_v1_freezer_dies_with_a_referee_killed_by_sigkill(tm
             sandbox.remove_leftovers(hierarchy.folder.parent)
 
 
+async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
+    """Return once ``condition()`` holds, checking every 10 ms; after ``timeout_s``, return all the same (the
+    caller's assertion then says what is missing)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+
+
 class RecordingFreezer(freezer.Freezer):
     how = "recorded"
 
@@ -185,7 +194,9 @@ def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and
         policy.on_move()
         policy.off_move()  # ... so from then on it is frozen the moment its reply is read
         assert recorded.steps == ["thaw", "freeze"]
-        await asyncio.sleep(0.2)  # frozen a while: thawed for a breath, frozen again, ...
+        # Frozen a while: thawed for a breath, frozen again, ... (two breaths take 0.12 s; a loaded machine may run
+        # this loop late, so the test waits for them, up to seconds, rather than sleeping a fixed 0.2 s).
+        await until(lambda: len(recorded.steps) >= 6)
         assert recorded.steps[2:6] == ["thaw", "freeze", "thaw", "freeze"]
         policy.release()
         steps = len(recorded.steps)

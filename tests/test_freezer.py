@@ -59,6 +59,18 @@ def cpu_over(cgroup: sandbox.BotCgroup, seconds: float) -> float:
     return (cgroup.cpu_us() - before) / 1e6
 
 
+def spins(cgroup: sandbox.BotCgroup, cpu_seconds: float = 0.02, within_seconds: float = 5.0) -> bool:
+    """Whether the cgroup's processes use ``cpu_seconds`` of CPU within the next ``within_seconds``: a loaded
+    machine may give a running bot a small share (12 ms in 300 ms once, the suite on three workers)."""
+    before = cgroup.cpu_us()
+    deadline = time.monotonic() + within_seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if cgroup.cpu_us() - before > cpu_seconds * 1e6:
+            return True
+    return False
+
+
 @pytest.mark.parametrize(
     "way",
     [
@@ -77,12 +89,12 @@ def test_each_way_of_freezing_stops_every_process_of_a_bot_and_a_frozen_bot_can_
         else:
             frozen = freezer_for(process.pid, cgroup)
             assert frozen.how == (freezer.V2 if way == "v2" else freezer.V1)
-        assert cpu_over(cgroup, 0.2) > 0.02  # spinning
+        assert spins(cgroup)
         frozen.freeze()
         time.sleep(0.05)  # a v1 freeze takes effect as each process next enters the kernel
         assert cpu_over(cgroup, 0.3) < 0.005
         frozen.thaw()
-        assert cpu_over(cgroup, 0.3) > 0.02
+        assert spins(cgroup)
         frozen.freeze()
         time.sleep(0.05)
         cgroup.kill()  # what stopping a bot does: on v1 it thaws first, or nothing would die

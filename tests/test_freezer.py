@@ -17,6 +17,7 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ from referee.freezer import OffMove, _SignalFreezer, freezer_for
 from referee.gamesetup import GameSetup
 from referee.match import Match
 from referee.session import BotSession
+from referee.testing import FakeClock, FakeTimer
 
 from .conftest import PYTHON, Bots
 
@@ -147,14 +149,6 @@ def test_a_bot_frozen_by_the_v1_freezer_dies_with_a_referee_killed_by_sigkill(tm
             sandbox.remove_leftovers(hierarchy.folder.parent)
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    """Return once ``condition()`` holds, checking every 10 ms; after ``timeout_s``, return all the same (the
-    caller's assertion then says what is missing)."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition() and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.01)
-
-
 class RecordingFreezer(freezer.Freezer):
     how = "recorded"
 
@@ -168,59 +162,65 @@ class RecordingFreezer(freezer.Freezer):
         self.steps.append("thaw")
 
 
-def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and_thawed_for_good_to_stop(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(freezer, "FREEZE_DELAY_S", 0.02)
-    monkeypatch.setattr(freezer, "BREATH_INTERVAL_S", 0.05)
-    monkeypatch.setattr(freezer, "BREATH_S", 0.01)
+class VirtualLoop:
+    """What :class:`OffMove` asks of its event loop, on a :class:`FakeClock`: time moves only when the test says,
+    so that the freezer's own delays (5 ms, 20 ms, 5 s) are tested as they are, and a loaded machine's late
+    loop cannot run a breath early or a freeze late."""
+
+    def __init__(self) -> None:
+        self.clock = FakeClock()
+
+    def call_soon(self, callback: Callable[..., None], *args: Any) -> FakeTimer:
+        return self.clock.call_later(0.0, callback, *args)
+
+    def call_later(self, delay: float, callback: Callable[..., None], *args: Any) -> FakeTimer:
+        return self.clock.call_later(delay, callback, *args)
+
+
+def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and_thawed_for_good_to_stop() -> None:
+    loop = VirtualLoop()
+    advance = loop.clock.advance
     recorded = RecordingFreezer()
     cpu = [0]  # the bot's CPU time, in microseconds
-
-    async def play() -> None:
-        policy = OffMove(recorded, asyncio.get_running_loop(), lambda: cpu[0])
-        policy.off_move()
-        policy.on_move()  # asked again at once (a draw, then its discard): never frozen in between
-        replied = asyncio.get_running_loop().time()
-        policy.off_move()
-        await asyncio.sleep(0.01)
-        if asyncio.get_running_loop().time() - replied < freezer.FREEZE_DELAY_S:  # a loaded machine may oversleep
-            assert recorded.steps == []  # frozen a moment after its reply, off the decision's path
-        await asyncio.sleep(0.03)
-        assert recorded.steps == ["freeze"]
+    policy = OffMove(recorded, loop, lambda: cpu[0])  # type: ignore[arg-type]  # a loop's two calls, no more
+    policy.off_move()
+    policy.on_move()  # asked again at once (a draw, then its discard): never frozen in between
+    policy.off_move()
+    advance(freezer.FREEZE_DELAY_S / 2)
+    assert recorded.steps == []  # frozen a moment after its reply, off the decision's path
+    advance(freezer.FREEZE_DELAY_S)
+    assert recorded.steps == ["freeze"]
+    policy.on_move()
+    policy.on_move()  # already thawed: nothing to write
+    assert recorded.steps == ["freeze", "thaw"]
+    advance(3 * freezer.BREATH_INTERVAL_S)  # on move: no breath, no freeze
+    assert len(recorded.steps) == 2
+    for _ in range(freezer.RESTLESS_TIMES):
         policy.on_move()
-        policy.on_move()  # already thawed: nothing to write
-        assert recorded.steps == ["freeze", "thaw"]
-        await asyncio.sleep(0.15)  # on move: no breath, no freeze
-        assert len(recorded.steps) == 2
-        for _ in range(freezer.RESTLESS_TIMES):
-            policy.on_move()
-            policy.off_move()
-            await asyncio.sleep(0)  # its CPU time is marked (call_soon), and its freeze is 20 ms away
-            assert not policy.restless
-            cpu[0] += 5000  # it ponders in that moment (once is a garbage collection, maybe) ...
-            await asyncio.sleep(0.03)
-        assert recorded.steps[2:] == ["freeze"] + ["thaw", "freeze"] * (freezer.RESTLESS_TIMES - 1)
-        assert policy.restless
-        recorded.steps.clear()
-        policy.on_move()
-        policy.off_move()  # ... so from then on it is frozen the moment its reply is read
-        assert recorded.steps == ["thaw", "freeze"]
-        # Frozen a while: thawed for a breath, frozen again, ... (two breaths take 0.12 s; a loaded machine may run
-        # this loop late, so the test waits for them, up to seconds, rather than sleeping a fixed 0.2 s).
-        await until(lambda: len(recorded.steps) >= 6)
-        assert recorded.steps[2:6] == ["thaw", "freeze", "thaw", "freeze"]
-        policy.release()
-        steps = len(recorded.steps)
-        await asyncio.sleep(0.15)
         policy.off_move()
-        assert recorded.steps[-1] == "thaw" and len(recorded.steps) <= steps + 1  # thawed for good
-        unmeasured = OffMove(RecordingFreezer(), asyncio.get_running_loop(), None)
-        unmeasured.off_move()  # nothing tells how it behaves: frozen at once
-        assert unmeasured.freezer.steps == ["freeze"]
-        unmeasured.release()
-
-    asyncio.run(play())
+        advance(0)  # its CPU time is marked (call_soon), and its freeze is FREEZE_DELAY_S away
+        assert not policy.restless
+        cpu[0] += 5000  # it ponders in that moment (once is a garbage collection, maybe) ...
+        advance(2 * freezer.FREEZE_DELAY_S)
+    assert recorded.steps[2:] == ["freeze"] + ["thaw", "freeze"] * (freezer.RESTLESS_TIMES - 1)
+    assert policy.restless
+    recorded.steps.clear()
+    policy.on_move()
+    policy.off_move()  # ... so from then on it is frozen the moment its reply is read
+    assert recorded.steps == ["thaw", "freeze"]
+    # Frozen a while: thawed for a breath every BREATH_INTERVAL_S, frozen again BREATH_S later: two breaths.
+    advance(2 * (freezer.BREATH_INTERVAL_S + freezer.BREATH_S) + freezer.BREATH_S / 2)
+    assert recorded.steps[2:] == ["thaw", "freeze", "thaw", "freeze"]
+    policy.release()
+    assert recorded.steps[-1] == "thaw"  # thawed for good ...
+    steps = len(recorded.steps)
+    advance(3 * freezer.BREATH_INTERVAL_S)
+    policy.off_move()
+    assert len(recorded.steps) == steps  # ... and never frozen again
+    unmeasured = OffMove(RecordingFreezer(), loop, None)  # type: ignore[arg-type]
+    unmeasured.off_move()  # nothing tells how it behaves: frozen at once
+    assert unmeasured.freezer.steps == ["freeze"]  # type: ignore[attr-defined]
+    unmeasured.release()
 
 
 class Measured(BotSession):

@@ -317,8 +317,8 @@ def test_an_overrun_within_the_time_bank_is_no_fault_and_shrinks_the_bank(bots: 
     first_ms = records(log, "decision", BAD_SEAT)[0]["ms"]
     # Sleeping is time the bot chose to spend: the honest clock charges it, less only the referee's own lag as the
     # reply was read (the loop's lateness then, which may have begun while the bot still slept: 67 ms once, with
-    # four test workers on two CPUs). A clock that charged the CPU time alone, or the time past the move, would
-    # charge under 300 ms.
+    # four test workers on two CPUs). A clock that charged the CPU time alone, or only the time past the move,
+    # would charge 300 ms or less.
     assert 400 <= first_ms <= records(log, "decision", BAD_SEAT)[0]["wall_ms"]
     expected_bank = 800 - (first_ms - 200)
     assert abs(second.time_bank_ms - expected_bank) <= 1

@@ -80,6 +80,11 @@ class FakeClock:
         heapq.heappush(self._timers, (timer.when, next(self._order), timer))
         return timer
 
+    def call_soon(self, callback: Callable[..., None], *args: Any) -> FakeTimer:
+        """A timer due now, run at the next :meth:`advance` (as an event loop's ``call_soon``): with
+        :meth:`call_later`, all that :class:`referee.freezer.OffMove` asks of a loop."""
+        return self.call_later(0.0, callback, *args)
+
     def lag_before(self, now: float, since: float) -> float:
         return self.lag
 

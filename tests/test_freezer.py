@@ -4,7 +4,7 @@ Every way of freezing (cgroup v2, the cgroup v1 freezer, SIGSTOP) on real
 spinning processes; a ponderer (tests/bad_bots/ponderer.py, three workers that
 never stop) beside steady thinkers, measured by its cgroup's CPU time between
 its decisions; a referee killed by SIGKILL while its bot is frozen by the v1
-freezer; and the policy's timing on a fake freezer.
+freezer; and the policy's timing on a fake freezer and the fake clock.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ import signal
 import subprocess
 import textwrap
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,7 +25,7 @@ from referee.freezer import OffMove, _SignalFreezer, freezer_for
 from referee.gamesetup import GameSetup
 from referee.match import Match
 from referee.session import BotSession
-from referee.testing import FakeClock, FakeTimer
+from referee.testing import FakeClock
 
 from .conftest import PYTHON, Bots
 
@@ -162,27 +160,14 @@ class RecordingFreezer(freezer.Freezer):
         self.steps.append("thaw")
 
 
-class VirtualLoop:
-    """What :class:`OffMove` asks of its event loop, on a :class:`FakeClock`: time moves only when the test says,
-    so that the freezer's own delays (5 ms, 20 ms, 5 s) are tested as they are, and a loaded machine's late
-    loop cannot run a breath early or a freeze late."""
-
-    def __init__(self) -> None:
-        self.clock = FakeClock()
-
-    def call_soon(self, callback: Callable[..., None], *args: Any) -> FakeTimer:
-        return self.clock.call_later(0.0, callback, *args)
-
-    def call_later(self, delay: float, callback: Callable[..., None], *args: Any) -> FakeTimer:
-        return self.clock.call_later(delay, callback, *args)
-
-
 def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and_thawed_for_good_to_stop() -> None:
-    loop = VirtualLoop()
-    advance = loop.clock.advance
+    # On the fake clock, whose time moves only when the test says: the freezer's own delays (5 ms, 20 ms, 5 s) are
+    # tested as they are, and no late event loop can run a breath early or a freeze late.
+    clock = FakeClock()
+    advance = clock.advance
     recorded = RecordingFreezer()
     cpu = [0]  # the bot's CPU time, in microseconds
-    policy = OffMove(recorded, loop, lambda: cpu[0])  # type: ignore[arg-type]  # a loop's two calls, no more
+    policy = OffMove(recorded, clock, lambda: cpu[0])  # type: ignore[arg-type]  # the loop's call_soon, call_later
     policy.off_move()
     policy.on_move()  # asked again at once (a draw, then its discard): never frozen in between
     policy.off_move()
@@ -217,7 +202,7 @@ def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and
     advance(3 * freezer.BREATH_INTERVAL_S)
     policy.off_move()
     assert len(recorded.steps) == steps  # ... and never frozen again
-    unmeasured = OffMove(RecordingFreezer(), loop, None)  # type: ignore[arg-type]
+    unmeasured = OffMove(RecordingFreezer(), clock, None)  # type: ignore[arg-type]
     unmeasured.off_move()  # nothing tells how it behaves: frozen at once
     assert unmeasured.freezer.steps == ["freeze"]  # type: ignore[attr-defined]
     unmeasured.release()

@@ -80,6 +80,7 @@ LONGEST_FILES = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # so that `pytest -p no:xdist` still runs
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """The workers of ``-n auto`` (pyproject.toml): one more than the CPUs this process may run on.
 

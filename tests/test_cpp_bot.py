@@ -40,16 +40,15 @@ PROGRAMS = {  # program: the Debian package that has it
 }
 
 
-def _skip_reason() -> str | None:
+@pytest.fixture(autouse=True, scope="module")
+def _toolchain() -> None:
+    """Skip where the toolchain or gRPC's C++ library is missing. Asked when the file's tests run, not as every
+    test worker collects them: pkg-config takes half a second of CPU to answer for gRPC."""
     missing = missing_programs(PROGRAMS)
     if missing:
-        return missing
+        pytest.skip(missing)
     if subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
-        return "the gRPC C++ library is not installed: install libgrpc++-dev (as root: make system-deps)"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+        pytest.skip("the gRPC C++ library is not installed: install libgrpc++-dev (as root: make system-deps)")
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import importlib
 import itertools
 import json
 import math
 import random
 import re
 import shutil
+import subprocess
 import time
 import uuid
 from collections.abc import Callable
@@ -21,6 +23,7 @@ import httpx
 import numpy as np
 import pytest
 
+from referee import ranking
 from referee.cli import main as referee_main
 from referee.config import load_league
 from referee.faults import BotFault, without_bot_words
@@ -348,9 +351,9 @@ def test_the_strength_history_is_the_plackett_luce_fit_of_the_games_finished_so_
 
 def test_the_strength_history_refits_only_the_counts_it_has_not_fitted(monkeypatch) -> None:
     fitted: list[list[int]] = []
-    real = league_page.strengths_after
+    real = ranking.strengths_after  # the page imports it from referee.ranking when it fits
     monkeypatch.setattr(
-        league_page, "strengths_after", lambda orders, counts: fitted.append(counts) or real(orders, counts)
+        ranking, "strengths_after", lambda orders, counts: fitted.append(counts) or real(orders, counts)
     )
     monkeypatch.setattr(league_page, "_FITTED", collections.OrderedDict())
     games = history_games(300)
@@ -387,6 +390,21 @@ def test_the_page_of_standings_alone_renders() -> None:
     data = league_data_of(html_leaderboard(standings, "a <title>"))
     assert data["league"]["name"] == "a <title>" and [row["bot"] for row in data["board"]["rows"]] == ["y", "x"]
     assert data["games"] == [] and not data["league"]["live"]
+
+
+def test_the_live_helper_loads_no_fit_until_it_writes_a_leaderboard() -> None:
+    # A league's helper process writes its replay pages from the start; the standings' fit (and numpy, 0.2 s of
+    # CPU to load) only at its first leaderboard, which a league over in less than an interval never asks of it.
+    loaded = "import sys, referee.publish.live; print([m for m in ('numpy', 'referee.ranking') if m in sys.modules])"
+    assert subprocess.run([PYTHON, "-c", loaded], capture_output=True, text=True, check=True).stdout == "[]\n"
+    # The package's face still gives each name, from the module that owns it.
+    import referee.publish as face
+
+    for name in face.__all__:
+        owner = importlib.import_module(f"referee.publish.{face._OWNERS[name]}")
+        assert getattr(face, name) is getattr(owner, name), name
+    with pytest.raises(AttributeError, match="no attribute 'page_dat'"):
+        _ = face.page_dat
 
 
 def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the_last_game(tmp_path: Path) -> None:

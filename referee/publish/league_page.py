@@ -36,7 +36,6 @@ from referee.gamelog import read_log
 from referee.held_back import held_back
 from referee.publish.redaction import ABSOLUTE_PATH, public_text
 from referee.publish.rounding import STRENGTH_DIGITS
-from referee.ranking import strengths_after
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment
 
@@ -281,6 +280,10 @@ def strength_history(
     digests = _prefix_digests(orders, counts)
     missing = [(count, digest) for count, digest in zip(counts, digests, strict=True) if digest not in _FITTED]
     if missing:
+        # Imported here: the fit needs numpy (0.1 s to load), which a process writing only replay pages (the live
+        # helper of a short league) never does.
+        from referee.ranking import strengths_after
+
         fitted = strengths_after(orders, [count for count, _ in missing])
         for (_, digest), strengths in zip(missing, fitted, strict=True):
             _FITTED[digest] = strengths

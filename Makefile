@@ -6,7 +6,13 @@
 # make proto: regenerate referee/v2/ and the kits' copies of the protocol; make proto-lint: buf lint + breaking.
 # make bench: run the benchmarks (make bench-quick: their short versions; make soak: the long fault soak).
 # make browser-deps: Debian's Chromium for the browser tests (make test runs it); make screenshots: docs/*.png.
-PYTHON ?= python3
+# The virtual environment's interpreter: the system's own /usr/bin/python3 where it is 3.11 or later and has venv,
+# else python3 on PATH; `make PYTHON=...` chooses another. Debian builds its Python with profile-guided and link-time
+# optimisation, which a Python built from source (pyenv's, say) lacks unless asked for: Python code runs some 20%
+# faster on it, and Python is most of the test suite's CPU (bots, referees, the test workers).
+SYSTEM_PYTHON := /usr/bin/python3
+PYTHON ?= $(shell $(SYSTEM_PYTHON) -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' \
+	2>/dev/null && echo $(SYSTEM_PYTHON) || echo python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed

@@ -359,8 +359,12 @@ def test_files_over_the_limit_together_are_stopped_at_the_one_that_crosses_it(tm
 
 def test_the_overlapping_zip_bomb_is_refused_by_its_overlap(tmp_path):
     archive = overlapping_zip(100, bytes(50_000))  # 5 MB from 55 KB, though no member is compressed
-    with zipfile.ZipFile(io.BytesIO(archive)) as readable:  # a zip that zipfile itself reads without complaint
-        assert sum(len(readable.read(info)) for info in readable.infolist()) > 5_000_000
+    with zipfile.ZipFile(io.BytesIO(archive)) as readable:
+        if "_end_offset" in zipfile.ZipInfo.__slots__:  # zipfile's own check (Python 3.11.8 on; Debian's 3.11.2 too)
+            with pytest.raises(zipfile.BadZipFile, match="Overlapped entries"):
+                readable.read(readable.infolist()[0])
+        else:  # a zip that zipfile itself reads without complaint
+            assert sum(len(readable.read(info)) for info in readable.infolist()) > 5_000_000
     refused(tmp_path, archive, 'member "f0001": its data overlaps that of member "f0000"', limits=UploadLimits())
 
 

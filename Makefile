@@ -8,7 +8,7 @@
 # make browser-deps: Debian's Chromium for the browser tests (make test runs it); make screenshots: docs/*.png.
 # The virtual environment's interpreter: the system's own /usr/bin/python3 where it is 3.11 or later and has venv,
 # else python3 on PATH; `make PYTHON=...` chooses another. Debian builds its Python with profile-guided and link-time
-# optimisation, which a Python built from source (pyenv's, say) lacks unless asked for: Python code runs some 20%
+# optimisation, which a Python built from source (pyenv's, say) lacks unless asked for: Python code runs some 17%
 # faster on it, and Python is most of the test suite's CPU (bots, referees, the test workers).
 SYSTEM_PYTHON := /usr/bin/python3
 PYTHON ?= $(shell $(SYSTEM_PYTHON) -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' \

@@ -400,6 +400,7 @@ def test_the_live_helper_loads_no_fit_until_it_writes_a_leaderboard() -> None:
     # The package's face still gives each name, from the module that owns it.
     import referee.publish as face
 
+    assert sorted(face.__all__) == sorted(face._OWNERS)
     for name in face.__all__:
         owner = importlib.import_module(f"referee.publish.{face._OWNERS[name]}")
         assert getattr(face, name) is getattr(owner, name), name

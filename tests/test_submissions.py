@@ -195,7 +195,8 @@ def test_a_build_that_outlasts_its_timeout_is_killed_with_everything_it_started(
             time.sleep(0.01)
         seen = processes_naming(marker)
         _, [result] = building.result()
-    assert len(seen) == 2, "the build's children should have been running"
+    # Two, or for a moment three: a shell forking its sleep carries its command line until the sleep starts.
+    assert len(seen) >= 2, "the build's children should have been running"
     assert time.monotonic() - started < 10
     assert not result.ok
     assert "did not finish within 2 s (build_timeout_s) and was killed" in result.message

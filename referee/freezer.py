@@ -44,14 +44,15 @@ The league file turns freezing off for bots allowed to ponder
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Protocol
 
+from referee.clock import Timer
 from referee.sandbox import BotCgroup, cgroup_support
 
 # A bot frozen this long is thawed for BREATH_S, so that its gRPC library reads what came for it (a ping's
@@ -195,6 +196,15 @@ def description() -> str:
     return {"v2": V2, "freezer": V1}.get(kind or "", f"{SIGNALS} (no cgroup freezer here)")
 
 
+class Timers(Protocol):
+    """What :class:`OffMove` asks of an event loop: an :class:`asyncio.AbstractEventLoop` is one, and so is
+    :class:`referee.testing.FakeClock`, on which tests/test_freezer.py times the policy."""
+
+    def call_soon(self, callback: Callable[..., None], *args: Any) -> Timer: ...
+
+    def call_later(self, delay: float, callback: Callable[..., None], *args: Any) -> Timer: ...
+
+
 class OffMove:
     """Keeps one bot frozen except while it is on move (and for a breath now and then); see the module's doc.
 
@@ -202,9 +212,7 @@ class OffMove:
     cgroup's), or is None where there is none to read.
     """
 
-    def __init__(
-        self, freezer: Freezer, loop: asyncio.AbstractEventLoop, cpu_us: Callable[[], int | None] | None
-    ) -> None:
+    def __init__(self, freezer: Freezer, loop: Timers, cpu_us: Callable[[], int | None] | None) -> None:
         self.freezer = freezer
         self._loop = loop
         self._cpu_us = cpu_us
@@ -214,7 +222,7 @@ class OffMove:
         self.restless = cpu_us is None  # frozen the moment its reply is read (nothing tells how it behaves)
         self._busy_times = 0  # times it used more than RESTLESS_CPU_S before its freeze
         self._marked: int | None = None  # its CPU time as its freeze was scheduled
-        self._timer: asyncio.Handle | None = None  # what comes next: the freeze, or a breath (its start or end)
+        self._timer: Timer | None = None  # what comes next: the freeze, or a breath (its start or end)
 
     def on_move(self) -> None:
         """Thaw the bot for a decision: one write, if it is frozen."""

@@ -167,7 +167,7 @@ def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and
     advance = clock.advance
     recorded = RecordingFreezer()
     cpu = [0]  # the bot's CPU time, in microseconds
-    policy = OffMove(recorded, clock, lambda: cpu[0])  # type: ignore[arg-type]  # the loop's call_soon, call_later
+    policy = OffMove(recorded, clock, lambda: cpu[0])
     policy.off_move()
     policy.on_move()  # asked again at once (a draw, then its discard): never frozen in between
     policy.off_move()
@@ -202,7 +202,7 @@ def test_off_move_a_bot_is_frozen_just_after_its_reply_at_once_if_it_ponders_and
     advance(3 * freezer.BREATH_INTERVAL_S)
     policy.off_move()
     assert len(recorded.steps) == steps  # ... and never frozen again
-    unmeasured = OffMove(RecordingFreezer(), clock, None)  # type: ignore[arg-type]
+    unmeasured = OffMove(RecordingFreezer(), clock, None)
     unmeasured.off_move()  # nothing tells how it behaves: frozen at once
     assert unmeasured.freezer.steps == ["freeze"]  # type: ignore[attr-defined]
     unmeasured.release()

@@ -393,8 +393,9 @@ def test_the_page_of_standings_alone_renders() -> None:
 
 
 def test_the_live_helper_loads_no_fit_until_it_writes_a_leaderboard() -> None:
-    # A league's helper process writes its replay pages from the start; the standings' fit (and numpy, 0.2 s of
-    # CPU to load) only at its first leaderboard, which a league over in less than an interval never asks of it.
+    # A league's helper process writes its replay pages from the start; the standings, their fit and numpy (0.2 s of
+    # CPU to load, all three) only at its first leaderboard, which a league over in less than an interval never asks
+    # of it.
     loaded = "import sys, referee.publish.live; print([m for m in ('numpy', 'referee.ranking') if m in sys.modules])"
     assert subprocess.run([PYTHON, "-c", loaded], capture_output=True, text=True, check=True).stdout == "[]\n"
     # The package's face still gives each name, from the module that owns it.

@@ -23,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from referee.bots import BotSpec
 from referee.cards import Card, pretty_cards
@@ -50,6 +50,26 @@ class LeftTheGame(RefereeError):
     """The person at the terminal left the game (``q``, or the end of input)."""
 
 
+class Screen(Protocol):
+    """A person's screen other than the terminal (the browser's, :class:`referee.human_browser.BrowserTable`): where
+    the seat's screens go and where the answer to each decision comes from, by the decision's number."""
+
+    def asked(self, decision: int, limit_s: float) -> None:
+        """Decision ``decision`` is asked of the seat, which a bot would have ``limit_s`` seconds to answer (a screen
+        on a clock ends the decision then, answering it :data:`TIME_UP`)."""
+        ...
+
+    def show(self, decision: int | None, lines: Sequence[str], labels: Sequence[str]) -> None:
+        """Show a screen: ``decision``'s, with its legal actions' ``labels`` as the choices; or (None, no labels) the
+        game's end. Called from the seat's thread."""
+        ...
+
+    def answer(self, decision: int) -> str:
+        """The person's one answer to ``decision`` (a choice's number from 1, or q), or :data:`TIME_UP` once the
+        decision's time ran out; waited for in the seat's thread."""
+        ...
+
+
 class HumanSeat(InProcessBot):
     """A seat played by a person at the terminal: each turn, the seat's view and its legal actions, by number."""
 
@@ -59,48 +79,48 @@ class HumanSeat(InProcessBot):
         ask: Callable[[str], str] = input,
         out: TextIO = sys.stdout,
         clear: bool | None = None,
-        show: Callable[[Sequence[str], Sequence[str]], None] | None = None,
-        on_clock: Callable[[float | None], None] | None = None,
+        screen: Screen | None = None,
     ) -> None:
         """``ask`` reads the person's answer to a prompt; each screen goes to ``out`` (cleared first when ``clear``,
-        by default on a terminal), or to ``show`` when given: the screen's lines and the legal actions' labels (the
-        browser's seat, :mod:`referee.human_browser`)."""
+        by default on a terminal); or, with ``screen`` (the browser's seat, :mod:`referee.human_browser`), both
+        go through it instead."""
         super().__init__(name, self._choose, on_game_start=self._started, on_event=self._seen, on_game_end=self._ended)
         self._ask = ask
         self._out = out
         self._clear = out.isatty() if clear is None else clear
-        self._show = show
-        # With a clock (the browser's seat, at the person's wish): told each move's time, or None when time ran out;
-        # a move not made in time is the seat's timeout, as a bot's is. A terminal's seat is on no clock.
-        self._on_clock = on_clock
+        self._screen = screen
         self._players: list[str] = []
         self._seat = 0
         self._since: list[str] = []  # what happened since the person's last turn, in words
-        self._number = 0  # the decision being asked
+        # The decision each of the seat's threads answers: a thread let go after its decision was cancelled may
+        # still be drawing while the next one is asked, and must neither draw nor take an answer as the next's.
+        self._asking = threading.local()
+        self._timed_out: set[int] = set()  # decisions whose time ran out before the person answered
         self._left = False  # the person left the game (q, or the end of input)
 
     async def decide(
         self, request: bytes, number: int, clock: TimeControl, while_waiting: Callable[[], None] | None = None
     ) -> Reply:
-        """The person's move; with a clock, a timeout fault once the seat's time (the move time and its bank) is up."""
-        if self._on_clock is None:
+        """The person's move; a timeout fault if the screen's clock ended the decision before the person moved."""
+        if self._screen is None:
             return await super().decide(request, number, clock, while_waiting)
         limit_ms = clock.limit_ms
-        self._on_clock(limit_ms / 1000)
-        try:
-            async with asyncio.timeout(limit_ms / 1000):
-                return await super().decide(request, number, clock, while_waiting)
-        except TimeoutError:
-            self._on_clock(None)  # the page takes no more clicks for this move; the waiting thread is let go
+        self._screen.asked(number, limit_ms / 1000)
+        # The screen settles each decision once, a click or the deadline, whichever it takes first, and the seat's
+        # thread returns as soon as it is settled: so the move the referee plays is the one the page was told of.
+        reply = await super().decide(request, number, clock, while_waiting)
+        if number in self._timed_out:
+            self._timed_out.discard(number)
             return Reply(None, limit_ms, limit_ms, BotFault(FaultKind.TIMEOUT, f"no move in {limit_ms} ms", self.name))
+        return reply
 
     async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The kit's reply, in a thread of its own: the person takes their time, the referee goes on meanwhile."""
-        self._number = request.decision_number
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[pb.PlayResponse] = loop.create_future()
 
         def run() -> None:
+            self._asking.decision = request.decision_number
             try:
                 reply = self.servicer.answer(request)
             except BaseException as error:  # noqa: BLE001 - handed to the game's loop, which raises it
@@ -145,10 +165,11 @@ class HumanSeat(InProcessBot):
     # ----- a turn ---------------------------------------------------------------------------------
 
     def _choose(self, view: Observation) -> Action:
+        number: int = self._asking.decision
         legal = view.legal_actions
         labels = [action_label(act, view) for act in legal]
         lines = [
-            f"{GAME_NAMES[view.game]} - hand {view.hand_number} - decision {self._number} - you are seat {view.seat}",
+            f"{GAME_NAMES[view.game]} - hand {view.hand_number} - decision {number} - you are seat {view.seat}",
             RULE,
             "Since your last turn",
             *self._events(),
@@ -156,15 +177,13 @@ class HumanSeat(InProcessBot):
             *self._table(view),
         ]
         self._since = []
-        self._draw(lines, labels)
+        self._draw(lines, labels, number)
         prompt = f"Your move (1-{len(legal)}, or q to leave): "
         while True:
-            try:
-                text = self._ask(prompt).strip()
-            except EOFError:
-                text = "q"
+            text = self._read(prompt, number)
             if text == TIME_UP:
-                return legal[0]  # too late: the referee has played this move by the fault policy already
+                self._timed_out.add(number)
+                return legal[0]  # never played: decide() answers the referee with the timeout instead
             chosen = _chosen(text, legal)
             if chosen is LEAVE:
                 self._left = True  # answer() ends the game
@@ -214,10 +233,19 @@ class HumanSeat(InProcessBot):
             events = [f"({len(events) - MOST_EVENTS + 1} earlier lines not shown)", *events[-MOST_EVENTS + 1 :]]
         return [f"  {line}" for line in events]
 
-    def _draw(self, lines: Sequence[str], labels: Sequence[str] = ()) -> None:
+    def _read(self, prompt: str, decision: int) -> str:
+        """The person's answer to ``decision``: from the screen, else typed at the terminal (q at the end of input)."""
+        if self._screen is not None:
+            return self._screen.answer(decision)
+        try:
+            return self._ask(prompt).strip()
+        except EOFError:
+            return "q"
+
+    def _draw(self, lines: Sequence[str], labels: Sequence[str] = (), decision: int | None = None) -> None:
         """Show a screen: its lines, then the legal actions (numbered, at a terminal)."""
-        if self._show is not None:
-            self._show(lines, labels)
+        if self._screen is not None:
+            self._screen.show(decision, lines, labels)
             return
         choices = [RULE, *(f"  {index:>2}  {label}" for index, label in enumerate(labels, start=1))] if labels else []
         self._out.write((CLEAR if self._clear else "\n") + "\n".join([*lines, *choices]) + "\n")
@@ -230,7 +258,7 @@ class HumanSeat(InProcessBot):
 
 
 LEAVE = object()
-TIME_UP = "\x00time is up"  # what a seat on a clock is answered when its time ran out (never typed)
+TIME_UP = "\x00time is up"  # what a screen answers a decision whose time ran out (never typed)
 
 
 def _chosen(text: str, legal: Sequence[Action]) -> Action | object | None:

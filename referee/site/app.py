@@ -607,7 +607,7 @@ def _offered(output: Path) -> list[Route]:
         raise ServeError(
             f"{output}: --offer-play needs a league's folder (its league.json names the game and table size)"
         )
-    return offered_routes(rules["game"], rules["table_size"], _same_origin)
+    return offered_routes(rules["game"], rules["table_size"])
 
 
 def site_name(site: Site) -> str:

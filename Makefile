@@ -62,11 +62,13 @@ system-deps:
 	fi
 
 
-# bubblewrap (bwrap), the sandbox every bot runs in, and libseccomp, which compiles its system call filter:
-# installed here where make runs as root with apt-get (as in CI); elsewhere the command to run is printed.
+# bubblewrap (bwrap), the sandbox every bot runs in, libseccomp, which compiles its system call filter, and
+# slirp4netns, which connects a build's network to the outside without the machine's loopback: installed here where
+# make runs as root with apt-get (as in CI); elsewhere the command to run is printed.
 bubblewrap:
 	@missing=; command -v bwrap >/dev/null 2>&1 || missing=" bubblewrap"; \
 	ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing="$$missing libseccomp2"; \
+	command -v slirp4netns >/dev/null 2>&1 || missing="$$missing slirp4netns"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing $$missing, the sandbox every bot runs in"; \

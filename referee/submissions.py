@@ -296,7 +296,7 @@ async def _build(
                 log,
                 env=bot.spec.env,
                 sandboxed=bot.spec.sandbox,
-                network_host=bot.build_network == "host",
+                network=bot.build_network,
                 # What its bot may not see, should a folder the build sees hold it; and the league's output.
                 hidden=(*bot.spec.hidden, str(output), str(log_path.parent)),
             )
@@ -412,11 +412,25 @@ def _identity(path: Path | None) -> tuple[int, int] | None:
 
 
 def _copy_file(source: Path, target: Path | None, mode: int, update: Callable[[bytes], None]) -> None:
+    # A file's bytes are digested as they are up to its first NUL, which no text holds; a file holding one adds two
+    # NULs and the SHA-256 of the rest. Nothing else puts two NULs after a file's header or text (a name is never
+    # empty, and what follows one record's NUL is a name or the next record's letter), so no two trees give the same
+    # bytes (digesting whole files, "a" = "PF\0b\0-\0Q" gave those of "a" = "P" beside "b" = "Q"), and a folder of
+    # text keeps the digest it had then.
+    rest = None  # the digest of the file from its first NUL on
     with open(source, "rb") as reader, open(target, "xb") if target is not None else contextlib.nullcontext() as out:
         while chunk := reader.read(_COPY_CHUNK_BYTES):
-            update(chunk)
+            if rest is not None:
+                rest.update(chunk)
+            elif (nul := chunk.find(b"\0")) < 0:
+                update(chunk)
+            else:
+                update(chunk[:nul])
+                rest = hashlib.sha256(chunk[nul:])
             if out is not None:
                 out.write(chunk)
+    if rest is not None:
+        update(b"\0\0" + rest.digest())
     if target is not None:
         shutil.copystat(source, target)
         os.chmod(target, stat.S_IMODE(mode) & ~sandbox.NEVER_ON_A_COPYS_FILE)

@@ -1171,7 +1171,7 @@ def test_network_none_with_tcp_is_refused_at_its_line(tmp_path):
 def test_build_network_reaches_each_submission_and_none_needs_the_sandbox(tmp_path):
     submission(tmp_path / "sub", "name: sub\nversion: '1'\nbuild: make\nrun: python bot.py\n")
     bots = TWO_BOTS + "  - path: sub\n"
-    assert load_league(league_file(tmp_path, "", bots)).bot("sub").build_network == "host"  # builds fetch packages
+    assert load_league(league_file(tmp_path, "", bots)).bot("sub").build_network == "outside"  # builds fetch packages
     league = load_league(league_file(tmp_path, "build_network: none\n", bots))
     assert league.build_network == "none" and league.bot("sub").build_network == "none"
     assert league_without_sandbox(league).bot("sub").build_network == "host"  # --no-sandbox: the host's network

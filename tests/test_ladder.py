@@ -445,7 +445,7 @@ def test_a_ladder_file_reads_the_builds_network_as_a_league_file_does(tmp_path: 
     path = tmp_path / "ladder.yaml"
     body = "name: season\ngame: stop_the_bus\nseed: 1\ntable_size: 3\nsubmissions: submissions\n"
     path.write_text(body)
-    assert load_ladder(path).league.build_network == "host"  # builds fetch packages
+    assert load_ladder(path).league.build_network == "outside"  # builds fetch packages
     path.write_text(body + "build_network: none\n")
     assert load_ladder(path).league.build_network == "none"
     path.write_text(body + "sandbox: none\nbuild_network: none\n")

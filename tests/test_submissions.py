@@ -343,3 +343,103 @@ def test_two_leagues_sharing_a_submission_build_at_once_without_racing(tmp_path)
         assert result.ok, result.message
         assert built.bot_names == ("alice", "bob", "sub")
     assert sorted(os.listdir(tmp_path / "shared" / "sub")) == ["bot.yaml"]
+
+
+# ----- what a build's network reaches -----------------------------------------------------------------------------
+
+
+def _own_address() -> str | None:
+    """This machine's address on its default route (a UDP socket's connect sends nothing), or None: loopback only."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+PROBE = """\
+import json, socket, sys
+reached = {}
+for name, host, port in json.loads(sys.argv[1]):
+    try:
+        socket.create_connection((host, port), 3).close()
+        reached[name] = "connected"
+    except OSError as error:
+        reached[name] = error.strerror or str(error)
+try:
+    reached["resolver"] = open("/etc/resolv.conf").read()  # the one its network can ask
+except OSError as error:
+    reached["resolver"] = error.strerror
+print(json.dumps(reached))
+json.dump(reached, open("reached.json", "w"))
+"""
+
+
+def test_a_build_with_the_outside_network_reaches_out_but_nothing_on_the_machines_loopback(tmp_path):
+    import socket
+
+    own = _own_address()
+    with socket.socket() as server, socket.socket() as outward:
+        server.bind(("127.0.0.1", 0))  # where `referee serve` listens, and a bot with the host's network
+        server.listen()
+        outward.bind((own or "127.0.0.1", 0))  # a server of this machine on its own address, off loopback
+        outward.listen()
+        port, outward_port = server.getsockname()[1], outward.getsockname()[1]
+        targets = [
+            ["loopback", "127.0.0.1", port],  # the build's own loopback: nothing listens
+            ["gateway", "10.0.2.2", port],  # slirp4netns's way to the machine's loopback, shut
+            *([["outside", own, outward_port]] if own else []),
+        ]
+        reached = {}
+        for network in ("outside", "host"):
+            folder = tmp_path / network
+            probe = f"python probe.py {shlex.quote(json.dumps(targets))}"
+            submission(folder / "sub", manifest(probe), {"probe.py": PROBE})
+            body = f"build_timeout_s: 60\nbuild_network: {network}\n"
+            _, [result] = build(load_league(league_file(folder, TWO_BOTS + "  - path: sub\n", body)), folder / "out")
+            assert result.ok, result.message
+            reached[network] = json.loads((folder / "out" / BUILDS_DIR / "sub" / "reached.json").read_text())
+    outside = reached["outside"]
+    assert outside["loopback"] == "Connection refused" and outside["gateway"] != "connected", outside
+    assert outside.get("outside", "connected") == "connected", outside  # the network works: only loopback is shut
+    assert outside["resolver"] == "nameserver 10.0.2.3\n", outside  # slirp4netns's, whatever the machine's names
+    assert reached["host"]["loopback"] == "connected", reached["host"]  # the probe is not vacuous
+
+
+def test_a_league_builds_with_the_outside_network_unless_it_says_otherwise(tmp_path):
+    submission(tmp_path / "sub", manifest(None))
+    league = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n"))
+    assert league.build_network == "outside" and league.bot("sub").build_network == "outside"
+    unsandboxed = load_league(league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "sandbox: none\n"))
+    assert unsandboxed.build_network == "host"  # without the sandbox a build has the machine's network
+    path = league_file(tmp_path, TWO_BOTS + "  - path: sub\n", "sandbox: none\nbuild_network: outside\n")
+    with pytest.raises(LeagueError, match=r"build_network: outside needs the sandbox, which sandbox: none turns off"):
+        load_league(path)
+
+
+# ----- the content digest -----------------------------------------------------------------------------------------
+
+
+def test_the_content_digest_tells_apart_trees_whose_bytes_once_ran_together(tmp_path):
+    manifest_text = "name: sub\nversion: '1'\nrun: python bot.py\n"
+    two = submission(tmp_path / "two", manifest_text, {"bot.py": "#", "a": "P", "b": "Q"})
+    one = submission(tmp_path / "one", manifest_text, {"bot.py": "#"})
+    (one / "a").write_bytes(b"PF\0b\0-\0Q")  # "a" holding the bytes that once digested as "a" = P and "b" = Q
+    assert folder_digest(one) != folder_digest(two)
+    empty_then_nul = submission(tmp_path / "nul", manifest_text, {"bot.py": "#", "a": ""})
+    (empty_then_nul / "a").write_bytes(b"\0")
+    assert len({folder_digest(one), folder_digest(two), folder_digest(empty_then_nul)}) == 3
+
+
+def test_a_folder_of_text_keeps_the_digest_it_had_before_files_holding_nul_were_digested_apart(tmp_path):
+    # The digest of this folder when every file's bytes were digested whole (the register of a running ladder
+    # holds such digests: a folder of text files must not be judged again for the change).
+    folder = submission(tmp_path / "sub", "name: sub\nversion: '1'\nrun: python bot.py\n", {"bot.py": "print(1)\n"})
+    (folder / "lib").mkdir()
+    (folder / "lib" / "util.py").write_text("X = 1\n")
+    os.symlink("lib/util.py", folder / "util.py")
+    assert folder_digest(folder) == "e1c09a515e60985263dd9b68841e89357259ed20bf90f8543a61ca110e4c8311"

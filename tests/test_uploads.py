@@ -369,16 +369,21 @@ def test_the_overlapping_zip_bomb_is_refused_by_its_overlap(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "members, padding",
+    "members, padding, expected",
     [
-        pytest.param([MANIFEST, M("big.txt", pax={"comment": "x" * 4 * 2**20})], 0, id="a pax header"),
-        pytest.param([MANIFEST], 8 * 2**20, id="padding after the end"),
+        pytest.param(
+            [MANIFEST, M("big.txt", pax={"comment": "x" * 4 * 2**20})],
+            0,
+            "the archive: it holds a pax extended header of 4 MB, over the 256 KB one may take",
+            id="a pax header",
+        ),
+        pytest.param([MANIFEST], 8 * 2**20, "the archive: its tar stream runs past", id="padding after the end"),
     ],
 )
-def test_a_gzip_bomb_in_the_tar_stream_is_refused_before_it_is_decompressed(tmp_path, members, padding):
+def test_a_gzip_bomb_in_the_tar_stream_is_refused_before_it_is_decompressed(tmp_path, members, padding, expected):
     archive = gzip.compress(tar(members, None) + bytes(padding))
     limits = UploadLimits(unpacked_bytes=2**20, files=10)
-    refused(tmp_path, archive, "the archive: its tar stream runs past", status=413, limits=limits)
+    refused(tmp_path, archive, expected, status=413, limits=limits)
 
 
 def test_more_entries_than_the_limit_are_refused(tmp_path):
@@ -403,6 +408,50 @@ def test_a_zip_whose_directory_lists_more_entries_than_the_limit_is_refused_befo
             archive.writestr(info, b"name: x\n")
     refused(tmp_path, padded.getvalue(), "the archive: its directory lists more than 4 files", status=413,
             limits=UploadLimits(files=4))  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["tar.gz", "zip"])
+def test_every_folder_a_path_implies_counts_toward_the_limit_on_entries(tmp_path, fmt):
+    # 11 members listed, 61 inodes made: each file's path implies five folders the archive never lists.
+    members = [MANIFEST, *(M(f"a{index}/b/c/d/e/f.txt", b"x") for index in range(10))]
+    refused(
+        tmp_path,
+        FORMATS[fmt](members),
+        "the archive holds more than 50 files, folders and links (uploads.files), counting the folders its paths imply",
+        status=413,
+    )
+    lands = [MANIFEST, *(M(f"a{index}/b/c/d/e/f.txt", b"x") for index in range(8))]  # 49 entries: within 50
+    (tmp_path / "fits").write_bytes(FORMATS[fmt](lands))
+    land(tmp_path / "fits", tmp_path / "submissions", "ann", SMALL)
+
+
+@pytest.mark.parametrize(
+    "fmt, what", [(tarfile.GNU_FORMAT, "a GNU long name"), (tarfile.PAX_FORMAT, "a pax extended header")]
+)
+def test_a_huge_name_is_refused_by_the_size_its_header_declares_before_it_is_read(tmp_path, fmt, what):
+    import tracemalloc
+
+    name = "n" * (48 * 2**20)  # 48 MB of name: a gzip of 50 KB
+    archive = gzip.compress(tar([MANIFEST, M(name, b"x")], None, fmt=fmt), mtime=0)
+    assert len(archive) < 2**20
+    tracemalloc.start()
+    try:
+        message = refused(tmp_path, archive, f"the archive: it holds {what} of 48 MB, over the 256 KB", status=413,
+                          limits=UploadLimits())  # fmt: skip
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, f"{peak / 2**20:.1f} MB in memory to refuse it ({message})"
+
+
+def test_two_folders_whose_bytes_once_ran_together_land_with_two_digests(tmp_path):
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    digests = []
+    for number, files in enumerate(([M("a", b"P"), M("b", b"Q")], [M("a", b"PF\0b\0-\0Q")])):
+        (tmp_path / f"upload{number}").write_bytes(tar([MANIFEST, M("bot.py", b"#"), *files]))
+        digests.append(land(tmp_path / f"upload{number}", submissions, "ann", SMALL).digest)
+    assert digests[0] != digests[1]
 
 
 @pytest.mark.parametrize("fmt", ["tar.gz", "zip"])

@@ -48,10 +48,10 @@ def add_serve(commands: Commands) -> None:
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT})")
     serve.add_argument(
         "--forwarded-allow-ips",
-        default="127.0.0.1",
+        default="",
         metavar="ADDRESSES",
-        help="the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated "
-        "(default 127.0.0.1: a proxy on this machine)",
+        help="the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as IP addresses or "
+        "networks, comma-separated (default: none; a TLS proxy on this machine: 127.0.0.1)",
     )
     serve.add_argument(
         "--offer-play",

@@ -21,6 +21,7 @@ from referee.config.reader import Checker, command_text, shown
 from referee.config.schema import ADDRESS_ONLY, BOT, BOT_KEYS, BOT_SOURCES, MANIFEST_NAME, NAME_RULE, by_name
 from referee.errors import LeagueError
 from referee.sandbox import ResourceLimits
+from referee.sandbox.build import BuildNetwork
 from referee.season import ACTIVE, DISQUALIFIED, WITHDRAWN, BotStatus
 
 _KEYS = by_name(BOT)
@@ -40,7 +41,7 @@ class LeagueBot:
     status_reason: str = ""
     replaces: str | None = None
     author: str | None = None  # whose line of versions the bot is in (a ladder's author); None: its own line
-    build_network: Network = "host"  # the network its submission's build has in its sandbox
+    build_network: BuildNetwork = "host"  # the network its submission's build has in its sandbox
 
     @property
     def name(self) -> str:
@@ -161,7 +162,7 @@ def read_bot(
     sandboxed: bool,
     league_limits: ResourceLimits,
     freeze: bool,
-    build_network: Network = "host",
+    build_network: BuildNetwork = "host",
 ) -> LeagueBot:
     keys = checker.mapping(entry, key, BOT_KEYS, (), what="a bot entry")
     sources = [source for source in BOT_SOURCES if source in keys]

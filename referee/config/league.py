@@ -38,6 +38,7 @@ from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.gamesetup import GameSetup
 from referee.sandbox import ResourceLimits
+from referee.sandbox.build import BuildNetwork
 from referee.schedule import Format, Gauntlet, RoundRobin, Schedule, ScheduledGame, Sprt
 from referee.season import WITHDRAWN
 from referee.seeding import is_guessable
@@ -72,7 +73,7 @@ class League:
     bots: tuple[LeagueBot, ...]
     format: Format = dataclasses.field(default_factory=RoundRobin)  # how tables are made: referee.schedule
     freeze: bool = True  # the league's default for its bots: frozen while not on move (referee.freezer)
-    build_network: Network = "host"  # the network of each submission's build, in its sandbox
+    build_network: BuildNetwork = "host"  # the network of each submission's build, in its sandbox
     spectator_delay_s: float = 0.0  # how late spectators see a game in play (referee.publish.spectators)
     static_replays: bool = False  # each game's replay page written as it ends (referee.publish.live)
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
@@ -408,15 +409,18 @@ def _entry_node(entry: yaml.MappingNode, name: str) -> yaml.Node | None:
     return next((value for key, value in entry.value if key.value == name), None)
 
 
-def read_build_network(checker: Checker, keys: dict[str, yaml.Node], sandboxed: bool) -> Network:
-    """Read ``build_network``: the network each submission's build has in its sandbox (none needs the sandbox)."""
-    build_network: Network = checker.key(keys, _KEYS["build_network"])
-    if build_network == "none" and not sandboxed:
+def read_build_network(checker: Checker, keys: dict[str, yaml.Node], sandboxed: bool) -> BuildNetwork:
+    """Read ``build_network``: the network each submission's build has in its sandbox (all but host need the
+    sandbox, without which a build has the machine's network)."""
+    if not sandboxed and "build_network" not in keys:
+        return "host"
+    build_network: BuildNetwork = checker.key(keys, _KEYS["build_network"])
+    if build_network != "host" and not sandboxed:
         raise checker.error(
             keys["build_network"],
             "build_network",
-            "none needs the sandbox, which sandbox: none turns off (a build without it has the host's network); "
-            "remove one of them",
+            f"{build_network} needs the sandbox, which sandbox: none turns off (a build without it has the host's "
+            "network); remove one of them",
         )
     return build_network
 

@@ -18,6 +18,7 @@ from referee.faults import FaultPolicy, PolicyMode
 from referee.games import GAMES
 from referee.gamesetup import GameSetup
 from referee.sandbox import DEFAULT_LIMITS
+from referee.sandbox.build import BUILD_NETWORKS
 from referee.schedule import Gauntlet, RoundRobin, Sampled, Sprt
 from referee.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAMES, MAX_ELO
 from referee.season import ACTIVE, BOT_STATUSES
@@ -173,8 +174,10 @@ LEAGUE: tuple[Key, ...] = (
     Key("freeze", "boolean", "bots are frozen while not on move", default=True),
     Key("build_timeout_s", "seconds", "seconds a submission's build may take", default=300.0,
         maximum=MAX_BUILD_TIMEOUT_S),
-    Key("build_network", "choice", "the network a submission's build has in its sandbox: the host's (to fetch "
-        "packages), or none (loopback only)", default="host", choices=NETWORKS),
+    Key("build_network", "choice", "the network a submission's build has in its sandbox: the machine's without its "
+        "loopback (outside: packages are fetched, no service of this machine is reached), none (loopback only), or "
+        "the machine's own (host)", default="outside", choices=BUILD_NETWORKS,
+        shown_default="outside (host without the sandbox)"),
     Key("on_build_failure", "choice", "a failed build leaves its bot out (skip) or stops the league",
         default="skip", choices=BUILD_FAILURE_ACTIONS),
     Key("static_replays", "boolean", "each game's replay page written as a file as the game ends (a folder opened "

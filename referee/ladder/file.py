@@ -44,7 +44,8 @@ LADDER_ONLY: tuple[Key, ...] = (
         "meeting), or evenly (the fewest games first)", default=UNSURE, choices=DRAWS),
     Key("check_games", "integer", "games a new version plays in its check (as check-bot --games), at the "
         "ladder's game and table size", default=1, minimum=1, maximum=100),
-    Key("uploads", "mapping", "what an author's upload (referee serve) may be: limits on its archive",
+    Key("uploads", "mapping", "what an author's upload (referee serve) may be: limits on its archive, and on each "
+        "author's uploads an hour and versions kept",
         default=None, shown_default="see uploads", value="{KEY: N, ...}"),
 )  # fmt: skip
 
@@ -54,12 +55,16 @@ MB = 2**20
 
 @dataclass(frozen=True)
 class UploadLimits:
-    """What one upload may be (the ladder file's ``uploads:``, in megabytes there): past any of them it is refused."""
+    """What one upload may be, and how many an author may make (the ladder file's ``uploads:``, in megabytes there):
+    past any of them it is refused."""
 
     archive_bytes: int = 20 * MB  # the archive as sent, compressed
     unpacked_bytes: int = 200 * MB  # every file's content once unpacked, counted as it is written (a zip or gzip bomb)
     files: int = 5_000  # entries of every kind: files, folders, links
     depth: int = 20  # path components of the deepest entry
+    # Each landed upload can be a version to build, check and place: what one author may make the ladder do.
+    per_hour: int = 10  # uploads landed in the last hour, per author
+    versions: int = 100  # versions judged (each kept, with its build, for the season), per author
 
 
 UPLOADS: tuple[Key, ...] = (
@@ -71,6 +76,10 @@ UPLOADS: tuple[Key, ...] = (
         default=UploadLimits.files, minimum=1, maximum=1_000_000),
     Key("depth", "integer", "folders deep the deepest entry may be", default=UploadLimits.depth, minimum=1,
         maximum=256),
+    Key("per_hour", "integer", "uploads an author may land in an hour (more: 429)", default=UploadLimits.per_hour,
+        minimum=1, maximum=10_000),
+    Key("versions", "integer", "versions of an author the ladder judges and keeps (more uploads: 409)",
+        default=UploadLimits.versions, minimum=1, maximum=100_000),
 )  # fmt: skip
 _UPLOAD_KEYS = by_name(UPLOADS)
 LADDER: tuple[Key, ...] = (*(key for key in LEAGUE if key.name not in NOT_LADDER_KEYS), *LADDER_ONLY)
@@ -197,4 +206,11 @@ def _upload_limits(checker: Checker, node: yaml.Node | None) -> UploadLimits:
         return UploadLimits()
     keys = checker.mapping(node, "uploads", names(UPLOADS), ())
     value = {name: checker.key(keys, key, "uploads.") for name, key in _UPLOAD_KEYS.items()}
-    return UploadLimits(value["archive_mb"] * MB, value["unpacked_mb"] * MB, value["files"], value["depth"])
+    return UploadLimits(
+        value["archive_mb"] * MB,
+        value["unpacked_mb"] * MB,
+        value["files"],
+        value["depth"],
+        value["per_hour"],
+        value["versions"],
+    )

@@ -22,6 +22,7 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.sandbox import seccomp
@@ -147,12 +148,25 @@ def _namespace_options(bwrap: Bubblewrap, network_host: bool, user_namespace: bo
     return options
 
 
-def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_fd: int | None) -> list[str]:
+def sandbox_argv(
+    plan: SandboxPlan,
+    bwrap: Bubblewrap,
+    *,
+    seccomp_fd: int,
+    info_fd: int | None,
+    block_fd: int | None = None,
+    files: Sequence[tuple[int, str]] = (),
+) -> list[str]:
     """bubblewrap's command line up to the bot's command (which follows).
 
     ``seccomp_fd`` holds the system call filter; bubblewrap writes the
     sandbox's first process's pid to ``info_fd`` (as JSON, ``child-pid``),
-    when there is one (a build has no socket to find there).
+    when there is one (a build without a network of its own to connect has
+    no use for it). Given ``block_fd``, the sandbox waits for a byte there
+    before its command runs (a build's network is connected meanwhile).
+    ``files``: (a descriptor, a path) for each file shown read-only (and
+    readable by all) at that path with the descriptor's content, over what
+    the system has there.
     """
     if bwrap.path is None:
         raise SandboxError(bwrap.problem or "bubblewrap is not installed")
@@ -165,6 +179,8 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
         argv += ["--ro-bind", folder, folder]
     argv += _system_links()
     argv += etc_masks()
+    for fd, path in files:
+        argv += ["--perms", "0644", "--ro-bind-data", str(fd), path]  # readable by the sandbox's user, whoever
     argv += ["--proc", "/proc", "--dev", "/dev"]
     for place in WRITABLE_PLACES:
         if plan.writable_bytes is not None and bwrap.sizes_tmpfs:
@@ -179,6 +195,8 @@ def sandbox_argv(plan: SandboxPlan, bwrap: Bubblewrap, *, seccomp_fd: int, info_
     argv += ["--seccomp", str(seccomp_fd)]
     if info_fd is not None:
         argv += ["--info-fd", str(info_fd)]
+    if block_fd is not None:
+        argv += ["--block-fd", str(block_fd)]
     argv.append("--")
     if plan.user is not None:
         # Then the bot's own user, with no capability and no way to gain one; bubblewrap's tie to the referee

@@ -15,8 +15,11 @@ sandbox made of a bot's pieces (docs/security.md says what this gives):
 - a bot's writable places (``/tmp``, ``/scratch``: its ``HOME``, where npm and Go keep their
   caches, ``/dev/shm``), each a file system in memory of :data:`BUILD_LIMITS`' ``output_mb``,
   gone when it ends;
-- the host's network (``npm ci``, ``pip`` and Go modules fetch packages), or, with
-  ``network_host`` false, a network of its own with loopback only;
+- a network of its own (``network``): with ``outside`` (a league's default), joined to the machine's
+  network by slirp4netns, which connects out for it (``npm ci``, ``pip`` and Go modules fetch
+  packages) and never to the machine's loopback, so that no build reaches ``referee serve``, a bot
+  with the host's network or any other service listening there; with ``none``, loopback only; or,
+  with ``host``, the machine's own network, loopback included;
 - a bot's small environment (no variable of the referee's but ``PATH``, the locale and the
   terminal's), the proxy variables when it has the network, and the bot entry's ``env:``;
 - a bot's containment: the system call filter, its own PIDs, IPC and host name, no capability,
@@ -38,12 +41,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
+import shutil
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal, get_args
 
 from referee.sandbox.bubblewrap import bubblewrap, data_fd, options_through, sandbox_argv
 from referee.sandbox.cgroups import CGROUP_WAIT_SECONDS, BotCgroup, SandboxError, make_cgroup, remove_when_empty
@@ -66,6 +71,17 @@ PROXY_VARIABLES = tuple(
     for name in (variable, variable.upper())
 )
 SHELL = "/bin/sh"  # a build is a shell command, as create_subprocess_shell runs one
+# A build's network: the machine's network without its loopback (slirp4netns), none but its own loopback, or the
+# machine's own.
+BuildNetwork = Literal["outside", "none", "host"]
+BUILD_NETWORKS: tuple[BuildNetwork, ...] = get_args(BuildNetwork)
+SLIRP4NETNS_INSTALL = "apt-get install slirp4netns"
+# slirp4netns gives the namespace 10.0.2.100, its gateway 10.0.2.2 (the machine's loopback, which
+# --disable-host-loopback shuts) and a DNS forwarder at 10.0.2.3, which asks the machine's resolver: the build is
+# told of that one, as the resolver the machine names may be on its loopback (systemd-resolved's 127.0.0.53).
+SLIRP_RESOLVER = b"nameserver 10.0.2.3\n"
+RESOLVER_FILE = "/etc/resolv.conf"
+OUTSIDE_START_SECONDS = 10.0  # for bubblewrap to report its sandbox, and for slirp4netns to connect it
 # What a submission's copy never holds, built or not (referee.submissions copies files without it too): a program
 # that runs as its owner or group, nor a file or folder that anyone but the owner may change. Folders keep
 # set-group-ID, which only names new files' group.
@@ -87,6 +103,8 @@ class BuildProcess:
         self.cgroup: BotCgroup | None = None
         self.problem: str | None = None  # why the copy could not be handed back (it is removed then)
         self._hits: list[str] = []  # the limits its cgroup enforced, kept once the cgroup is removed
+        self.outside: asyncio.subprocess.Process | None = None  # slirp4netns, for build_network: outside
+        self.outside_exit: int | None = None  # its --exit-fd's other end: closed, it ends
 
     async def wait(self) -> int:
         """Wait for the build's command to end; return its exit status (128 + N: killed by signal N, in its sandbox)."""
@@ -95,8 +113,12 @@ class BuildProcess:
         return await self.process.wait()
 
     def kill(self) -> None:
-        """SIGKILL everything the build started."""
+        """SIGKILL everything the build started, and its way out to the network."""
         kill_launched(self.process, self.cgroup)
+        if self.outside_exit is not None:
+            os.close(self.outside_exit)
+            self.outside_exit = None
+        kill_launched(self.outside, None)
 
     async def stop(self) -> None:
         """End the build, every process of it: then remove its cgroup and hand its copy back to the referee.
@@ -105,10 +127,11 @@ class BuildProcess:
         (Ctrl-C), nothing of the build is left running.
         """
         self.kill()
-        if self.process is not None:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(CGROUP_WAIT_SECONDS):
-                    await self.process.wait()
+        for process in (self.process, self.outside):
+            if process is not None:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(CGROUP_WAIT_SECONDS):
+                        await process.wait()
         if self.cgroup is not None:
             self._hits = [text for _, text in await remove_when_empty(self.cgroup)]
             self.cgroup = None
@@ -131,14 +154,15 @@ async def start_build(
     *,
     env: Mapping[str, str],
     sandboxed: bool = True,
-    network_host: bool = True,
+    network: BuildNetwork = "outside",
     hidden: Sequence[str] = (),
 ) -> BuildProcess:
     """Start ``command`` by a shell in ``copy``, writing to ``output``, in its sandbox (see the module's words):
-    as bot ``name``'s own user when the referee is root, with ``env`` over a bot's environment, the host's
-    network when ``network_host``, the ``hidden`` paths masked. Without ``sandboxed``: as the referee.
+    as bot ``name``'s own user when the referee is root, with ``env`` over a bot's environment, its ``network``,
+    the ``hidden`` paths masked. Without ``sandboxed``: as the referee, with the machine's network.
 
-    Raise :class:`SandboxError` when its sandbox cannot be made, :class:`OSError` when it cannot be started.
+    Raise :class:`SandboxError` when its sandbox cannot be made or its network connected, :class:`OSError` when it
+    cannot be started.
     """
     if not sandboxed:
         build = BuildProcess(copy, None)
@@ -161,20 +185,30 @@ async def start_build(
     bwrap = bubblewrap()
     if bwrap.problem is not None:
         raise SandboxError(bwrap.problem)
+    slirp = _slirp4netns() if network == "outside" else None
     user = bot_user(name)
     build = BuildProcess(copy, user)
-    passed: list[int] = []  # for bubblewrap: its system call filter and its options
+    passed: list[int] = []  # for bubblewrap: its system call filter and its options (and the outside's pipes)
+    kept: list[int] = []  # the referee's ends of those pipes: where bubblewrap reports, and what unblocks it
     try:
         if user is not None:
             _hand_over(copy, user)
         build.cgroup = make_cgroup(BUILD_LIMITS)
-        plan = plan_build(copy, hidden=hidden, network_host=network_host, user=user)
+        plan = plan_build(copy, hidden=hidden, network_host=network == "host", user=user)
         try:
             passed.append(data_fd(filter_program(locks=True)))  # Go and SQLite lock their files
         except FilterUnavailable as error:
             raise SandboxError(str(error)) from None
         passed.append(data_fd())
-        wrap = sandbox_argv(plan, bwrap, seccomp_fd=passed[0], info_fd=None)
+        reported = blocked = None  # bubblewrap's ends: where it reports its sandbox, where it waits to go on
+        files: list[tuple[int, str]] = []
+        if slirp is not None:
+            report, reported = os.pipe()
+            blocked, unblock = os.pipe()
+            kept += [report, unblock]
+            passed += [reported, blocked, data_fd(SLIRP_RESOLVER)]
+            files.append((passed[-1], _resolver_path()))
+        wrap = sandbox_argv(plan, bwrap, seccomp_fd=passed[0], info_fd=reported, block_fd=blocked, files=files)
         inner = [*options_through(wrap, passed[1]), SHELL, "-c", command]
         # No address-space rlimit where no cgroup bounds its memory: compilers and runtimes reserve far more than
         # they use. Its open files and no core files, as a bot.
@@ -183,7 +217,7 @@ async def start_build(
         creating = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 *argv,
-                env=build_environment(env, network_host),
+                env=build_environment(env, network != "none"),
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=output,
                 stderr=asyncio.subprocess.STDOUT,
@@ -198,13 +232,130 @@ async def start_build(
             with contextlib.suppress(Exception):
                 build.process = await creating
             raise
+        if slirp is not None:
+            for fd in passed[2:]:  # bubblewrap's ends, so that its report ends when it does
+                os.close(fd)
+            del passed[2:]
+            await _connect_outside(build, slirp, report=kept[0], unblock=kept[1], user_namespace=user is None)
     except BaseException:
         await build.stop()
         raise
     finally:
-        for fd in passed:
+        for fd in passed + kept:
             os.close(fd)
     return build
+
+
+def _slirp4netns() -> str:
+    """slirp4netns, which connects a build's network to the outside; :class:`SandboxError` saying how to install it."""
+    path = shutil.which("slirp4netns")
+    if path is None:
+        raise SandboxError(
+            "slirp4netns, which connects a build's network to the outside without the machine's loopback "
+            f"(build_network: outside, the default), is not installed: install it with `{SLIRP4NETNS_INSTALL}`; or "
+            "give the league build_network: none (builds without the network) or host (the machine's network, "
+            "loopback included, for builds you trust)"
+        )
+    return path
+
+
+def _resolver_path() -> str:
+    """Where a sandbox's system has its resolver file: /etc/resolv.conf, or where its link leads (into /run, say)."""
+    try:
+        return os.path.normpath(os.path.join(os.path.dirname(RESOLVER_FILE), os.readlink(RESOLVER_FILE)))
+    except OSError:  # not a link
+        return RESOLVER_FILE
+
+
+async def _connect_outside(build: BuildProcess, slirp: str, *, report: int, unblock: int, user_namespace: bool) -> None:
+    """Connect the network namespace of ``build``'s sandbox (its pid read from bubblewrap's ``report``) to the
+    outside through slirp4netns, which then lets the sandbox go on (a byte on ``unblock``).
+
+    slirp4netns runs through the launcher, in the build's cgroup: it dies with the referee, and with the build.
+    """
+    pid = await _reported_pid(report)
+    await _loopback_addressed(pid)
+    ready, ready_end = os.pipe()
+    exit_end, build.outside_exit = os.pipe()
+    try:
+        argv = [slirp, "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox"]
+        if user_namespace:  # bubblewrap made a user namespace, which owns the network's: join it first
+            argv.append(f"--userns-path=/proc/{pid}/ns/user")
+        argv += [f"--ready-fd={ready_end}", f"--exit-fd={exit_end}", str(pid), "tap0"]
+        procs = build.cgroup.procs_files if build.cgroup else []
+        build.outside = await asyncio.create_subprocess_exec(
+            *launch_argv(procs, [], argv),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            pass_fds=(ready_end, exit_end),
+        )
+        os.close(ready_end)
+        os.close(exit_end)
+        ready_end = exit_end = -1
+        try:
+            async with asyncio.timeout(OUTSIDE_START_SECONDS), _reading(ready) as reader:
+                said = await reader.read(1)
+        except TimeoutError:
+            said = b""
+        if said != b"1":
+            build.kill()
+            assert build.outside.stderr is not None
+            detail = (await build.outside.stderr.read()).decode(errors="replace").strip().splitlines()[-1:]
+            raise SandboxError(
+                f"slirp4netns could not connect the build's network to the outside within {OUTSIDE_START_SECONDS:g} s"
+                f"{': ' + detail[0] if detail else ''}; give the league build_network: none or host to build without it"
+            )
+        os.write(unblock, b"1")
+    finally:
+        for fd in (ready, ready_end, exit_end):
+            if fd >= 0:
+                os.close(fd)
+
+
+async def _reported_pid(report: int) -> int:
+    """The ``child-pid`` of bubblewrap's report on ``report`` (one JSON object), as soon as the object is whole."""
+    text = b""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(OUTSIDE_START_SECONDS), _reading(report) as reader:
+            while chunk := await reader.read(4096):
+                text += chunk
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    return int(json.loads(text)["child-pid"])
+    raise SandboxError(
+        f"the build's sandbox did not start (bubblewrap reported {text.decode(errors='replace')!r}); its output says why"
+    )
+
+
+async def _loopback_addressed(pid: int) -> None:
+    """Wait until bubblewrap has given the sandbox's loopback its address: slirp4netns brings the loopback up, on
+    which the kernel gives it that address, and bubblewrap's own request for it would then fail."""
+    routes = f"/proc/{pid}/net/fib_trie"
+    deadline = asyncio.get_running_loop().time() + OUTSIDE_START_SECONDS
+    while asyncio.get_running_loop().time() < deadline:
+        try:
+            with open(routes, encoding="ascii", errors="replace") as table:
+                if "127.0.0.1" in table.read():
+                    return
+        except OSError:
+            break  # the sandbox has ended already
+        await asyncio.sleep(0.001)
+    raise SandboxError(f"the build's sandbox did not set up its network within {OUTSIDE_START_SECONDS:g} s")
+
+
+@contextlib.asynccontextmanager
+async def _reading(fd: int) -> AsyncIterator[asyncio.StreamReader]:
+    """A reader of the pipe ``fd`` on the event loop (of a copy of it: the caller still closes ``fd``)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(fd), "rb", buffering=0)
+    )
+    try:
+        yield reader
+    finally:
+        transport.close()
 
 
 def plan_build(copy: Path, *, hidden: Sequence[str], network_host: bool, user: int | None) -> SandboxPlan:

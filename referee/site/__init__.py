@@ -54,14 +54,16 @@ def serve(
     target: Path,
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
-    forwarded_allow_ips: str = "127.0.0.1",
+    forwarded_allow_ips: str = "",
     offer_play: bool = False,
 ) -> int:
     """Serve ``target`` (a league's or ladder's output folder, or a ladder file) until interrupted; return 0.
 
-    ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-For`` and
-    ``X-Forwarded-Proto`` are believed (the client's address, which failed
-    sign-ins are counted by, and whether the visitor came by HTTPS).
+    ``forwarded_allow_ips``: the proxies (addresses or networks, comma-separated)
+    whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed (the
+    client's address, which failed sign-ins are counted by, and whether the
+    visitor came by HTTPS); none by default, so that no process of the
+    machine (a build, a bot with the host's network) passes for a proxy.
     ``offer_play``: visitors play the league's game against the sample bots at ``/play/``
     (:mod:`referee.site.offered`).
     """
@@ -69,7 +71,9 @@ def serve(
     import uvicorn
 
     from referee.site.app import create_app
+    from referee.site.auth import trusted_proxies
 
+    proxies = trusted_proxies(forwarded_allow_ips)  # refused before anything starts
     app = create_app(target, offer_play=offer_play)
     _check_address(host, port)
     handler = logging.StreamHandler(sys.stderr)
@@ -85,8 +89,8 @@ def serve(
         port=port,
         log_level="warning",
         timeout_graceful_shutdown=1,
-        proxy_headers=True,
-        forwarded_allow_ips=forwarded_allow_ips,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies,
         server_header=False,
     )
     server = uvicorn.Server(config)

@@ -76,7 +76,15 @@ from referee.publish.replay_page import replay_page
 from referee.results import ACCEPTED, RESULTS_FILE, read_league
 from referee.site import ServeError
 from referee.site import author_page as pages
-from referee.site.auth import SESSION_COOKIE, SESSION_HOURS, AuthorKey, Authors, FailureLimiter, Sessions
+from referee.site.auth import (
+    SESSION_COOKIE,
+    SESSION_HOURS,
+    AuthorKey,
+    Authors,
+    FailureLimiter,
+    Sessions,
+    client_network,
+)
 from referee.site.records import (
     BOT_LOGS,
     GamesIndex,
@@ -88,7 +96,7 @@ from referee.site.records import (
     versions_of,
 )
 from referee.site.spectating import live_routes
-from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, land
+from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, admit, land
 from referee.transcript import read_game
 
 log = logging.getLogger("referee.site")
@@ -208,19 +216,29 @@ class Site:
         return f"ladder {self.ladder.league.name} ({self.output}; uploads to {self.ladder.submissions})"
 
     def check_token(self, token: str, client: str) -> AuthorKey:
-        """The author whose token ``token`` is in force; otherwise :class:`Refused`, counted against ``client``."""
+        """The author whose token ``token`` is in force; otherwise :class:`Refused`, counted against ``client``'s
+        network.
+
+        A token in force is accepted even from a network locked out for its failures: attackers behind an author's
+        NAT must not lock the author out, and the lockout is not what stops guessing (256 random bits are). Only
+        wrong tokens get the 429, and a success forgets none of the network's failures.
+        """
+        key = self.authors.who(token)
+        if key is not None and key.revoked is None:
+            return key
         wait = self.limiter.retry_after(client)
         if wait:
             raise Refused(429, f"too many failed sign-ins from {client}: try again in {math.ceil(wait)} s", wait)
-        key = self.authors.who(token)
-        if key is None or key.revoked is not None:
-            locked = self.limiter.failed(client)
-            log.warning("%s: a token refused (%s)", client, f"revoked, of {key.author}" if key else "no author's token")
-            if locked:
-                log.warning("%s: too many failed sign-ins: refused for %d s", client, locked)
-            raise Refused(401, "not a valid token: sign in with the token the organiser gave you")
-        self.limiter.succeeded(client)
-        return key
+        locked = self.limiter.failed(client)
+        log.warning("%s: a token refused (%s)", client, f"revoked, of {key.author}" if key else "no author's token")
+        if locked:
+            log.warning(
+                "%s: too many failed sign-ins: refused for %d s (every wrong token from %s)",
+                client,
+                locked,
+                client_network(client),
+            )
+        raise Refused(401, "not a valid token: sign in with the token the organiser gave you")
 
     def landing(self, author: str) -> asyncio.Lock:
         """One upload of an author at a time in this server (the landing itself also locks, across processes)."""
@@ -228,6 +246,7 @@ class Site:
 
 
 def client_of(connection: HTTPConnection) -> str:
+    """The client's address: the connection's peer, or the address a proxy of ``--forwarded-allow-ips`` names."""
     return connection.client.host if connection.client else "unknown"
 
 
@@ -533,16 +552,18 @@ def create_app(
             return JSONResponse({"error": error}, 409)
         async with site.landing(author):
             try:
+                await asyncio.to_thread(admit, output, author, ladder.uploads)  # before the body is read
                 with tempfile.TemporaryDirectory(prefix="referee-upload-") as scratch:
                     archive = Path(scratch) / "archive"
                     size = await _receive(request, archive, ladder.uploads.archive_bytes)
                     landed = await asyncio.to_thread(land, archive, ladder.submissions, author, ladder.uploads)
             except UploadRefused as refusal:
                 log.info("%s: an upload by %s refused: %s", client, author, refusal)
+                retry = {"Retry-After": str(math.ceil(refusal.retry_after))} if refusal.retry_after else {}
                 if SESSION in request.auth.scopes and _wants_html(request):
                     html = await asyncio.to_thread(pages.author, site.season, author, _api(request), str(refusal))
-                    return HTMLResponse(html, refusal.status, headers=PRIVATE)
-                return JSONResponse({"error": str(refusal)}, refusal.status)
+                    return HTMLResponse(html, refusal.status, headers={**PRIVATE, **retry})
+                return JSONResponse({"error": str(refusal)}, refusal.status, headers=retry)
             record_upload(output, author, landed.digest, size)
         versions = versions_of(output, author)
         follow = _follow(request, author)

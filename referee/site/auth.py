@@ -17,16 +17,25 @@ server remembers a signed-in browser by a session of its own (a random
 identifier in an HttpOnly, SameSite=Strict cookie), never by the token,
 and ends it when the author's token is revoked or replaced.
 
-:class:`FailureLimiter` slows a client that keeps presenting bad tokens:
-after ``max_failures`` in ``window_s`` seconds it is refused, with no
-token checked, for ``lockout_s`` seconds, doubled for each lockout in a
-row (up to an hour).
+:class:`FailureLimiter` counts bad tokens by the client's network (its
+/24 for IPv4, its /64 for IPv6: one machine holds a whole IPv6 /64), and a
+success forgets none of them: after ``max_failures`` in ``window_s``
+seconds, the network's wrong tokens are answered 429 for ``lockout_s``
+seconds, doubled for each lockout in a row (up to an hour). A correct
+token is still checked and accepted from a network locked out, so that
+attackers behind an author's NAT cannot lock the author out; what keeps a
+token safe from guessing is its 256 bits, not the lockout, which bounds
+the noise of a flood (one log line a lockout) and tells honest scripts to
+back off. It tracks at most ``max_networks`` networks, forgetting the one
+that failed longest ago first, so a flood from many networks costs the
+server a bounded amount of memory.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import ipaddress
 import json
 import os
 import secrets
@@ -205,42 +214,96 @@ class Sessions:
         self._sessions.pop(identifier, None)
 
 
+IPV4_PREFIX = 24  # failures are counted by network: an IPv4 /24 ...
+IPV6_PREFIX = 64  # ... or an IPv6 /64, which one subscriber (one machine, even) is given whole
+MAX_LOCKOUT_S = 3600.0
+
+
+def client_network(host: str) -> str:
+    """The network ``host`` is counted in: its /24 (IPv4, IPv4-mapped IPv6 included) or its /64 (IPv6); a host that
+    is no IP address (a Unix socket's peer, a test client) counts alone."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])  # without an IPv6 zone (fe80::1%eth0)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = IPV4_PREFIX if address.version == 4 else IPV6_PREFIX
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def trusted_proxies(addresses: str) -> list[str]:
+    """The reverse proxies of ``--forwarded-allow-ips`` (comma-separated addresses or networks), each written as
+    :mod:`ipaddress` writes it; raise :class:`ServeError` naming any other text. Empty: none is trusted."""
+    from referee.site import ServeError  # the package's own error, which imports nothing of the web libraries
+
+    proxies = []
+    for item in filter(None, (part.strip() for part in addresses.split(","))):
+        try:
+            network = ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ServeError(
+                f"--forwarded-allow-ips {addresses!r}: {item!r} is not an IP address or network; give your reverse "
+                "proxies' addresses (such as 127.0.0.1 or 10.0.0.0/8), comma-separated, or leave the option out to "
+                "believe no X-Forwarded-For"
+            ) from None
+        single = network.prefixlen == network.max_prefixlen
+        proxies.append(str(network.network_address) if single else str(network))
+    return proxies
+
+
+@dataclass
+class _Failures:
+    """One network's recent failures and its lockout."""
+
+    times: deque[float]  # the last max_failures failures' times
+    locked_until: float = 0.0
+    lockouts: int = 0  # in a row: doubles the next lockout
+    last: float = 0.0  # its last failure
+
+
 class FailureLimiter:
-    """Counts each client's failed sign-ins; a client with too many is refused for a while, and told when to retry."""
+    """Counts failed sign-ins by the client's network (:func:`client_network`); a network with too many has its
+    wrong tokens refused for a while (429), and is told when to retry. A success forgets nothing."""
 
     def __init__(
-        self, max_failures: int = 10, window_s: float = 60.0, lockout_s: float = 60.0, max_clients: int = 10_000
+        self, max_failures: int = 10, window_s: float = 60.0, lockout_s: float = 60.0, max_networks: int = 10_000
     ) -> None:
         self.max_failures = max_failures
         self.window_s = window_s
         self.lockout_s = lockout_s
-        self.max_clients = max_clients
-        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
-        self._locked: dict[str, tuple[float, int]] = {}  # client -> (until, lockouts in a row)
+        self.max_networks = max_networks
+        self._networks: OrderedDict[str, _Failures] = OrderedDict()  # the one that failed longest ago first
+
+    def networks(self) -> int:
+        """How many networks it tracks (never more than ``max_networks``)."""
+        return len(self._networks)
 
     def retry_after(self, client: str) -> float:
-        """Seconds until ``client`` may try again (0: it may now)."""
-        locked = self._locked.get(client)
-        return max(0.0, locked[0] - time.monotonic()) if locked else 0.0
+        """Seconds until wrong tokens from ``client``'s network are checked again (0: they are now)."""
+        failures = self._networks.get(client_network(client))
+        return max(0.0, failures.locked_until - time.monotonic()) if failures else 0.0
 
     def failed(self, client: str) -> float:
-        """Count a failure of ``client``; return the seconds it is now locked out for (0: not locked out)."""
+        """Count a failure of ``client``'s network; return the seconds it is now locked out for (0: not locked out)."""
         now = time.monotonic()
-        failures = self._failures.setdefault(client, deque())
-        self._failures.move_to_end(client)
-        failures.append(now)
-        while failures and failures[0] < now - self.window_s:
-            failures.popleft()
-        while len(self._failures) > self.max_clients:
-            self._failures.popitem(last=False)
-        if len(failures) < self.max_failures:
+        network = client_network(client)
+        failures = self._networks.get(network)
+        # A network quiet for longer than the longest lockout starts again from its first lockout.
+        if failures is None or failures.last < now - MAX_LOCKOUT_S - self.window_s:
+            failures = _Failures(deque(maxlen=self.max_failures))
+        self._networks[network] = failures
+        self._networks.move_to_end(network)
+        while len(self._networks) > self.max_networks:
+            self._networks.popitem(last=False)
+        failures.last = now
+        if failures.locked_until > now:
+            return 0.0  # refused already: its lockout runs on, neither lengthened nor counted again
+        failures.times.append(now)
+        if len(failures.times) < self.max_failures or failures.times[0] < now - self.window_s:
             return 0.0
-        _, row = self._locked.get(client, (0.0, 0))
-        seconds = min(self.lockout_s * 2.0**row, 3600.0)
-        self._locked[client] = (now + seconds, row + 1)
-        failures.clear()
+        seconds = min(self.lockout_s * 2.0**failures.lockouts, MAX_LOCKOUT_S)
+        failures.locked_until = now + seconds
+        failures.lockouts += 1
+        failures.times.clear()
         return seconds
-
-    def succeeded(self, client: str) -> None:
-        self._failures.pop(client, None)
-        self._locked.pop(client, None)

@@ -18,8 +18,9 @@ below is refused, never repaired:
 - Exhaustion: the archive's size is checked before it is read; bytes are counted as they are written, never
   taken from the sizes an archive declares (gzip and zip bombs); zip members may not share their data (the
   overlapping zip bomb); a tar stream is never decompressed past what its files could need (a bomb in a pax
-  header or the padding); entries and depth are limited, a zip's before zipfile reads its directory (which costs
-  some 15 times its bytes in memory), from what its end record says of it.
+  header or the padding), nor an extended header (a long name) read past 256 KB; entries (each inode: the folders
+  a path implies count) and depth are limited, a zip's before zipfile reads its directory (which costs some 15 times
+  its bytes in memory), from what its end record says of it.
 - Damage: tarfile takes a damaged or cut-short header for the archive's end; here it is refused, as is a gzip
   stream cut short or failing its checksum, and a zip member failing its CRC.
 - A version half landed: the archive is unpacked into a staging folder beside the submissions, then swapped in by
@@ -41,6 +42,7 @@ import gzip
 import io
 import itertools
 import json
+import math
 import os
 import re
 import secrets
@@ -52,13 +54,15 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, Self
 
 from referee.config import MANIFEST_NAME, NAME_PATTERN, NAME_RULE
 from referee.errors import RefereeError
 from referee.ladder.file import MB, UploadLimits
 from referee.printable import printable
+from referee.site.records import UPLOADS_FILE, versions_of
 from referee.submissions import folder_digest
 
 UPLOADS_DIR = ".uploads"  # SUBMISSIONS/.uploads/: the staging folders, hidden from the ladder by its dot
@@ -66,6 +70,9 @@ _STAGING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.[0-9a-f]{16}")  # AUTHOR.RAN
 FORMATS = "a gzip-compressed tar (.tar.gz, .tgz), a plain tar (.tar) or a zip (.zip)"
 TOO_LARGE = 413  # the HTTP status of an upload over a limit on its size
 UNPROCESSABLE = 422  # of any other refusal
+TOO_MANY_VERSIONS = 409  # an author with as many versions as the ladder keeps for one
+TOO_MANY_REQUESTS = 429  # an author with as many uploads in the last hour as the ladder takes
+_HOUR = timedelta(hours=1)
 
 _NAME_BYTES = 255  # one name of a path, as Linux's file systems take it
 _PATH_BYTES = 1024  # a path or a link's target: far below PATH_MAX, even under the submissions folder's path
@@ -80,6 +87,16 @@ _CHUNK_BYTES = 1 << 20
 _LINKS_FOLLOWED = 40  # as many as Linux follows in one path before it gives up (ELOOP)
 _TAR_BYTES_PER_ENTRY = 8 * 1024  # more than an honest tar spends on one entry's headers, pax records and padding
 _TAR_END_BYTES = 1 << 20  # more than the end-of-archive blocks and the last record's padding
+# An extended header holds a name, a link's target and attributes: far less than this, unless it carries a file's
+# extended attributes (a macOS tar's resource forks), which no bot needs.
+_TAR_HEADER_BYTES = 256 * 1024
+_TAR_EXTENDED_HEADERS = {
+    tarfile.XHDTYPE: "a pax extended header",
+    tarfile.XGLTYPE: "a pax global header",
+    tarfile.SOLARIS_XHDTYPE: "a Solaris extended header",
+    tarfile.GNUTYPE_LONGNAME: "a GNU long name",
+    tarfile.GNUTYPE_LONGLINK: "a GNU long link target",
+}
 _ZIP_END_SEARCH_BYTES = 22 + 65_535  # a zip's end record, and the longest comment after it
 _ZIP_DIRECTORY_BYTES_PER_ENTRY = 46 + 3 * 1024  # an entry's fixed part, and more name, extra and comment than any
 _SHOWN_CHARACTERS = 200  # of a name in a message
@@ -117,8 +134,9 @@ class UploadRefused(RefereeError):
     """An upload not landed: one line saying what and where; ``status`` is the HTTP status to answer (413 when a
     limit on size is over, 422 otherwise)."""
 
-    def __init__(self, where: str, problem: str, status: int = UNPROCESSABLE) -> None:
+    def __init__(self, where: str, problem: str, status: int = UNPROCESSABLE, retry_after: float = 0.0) -> None:
         self.status = status
+        self.retry_after = retry_after  # seconds, for a refusal that time lifts (429)
         super().__init__(f"upload refused: {where}: {problem}")
 
 
@@ -154,6 +172,34 @@ def land(archive: Path, submissions: Path, author: str, limits: UploadLimits) ->
             finally:  # refused: the staging folder; landed: the version it replaced (by descriptors, never a link)
                 shutil.rmtree(staging, ignore_errors=True, dir_fd=uploads_fd)
     return Landed(author, submissions / author, digest)
+
+
+def admit(output: Path, author: str, limits: UploadLimits, now: datetime | None = None) -> None:
+    """Refuse an upload ``author`` may not make now: past ``limits.versions`` of theirs judged by the ladder in
+    ``output`` (409), or ``limits.per_hour`` landed in the hour before ``now`` (429, with the seconds until the oldest
+    leaves the hour); counted from the register and ``uploads.jsonl``, which outlive a restart of the server."""
+    who = f"author {_shown(author)}"
+    if (judged := len(versions_of(output, author))) >= limits.versions:
+        raise UploadRefused(who, f"the ladder has judged {judged} versions of yours, the most it keeps for one author "
+                            "(uploads.versions); ask the organiser", TOO_MANY_VERSIONS)  # fmt: skip
+    now = now or datetime.now(UTC)
+    landed = sorted(at for at in _uploads_landed(output, author) if at > now - _HOUR)
+    if len(landed) >= limits.per_hour:
+        wait = (landed[-limits.per_hour] + _HOUR - now).total_seconds()
+        raise UploadRefused(who, f"{len(landed)} uploads of yours landed in the last hour, the most an author may make "
+                            f"(uploads.per_hour); try again in {math.ceil(wait)} s", TOO_MANY_REQUESTS, wait)  # fmt: skip
+
+
+def _uploads_landed(output: Path, author: str) -> list[datetime]:
+    """When each of ``author``'s uploads landed, from ``uploads.jsonl`` (a line that does not parse is passed over)."""
+    landed = []
+    with contextlib.suppress(FileNotFoundError), open(output / UPLOADS_FILE, "rb") as lines:
+        for line in lines:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                record = json.loads(line)
+                if isinstance(record, dict) and record.get("author") == author:
+                    landed.append(datetime.fromisoformat(record["at"]))
+    return landed
 
 
 def unpack(archive: Path, into: Path, limits: UploadLimits) -> None:
@@ -258,8 +304,30 @@ class _MeteredStream(io.RawIOBase):
         return self._position
 
 
+class _BoundedHeaderInfo(tarfile.TarInfo):
+    """A tar member whose extended header (a pax header, a GNU long name or link) is refused by the size its header
+    block declares, before tarfile reads that much into memory; an old GNU sparse member, whose chain of extension
+    blocks tarfile would also gather in memory, is refused there too."""
+
+    @classmethod
+    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
+        info = super().frombuf(buf, encoding, errors)
+        if info.type == tarfile.GNUTYPE_SPARSE:
+            raise _refused(info.name, f"a sparse file; {_ONLY_FILES_FOLDERS_LINKS}")
+        if info.type in _TAR_EXTENDED_HEADERS and info.size > _TAR_HEADER_BYTES:
+            what = _TAR_EXTENDED_HEADERS[info.type]
+            raise UploadRefused(
+                "the archive",
+                f"it holds {what} of {_mb(info.size)}, over the {_mb(_TAR_HEADER_BYTES)} one may take (names are at "
+                f"most {_PATH_BYTES} bytes); {_AS_MADE}, without extended attributes (tar --no-xattrs)",
+                TOO_LARGE,
+            )
+        return info
+
+
 def _read_tar(stream: _MeteredStream, unpacker: _Unpacker) -> None:
-    with tarfile.open(fileobj=stream, mode="r:", encoding="utf-8", errors="surrogateescape") as tar:
+    with tarfile.open(fileobj=stream, mode="r:", encoding="utf-8", errors="surrogateescape",
+                      tarinfo=_BoundedHeaderInfo) as tar:  # fmt: skip
         for member in tar:
             if member.type in (tarfile.REGTYPE, tarfile.AREGTYPE) and not member.issparse():
                 content = tar.extractfile(member)
@@ -387,11 +455,9 @@ class _Unpacker:
         self, name: str, kind: Kind, mode: int, target: str = "", read: Callable[[int], bytes] | None = None
     ) -> None:
         self.last_name = name
-        self._entries += 1
-        if self._entries > self._limits.files:
-            limit = f"more than {self._limits.files} files, folders and links (uploads.files)"
-            raise _refused(name, f"the archive holds {limit}; {_LEAVE_OUT}", TOO_LARGE)
         parts = self._placed(name, kind)
+        if not (kind == "folder" and parts in self._made):  # a folder its paths implied was counted when made
+            self._count(name)
         if mode & _SPECIAL_BITS:
             raise _refused(
                 name,
@@ -408,7 +474,7 @@ class _Unpacker:
                 return
             raise _refused(name, "it names the top of the archive, which can only be a folder")
         try:
-            with self._parent(parts) as parent_fd:
+            with self._parent(parts, name) as parent_fd:
                 if kind == "folder" and parts not in self._made:
                     _make_folder(parent_fd, parts[-1])
                 elif kind == "link":  # as it is: where it leads is judged once everything is made
@@ -423,6 +489,14 @@ class _Unpacker:
             raise _refused(name, "it collides with, or lies under, a path unpacked before it") from None
         self._made[parts] = kind
         self._listed.add(parts)
+
+    def _count(self, name: str) -> None:
+        """Count one more entry (an inode made, or an entry of the archive that makes none) against the limit."""
+        self._entries += 1
+        if self._entries > self._limits.files:
+            limit = f"more than {self._limits.files} files, folders and links (uploads.files)"
+            raise _refused(name, f"the archive holds {limit}, counting the folders its paths imply; {_LEAVE_OUT}",
+                           TOO_LARGE)  # fmt: skip
 
     def _placed(self, name: str, kind: Kind) -> tuple[str, ...]:
         """The names of the path ``name``, once it is known to lie in the folder, once, and under folders only."""
@@ -447,13 +521,14 @@ class _Unpacker:
         return parts
 
     @contextlib.contextmanager
-    def _parent(self, parts: tuple[str, ...]) -> Iterator[int]:
+    def _parent(self, parts: tuple[str, ...], name: str) -> Iterator[int]:
         """The folder holding ``parts``, opened folder by folder from the top, never through a link; a folder the
         path implies but the archive has not listed (yet) is made on the way."""
         fd = os.dup(self._root_fd)
         try:
             for depth in range(1, len(parts)):
                 if parts[:depth] not in self._made:
+                    self._count(name)
                     _make_folder(fd, parts[depth - 1])
                     self._made[parts[:depth]] = "folder"
                 inner = os.open(parts[depth - 1], _DIRECTORY, dir_fd=fd)

@@ -12,7 +12,12 @@ One module an idea:
   loop, landed whole as their submission folder;
 - ``records``: what the site reads of the folder (reports, games, a bot's
   output in a game), and its record of uploads;
-- ``author_page``: an author's private page.
+- ``author_page``: an author's private page;
+- ``connections``: the caps on connections (from the open-file limit, and per client) and the deadlines of a
+  request, at the socket;
+- ``streams``: the server-sent event streams, one loop for ``/events`` and the games' feeds, and their caps;
+- ``spectating``: the games in play, their feeds read by one watcher;
+- ``page_cache``: replay pages made on demand, kept once made.
 
 Starlette, uvicorn, Jinja2 and python-multipart are an optional extra
 (``pip install 'brag-referee[serve]'``): this package's ``__init__`` and
@@ -27,8 +32,12 @@ import logging
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import RefereeError
+
+if TYPE_CHECKING:
+    from referee.site.connections import ServeLimits
 
 DEFAULT_PORT = 8000
 LIBRARIES = {"starlette": "starlette", "uvicorn": "uvicorn", "jinja2": "jinja2", "multipart": "python-multipart"}
@@ -56,6 +65,7 @@ def serve(
     port: int = DEFAULT_PORT,
     forwarded_allow_ips: str = "",
     offer_play: bool = False,
+    limits: ServeLimits | None = None,
 ) -> int:
     """Serve ``target`` (a league's or ladder's output folder, or a ladder file) until interrupted; return 0.
 
@@ -66,12 +76,24 @@ def serve(
     machine (a build, a bot with the host's network) passes for a proxy.
     ``offer_play``: visitors play the league's game against the sample bots at ``/play/``
     (:mod:`referee.site.offered`).
+    ``limits``: the caps on connections and streams and the deadlines of a request
+    (:mod:`referee.site.connections`); by default from the open-file limit, raised first as far as allowed.
     """
     require_libraries()
     import uvicorn
 
     from referee.site.app import create_app
     from referee.site.auth import trusted_proxies
+    from referee.site.connections import (
+        HEADER_BYTES,
+        ConnectionGuard,
+        GuardedServer,
+        ServeLimits,
+        TrustedProxies,
+        guarded_protocol,
+        raise_open_file_limit,
+    )
+    from referee.site.streams import StreamCaps
 
     proxies = trusted_proxies(forwarded_allow_ips)  # refused before anything starts
     app = create_app(target, offer_play=offer_play)
@@ -81,6 +103,9 @@ def serve(
     log = logging.getLogger("referee.site")
     log.addHandler(handler)
     log.setLevel(logging.INFO)
+    limits = limits or ServeLimits.for_open_files(raise_open_file_limit())
+    app.state.stream_caps = StreamCaps.of(limits)
+    guard = ConnectionGuard(limits)
     where = f"http://{host}:{port}/"
     print(f"serving {app.state.site.described} at {where}leaderboard.html (Ctrl-C stops)", flush=True)
     config = uvicorn.Config(
@@ -92,8 +117,16 @@ def serve(
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies,
         server_header=False,
+        # The caps and deadlines of referee.site.connections, on uvicorn's HTTP/1.1 protocol. Not uvicorn's
+        # limit_concurrency: at its limit it refuses every newcomer, where the guard sheds an idle connection.
+        http=guarded_protocol(guard),
+        ws="none",
+        timeout_keep_alive=limits.keep_alive_s,
+        backlog=limits.accept_batch,
+        h11_max_incomplete_event_size=HEADER_BYTES,
     )
-    server = uvicorn.Server(config)
+    guard.trusted = TrustedProxies(config.forwarded_allow_ips if config.proxy_headers else [])
+    server = GuardedServer(config)
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then passes the signal on
         server.run()
     print("stopped", flush=True)

@@ -41,7 +41,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -85,6 +85,7 @@ from referee.site.auth import (
     Sessions,
     client_network,
 )
+from referee.site.page_cache import PageCache
 from referee.site.records import (
     BOT_LOGS,
     GamesIndex,
@@ -96,6 +97,7 @@ from referee.site.records import (
     versions_of,
 )
 from referee.site.spectating import live_routes
+from referee.site.streams import FileChanges
 from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, admit, land
 from referee.transcript import read_game
 
@@ -115,7 +117,6 @@ NOT_PUBLISHED = (
 AUTHOR = "author"  # the scope of a visitor who is an author (by token or session)
 SESSION = "session"  # ... by a session cookie: a form they post must come from this site
 POLL_SECONDS = 0.5  # how often the league's page file is looked at, for /events
-KEEPALIVE_SECONDS = 15.0  # a comment line now and then keeps proxies and browsers from closing the stream
 FORM_OVERHEAD = 64 * 1024  # a multipart form's own bytes around the archive
 CHUNK = 256 * 1024
 CONTENT_SECURITY_POLICY = (
@@ -332,26 +333,10 @@ def create_app(
 
     # ----- the public pages ---------------------------------------------------------------------------
 
-    async def changes(request: Request) -> AsyncIterator[str]:
-        seen = _version(page)
-        yield "retry: 2000\n\n"  # reconnect after 2 s if the stream breaks
-        waited = 0.0
-        while not await request.is_disconnected():
-            await asyncio.sleep(poll_seconds)
-            waited += poll_seconds
-            current = _version(page)
-            if current != seen and current is not None:
-                seen = current
-                waited = 0.0
-                yield f"event: message\ndata: {current[0]}\n\n"
-            elif waited >= KEEPALIVE_SECONDS:
-                waited = 0.0
-                yield ": still here\n\n"
+    changes = FileChanges(page, poll_seconds)  # one watcher of the page for every open page's stream
 
     async def events(request: Request) -> Response:
-        return StreamingResponse(
-            changes(request), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
-        )
+        return changes.stream(request)
 
     async def home(request: Request) -> Response:
         return RedirectResponse(PAGE)
@@ -374,6 +359,8 @@ def create_app(
             return PlainTextResponse(HELD_BACK, status_code=404)
         return None
 
+    replays = PageCache()
+
     async def game_replay(request: Request) -> Response:
         """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
         game's log, as published (:mod:`referee.publish.redaction`)."""
@@ -386,8 +373,18 @@ def create_app(
             return FileResponse(written)
         if not log_file.is_file():
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        start, steps = await asyncio.to_thread(read_game, log_file, public_log)
-        return HTMLResponse(await asyncio.to_thread(replay_page, start, steps, BACK_LINK))
+        try:
+            stat = log_file.stat()
+        except OSError:
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+
+        async def make() -> bytes:
+            start, steps = await asyncio.to_thread(read_game, log_file, public_log)
+            return (await asyncio.to_thread(replay_page, start, steps, BACK_LINK)).encode("utf-8")
+
+        # Made once for every visitor (and again if the log is written again): what passed withheld() alone.
+        version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        return HTMLResponse(await replays.get(game, version, make))
 
     async def game_log_records(request: Request) -> Response:
         """A game's log, each record as published (:mod:`referee.publish.redaction`)."""
@@ -729,12 +726,3 @@ def _lines_shown(
                 continue
             if isinstance(record, dict):
                 yield (json.dumps(shown(record), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-
-
-def _version(path: Path) -> tuple[int, int] | None:
-    """What changes when the page is rewritten: its modification time and size (None while it does not exist)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size

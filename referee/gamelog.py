@@ -23,8 +23,10 @@ The log is JSON lines, one object per line, each with a ``type``:
   log; the next record shows what the policy did;
 - ``forfeit``: ``seat``, ``reason``;
 - ``hand``: a hand's result: every hand revealed with its rank, the loser,
-  lives and floating states after, eliminations;
-- ``game_end``: ``placements`` (seats, first to last), ``hands_played``,
+  lives and floating states after, eliminations; ``at``, when the referee
+  saw it (Unix time, to the millisecond: when what the game shows of the
+  hand's deals may be shown elsewhere is counted from it, :mod:`referee.visibility`);
+- ``game_end``: ``at``, ``placements`` (seats, first to last), ``hands_played``,
   ``decisions``, ``faults`` (by seat), and ``void`` with ``void_reason``
   when fewer than two bots ever got to make a decision; ``output``, by
   seat, where the bot has an output file: ``log`` (its name, in the
@@ -124,10 +126,12 @@ def decision_record(
     return record
 
 
-def hand_record(result: HandResult) -> LogRecord:
-    """The log (and report) form of a hand's result."""
+def hand_record(result: HandResult, at: float | None = None) -> LogRecord:
+    """The log (and report) form of a hand's result (seen at Unix time ``at``, for a game's log)."""
+    timed = {} if at is None else {"at": round(at, 3)}
     return {
         "type": "hand",
+        **timed,
         "hand": result.hand_number,
         "dealer": result.dealer,
         "ended_by": result.ended_by.value,
@@ -407,7 +411,7 @@ def verify_log(path: Path) -> list[str]:
                     if hands_checked >= len(game.hand_results):
                         problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
                         continue
-                    expected = hand_record(game.hand_results[hands_checked])
+                    expected = hand_record(game.hand_results[hands_checked], record.get("at"))
                     hands_checked += 1
                     if expected != record:
                         problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")

@@ -18,7 +18,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,6 @@ from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFac
 from referee.backends.local import LocalBackend
 from referee.config import League, league_identity
 from referee.errors import OutputError
-from referee.held_back import DealsInPlay
 from referee.lanes import with_lane_copies
 from referee.publish.files import write_leaderboards
 from referee.publish.live import LiveSite
@@ -47,6 +46,7 @@ from referee.results import (  # noqa: F401 - RESULTS_FILE, LEAGUE_FILE and read
 from referee.schedule import Schedule, ScheduledGame
 from referee.standings import Standings, folder_standings
 from referee.submissions import BUILDS_DIR, BuildResult, build_submissions
+from referee.visibility import DealsInPlay, Shown
 
 # ----- the output folder and what changed in the league --------------------------------
 
@@ -334,24 +334,32 @@ async def _play_games(
     """Have the backend play the games not yet in ``results`` (``total`` with those), recording each; return how many.
 
     Each game is played by its seats' newest versions (:meth:`League.seated`), and not at all when one plays no more.
+    What of the games may be shown, and when, is the run's :class:`DealsInPlay`'s to say, from the whole schedule
+    at the start: on a normal end the run waits for the last game's spectator delay, so that its standings hold
+    every game.
     """
     played = 0
-    site = LiveSite(output, total, spectator_delay_s=league.spectator_delay_s, static_replays=league.static_replays)
     report_every = max(1, -(-total // 4))  # standings so far about four times a run
+    deals = DealsInPlay(output, league.spectator_delay_s, accounted=results.size)
+    for dealt_alike in games_by_deal(games):
+        deals.deal(
+            (game.game_id for game in dealt_alike),
+            finished=(game.game_id for game in dealt_alike if game.game_id in results.finished),
+            unplayed=(game.game_id for game in dealt_alike if league.seated(game) is None),
+        )
+    await asyncio.to_thread(deals.write)  # before any game: from the start, nothing of a deal in play is shown
+    site = LiveSite(output, total, deals=deals, static_replays=league.static_replays)
+    deals.on_shown = site.shown
     if progress is not None:
         progress(len(results.finished), total, None)
     # Replay pages lost since (a kill -9, a full disk, removed by hand) are written again by the page helper.
-    site.rebuild(sorted(results.finished))
-
-    # Finished games on deals still being played stay from the public until those deals are done (held_back.py).
-    deals = DealsInPlay(output)
+    site.rebuild(sorted(results.finished.difference(deals.held())))
 
     def finished(done: FinishedGame) -> None:
         nonlocal played
-        deals.finished(done.game.game_id, done.game.seed)  # held back before its record is there to be read
         results.append(done.record)
+        deals.ended(done.game.game_id, results.size)
         played += 1
-        site.game_finished(done.game.game_id)
         if progress is not None:
             count = len(results.finished)
             show = count % report_every == 0 and count < total
@@ -359,20 +367,30 @@ async def _play_games(
 
     def todo() -> Iterator[ScheduledGame]:
         for game in games:
-            done = game.game_id in results.finished
-            seated = None if done else league.seated(game)
-            deals.reached(game.game_id, game.seed, finished=done or seated is None)  # a game never played: over
+            seated = None if game.game_id in results.finished else league.seated(game)
             if seated is not None:
                 yield seated
-        deals.all_reached()
 
+    showing = asyncio.get_running_loop().create_task(deals.run())
     backend.watcher = site.watch()
     try:
         await backend.play(todo(), finished, stop or _never)
+        await asyncio.gather(deals.settle(), site.spectators.settle())  # the spectator delay of the last games
     finally:
         backend.watcher = None
+        showing.cancel()
+        await asyncio.gather(showing, return_exceptions=True)
+        deals.write()
         await site.close()
     return played
+
+
+def games_by_deal(games: Iterable[ScheduledGame]) -> list[list[ScheduledGame]]:
+    """The games of a schedule in groups dealt alike (on one seed), in the order each group's first game comes."""
+    by_seed: dict[int, list[ScheduledGame]] = {}
+    for game in games:
+        by_seed.setdefault(game.seed, []).append(game)
+    return list(by_seed.values())
 
 
 def _never() -> bool:
@@ -380,9 +398,10 @@ def _never() -> bool:
 
 
 def publish_standings(output: Path, scheduled: int | None = None) -> Standings:
-    """Compute the standings of every finished game in ``output`` and write its leaderboards."""
-    standings, league = folder_standings(output)
-    write_leaderboards(standings, output, league.name, scheduled=scheduled)
+    """Compute the standings of every finished game in ``output`` that may be shown, and write its leaderboards."""
+    shown = Shown.read(output)
+    standings, league = folder_standings(output, shown=shown)
+    write_leaderboards(standings, output, league.name, scheduled=scheduled, shown=shown)
     return standings
 
 

@@ -15,6 +15,7 @@ it is recorded, with the reason, but rates nobody.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -151,6 +152,7 @@ class Match:
             void_reason = self._void_reason()
             record = {
                 "type": "game_end",
+                "at": round(time.time(), 3),
                 "placements": list(result.placements),
                 "hands_played": result.hands_played,
                 "decisions": self.decisions,
@@ -308,7 +310,8 @@ class Match:
         """Log the hands finished and the hand dealt since the last call."""
         game = self.game
         while self._hands_logged < len(game.hand_results):
-            self.log.write_later(hand_record, game.hand_results[self._hands_logged])  # a HandResult is frozen
+            # A HandResult is frozen; when the hand ended, for what may be shown of its deals (referee.visibility).
+            self.log.write_later(hand_record, game.hand_results[self._hands_logged], time.time())
             self._hands_logged += 1
         if game.hand_number != self._hand_logged and not game.is_over:
             self._hand_logged = game.hand_number

@@ -305,8 +305,9 @@ def schedule_json_lines(games: Iterable[ScheduledGame], *, seeds: bool = False) 
 # ----- games.jsonl: the reader -----------------------------------------------------------------
 
 
-def scan_results(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
-    """Yield ``(line number, end offset, JSON object)`` for each game of a ``games.jsonl`` file.
+def scan_results(path: Path, limit: int | None = None) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """Yield ``(line number, end offset, JSON object)`` for each game of a ``games.jsonl`` file (of its first
+    ``limit`` bytes, if given).
 
     A last line that is not a whole record (cut short by a crash or a full
     disk) is left out. A line that is not a game record, followed by lines,
@@ -319,6 +320,8 @@ def scan_results(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
     with open(path, "rb") as lines:
         for line_number, line in enumerate(lines, start=1):
             offset += len(line)
+            if limit is not None and offset > limit:
+                return  # written after the reader's rule was (referee.visibility)
             if damaged is not None:
                 if not line.strip(b"\0\n\r\t "):
                     continue  # a tail of zeros, as a power cut leaves: still the end of the file
@@ -378,8 +381,9 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def games_after(path: Path, offset: int) -> tuple[list[GameRecord], int]:
-    """The whole records added to a ``games.jsonl`` file after byte ``offset``, and the offset after the last.
+def games_after(path: Path, offset: int, limit: int | None = None) -> tuple[list[GameRecord], int]:
+    """The whole records added to a ``games.jsonl`` file after byte ``offset`` (up to byte ``limit``, if given), and
+    the offset after the last.
 
     For a reader following a file as it grows (a duel's stop): a line still
     being written waits for the next call; a line that is not a record is
@@ -388,7 +392,7 @@ def games_after(path: Path, offset: int) -> tuple[list[GameRecord], int]:
     try:
         with open(path, "rb") as lines:
             lines.seek(offset)
-            data = lines.read()
+            data = lines.read() if limit is None else lines.read(max(0, limit - offset))
     except FileNotFoundError:
         return [], offset
     end = data.rfind(b"\n") + 1
@@ -460,6 +464,11 @@ class ResultsFile:
                 existing.truncate(good_bytes)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self._size = os.fstat(self._fd).st_size
+
+    @property
+    def size(self) -> int:
+        """The file's length: every record appended so far, whole."""
+        return self._size
 
     def _renumber(self, by_id: Mapping[str, ScheduledGame]) -> None:
         """Give every line its game's index in the schedule (a grown league moved them), in one step."""

@@ -32,11 +32,9 @@ from referee.ranking import RESAMPLES, RankedBot, rank_bots
 from referee.results import (
     FAULT_KINDS,
     LEAGUE_FILE,
-    RESULTS_FILE,
     GameRecord,
     LeagueRecord,
     RecordError,
-    read_games,
     read_league,
 )
 from referee.season import DISQUALIFIED
@@ -51,6 +49,7 @@ from referee.stats import (
     mean_per_game,
     placement_score,
 )
+from referee.visibility import Shown
 
 LuckOf = Callable[[GameRecord], Sequence[float]]  # a game's luck, by seat (referee.luck)
 
@@ -357,9 +356,12 @@ def version_lines(
     return tuple(sorted(lines))
 
 
-def folder_standings(directory: Path, *, adjust_for_luck: bool = False) -> tuple[Standings, LeagueRecord]:
-    """The standings of a league's output folder (its ``league.json`` and ``games.jsonl``), and its league record;
-    with each bot's mean score less the luck too when asked, or when the league is a duel that adjusts for it."""
+def folder_standings(
+    directory: Path, *, adjust_for_luck: bool = False, shown: Shown | None = None
+) -> tuple[Standings, LeagueRecord]:
+    """The standings of a league's output folder (its ``league.json`` and the games of ``games.jsonl`` that may be
+    shown: ``shown``, else as now, :mod:`referee.visibility`), and its league record; with each bot's mean score
+    less the luck too when asked, or when the league is a duel that adjusts for it."""
     directory = Path(directory)
     if not directory.is_dir():
         what = "it is a file" if directory.exists() else "no such folder"
@@ -368,7 +370,7 @@ def folder_standings(directory: Path, *, adjust_for_luck: bool = False) -> tuple
     if league is None:
         raise OutputError(f"{directory}: no {LEAGUE_FILE} here; give the output folder of a league run")
     standings = compute_standings(
-        read_games(directory / RESULTS_FILE),
+        (shown or Shown.read(directory)).games(directory),
         bots=league.bots,
         candidates=league.candidates,
         league_seed=league.seed,

@@ -154,7 +154,7 @@ def test_a_tampered_log_is_caught(bots: Bots, tmp_path: Path) -> None:
 
 
 def without_latencies(records: list[dict]) -> list[dict]:
-    return [{key: value for key, value in record.items() if key not in ("ms", "wall_ms")} for record in records]
+    return [{key: value for key, value in record.items() if key not in ("ms", "wall_ms", "at")} for record in records]
 
 
 def test_the_same_seed_twice_gives_the_same_game(bots: Bots, tmp_path: Path) -> None:

@@ -40,14 +40,16 @@ def ray_here() -> None:
 
 
 def game_logs_without_timing(output: Path) -> dict[str, list[dict]]:
-    """Every game log of a run, by file name, without the wall-clock figures of its decisions, nor where the bots'
-    output went (which process of a bot played a game, and so its output file, is the run's, not the game's)."""
+    """Every game log of a run, by file name, without the wall-clock figures of its decisions, hands and end, nor
+    where the bots' output went (which process of a bot played a game, and so its output file, is the run's, not the
+    game's)."""
     logs = {}
     for path in sorted((output / GAME_LOG_DIR).glob("*.jsonl")):
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         for record in records:
             record.pop("ms", None)
             record.pop("wall_ms", None)
+            record.pop("at", None)
             record.pop("output", None)
         logs[path.name] = records
     return logs

@@ -39,6 +39,7 @@ from referee.session import _status_text, _v1_fault, decision_action
 from referee.standings import compute_standings
 from referee.transcript import read_game
 from referee.v2 import bot_pb2 as pb
+from referee.visibility import DealsInPlay
 
 from .conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 from .game_logs import logged_game, records, write_league
@@ -431,7 +432,7 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
     (tmp_path / "league.json").write_text(json.dumps({"name": "live test", "bots": log[0]["players"]}))
 
     async def scenario() -> tuple[LiveSite, float]:
-        site = LiveSite(tmp_path, 8, interval_s=0.5, static_replays=True)
+        site = LiveSite(tmp_path, 8, deals=DealsInPlay(tmp_path), interval_s=0.5, static_replays=True)
         written = site.leaderboard_written_at
 
         async def until(condition: Callable[[], bool]) -> None:
@@ -440,13 +441,11 @@ def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the
             while time.monotonic() < deadline and not condition():
                 await asyncio.sleep(0.05)
 
-        for game_id in ids[:4]:
-            site.game_finished(game_id)
-        site.game_finished("broken")
+        site.shown([*ids[:4], "broken"])  # as the run's deals tell them, each once it may be shown
         await until(lambda: len(written) >= 1)
         first_writes = len(written)
         for game_id in ids[4:]:
-            site.game_finished(game_id)
+            site.shown([game_id])
             await asyncio.sleep(0.05)
         last_game = time.monotonic()
         # The trailing write comes without another game, and shows the games of the last interval.

@@ -9,11 +9,13 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import httpx
 import pytest
 
 from .conftest import PYTHON
+from .served import VARIANTS, game_variants
 
 
 def free_port() -> int:
@@ -114,10 +116,11 @@ def test_serves_the_folder_on_loopback_only(site) -> None:
     home = httpx.get(base + "/", timeout=5, follow_redirects=True)
     assert home.status_code == 200 and home.text == "<html>first</html>"  # redirected to the league's page
     assert httpx.get(base + "/replays/g1.html", timeout=5).text == "<html>replay</html>"
-    # The raw requests reach the server, and a published name is served from inside the folder ...
+    # The raw requests reach the server, and a published name is served from inside the folder, at its exact
+    # route alone: the same name spelled another way is no route (however it climbs, it is 404) ...
     assert raw_get(port, "/leaderboard.md") == (200, "inside the folder\n")
-    assert raw_get(port, "/replays/../leaderboard.md") == (200, "inside the folder\n")  # climbs, but stays inside
-    # ... and never from outside it, however the climb is written.
+    assert raw_get(port, "/replays/../leaderboard.md")[0] == 404
+    # ... and nothing is ever served from outside the folder, however the climb is written.
     for pattern in CLIMBING:
         for name, outside in OUTSIDE.items():
             status, body = raw_get(port, pattern.format(name=name))
@@ -125,6 +128,21 @@ def test_serves_the_folder_on_loopback_only(site) -> None:
     server.send_signal(signal.SIGINT)
     assert server.wait(timeout=10) == 0
     assert f"at http://127.0.0.1:{port}/leaderboard.html" in server.stdout.read()
+
+
+def test_a_path_spelled_another_way_is_no_route(site) -> None:
+    # Exact routes only: the published names spelled any other way (as tests/served.py's recorder asks for them
+    # while leagues play) are 404, never the folder's file, whose raw records would give the seeds of games in play.
+    folder, _, port, _ = site
+    (folder / "league.json").write_text('{"settings": {"seed": "5551212"}}', encoding="utf-8")
+    records = raw_get(port, "/games.jsonl")
+    assert records[0] == 200
+    for path in (*VARIANTS, *game_variants("g1")):
+        status, body = raw_get(port, path)
+        if unquote(path) == "/games.jsonl":  # the route itself, a letter percent-encoded: the same records
+            assert (status, body) == records, path
+        else:
+            assert status == 404 and "5551212" not in body and '"seed"' not in body, (path, status, body)
 
 
 def test_an_open_page_is_told_when_the_league_page_changes(site) -> None:

@@ -139,7 +139,8 @@ def test_a_flood_of_bad_tokens_is_slowed_and_logged_without_the_tokens(season, c
 
     async def calls(http):
         answers = [await http.get("/api/submissions", headers=bearer(token)) for token in flood]
-        answers.append(await http.get("/api/submissions", headers=bearer(tokens["ann"])))  # an author is never locked out
+        # An author is never locked out.
+        answers.append(await http.get("/api/submissions", headers=bearer(tokens["ann"])))
         return answers
 
     async def elsewhere(http):  # another client is not held up by the first one's failures

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.held_back import held_back
+from referee.visibility import Shown
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, Bots, sync_playwright
 from tests.test_ladder import interrupted, ladder_file, lines, start, wait_for
 from tests.test_serve import free_port
@@ -154,8 +154,11 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     assert answer["status"].startswith("waiting to be judged")
     wait_for("ann-v2's verdict", lambda: judged(out, "ann-v2") is not None, ladder)
     assert judged(out, "ann-v2")["verdict"] == "accepted", judged(out, "ann-v2")
-    wait_for("a game of ann-v2", lambda: any("ann-v2" in game["seats"] for game in lines(out / "games.jsonl")),
-             ladder)  # fmt: skip
+
+    def shown_games() -> list[dict]:  # the games that may be shown: their table's every rotation over
+        return list(Shown.read(out).records(out))
+
+    wait_for("a game of ann-v2 shown", lambda: any("ann-v2" in game["seats"] for game in shown_games()), ladder)
     again_status, again = curl(base + "api/submissions", tokens["ann"], scratch / "ann.tar.gz")
     assert again_status == 200 and again["status"].startswith("unchanged"), again
 
@@ -169,7 +172,7 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     assert replay.status_code == 200 and "<script" in replay.text
     check_output = HTTP.get(base + "authors/ann/" + check_game.replace(".html", ".txt"), headers=auth, timeout=10)
     assert check_output.status_code == 200 and ANN_SAYS in check_output.text
-    game = next(game for game in lines(out / "games.jsonl") if "ann-v2" in game["seats"])
+    game = next(game for game in shown_games() if "ann-v2" in game["seats"])
     output = HTTP.get(base + f"authors/ann/games/{game['game_id']}.txt", headers=auth, timeout=10)
     assert output.status_code == 200 and ANN_SAYS in output.text, output.text
     versions = HTTP.get(base + "api/submissions", headers=auth, timeout=10).json()
@@ -208,7 +211,7 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
                 served[str(path.relative_to(out))] = answer.text
     # Published: the games recorded, but not those whose table the interrupt left unfinished (their deals are still
     # to be played), nor a game it cut short (its log, no record).
-    published = {game["game_id"] for game in lines(out / "games.jsonl")} - held_back(out)
+    published = {record["game_id"] for record in Shown.read(out).records(out)}
     for log_file in sorted((out / "games").glob("*.jsonl")):  # each replay, made from its log when asked for
         answer = HTTP.get(f"{base}replays/{log_file.stem}.html", timeout=10)
         assert answer.status_code == (200 if log_file.stem in published else 404), log_file.stem

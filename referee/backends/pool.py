@@ -134,12 +134,15 @@ def _retired(league: League) -> frozenset[str]:
 
 
 class GameWatcher(Protocol):
-    """Told of each game as it begins and ends, in the event loop that plays it (the spectators' feeds:
-    :class:`referee.publish.spectators.SpectatorFeeds`). It may read the game between decisions, never change it."""
+    """Told of each game as it begins and ends (or is stopped before its end), in the event loop that plays it (the
+    spectators' feeds: :class:`referee.publish.spectators.SpectatorFeeds`). It may read the game between
+    decisions, never change it."""
 
     def started(self, game_id: str, game: Game, players: Sequence[str]) -> None: ...
 
     def finished(self, game_id: str) -> None: ...
+
+    def stopped(self, game_id: str) -> None: ...
 
 
 async def play_scheduled(
@@ -167,9 +170,12 @@ async def play_scheduled(
             watcher.started(game.game_id, match.game, list(game.seats))
         try:
             result = await match.play()
-        finally:
+        except BaseException:
             if watcher is not None:
-                watcher.finished(game.game_id)
+                watcher.stopped(game.game_id)  # played again from its start: its feed goes
+            raise
+        if watcher is not None:
+            watcher.finished(game.game_id)
     finally:
         await asyncio.gather(*(pool.release(bot) for bot in bots if isinstance(bot, BotSession)))
     return game_record(game, league, result, began, time.perf_counter() - clock)

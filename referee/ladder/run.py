@@ -36,7 +36,6 @@ from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFac
 from referee.backends.local import LocalBackend
 from referee.config import League
 from referee.errors import LeagueError
-from referee.held_back import DealsInPlay
 from referee.ladder.draw import UNSURE, Place, Played, draw_table
 from referee.ladder.entries import changed_submissions, judge, ladder_bots, now, submission_verdicts, write_reports
 from referee.ladder.file import Ladder
@@ -52,6 +51,7 @@ from referee.results import ACCEPTED, RESULTS_FILE, ResultsFile, write_league
 from referee.schedule import ScheduledGame
 from referee.season import ACTIVE, DISQUALIFIED, BotStatus
 from referee.seeding import derive_seed
+from referee.visibility import DealsInPlay
 
 
 @dataclass
@@ -116,19 +116,29 @@ async def run_ladder(
         (output / BOT_LOG_DIR).mkdir(exist_ok=True)
         (output / GAME_LOG_DIR).mkdir(exist_ok=True)
         write_reports(ladder, register)
-        site = LiveSite(output, None, spectator_delay_s=league.spectator_delay_s, static_replays=league.static_replays)
-        site.rebuild(sorted(results.finished))
-        season = Season(ladder, league, register, tables, results, site)
+        # What may be shown and when: every table drawn is known before any game starts (referee.visibility).
+        deals = DealsInPlay(output, league.spectator_delay_s, accounted=results.size)
+        season = Season(ladder, league, register, tables, results, deals)
+        await asyncio.to_thread(deals.write)
+        site = season.site = LiveSite(output, None, deals=deals, static_replays=league.static_replays)
+        deals.on_shown = site.shown
+        site.rebuild(sorted(results.finished.difference(deals.held())))
+        showing = asyncio.get_running_loop().create_task(deals.run())
         try:
             async with contextlib.AsyncExitStack() as playing, asyncio.TaskGroup() as tasks:
                 judging = tasks.create_task(_judge_submissions(season, summary, say))
                 await _play(season, playing, backend or LocalBackend, concurrency, max_games, summary, say)
                 judging.cancel()  # --games reached: a version being judged is judged afresh by the next run
+            await asyncio.gather(deals.settle(), site.spectators.settle())  # the last games' spectator delay
         except BaseExceptionGroup as group:
             raise first_error(group) from None
         finally:
+            showing.cancel()
+            await asyncio.gather(showing, return_exceptions=True)
+            with contextlib.suppress(OSError):
+                deals.write()
             await site.close()
-            with contextlib.suppress(Exception):  # stopped or failed: the standings of the games finished so far
+            with contextlib.suppress(Exception):  # stopped or failed: the standings of the games shown so far
                 publish_standings(output)
     return summary
 
@@ -136,16 +146,23 @@ async def run_ladder(
 class Season:
     """What the judge and the games share: the league the ladder plays now, and the backend playing it."""
 
+    site: LiveSite  # the pages, set once the deals are known
+
     def __init__(
-        self, ladder: Ladder, league: League, register: Register, tables: Tables, results: ResultsFile, site: LiveSite
+        self,
+        ladder: Ladder,
+        league: League,
+        register: Register,
+        tables: Tables,
+        results: ResultsFile,
+        deals: DealsInPlay,
     ):
         self.ladder = ladder
         self.register = register
         self.results = results
-        self.site = site
         self.league = league
         write_ladder_league(ladder, register, league)
-        self.games = LadderGames(ladder, league, tables, results)
+        self.games = LadderGames(ladder, league, tables, results, deals)
         self.players: Backend | None = None  # opened when the first table can be drawn
         self.changed = asyncio.Event()  # set by each verdict: the games waiting for versions look again
 
@@ -193,10 +210,10 @@ async def _play(
     said_waiting = ""
 
     def finished(done: FinishedGame) -> None:
-        season.games.deals.finished(done.game.game_id, done.game.seed)  # held back before its record is read
         season.results.append(done.record)
+        season.games.deals.ended(done.game.game_id, season.results.size)
+        season.games.in_play.discard(done.game.game_id)
         summary.played += 1
-        season.site.game_finished(done.game.game_id)
         seats = done.record["seats"]
         say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
 
@@ -243,23 +260,40 @@ class LadderGames:
     each verdict); the tables are drawn from what was drawn before them.
     """
 
-    def __init__(self, ladder: Ladder, league: League, tables: Tables, results: ResultsFile):
+    def __init__(self, ladder: Ladder, league: League, tables: Tables, results: ResultsFile, deals: DealsInPlay):
         self.ladder = ladder
         self.tables = tables
         self.results = results
-        # A table's finished games stay from the public until its last game ends (its deals: held_back.py).
-        self.deals = DealsInPlay(ladder.output)
+        self.deals = deals
+        self.in_play: set[str] = set()  # the games handed to the backend and not yet finished
+        self.disqualified: set[str] = set()
         self.renew(league)
         # Each bot's games and each pair's meetings so far, kept as tables are drawn (not added up again each time).
         self.played = Played()
         for drawn in tables.drawn:
             self.played = self.played.with_table(drawn.bots, len(drawn.bots))
+            self._deal(drawn)
+
+    def _deal(self, table: DrawnTable) -> None:
+        """Tell the deals of ``table``: its games are dealt alike (those seating a disqualified version: never
+        played)."""
+        games = [game.game_id for game in table.games()]
+        finished = [game for game in games if game in self.results.finished]
+        unplayed = games if self.disqualified.intersection(table.bots) else ()
+        self.deals.deal(games, finished=finished, unplayed=unplayed)
 
     def renew(self, league: League) -> None:
         """Draw from ``league``'s active versions from now on."""
         self.table_size = league.table_size
         self.active = [bot.name for bot in league.bots if bot.status == ACTIVE]
-        self.disqualified = {bot.name for bot in league.bots if bot.status == DISQUALIFIED}
+        disqualified = {bot.name for bot in league.bots if bot.status == DISQUALIFIED}
+        newly, self.disqualified = disqualified - self.disqualified, disqualified
+        for table in self.tables.drawn if newly else ():
+            if newly.intersection(table.bots):  # its games not started yet never will be: its deals are done
+                ids = (game.game_id for game in table.games())
+                self.deals.unplayed(
+                    [game for game in ids if game not in self.results.finished and game not in self.in_play]
+                )
 
     def unfinished(self) -> Iterator[ScheduledGame]:
         """The games of tables drawn before that did not finish (those of a table seating a disqualified bot: never).
@@ -270,17 +304,16 @@ class LadderGames:
             if self.disqualified.intersection(table.bots):
                 continue
             for game in table.games():
-                done = game.game_id in self.results.finished
-                self.deals.reached(game.game_id, game.seed, finished=done)
-                if not done:
+                if game.game_id not in self.results.finished:
                     yield game
-            self.deals.all_reached()  # a table's games are all known: its deals end with its last game
 
     def has_games(self) -> bool:
         return len(self.active) >= self.table_size or next(self.unfinished(), None) is not None
 
     def __iter__(self) -> Iterator[ScheduledGame]:
-        yield from self.unfinished()
+        for game in self.unfinished():
+            self.in_play.add(game.game_id)
+            yield game
         ladder = self.ladder
         while len(self.active) >= self.table_size:  # read again at each table: a verdict may change it meanwhile
             number = len(self.tables.drawn) + 1
@@ -291,11 +324,11 @@ class LadderGames:
             bots = draw_table(self.active, self.played, size, ladder.placement_games, seed, number, drawn_from)
             table = DrawnTable(number, bots, table_seed(ladder, number), drawn_from)
             self.tables.add(table)  # on disk before its first game starts
+            self._deal(table)  # and its deals known
             self.played = self.played.with_table(bots, size)
             for game in table.games():
-                self.deals.reached(game.game_id, game.seed, finished=False)
+                self.in_play.add(game.game_id)
                 yield game
-            self.deals.all_reached()
 
 
 def change_status(ladder: Ladder, bot: str, status: BotStatus, reason: str) -> StatusChange:

@@ -47,9 +47,10 @@ from referee.publish.text import (
     utc_minute,
     void_note,
 )
-from referee.results import REJECTED, RESULTS_FILE, read_games, read_league
+from referee.results import REJECTED, read_league
 from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.stats import CONFIDENCE, Comparison
+from referee.visibility import Shown
 
 if TYPE_CHECKING:
     from referee.duel_state import DuelState
@@ -70,12 +71,15 @@ def write_leaderboards(
     *,
     live: bool = False,
     scheduled: int | None = None,
+    shown: Shown | None = None,
 ) -> list[Path]:
     """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically.
 
-    The HTML page also lists the games of ``directory``'s ``games.jsonl``, their
-    faults and replays (see :mod:`referee.publish.league_page`); ``live`` makes
-    it refresh itself while a league runs, ``scheduled`` games in all.
+    The HTML page also lists the games of ``directory``'s ``games.jsonl`` that
+    may be shown (``shown``, the rule the standings were computed by; else as
+    now: :mod:`referee.visibility`), their faults and replays (see
+    :mod:`referee.publish.league_page`); ``live`` makes it refresh itself
+    while a league runs, ``scheduled`` games in all.
     """
     from referee.duel_state import duel_report
     from referee.publish.league_page import page_data, render
@@ -83,7 +87,8 @@ def write_leaderboards(
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     league = read_league(directory) if (directory / "league.json").exists() else None
-    records = list(read_games(directory / RESULTS_FILE, latencies=False))  # the standings hold the times
+    shown = shown or Shown.read(directory)
+    records = list(shown.games(directory, latencies=False))  # the standings hold the times
     if scheduled is None and league is not None:
         scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
     duel = duel_report(league, records, directory)  # a duel's verdict, from league.json's format

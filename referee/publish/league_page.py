@@ -33,7 +33,6 @@ from referee import __version__
 from referee.errors import OutputError
 from referee.faults import without_bot_words
 from referee.gamelog import read_log
-from referee.held_back import held_back
 from referee.publish.redaction import ABSOLUTE_PATH, public_text
 from referee.publish.rounding import STRENGTH_DIGITS
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
@@ -45,7 +44,6 @@ FAULTS_SHOWN = 50  # fault entries listed per bot (every fault is counted)
 HISTORY_POINTS = 60  # the most points of the strength chart
 HISTORY_FITS_KEPT = 1024  # checkpoint fits kept between rewrites of a page (each a few numbers a bot)
 DETAIL_CHARS = 300
-HELD_DETAIL = "(its detail is shown once every game on its deals is played)"
 _NUMBER = re.compile(r"\d+")
 
 
@@ -176,7 +174,6 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
     """
     found: dict[str, list[Any]] = {}
     causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
-    held = held_back(directory)
     for record in records:
         if not any(any(seat.values()) for seat in record.faults or ()):
             continue
@@ -189,8 +186,6 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
                 continue
             bot, kind = entry.get("bot", "?"), entry.get("kind")
             detail = without_bot_words(public_text(str(entry.get("detail", "")), directory))[:DETAIL_CHARS]
-            if record.game_id in held:
-                detail = HELD_DETAIL  # an illegal move's detail lists the seat's cards, of deals still being played
             counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
             cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
             cause[1] += 1

@@ -1,14 +1,16 @@
 """A running league's pages, kept current: the leaderboard every few seconds, the games in play for spectators.
 
-The league runner calls :meth:`LiveSite.game_finished` after each game's
-record is in ``games.jsonl``; that only queues the game. A task of its own
-hands the work to a helper process: with ``static_replays``, the game's
+What may be shown, and when, is the run's :class:`referee.visibility.DealsInPlay`'s
+to say: a finished game only once every game on its deals has ended and the
+spectator delay after it; it calls :meth:`LiveSite.shown` with the games
+that may be shown from then on. That only queues them. A task of its own
+hands the work to a helper process: with ``static_replays``, each game's
 replay page (``replays/GAME_ID.html``; without, ``referee serve`` makes it
 from the game's log when it is asked for, which costs the league nothing),
 and, at most once every ``interval_s`` seconds, the first one interval
 after the run starts (and never more often than ten times the time a
 rewrite takes, so a big league spends little on it), the leaderboard files
-with a page that refreshes itself. The helper is a separate Python process
+of the games shown, with a page that refreshes itself. The helper is a separate Python process
 at low priority (``nice`` 10), started as ``python -m referee.publish.live``,
 so neither its CPU time nor Python's global lock ever delays the event loop
 that talks to the bots and times them. It takes one job per line on its standard input
@@ -32,6 +34,7 @@ from typing import Any
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
 from referee.publish.spectators import SpectatorFeeds
+from referee.visibility import DealsInPlay, Shown
 
 DEFAULT_INTERVAL_S = 3.0
 HELPER_NICENESS = 10
@@ -41,7 +44,11 @@ _REFRESH = object()  # the league's records changed with no game finished (a lad
 
 
 def write_replay_for(output: Path, game_id: str) -> Path:
-    """Write the replay page of league game ``game_id`` from its log in ``output``; return the page's path."""
+    """Write the replay page of league game ``game_id`` from its log in ``output``; return the page's path.
+
+    Only for a game that may be shown (:mod:`referee.visibility`, whose runner's face asks for it): a replay page
+    is public wherever the folder is.
+    """
     page = output / REPLAY_DIR / f"{game_id}.html"
     write_replay_of_log(output / "games" / f"{game_id}.jsonl", page, back=BACK_LINK)
     return page
@@ -52,8 +59,9 @@ def write_live_leaderboard(output: Path, scheduled: int | None) -> None:
     from referee.publish.files import write_leaderboards
     from referee.standings import folder_standings
 
-    standings, league = folder_standings(output)
-    write_leaderboards(standings, output, league.name, live=True, scheduled=scheduled)
+    shown = Shown.read(output)
+    standings, league = folder_standings(output, shown=shown)
+    write_leaderboards(standings, output, league.name, live=True, scheduled=scheduled, shown=shown)
 
 
 def replay_is_whole(page: Path) -> bool:
@@ -78,8 +86,10 @@ def missing_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
 
 
 def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
-    """Write the replay page of each game of ``game_ids`` that lacks a whole one; return those written."""
-    rebuilt = missing_replays(output, game_ids)
+    """Write the replay page of each game of ``game_ids`` that lacks a whole one and may be shown; return those
+    written."""
+    shown = {record["game_id"] for record in Shown.read(output).records(output)}
+    rebuilt = missing_replays(output, [game_id for game_id in game_ids if game_id in shown])
     for game_id in rebuilt:
         write_replay_for(output, game_id)
     return rebuilt
@@ -97,13 +107,15 @@ class LiveSite:
         output: Path,
         scheduled: int | None,
         *,
+        deals: DealsInPlay,
         interval_s: float = DEFAULT_INTERVAL_S,
-        spectator_delay_s: float = 0.0,
         static_replays: bool = False,
     ) -> None:
+        """``deals``: the run's, which says when each game and each feed's frame may be shown (it calls
+        :meth:`shown`)."""
         self.output = Path(output)
         self.static_replays = static_replays  # else no replay page is written: referee serve makes each when asked
-        self.spectators = SpectatorFeeds(self.output, spectator_delay_s)  # the games in play, for referee serve
+        self.spectators = SpectatorFeeds(self.output, deals)  # the games in play, for referee serve
         self._spectating: asyncio.Task[None] | None = None
         self._leaderboard: dict[str, Any] = {"job": "leaderboard", "output": str(self.output), "scheduled": scheduled}
         self.interval_s = interval_s
@@ -124,9 +136,11 @@ class LiveSite:
             self._spectating = asyncio.get_running_loop().create_task(self.spectators.run())
         return self.spectators
 
-    def game_finished(self, game_id: str) -> None:
-        """Queue a finished game (its log written, its record in games.jsonl); returns at once."""
-        self._put(game_id if self.static_replays else _REFRESH)
+    def shown(self, game_ids: Sequence[str]) -> None:
+        """Queue finished games that may be shown from now on (their deals done, the delay over); returns at once."""
+        for game_id in game_ids if self.static_replays else ():
+            self._put(game_id)
+        self._put(_REFRESH)
 
     def refresh(self) -> None:
         """Queue a rewrite of the leaderboard (``league.json`` changed: a ladder judged a version); returns at once."""

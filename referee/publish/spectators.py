@@ -52,6 +52,7 @@ from referee.games import (
     Observation,
     StopTheBusObservation,
 )
+from referee.visibility import DealsInPlay, GameProgress
 
 LIVE_DIR = "live"  # OUTPUT/live/GAME_ID.jsonl: the feeds of the games in play
 POLL_S = 0.1  # how often the games in play are looked at: a move reaches a spectator within about this
@@ -108,23 +109,27 @@ class _Watched:
 
     game: Game
     path: Path
+    progress: GameProgress  # its deal's, which says when each hand may be shown
     events_told: int = 0
     frames: int = 0
-    waiting: deque[tuple[float, str]] = field(default_factory=deque)  # lines seen, not yet written (the delay)
+    # Lines made, not yet written: (the hand they show, when they were seen, the line), in order.
+    waiting: deque[tuple[int, float, str]] = field(default_factory=deque)
     over: bool = False
 
 
 class SpectatorFeeds:
     """The feeds of a league's games in play (see the module's docstring); a backend tells it of each game.
 
-    :meth:`started` and :meth:`finished` are called by the backend that plays
-    the game, in the league runner's event loop; :meth:`run` is the task that
-    writes the frames.
+    :meth:`started`, :meth:`finished` and :meth:`stopped` are called by the
+    backend that plays the game, in the league runner's event loop;
+    :meth:`run` is the task that writes the frames. When a line may be written
+    is the run's :class:`referee.visibility.DealsInPlay`'s to say: a hand's
+    frames once every game on its deals has passed it, and the delay after.
     """
 
-    def __init__(self, output: Path, delay_s: float = 0.0) -> None:
+    def __init__(self, output: Path, deals: DealsInPlay) -> None:
         self.folder = output / LIVE_DIR
-        self.delay_s = delay_s
+        self.deals = deals
         self._games: dict[str, _Watched] = {}
         self._removals: deque[tuple[float, Path]] = deque()
         # Feeds left by a league that was stopped: those games are played again, with feeds of their own.
@@ -133,25 +138,36 @@ class SpectatorFeeds:
                 stale.unlink(missing_ok=True)
 
     def started(self, game_id: str, game: Game, players: Sequence[str]) -> None:
-        """A game began: its feed starts with who plays."""
+        """A game began: its feed will start with who plays (written with its first frame, when that is due)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        watched = _Watched(game, self.folder / f"{game_id}.jsonl")
-        watched.path.write_text("", encoding="utf-8")
+        watched = _Watched(game, self.folder / f"{game_id}.jsonl", self.deals.progress(game_id))
+        watched.path.unlink(missing_ok=True)  # a feed of an earlier play of this game: it starts afresh
         self._games[game_id] = watched
-        self._queue(watched, {"start": {"game_id": game_id, "game": game.name, "players": list(players)}})
-        self._look(watched)
+        start = {"start": {"game_id": game_id, "game": game.name, "players": list(players)}}
+        watched.waiting.append((1, time.time(), _line(start)))
+        self._look(game_id, watched)
 
     def finished(self, game_id: str) -> None:
-        """A game ended (or was stopped): its last moves and its end go out, and the feed is removed later."""
+        """A game ended: its last moves and its end go out when their hand may be shown; its feed is removed
+        :data:`FINISHED_KEPT_S` seconds after its end is written."""
         watched = self._games.get(game_id)
         if watched is None:
             return
-        self._look(watched)
+        self._look(game_id, watched)
         game = watched.game
-        if game.is_over:
-            self._queue(watched, {"end": {"placements": list(game.result().placements)}})
+        if game.is_over:  # else void (its record says why): its feed ends without places
+            end = {"end": {"placements": list(game.result().placements)}}
+            watched.waiting.append((game.hand_number, time.time(), _line(end)))
         watched.over = True
-        self._write_due(watched, time.time())
+        self._write_due(watched)
+
+    def stopped(self, game_id: str) -> None:
+        """A game was stopped before its end (the run is stopping): its feed goes, with nothing more written; the
+        game is played again from its start, with a feed of its own."""
+        watched = self._games.pop(game_id, None)
+        self.deals.stopped(game_id)
+        if watched is not None:
+            watched.path.unlink(missing_ok=True)
 
     async def run(self) -> None:
         """Write the frames of the games in play until cancelled (the league runner's task)."""
@@ -160,32 +176,47 @@ class SpectatorFeeds:
             self.poll()
 
     def poll(self) -> None:
-        """Look at every game in play once: a frame for each that moved; write what is due; remove old feeds."""
+        """Look at every game in play once (a frame for each that moved), then write what is due; remove old
+        feeds."""
+        for game_id, watched in self._games.items():
+            if not watched.over:
+                self._look(game_id, watched)
         now = time.time()
         for game_id, watched in list(self._games.items()):
-            if not watched.over:
-                self._look(watched)
-            self._write_due(watched, now)
+            self._write_due(watched)
             if watched.over and not watched.waiting:
                 del self._games[game_id]
                 self._removals.append((now + FINISHED_KEPT_S, watched.path))
         while self._removals and self._removals[0][0] <= now:
             self._removals.popleft()[1].unlink(missing_ok=True)
 
+    async def settle(self) -> None:
+        """Wait until every finished game's feed is written as far as it may be (at a run's end: the delay). Called
+        once no game is in play: a line waiting for a game dealt alike that this run will not play (a duel decided,
+        a ladder stopped after so many games) never comes due, and is not waited for."""
+        while any(self._next_due(watched) is not None for watched in self._games.values()):
+            await asyncio.sleep(POLL_S)
+
+    @staticmethod
+    def _next_due(watched: _Watched) -> float | None:
+        """When the first line a feed holds back may be written (None: nothing waits, or not while no game plays)."""
+        if not watched.waiting:
+            return None
+        hand, seen, _ = watched.waiting[0]
+        return watched.progress.hand_due(hand, seen)
+
     def close(self) -> None:
-        """The league is over or stopped: what is due goes out; the feed of a game that did not end is removed
-        (it is played again on resume), a finished game's is left for those still watching it (``referee serve``
-        lists it :data:`FINISHED_KEPT_S` seconds; the next run removes it)."""
+        """The league is over or stopped: nothing more is written (what is not due yet never is); the feed of a game
+        not written to its end is removed, a whole one left for those still watching it (``referee serve`` lists it
+        :data:`FINISHED_KEPT_S` seconds; the next run removes it)."""
         for watched in self._games.values():
-            if watched.over:
-                watched.waiting = deque((0.0, line) for _, line in watched.waiting)  # the delay ends with the league
-                self._write_due(watched, time.time())
-            else:
+            if not watched.over or watched.waiting:
                 watched.path.unlink(missing_ok=True)
         self._games.clear()
 
-    def _look(self, watched: _Watched) -> None:
+    def _look(self, game_id: str, watched: _Watched) -> None:
         game = watched.game
+        self.deals.hand_passed(game_id, len(game.hand_results))
         events = game.events
         if len(events) == watched.events_told:
             return
@@ -193,24 +224,26 @@ class SpectatorFeeds:
         new = [event_json(event, results) for event in events[watched.events_told :]]
         watched.events_told = len(events)
         watched.frames += 1
-        frame = {
-            "n": watched.frames,
-            "time": round(time.time(), 3),
-            "events": new,
-            "view": view_json(game.spectator_view()),
-        }
-        self._queue(watched, frame)
+        seen = time.time()
+        view = view_json(game.spectator_view())
+        frame = {"n": watched.frames, "time": round(seen, 3), "events": new, "view": view}
+        # The hand it shows: its table's (a new hand's deal shows a card of it) and its events' (a showdown's).
+        hand = max([view["hand"], *(event["hand"] for event in new)])
+        watched.waiting.append((hand, seen, _line(frame)))
 
-    def _queue(self, watched: _Watched, line: dict[str, Any]) -> None:
-        watched.waiting.append((time.time() + self.delay_s, json.dumps(line, separators=(",", ":")) + "\n"))
-        if not self.delay_s:
-            self._write_due(watched, time.time())
-
-    def _write_due(self, watched: _Watched, now: float) -> None:
+    def _write_due(self, watched: _Watched) -> None:
         due: list[str] = []
         waiting = watched.waiting
-        while waiting and (waiting[0][0] <= now or (watched.over and not self.delay_s)):
-            due.append(waiting.popleft()[1])
+        now = time.time()
+        while waiting:
+            when = self._next_due(watched)
+            if when is None or when > now:
+                break
+            due.append(waiting.popleft()[2])
         if due:
             with watched.path.open("a", encoding="utf-8") as feed:
                 feed.write("".join(due))
+
+
+def _line(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":")) + "\n"

@@ -4,9 +4,10 @@ What each visitor may read:
 
 ========================  =====================================================================
 anyone                    the league's page and leaderboards (``leaderboard.*``), ``games.jsonl``,
-                          the replays and game logs (``replays/``, ``games/``; a finished game's
-                          log, replay and seed only once every game on its deals has ended:
-                          :mod:`referee.held_back`), ``/events``, the
+                          the replays and game logs (``replays/``, ``games/``); a finished game,
+                          its record, log, replay and seed only once every game on its deals has
+                          ended and the spectator delay is over (:mod:`referee.visibility`
+                          decides), ``/events``, the
                           games in play as a spectator sees them (``/live/``:
                           :mod:`referee.site.spectating`), the sign-in form; with
                           ``--offer-play``, games against the sample bots (``/play/``:
@@ -20,6 +21,10 @@ nobody, over HTTP         ``league.json`` (the seed: every deal), ``builds/`` (e
                           page), ``register.jsonl``, ``tables.jsonl``, ``authors.json``,
                           ``uploads.jsonl``, ``lanes/``, anything else
 ========================  =====================================================================
+
+The site serves exact routes only: a path no route names, however it is
+spelled (``/games.jsonl/``, ``//games.jsonl``, ``/./games.jsonl``,
+``/replays/../games.jsonl``), is 404, never a file of the folder.
 
 A bot's output (its debug prints, and with them its strategy) reaches its
 author alone. Another author's token or session gets 403 on any author's
@@ -61,13 +66,11 @@ from starlette.responses import (
     Response,
     StreamingResponse,
 )
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
-from referee.held_back import held_back
 from referee.ladder.file import MB, Ladder, load_ladder
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.live import BACK_LINK
@@ -100,14 +103,17 @@ from referee.site.spectating import live_routes
 from referee.site.streams import FileChanges
 from referee.site.uploads import TOO_LARGE, UPLOADS_DIR, UploadRefused, admit, land
 from referee.transcript import read_game
+from referee.visibility import Shown
 
 log = logging.getLogger("referee.site")
 
 PAGE = "leaderboard.html"
-PUBLISHED_FILES = frozenset({PAGE, "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl"})
+# The leaderboard files beside the page: written by the league runner with the games that may be shown alone.
+LEADERBOARD_FILES = {"leaderboard.md": "text/markdown", "leaderboard.json": "application/json",
+                     "leaderboard.csv": "text/csv"}  # fmt: skip
 HELD_BACK = (
     "not yet: a game on the same deals is still being played, and this one would show its cards; it is published "
-    "as soon as the last game on its deals ends\n"
+    "once the last game on its deals has ended and the league's spectator delay after it is over\n"
 )
 NOT_PUBLISHED = (
     "not published: referee serve shows a league's pages and what they link to (replays and game logs); a bot's "
@@ -321,16 +327,6 @@ def create_app(
     output = site.output
     page = output / PAGE
 
-    class PublishedFiles(StaticFiles):
-        """The folder's files that :data:`PUBLISHED_FILES` names; 404 for any other (replays and game logs have routes
-        of their own: they are held back while their deals are played, so no folder is served whole)."""
-
-        async def get_response(self, path: str, scope: Scope) -> Response:
-            parts = Path(path).parts  # normalised by StaticFiles.get_path: no "..", no "."
-            if len(parts) == 1 and parts[0] in PUBLISHED_FILES:
-                return await super().get_response(path, scope)
-            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-
     # ----- the public pages ---------------------------------------------------------------------------
 
     changes = FileChanges(page, poll_seconds)  # one watcher of the page for every open page's stream
@@ -347,15 +343,19 @@ def create_app(
             return FileResponse(page, headers={**headers, "X-Referee-Page": "league"})
         return HTMLResponse(WAITING_PAGE, headers={**headers, "X-Referee-Page": "waiting"})
 
-    def withheld(game: str) -> Response | None:
-        """404 for a game that is not a finished, published one: a bad name, no record yet, or deals still played.
+    async def leaderboard_file(request: Request) -> Response:
+        name = request.url.path.rsplit("/", 1)[-1]
+        path = output / name
+        if not path.is_file():
+            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        return FileResponse(path, media_type=LEADERBOARD_FILES[name], headers={"Cache-Control": "no-store"})
 
-        In this order: a game's record is written after it is held back (referee.held_back), so a game found in
-        the records and then not in the held back list has its deals done.
-        """
+    def withheld(game: str) -> Response | None:
+        """404 for a game that is not a finished one that may be shown: a bad name, no record yet, or its deals
+        still in play or within the spectator delay (:mod:`referee.visibility`)."""
         if not plain_name(game):
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        if not site.games.recorded(game) or game in held_back(output):
+        if not site.games.recorded(game, site.games.shown()):
             return PlainTextResponse(HELD_BACK, status_code=404)
         return None
 
@@ -396,22 +396,18 @@ def create_app(
         return StreamingResponse(_lines_shown(path, public_log_record), media_type="application/x-ndjson")
 
     async def results_records(request: Request) -> Response:
-        """``games.jsonl``, each record as published; a game held back without its seed (its deals are played)."""
+        """``games.jsonl``: each record that may be shown (:mod:`referee.visibility`), as published."""
         path = output / RESULTS_FILE
         if not path.is_file():
             return PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        # The records as they are now, then what is held back (a record is written after its game is held back):
-        # the records up to here are shown as that list says.
-        recorded = path.stat().st_size
-        held = held_back(output)
+        shown = Shown.read(output)  # the rule first, then the records it accounts for
 
-        def shown(record: dict[str, Any]) -> dict[str, Any]:
-            public = public_game_record(record)
-            if record.get("game_id") in held:
-                public.pop("seed", None)  # the deals of games still to be played
-            return public
+        def public(record: dict[str, Any]) -> dict[str, Any] | None:
+            return public_game_record(record) if shown.game(str(record.get("game_id"))) else None
 
-        return StreamingResponse(_lines_shown(path, shown, recorded), media_type="application/x-ndjson")
+        return StreamingResponse(
+            _lines_shown(path, public, shown.accounted), media_type="application/x-ndjson", headers=NO_STORE
+        )
 
     # ----- signing in and out ----------------------------------------------------------------------------
 
@@ -515,6 +511,8 @@ def create_app(
         if refusal is not None:
             return refusal
         mine = [judged.bot for judged in versions_of(output, author) if judged.verdict == ACCEPTED]
+        if not plain_name(game) or not site.games.recorded(game, site.games.shown()):
+            return _missing(f"no game {game} of yours that may be shown yet (its deals are still in play)")
         records = game_log(output / "games", game)
         found = outputs_in(records, output / BOT_LOGS, mine) if records else []
         if not records or not any(player in mine for player in records[0].get("players", [])):
@@ -585,6 +583,7 @@ def create_app(
         *(_offered(output) if offer_play else []),
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
+        *(Route(f"/{name}", leaderboard_file) for name in LEADERBOARD_FILES),
         Route(f"/{RESULTS_FILE}", results_records),
         Route(f"/{REPLAY_DIR}/{{game}}.html", game_replay),
         Route("/games/{game}.jsonl", game_log_records),
@@ -599,7 +598,6 @@ def create_app(
         Route("/authors/{author}/checks/{bot}/{game}.html", check_replay),
         Route("/authors/{author}/checks/{bot}/{game}.txt", check_output),
         Route("/authors/{author}/games/{game}.txt", game_output),
-        Mount("/", app=PublishedFiles(directory=output, html=True)),
     ]
     app = Starlette(
         routes=routes,
@@ -608,11 +606,19 @@ def create_app(
             Middleware(AuthenticationMiddleware, backend=Credentials(site), on_error=_refused),
         ],
     )
+    app.router.redirect_slashes = False  # exact routes only: /games.jsonl/ is no way to /games.jsonl
+    app.router.default = _not_a_route
     app.state.site = site
     return app
 
 
+async def _not_a_route(scope: Scope, receive: Receive, send: Send) -> None:
+    """Any path no route names, however spelled: 404, never a file of the folder."""
+    await PlainTextResponse(NOT_PUBLISHED, status_code=404)(scope, receive, send)
+
+
 PRIVATE = {"Cache-Control": "no-store"}  # an author's answers: kept by no cache, shared or not
+NO_STORE = PRIVATE  # what changes as games finish: kept by no cache
 
 
 def _offered(output: Path) -> list[Route]:
@@ -710,10 +716,10 @@ def _too_big(limit: int) -> UploadRefused:
 
 
 def _lines_shown(
-    path: Path, shown: Callable[[dict[str, Any]], dict[str, Any]], limit: int | None = None
+    path: Path, shown: Callable[[dict[str, Any]], dict[str, Any] | None], limit: int | None = None
 ) -> Iterator[bytes]:
-    """The JSON lines of ``path`` (its first ``limit`` bytes), each record as ``shown`` gives it (read a line at a
-    time, in a worker thread)."""
+    """The JSON lines of ``path`` (its first ``limit`` bytes), each record as ``shown`` gives it, or left out where
+    it gives None (read a line at a time, in a worker thread)."""
     read = 0
     with open(path, "rb") as lines:
         for line in lines:
@@ -724,5 +730,6 @@ def _lines_shown(
                 record = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(record, dict):
-                yield (json.dumps(shown(record), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            public = shown(record) if isinstance(record, dict) else None
+            if public is not None:
+                yield (json.dumps(public, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

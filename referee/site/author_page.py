@@ -32,6 +32,7 @@ from referee.site.records import (
     read_report,
     versions_of,
 )
+from referee.visibility import Shown
 
 if TYPE_CHECKING:
     from referee.ladder.file import Ladder
@@ -111,7 +112,10 @@ def _author_data(season: Season, name: str, api: str, refused_upload: str | None
     judged = versions_of(output, name)
     rows = {row.get("bot"): row for row in read_board(output).get("rows", [])}
     league = ladder.league if ladder else None
-    versions = [_version(season, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))]
+    shown = season.games.shown()  # the games of deals still in play, or within the spectator delay: not yet
+    versions = [
+        _version(season, shown, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))
+    ]
     return {
         "site": league.name if league else output.name,
         "author": name,
@@ -147,11 +151,11 @@ def _waiting(output: Path, name: str, judged: Sequence[Any]) -> dict[str, str] |
             "version": f"{name}-v{len(judged) + 1}"}  # fmt: skip
 
 
-def _version(season: Season, entry: dict[str, Any], row: dict[str, Any] | None) -> dict[str, Any]:
+def _version(season: Season, shown: Shown, entry: dict[str, Any], row: dict[str, Any] | None) -> dict[str, Any]:
     output = season.output
     bot = str(entry.get("bot"))
     checks = [check for check in entry.get("checks", []) if isinstance(check, dict)]
-    games = season.games.of(bot) if entry.get("verdict") == ACCEPTED else []
+    games = season.games.of(bot, shown) if entry.get("verdict") == ACCEPTED else []
     return {
         "bot": bot,
         "verdict": entry.get("verdict"),

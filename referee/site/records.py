@@ -30,6 +30,7 @@ from referee.gamelog import GameLogError, read_game_log
 from referee.ladder.entries import CHECKS_DIR, REPORTS_DIR
 from referee.ladder.history import Judged, judged_versions
 from referee.results import RESULTS_FILE, GameRecord, games_after
+from referee.visibility import Shown
 
 UPLOADS_FILE = "uploads.jsonl"
 BOT_LOGS = "logs"
@@ -75,21 +76,28 @@ def read_board(output: Path) -> dict[str, Any]:
 
 
 class GamesIndex:
-    """Every finished game of ``games.jsonl``, by the bots at its table, in the order they finished."""
+    """Every finished game of ``games.jsonl`` that a visibility rule accounts for, by the bots at its table, in the
+    order they finished; which of them may be shown is the rule's to say (:class:`referee.visibility.Shown`)."""
 
     def __init__(self, output: Path) -> None:
+        self.output = output
         self.path = output / RESULTS_FILE
         self._offset = 0
         self._identity: tuple[int, int] | None = None
         self._by_bot: dict[str, list[GameRecord]] = {}
         self._ids: set[str] = set()
 
-    def recorded(self, game_id: str) -> bool:
-        """Whether ``game_id`` is in ``games.jsonl``: over, and counted."""
-        self.refresh()
-        return game_id in self._ids
+    def shown(self) -> Shown:
+        """The folder's rule as of now, with every record it accounts for read (the rule first, then the records)."""
+        shown = Shown.read(self.output)
+        self._refresh(shown.accounted)
+        return shown
 
-    def refresh(self) -> None:
+    def recorded(self, game_id: str, shown: Shown) -> bool:
+        """Whether ``game_id`` is over, counted, and may be shown by ``shown`` (as :meth:`shown` gave it)."""
+        return game_id in self._ids and shown.game(game_id)
+
+    def _refresh(self, limit: int | None) -> None:
         try:
             status = self.path.stat()
         except FileNotFoundError:
@@ -97,16 +105,15 @@ class GamesIndex:
         identity = (status.st_dev, status.st_ino)
         if identity != self._identity or status.st_size < self._offset:  # a new file: read it from its start
             self._identity, self._offset, self._by_bot, self._ids = identity, 0, {}, set()
-        games, self._offset = games_after(self.path, self._offset)
+        games, self._offset = games_after(self.path, self._offset, limit)
         for game in games:
             self._ids.add(game.game_id)
             for bot in set(game.seats):
                 self._by_bot.setdefault(bot, []).append(game)
 
-    def of(self, bot: str) -> list[GameRecord]:
-        """``bot``'s games, newest first."""
-        self.refresh()
-        return list(reversed(self._by_bot.get(bot, [])))
+    def of(self, bot: str, shown: Shown) -> list[GameRecord]:
+        """``bot``'s games that ``shown`` (as :meth:`shown` gave it) lets be shown, newest first."""
+        return [game for game in reversed(self._by_bot.get(bot, [])) if shown.game(game.game_id)]
 
 
 # ----- a bot's output in a game ----------------------------------------------------------------------

@@ -148,42 +148,72 @@
   }
 
   const game = document.body.dataset.game;
-  const feed = new EventSource(encodeURIComponent(game) + "/feed");
-  setState("connecting", false);
-  feed.addEventListener("start", (message) => {
-    const start = JSON.parse(message.data).start;
-    players = start.players;
-    isBrag = start.game === "bastard_brag";
-    $("title").textContent = start.game_id + ": " + start.game.replace(/_/g, " ") + ", live";
-    setState("playing", true);
-  });
-  feed.addEventListener("frame", (message) => {
-    const frame = JSON.parse(message.data);
-    for (const event of frame.events) {
-      if (event.kind === "deal") {
-        shown = null;
-        shownLoser = null;
-      } else if (event.kind === "showdown") {
-        shown = event.hands || null;
-        shownLoser = event.seat === undefined ? null : event.seat;
+  let over = false;
+  // A stream the server refuses (full: 503 with Retry-After) is not retried by the browser, which retries only a
+  // stream that broke: it is opened again after a while, from the game's start (the moves drawn so far cleared).
+  const RETRY_MS = 30000;
+
+  function connect() {
+    const feed = new EventSource(encodeURIComponent(game) + "/feed");
+    $("moves").replaceChildren();
+    view = null;
+    shown = null;
+    shownLoser = null;
+    setState("connecting", false);
+    feed.addEventListener("start", (message) => {
+      const start = JSON.parse(message.data).start;
+      players = start.players;
+      isBrag = start.game === "bastard_brag";
+      $("title").textContent = start.game_id + ": " + start.game.replace(/_/g, " ") + ", live";
+      setState("playing", true);
+    });
+    feed.addEventListener("frame", (message) => {
+      const frame = JSON.parse(message.data);
+      for (const event of frame.events) {
+        if (event.kind === "deal") {
+          shown = null;
+          shownLoser = null;
+        } else if (event.kind === "showdown") {
+          shown = event.hands || null;
+          shownLoser = event.seat === undefined ? null : event.seat;
+        }
+        addMove(event);
       }
-      addMove(event);
-    }
-    view = frame.view;
-    draw();
-  });
-  feed.addEventListener("end", (message) => {
-    const end = JSON.parse(message.data).end;
-    feed.close();
-    setState("finished", false);
-    const note = $("note");
-    note.replaceChildren("places: " + end.placements.map(name).join(", ") + " \u2014 ");
-    const replay = el("a", "", "the replay");
-    replay.href = "../replays/" + encodeURIComponent(game) + ".html";
-    note.append(replay);
-  });
-  feed.addEventListener("gone", () => {
-    feed.close();
-    setState("no longer in play", false);
-  });
+      view = frame.view;
+      draw();
+    });
+    feed.addEventListener("end", (message) => {
+      const end = JSON.parse(message.data).end;
+      over = true;
+      feed.close();
+      setState("finished", false);
+      const note = $("note");
+      note.replaceChildren("places: " + end.placements.map(name).join(", ") + " \u2014 ");
+      const replay = el("a", "", "the replay");
+      replay.href = "../replays/" + encodeURIComponent(game) + ".html";
+      note.append(replay);
+    });
+    feed.addEventListener("gone", () => {
+      over = true;
+      feed.close();
+      setState("no longer in play", false);
+    });
+    feed.addEventListener("error", () => {
+      if (over || feed.readyState !== EventSource.CLOSED) return; // over, or the browser reconnects by itself
+      // Refused: no longer in play (404), or the server is full (503). The list of games in play tells which.
+      fetch("games.json", { cache: "no-store" })
+        .then((answer) => (answer.ok ? answer.json() : null))
+        .catch(() => null) // the list refused too: the server is busy
+        .then((games) => {
+          if (games !== null && !games.some((listed) => listed.game_id === game)) {
+            setState("no longer in play", false);
+            return;
+          }
+          setState("the server is busy: watching again in " + RETRY_MS / 1000 + " s", false);
+          setTimeout(connect, RETRY_MS * (0.75 + Math.random() / 2));
+        });
+    });
+  }
+
+  connect();
 })();

@@ -65,7 +65,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 BEFORE_REV = "013936d"  # the tests before the transport seam
 CONFTEST_FIX_REV = "0d604e5"  # tests/conftest.py: bots started from a copy are given its PYTHONPATH
-MODULES = ("session", "clock", "match", "standings", "sandbox")
+MODULES = (
+    "session",
+    "clock",
+    "match",
+    "standings",
+    "sandbox",
+    "visibility",
+    "feeds",
+    "site",
+    "auth",
+    "play",
+    "luck",
+    "sampling",
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,9 @@ SESSION = "referee/session.py"
 CLOCK = "referee/clock.py"
 MATCH = "referee/match.py"
 STANDINGS = "referee/standings.py"
+VISIBILITY = "referee/visibility.py"
+SPECTATORS = "referee/publish/spectators.py"
+LUCK = "referee/luck.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ----- the session: the deadline, stale, late and duplicate replies, faults, the handshake, the close -----
@@ -412,6 +428,234 @@ MUTANTS: tuple[Mutant, ...] = (
         "",
         "the system call filter lets flock through: two bots can signal through a shared file's lock",
     ),
+    # ----- what may be shown, and when (referee.visibility) and the feeds that ask it -----
+    Mutant(
+        "visibility-siblings-ignored",
+        "visibility",
+        VISIBILITY,
+        "            if other is not self:\n",
+        "            if False:\n",
+        "a hand's frames are due once seen: the other games dealt alike, still to play that hand, are not waited for",
+    ),
+    Mutant(
+        "visibility-frame-delay-left-out",
+        "visibility",
+        VISIBILITY,
+        "        return due + self.deal.delay_s\n",
+        "        return due\n",
+        "a hand's frames are shown without the spectator delay",
+    ),
+    Mutant(
+        "visibility-record-delay-left-out",
+        "visibility",
+        VISIBILITY,
+        "            self._held[game_id] = progress.deal\n            if progress.deal.is_over() and progress.deal.shown_at is None:\n"
+        "                self._close(progress.deal, progress.deal.last_end() + self.delay_s)",
+        "            self._held[game_id] = progress.deal\n            if progress.deal.is_over() and progress.deal.shown_at is None:\n"
+        "                self._close(progress.deal, progress.deal.last_end())",
+        "a finished game is shown as its deal's last game ends, without the spectator delay",
+    ),
+    Mutant(
+        "visibility-timed-games-left-out-of-the-file",
+        "visibility",
+        VISIBILITY,
+        "            if deal.shown_at is None or deal.shown_at > now",
+        "            if deal.shown_at is None",
+        "the file leaves out games waiting for their delay: readers show them at once",
+    ),
+    Mutant(
+        "visibility-time-not-read",
+        "visibility",
+        VISIBILITY,
+        "        return when is not None and when <= self.at",
+        "        return when is not None",
+        "a reader shows a game as soon as its deal is over, whatever time the file gives",
+    ),
+    Mutant(
+        "visibility-damaged-file-shows-all",
+        "visibility",
+        VISIBILITY,
+        "            return cls(now, 0, {}, everything_held=True)  # being written",
+        "            return cls(now)  # being written",
+        "a damaged or half-written visibility.json holds nothing back",
+    ),
+    Mutant(
+        "visibility-told-before-written",
+        "visibility",
+        VISIBILITY,
+        "deal.shown_at <= now and deal.closed_at_change <= self._written:",
+        "deal.shown_at <= now:",
+        "games are told as shown (their replays written, the page rewritten) before the file on disk says so",
+    ),
+    Mutant(
+        "visibility-unaccounted-records-read",
+        "visibility",
+        "referee/results.py",
+        "            if limit is not None and offset > limit:\n                return",
+        "            if False:\n                return",
+        "a reader reads records appended after the rule it holds was written: a game just ended is shown",
+    ),
+    Mutant(
+        "feeds-frame-hand-lowest",
+        "feeds",
+        SPECTATORS,
+        'hand = max([view["hand"], *(event["hand"] for event in new)])',
+        'hand = min([view["hand"], *(event["hand"] for event in new)])',
+        "a frame that shows a new hand's deal waits only for the hand that ended before it",
+    ),
+    Mutant(
+        "feeds-waiting-lines-kept-on-stop",
+        "feeds",
+        SPECTATORS,
+        "            if not watched.over or watched.waiting:",
+        "            if not watched.over:",
+        "a finished game's feed is left whole-looking on stop although its last lines were never written",
+    ),
+    Mutant(
+        "feeds-stopped-game-kept",
+        "feeds",
+        "referee/backends/pool.py",
+        "                watcher.stopped(game.game_id)  # played again from its start: its feed goes",
+        "                watcher.finished(game.game_id)  # played again from its start: its feed goes",
+        "a stopped game's feed is ended as if the game had finished, and stays listed",
+    ),
+    Mutant(
+        "site-path-variants-redirected",
+        "site",
+        "referee/site/app.py",
+        "    app.router.redirect_slashes = False",
+        "    app.router.redirect_slashes = True",
+        "/games.jsonl/ is redirected to /games.jsonl: a path spelled another way is not 404",
+    ),
+    Mutant(
+        "site-records-unfiltered",
+        "site",
+        "referee/site/app.py",
+        'return public_game_record(record) if shown.game(str(record.get("game_id"))) else None',
+        "return public_game_record(record)",
+        "games.jsonl lists every record the rule accounts for, those held back too",
+    ),
+    Mutant(
+        "site-author-output-unchecked",
+        "site",
+        "referee/site/app.py",
+        "        if not plain_name(game) or not site.games.recorded(game, site.games.shown()):",
+        "        if not plain_name(game):",
+        "an author's bot's output in a game is served while the game's deals are still in play",
+    ),
+    Mutant(
+        "site-replays-unchecked",
+        "site",
+        "referee/site/records.py",
+        "        return game_id in self._ids and shown.game(game_id)",
+        "        return game_id in self._ids",
+        "a recorded game's replay and log are served while its deals are still in play",
+    ),
+    Mutant(
+        "site-author-page-lists-held-games",
+        "site",
+        "referee/site/records.py",
+        "if shown.game(game.game_id)]",
+        "if True]",
+        "an author's page lists (and faults) games whose deals are still in play",
+    ),
+    Mutant(
+        "auth-success-forgives",
+        "auth",
+        "referee/site/auth.py",
+        "        if failures is None or failures.last < now - MAX_LOCKOUT_S - self.window_s:",
+        "        if True:",
+        "every failed sign-in starts its network's count afresh: no network is ever locked out",
+    ),
+    Mutant(
+        "auth-exact-address",
+        "auth",
+        "referee/site/auth.py",
+        "IPV4_PREFIX = 24",
+        "IPV4_PREFIX = 32",
+        "failed sign-ins are counted per exact IPv4 address: a /24 walks around the lockout",
+    ),
+    Mutant(
+        "auth-unbounded",
+        "auth",
+        "referee/site/auth.py",
+        "        while len(self._networks) > self.max_networks:",
+        "        while False:",
+        "the failure counts grow without bound, one entry a network",
+    ),
+    Mutant(
+        "play-origin-unchecked",
+        "play",
+        "referee/site/offered.py",
+        '    if not source:\n        return f"a game is played from {allowed}',
+        '    if True:\n        return None\n    if not source:\n        return f"a game is played from {allowed}',
+        "a POST to /play/ from any site, or with no Origin, takes a table",
+    ),
+    Mutant(
+        "play-client-cap-off",
+        "play",
+        "referee/site/offered.py",
+        "        if mine >= MOST_GAMES_PER_CLIENT:",
+        "        if False:",
+        "one client takes every play table",
+    ),
+    # ----- the luck of the cards and the states sampled from a seat's view -----
+    Mutant(
+        "luck-drawn-card-out-of-pool",
+        "luck",
+        LUCK,
+        "    return _luck_of_cards(game, seat, game.hands[seat], stock, (stock[-1],), model)",
+        "    return _luck_of_cards(game, seat, game.hands[seat], stock[:-1] or stock, (stock[-1],), model)",
+        "a draw's mean is taken over the stock without the card drawn: a wrong pool, a biased luck",
+    ),
+    Mutant(
+        "luck-set-aside-missed",
+        "luck",
+        LUCK,
+        "        unseen = [centre[slot] for slot in slots] + list(game.set_aside)  # type: ignore[attr-defined]",
+        "        unseen = [centre[slot] for slot in slots]  # type: ignore[attr-defined]",
+        "a centre card taken unseen is measured against the centre's unseen cards alone, not the set-aside deck",
+    ),
+    Mutant(
+        "luck-face-up-slot-unseen",
+        "luck",
+        LUCK,
+        '            self._unseen_slots = {0, 1} if game.name == "bastard_brag" else set()',
+        '            self._unseen_slots = {0, 1, 2} if game.name == "bastard_brag" else set()',
+        "the centre's face-up card is counted as a card nobody has seen",
+    ),
+    Mutant(
+        "luck-taker-put-it-there",
+        "luck",
+        LUCK,
+        "            self._unseen_slots.discard(act.slot if act.slot is not None else -1)",
+        "            pass",
+        "a face-down centre card its taker put there is counted as unseen when it is taken back",
+    ),
+    Mutant(
+        "luck-deal-mean-biased",
+        "luck",
+        LUCK,
+        "    even = {seat: 1.0 / len(outcomes) for seat in outcomes}",
+        "    even = {seat: (1.0 + 0.1 * (seat == 0)) / (len(outcomes) + 0.1) for seat in outcomes}",
+        "a deal's mean value favours seat 0: a biased luck",
+    ),
+    Mutant(
+        "sampling-unseen-weights-even",
+        "sampling",
+        "referee/games/brag_sampling.py",
+        "        return float(self.capacity[seat] - places[seat].bit_count())",
+        "        return 1.0",
+        "a seat showing a card never seen is as likely to hold it whatever number of unseen cards it has",
+    ),
+    Mutant(
+        "sampling-resampling-fixed",
+        "sampling",
+        "referee/games/brag_sampling.py",
+        "        mark = self.rng.random() * step",
+        "        mark = 0.0",
+        "systematic resampling always starts at 0: the configurations first in order are kept too often",
+    ),
 )
 
 # The tests that could catch each module's bugs, fastest first (a file missing from a suite is left out).
@@ -443,6 +687,34 @@ SELECTIONS: dict[str, tuple[str, ...]] = {
     "sandbox": (
         "tests/test_sandbox.py",
         "tests/test_containment.py",
+    ),
+    "visibility": (
+        "tests/test_visibility.py",
+        "tests/test_spectating.py",
+        "tests/test_nothing_early.py",
+    ),
+    "feeds": (
+        "tests/test_visibility.py",
+        "tests/test_spectating.py",
+        "tests/test_nothing_early.py",
+    ),
+    "site": (
+        "tests/test_serve.py",
+        "tests/test_site.py",
+        "tests/test_nothing_early.py",
+    ),
+    "auth": (
+        "tests/test_site_guard.py",
+        "tests/test_site.py",
+    ),
+    "play": ("tests/test_play_tables.py",),
+    "luck": (
+        "tests/test_luck.py",
+        "tests/test_duel.py",
+    ),
+    "sampling": (
+        "tests/test_brag_sampling.py",
+        "tests/test_search_api.py",
     ),
 }
 # Tests of those files left out of every run of both suites, with why (node id prefixes, as --deselect takes).

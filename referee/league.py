@@ -219,12 +219,15 @@ async def run_league(
     progress: Callable[[int, int, Standings | None], None] | None = None,
     announce: Callable[[RunPlan], None] | None = None,
     stop: Callable[[], bool] | None = None,
+    stop_is_final: bool = False,
     backend: BackendFactory | None = None,
 ) -> RunSummary:
     """Play every unfinished game of ``league``; return the standings of all finished games.
 
     ``stop`` is asked before each game is started: once it says true, no
-    game is started and the run ends when the games under way have. The
+    game is started and the run ends when the games under way have; with
+    ``stop_is_final`` (a duel decided), no game left is ever played, so the
+    games on their deals may be shown (:mod:`referee.visibility`). The
     games are played by ``backend`` (:mod:`referee.backends`; default: on
     this machine).
 
@@ -267,7 +270,9 @@ async def run_league(
             if announce is not None:
                 announce(RunPlan(playing, output, total, already, growth.growth, builds, players.name, unplayed))
             async with players:
-                played = await _play_games(players, playing, output, games, total, results, progress, stop)
+                played = await _play_games(
+                    players, playing, output, games, total, results, progress, stop, stop_is_final
+                )
         except BaseException:
             results.close()
             # Interrupted, or stopped by an error: the standings of the games finished so far.
@@ -330,6 +335,7 @@ async def _play_games(
     results: ResultsFile,
     progress: Callable[[int, int, Standings | None], None] | None,
     stop: Callable[[], bool] | None,
+    stop_is_final: bool = False,
 ) -> int:
     """Have the backend play the games not yet in ``results`` (``total`` with those), recording each; return how many.
 
@@ -375,6 +381,8 @@ async def _play_games(
     backend.watcher = site.watch()
     try:
         await backend.play(todo(), finished, stop or _never)
+        if stop_is_final and stop is not None and stop():  # what is left will never be played: its deals are done
+            deals.unplayed([game.game_id for game in games if game.game_id not in results.finished])
         await asyncio.gather(deals.settle(), site.spectators.settle())  # the spectator delay of the last games
     finally:
         backend.watcher = None

@@ -162,6 +162,7 @@ def run_league_command(
                 progress=display,
                 announce=announce,
                 stop=stop,
+                stop_is_final=stop is not None,  # a duel's: decided, it plays nothing more, ever
                 backend=backend,
             )
         )

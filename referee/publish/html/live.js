@@ -152,24 +152,42 @@
   // A stream the server refuses (full: 503 with Retry-After) is not retried by the browser, which retries only a
   // stream that broke: it is opened again after a while, from the game's start (the moves drawn so far cleared).
   const RETRY_MS = 30000;
+  // A hand's moves reach the feed once every game dealt alike has played that hand (referee/visibility.py), so they
+  // come a hand at a time: each is shown at its own pace, as it was played, a steady delay behind the game (the
+  // longest wait seen so far, which never shrinks, so the game never jumps ahead and back). The wait is counted on
+  // this browser's clock from the referee's time of each frame: its clock's offset cancels out.
+  let queue = [];
+  let lag = -Infinity;
+  let timer = null;
 
-  function connect() {
-    const feed = new EventSource(encodeURIComponent(game) + "/feed");
-    $("moves").replaceChildren();
-    view = null;
-    shown = null;
-    shownLoser = null;
-    setState("connecting", false);
-    feed.addEventListener("start", (message) => {
-      const start = JSON.parse(message.data).start;
-      players = start.players;
-      isBrag = start.game === "bastard_brag";
-      $("title").textContent = start.game_id + ": " + start.game.replace(/_/g, " ") + ", live";
+  function play(kind, data, time) {
+    if (time !== undefined) lag = Math.max(lag, Date.now() / 1000 - time);
+    queue.push({ kind: kind, data: data, time: time });
+    if (timer === null) next();
+  }
+
+  function next() {
+    timer = null;
+    while (queue.length) {
+      const item = queue[0];
+      const wait = item.time === undefined ? 0 : (item.time + lag) * 1000 - Date.now();
+      if (wait > 0) {
+        timer = setTimeout(next, Math.min(wait, 1000));
+        return;
+      }
+      queue.shift();
+      show(item.kind, item.data);
+    }
+  }
+
+  function show(kind, data) {
+    if (kind === "start") {
+      players = data.players;
+      isBrag = data.game === "bastard_brag";
+      $("title").textContent = data.game_id + ": " + data.game.replace(/_/g, " ") + ", live";
       setState("playing", true);
-    });
-    feed.addEventListener("frame", (message) => {
-      const frame = JSON.parse(message.data);
-      for (const event of frame.events) {
+    } else if (kind === "frame") {
+      for (const event of data.events) {
         if (event.kind === "deal") {
           shown = null;
           shownLoser = null;
@@ -179,24 +197,45 @@
         }
         addMove(event);
       }
-      view = frame.view;
+      view = data.view;
       draw();
-    });
-    feed.addEventListener("end", (message) => {
-      const end = JSON.parse(message.data).end;
-      over = true;
-      feed.close();
+    } else if (kind === "end") {
       setState("finished", false);
       const note = $("note");
-      note.replaceChildren("places: " + end.placements.map(name).join(", ") + " \u2014 ");
+      note.replaceChildren("places: " + data.placements.map(name).join(", ") + " \u2014 ");
       const replay = el("a", "", "the replay");
       replay.href = "../replays/" + encodeURIComponent(game) + ".html";
       note.append(replay);
+    } else if (kind === "gone") {
+      setState("no longer in play", false);
+    }
+  }
+
+  function connect() {
+    const feed = new EventSource(encodeURIComponent(game) + "/feed");
+    $("moves").replaceChildren();
+    view = null;
+    shown = null;
+    shownLoser = null;
+    queue = [];
+    lag = -Infinity;
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    setState("connecting", false);
+    feed.addEventListener("start", (message) => play("start", JSON.parse(message.data).start));
+    feed.addEventListener("frame", (message) => {
+      const frame = JSON.parse(message.data);
+      play("frame", frame, frame.time);
+    });
+    feed.addEventListener("end", (message) => {
+      over = true;
+      feed.close();
+      play("end", JSON.parse(message.data).end);
     });
     feed.addEventListener("gone", () => {
       over = true;
       feed.close();
-      setState("no longer in play", false);
+      play("gone", null);
     });
     feed.addEventListener("error", () => {
       if (over || feed.readyState !== EventSource.CLOSED) return; // over, or the browser reconnects by itself

@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,6 +130,30 @@ def test_the_check_catches_each_leak_planted_in_a_running_referee(
 ) -> None:
     found = recorded_league(tmp_path, game, delay_s, rounds=1, plant=plant)
     assert any(caught in line for line in found), found
+
+
+def test_a_league_stopped_mid_game_leaves_no_feed_of_the_game_it_cut_short(tmp_path: Path) -> None:
+    # Stopped (Ctrl-C) while its games are in play and watched: each game cut short is played again from its start
+    # on resume, so its feed goes with it; nothing is left in live/ that does not end with the game's end.
+    league = league_file(tmp_path, "stop_the_bus", 0.0, rounds=1, sleep_ms=40)
+    league.write_text(league.read_text().replace("concurrency: 2", "concurrency: 3"))  # every rotation at once
+    output = tmp_path / "out"
+    run = subprocess.Popen(
+        [PYTHON, "-m", "referee", "run", str(league), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    live = output / "live"
+    while not any(live.glob("*.jsonl")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(live.glob("*.jsonl")), "no feed appeared"
+    assert not (output / "games.jsonl").exists() or not (output / "games.jsonl").read_text()  # all still in play
+    run.send_signal(signal.SIGINT)
+    assert run.wait(timeout=60) == 130, run.stderr.read() if run.stderr else ""
+    left = {path.stem: path.read_text().splitlines() for path in live.glob("*.jsonl")}
+    assert all(lines and lines[-1].startswith('{"end"') for lines in left.values()), left
 
 
 # ----- a ladder: the authors' pages and their bots' output ------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -196,6 +197,36 @@ def test_the_file_is_written_off_the_event_loop_and_a_game_told_as_shown_only_on
 
     asyncio.run(main())
     assert told == [(["a", "b"], ["a", "b"])]  # told once, when a reader of the file sees them shown
+
+
+def test_a_game_whose_deal_closes_while_the_file_is_being_written_is_told_only_after_the_next_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file is written by a task of its own: a deal that closes while a write is under way is not in that
+    # write. Its games must be told as shown only once a write that says so is on disk, never by the clock alone.
+    written = visibility._write_file
+
+    def slow(path: Path, snapshot: dict) -> None:
+        time.sleep(0.3)
+        written(path, snapshot)
+
+    monkeypatch.setattr(visibility, "_write_file", slow)
+    told: list[list[str]] = []
+
+    async def main() -> None:
+        deals = DealsInPlay(tmp_path, 0.0)
+        deals.on_shown = lambda games: told.append(shown_ids(tmp_path, deals.clock()))
+        deals.deal(["a"])
+        deals.deal(["b", "c"])
+        task = asyncio.get_running_loop().create_task(deals.run())
+        deals.ended("b", results(tmp_path, "b"))  # a write starts, holding b back (c still plays)
+        await asyncio.sleep(0.1)
+        deals.ended("a", results(tmp_path, "b", "a"))  # a's deal closes while that write is under way
+        await deals.settle()
+        task.cancel()
+
+    asyncio.run(main())
+    assert told == [["a"]]  # told once the file says so: a write that started after its deal closed
 
 
 # ----- the feeds: what SpectatorFeeds writes, and when --------------------------------------------------------------

@@ -234,9 +234,10 @@ def bench_environments(seconds: float, games: int | None) -> None:
     A step is what a learner's loop does for each decision: ``env.last()`` (the
     numeric observation and mask of the agent to act), an action drawn from the
     mask, and ``env.step(action)``; the steps of agents that left the game
-    (``step(None)``) and each ``reset`` are timed but not counted. The raw
-    environment is timed (``raw_env``: PettingZoo's wrappers add their own
-    calls), in CPU time of this process.
+    (``step(None)``) and each ``reset`` are timed but not counted. Both ways
+    of making one are timed, in CPU time of this process: ``env()``, as users
+    call it (in PettingZoo's wrappers, which check each call: the target is
+    this one's), and ``raw_env()``, the environment alone.
     """
     try:
         from referee.env import bastard_brag_v0, stop_the_bus_v0
@@ -247,8 +248,14 @@ def bench_environments(seconds: float, games: int | None) -> None:
     for module in (stop_the_bus_v0, bastard_brag_v0):
         game_class = GAMES[module.GAME]
         for players in range(game_class.min_players, game_class.max_players + 1):
-            steps, cpu = environment_steps(module.raw_env(players), seconds, games)
-            print(f"environment {module.GAME} {players} players: steps/s: {round(steps / cpu)}", flush=True)
+            rates = []
+            for made in (module.env, module.raw_env):
+                steps, cpu = environment_steps(made(players), seconds, games)
+                rates.append(round(steps / cpu))
+            print(
+                f"environment {module.GAME} {players} players: steps/s: env() {rates[0]}, raw_env() {rates[1]}",
+                flush=True,
+            )
 
 
 def environment_steps(env, seconds: float, games: int | None) -> tuple[int, float]:

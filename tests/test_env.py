@@ -171,6 +171,49 @@ def test_an_illegal_action_raises_in_the_raw_environment_and_ends_the_wrapped_on
     assert wrapped._cumulative_rewards[offender] == -1.0
 
 
+@pytest.mark.parametrize("module", [stop_the_bus_v0, bastard_brag_v0])
+def test_the_wrapped_environment_behaves_as_pettingzoos_own_wrappers_step_for_step(module: Any) -> None:
+    # env() reads the step's state straight from the environment rather than through each wrapper's __getattr__:
+    # the same games, illegal actions and out-of-range indices included, must give the same steps as PettingZoo's
+    # wrappers as they come, and the same refusals before reset.
+    from pettingzoo.utils import wrappers
+
+    from referee.env.aec import ILLEGAL_ACTION_REWARD
+
+    def stock(players: int) -> Any:
+        chain: Any = wrappers.TerminateIllegalWrapper(module.raw_env(players), illegal_reward=ILLEGAL_ACTION_REWARD)
+        return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(chain))
+
+    for name in ("agents", "agent_selection", "rewards", "terminations", "infos", "num_agents"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(module.env(players=3), name)
+    assert module.env(players=3).possible_agents == stock(3).possible_agents  # allowed before reset, as in PettingZoo
+    for seed in range(8):
+        players = 3 + seed % 2
+        ours, theirs = module.env(players=players), stock(players)
+        steps = []
+        for env in (ours, theirs):
+            env.reset(seed=seed)
+            chooser = random.Random(seed)
+            played = []
+            while env.agents:
+                observation, reward, terminated, truncated, info = env.last()
+                played.append((env.agent_selection, reward, terminated, truncated, sorted(info),
+                               observation["observation"].tobytes(), observation["action_mask"].tobytes()))  # fmt: skip
+                if terminated or truncated:
+                    env.step(None)
+                elif chooser.random() < 0.02:  # now and then an illegal action: the game ends, -1 to the agent
+                    env.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))
+                else:
+                    env.step(int(chooser.choice(np.flatnonzero(observation["action_mask"]))))
+            steps.append((played, dict(env.rewards), dict(env._cumulative_rewards)))
+        assert steps[0] == steps[1], seed
+    for env in (module.env(players=3), stock(3)):
+        env.reset(seed=1)
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(10_000)
+
+
 def test_a_forfeit_terminates_the_seat_with_its_place() -> None:
     env = bastard_brag_v0.raw_env(players=3)
     env.reset(seed=8)

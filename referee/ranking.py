@@ -40,7 +40,7 @@ true ranks.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -261,11 +261,16 @@ def _rank_group(
     group: Sequence[str],
     position: dict[str, int],
     strengths: np.ndarray,
-    replicates: np.ndarray,
+    spread: np.ndarray,
     multiplier: float,
     unbounded: dict[str, tuple[bool, bool]],
+    *,
+    covariance: bool = False,
 ) -> dict[str, RankedBot]:
-    """Rank, strength interval and rank range of each bot of ``group`` among the group."""
+    """Rank, strength interval and rank range of each bot of ``group`` among the group.
+
+    ``spread`` is the bootstrap's replicates (resamples x bots), or with ``covariance`` the fit's covariance.
+    """
     fitted = [name for name in group if name in position]
     columns = [position[name] for name in fitted]
     elo = {name: float(strengths[position[name]] * ELO_PER_NEPER) for name in fitted}
@@ -280,14 +285,22 @@ def _rank_group(
     above = np.zeros(len(fitted), dtype=np.int64)  # bots established above each bot
     below = np.zeros(len(fitted), dtype=np.int64)
     errors = np.full(len(fitted), math.inf)
-    if len(replicates) > 1 and fitted and math.isfinite(multiplier):
-        sample = replicates[:, columns] * ELO_PER_NEPER
+    if (covariance or len(spread) > 1) and fitted and math.isfinite(multiplier):
         estimates = np.array([elo[name] for name in fitted])
-        errors = sample.std(axis=0, ddof=1)
+        if covariance:
+            block = spread[np.ix_(columns, columns)] * ELO_PER_NEPER**2
+            variances = np.diag(block)
+            errors = np.sqrt(np.maximum(variances, 0.0))
+        else:
+            sample = spread[:, columns] * ELO_PER_NEPER
+            errors = sample.std(axis=0, ddof=1)
         least = 10.0**-STRENGTH_DIGITS  # strengths closer than the shown digits are tied, whatever the error
         for number in range(len(fitted)):
             gap = estimates - estimates[number]  # each other bot's strength minus this one's
-            error = (sample - sample[:, number : number + 1]).std(axis=0, ddof=1)
+            if covariance:
+                error = np.sqrt(np.maximum(variances + variances[number] - 2.0 * block[number], 0.0))
+            else:
+                error = (sample - sample[:, number : number + 1]).std(axis=0, ddof=1)
             established = np.abs(gap) > np.maximum(multiplier * error, least)
             above[number] = int((established & (gap > 0)).sum())
             below[number] = int((established & (gap < 0)).sum())
@@ -309,3 +322,263 @@ def _rank_group(
         if name not in position:
             ranked[name] = RankedBot(name, None, None, None, unplaced, (1, len(group)))
     return ranked
+
+
+# ----- the fit on aggregated games, and its covariance past the bootstrap's size ------------------------------
+
+
+class StageCounts:
+    """Finish orders as Plackett-Luce reads them: how often each set of bots was left to pick from, each bot's wins.
+
+    A game of ``n`` has ``n - 1`` stages, stage ``j`` picking place ``j``
+    from the bots not yet placed; the likelihood depends on the games only
+    through how many stages each set of bots had, and how many each bot won.
+    So the counts are the fit's whole data, and they grow with the sets of
+    bots that met, not with the games: a field of a few dozen bots at tables
+    of 3 and 4 has at most a few tens of thousands. Bots are numbered as
+    they are first seen (``bot_ids``); a set is keyed by its bots' bits.
+    """
+
+    def __init__(self) -> None:
+        self.bot_ids: dict[str, int] = {}
+        self._rows: dict[int, int] = {}  # a set's bits -> its row
+        self._members = np.full((64, 2), -1, dtype=np.int64)  # row -> its bots, padded with -1
+        self._counts = np.zeros(64)
+        self._wins = np.zeros(8)
+        self.games = 0
+
+    def bot_id(self, name: str) -> int:
+        """``name``'s number, given the first time it is asked for."""
+        number = self.bot_ids.get(name)
+        if number is None:
+            number = self.bot_ids[name] = len(self.bot_ids)
+            if number >= len(self._wins):
+                self._wins = np.concatenate([self._wins, np.zeros(len(self._wins))])
+        return number
+
+    def add(self, order: Sequence[int], times: int = 1) -> None:
+        """Count a game of bots (numbers) in finish order ``times`` times (a negative number takes games away)."""
+        left = 0
+        for bot in order:
+            left |= 1 << bot
+        for place, bot in enumerate(order[:-1]):
+            row = self._rows.get(left)
+            if row is None:
+                row = self._new_row(left, order[place:])
+            self._counts[row] += times
+            self._wins[bot] += times
+            left ^= 1 << bot
+        self.games += times
+
+    def _new_row(self, bits: int, members: Sequence[int]) -> int:
+        row = len(self._rows)
+        if row >= len(self._counts):
+            self._counts = np.concatenate([self._counts, np.zeros(len(self._counts))])
+            self._members = np.concatenate([self._members, np.full_like(self._members, -1)])
+        if len(members) > self._members.shape[1]:
+            wider = np.full((len(self._members), len(members)), -1, dtype=np.int64)
+            wider[:, : self._members.shape[1]] = self._members
+            self._members = wider
+        self._members[row, : len(members)] = sorted(members)
+        self._rows[bits] = row
+        return row
+
+    @property
+    def sets(self) -> int:
+        return len(self._rows)
+
+    def arrays(self, bots: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The sets of bots (renumbered 0..len(bots) - 1 in the order of ``bots``, padded with ``len(bots)``), their
+        stage counts and each bot's wins, for the sets whose bots are all of ``bots`` and that were counted."""
+        renumber = np.full(len(self.bot_ids) + 1, -1, dtype=np.int64)
+        renumber[np.asarray(bots, dtype=np.int64)] = np.arange(len(bots))
+        members = self._members[: self.sets]
+        counts = self._counts[: self.sets]
+        mapped = np.where(members >= 0, renumber[members], len(bots))
+        keep = (counts > 0) & ~(mapped < 0).any(axis=1)
+        return mapped[keep], counts[keep], self._wins[np.asarray(bots, dtype=np.int64)]
+
+
+def fit_stages(
+    members: np.ndarray, counts: np.ndarray, wins: np.ndarray, start: np.ndarray | None = None
+) -> np.ndarray:
+    """The log strengths (mean 0) :func:`rank_bots` fits, from the stage counts of the games (:class:`StageCounts`).
+
+    The fit is the fixed point of Hunter's MM step recentred on the field's
+    mean (what :func:`fit` iterates to), found by Newton's method on the
+    fixed-point equations, from ``start`` (the last fit, as the games grow)
+    or from 0: a few steps, each over the sets once, where MM takes hundreds.
+    A step that does not bring the equations nearer is replaced by an MM step,
+    which always does; it stops once no log strength moves by more than
+    :data:`FIT_TOLERANCE`.
+    """
+    bots = len(wins)
+    if bots == 0:
+        return np.zeros(0)
+    theta = np.zeros(bots) if start is None else np.asarray(start, dtype=float) - np.mean(start)
+    wins = wins + PRIOR_GAMES
+    width = members.shape[1] if members.size else 0
+    pairs = [(first, second) for first in range(width) for second in range(width)]
+    for _ in range(MAX_STEPS):
+        residual, jacobian = _fixed_point(members, counts, wins, theta, pairs)
+        bordered = np.zeros((bots + 1, bots + 1))
+        bordered[:bots, :bots] = jacobian
+        bordered[:bots, bots] = 1.0
+        bordered[bots, :bots] = 1.0
+        try:
+            step = np.linalg.solve(bordered, np.concatenate([-residual, [0.0]]))[:bots]
+        except np.linalg.LinAlgError:
+            step = np.full(bots, np.inf)
+        norm = np.max(np.abs(residual - residual.mean()))
+        if not np.all(np.isfinite(step)) or np.max(np.abs(step)) > 1.0:
+            step = _mm_step(members, counts, wins, theta) - theta  # far from the answer: MM's sure step
+        else:
+            trial, _ = _fixed_point(members, counts, wins, theta + step, None)
+            if np.max(np.abs(trial - trial.mean())) > norm:
+                step = _mm_step(members, counts, wins, theta) - theta
+        theta = theta + step
+        theta -= theta.mean()
+        if np.max(np.abs(step)) <= FIT_TOLERANCE:
+            break
+    return theta
+
+
+def _set_totals(members: np.ndarray, strengths: np.ndarray) -> np.ndarray:
+    padded = np.concatenate([strengths, [0.0]])
+    totals: np.ndarray = padded[members].sum(axis=1)
+    return totals
+
+
+def _denominators(members: np.ndarray, counts: np.ndarray, strengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """MM's denominators (each bot's exposure to the sets it was in, and the prior's), and each set's strength."""
+    bots = len(strengths)
+    totals = _set_totals(members, strengths)
+    shares = np.repeat(counts / totals, members.shape[1]) if members.size else np.zeros(0)
+    exposure = np.bincount(members.ravel(), weights=shares, minlength=bots + 1)[:bots]
+    return exposure + 2.0 * PRIOR_GAMES / (strengths + 1.0), totals
+
+
+def _mm_step(members: np.ndarray, counts: np.ndarray, wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    denominators, _ = _denominators(members, counts, np.exp(theta))
+    updated: np.ndarray = np.log(wins / denominators)
+    updated -= updated.mean()
+    return updated
+
+
+def _fixed_point(
+    members: np.ndarray,
+    counts: np.ndarray,
+    wins: np.ndarray,
+    theta: np.ndarray,
+    pairs: list[tuple[int, int]] | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """MM's fixed-point equations at ``theta`` (``log wins - log denominator - theta``, all equal at the fit) and,
+    given the places' ``pairs``, their Jacobian."""
+    bots = len(theta)
+    strengths = np.exp(theta)
+    denominators, totals = _denominators(members, counts, strengths)
+    residual = np.log(wins) - np.log(denominators) - theta
+    jacobian = np.zeros((bots, bots))
+    if pairs is not None:
+        # d denominator_i / d theta_j = -sum over sets holding both of count w_j / total^2, less the prior's.
+        inverse_square = counts / totals**2
+        padded = np.concatenate([strengths, [0.0]])
+        flat = np.zeros((bots + 1) * (bots + 1))
+        for first, second in pairs:
+            rows, columns = members[:, first], members[:, second]
+            flat += np.bincount(
+                rows * (bots + 1) + columns, weights=inverse_square * padded[columns], minlength=flat.size
+            )
+        derivative = -flat.reshape(bots + 1, bots + 1)[:bots, :bots]
+        derivative[np.diag_indices(bots)] -= 2.0 * PRIOR_GAMES * strengths / (strengths + 1.0) ** 2
+        jacobian = -derivative / denominators[:, None] - np.eye(bots)
+    return residual, jacobian
+
+
+def deal_scores(orders: np.ndarray, deal_of_game: np.ndarray, deals: int, theta: np.ndarray) -> np.ndarray:
+    """Each deal's score at ``theta``: the gradient of its games' log-likelihood, deals x bots.
+
+    ``orders`` is games x places (bot numbers, padded with ``len(theta)``),
+    ``deal_of_game`` each game's deal (0..deals - 1). A game's score for the
+    bot in place ``l`` is ``[l < n - 1] - w_l sum over stages j <= l of 1 /
+    (the strength left at stage j)``: its stage wins less its expected ones.
+    """
+    bots = len(theta)
+    strengths = np.concatenate([np.exp(theta), [0.0]])[orders]
+    sizes = (orders < bots).sum(axis=1)
+    left = np.cumsum(strengths[:, ::-1], axis=1)[:, ::-1]
+    stages = np.arange(orders.shape[1])[None, :] < (sizes - 1)[:, None]
+    inverse = np.where(stages, 1.0 / np.maximum(left, 1e-300), 0.0)
+    scores = stages - strengths * np.cumsum(inverse, axis=1)
+    flat = (deal_of_game[:, None] * (bots + 1) + orders).ravel()
+    summed = np.bincount(flat, weights=scores.ravel(), minlength=deals * (bots + 1))
+    return summed.reshape(deals, bots + 1)[:, :bots]
+
+
+def information(members: np.ndarray, counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """The observed information of the fit at ``theta`` (minus the Hessian of the log-likelihood and the prior)."""
+    bots = len(theta)
+    strengths = np.exp(theta)
+    padded = np.concatenate([strengths, [0.0]])
+    totals = _set_totals(members, strengths)
+    shares = padded[members] / totals[:, None]  # each set's chance of each of its bots picked first
+    flat = np.zeros((bots + 1) * (bots + 1))
+    width = members.shape[1] if members.size else 0
+    for first in range(width):
+        diagonal = members[:, first] * (bots + 2)  # (i, i) in the flat (bots + 1) x (bots + 1) matrix
+        flat += np.bincount(diagonal, weights=counts * shares[:, first], minlength=flat.size)
+        for second in range(width):
+            cells = members[:, first] * (bots + 1) + members[:, second]
+            flat -= np.bincount(cells, weights=counts * shares[:, first] * shares[:, second], minlength=flat.size)
+    matrix = flat.reshape(bots + 1, bots + 1)[:bots, :bots]
+    matrix[np.diag_indices(bots)] += 2.0 * PRIOR_GAMES * strengths / (strengths + 1.0) ** 2
+    return matrix
+
+
+def sandwich(information_matrix: np.ndarray, meat: np.ndarray) -> np.ndarray:
+    """The covariance of the log strengths (mean 0) from the information and the deals' scores' spread (``meat``).
+
+    The information is inverted on the strengths of mean 0 (the fit's
+    constraint), bordered by the constraint's row: ``K meat K``, ``K`` that
+    inverse. With the deals' scores as the meat the covariance is robust to
+    whatever ties the games of one deal together, as the bootstrap over deals
+    is.
+    """
+    bots = len(information_matrix)
+    bordered = np.zeros((bots + 1, bots + 1))
+    bordered[:bots, :bots] = information_matrix
+    bordered[:bots, bots] = 1.0
+    bordered[bots, :bots] = 1.0
+    inverse = np.linalg.pinv(bordered)[:bots, :bots]
+    covariance: np.ndarray = inverse @ meat @ inverse
+    covariance += covariance.T
+    covariance /= 2.0
+    return covariance
+
+
+def rank_fitted(
+    theta: Mapping[str, float],
+    covariance: np.ndarray,
+    deals: int,
+    bots: Sequence[str],
+    unbounded: Mapping[str, tuple[bool, bool]],
+    *,
+    groups: Sequence[Sequence[str]] | None = None,
+    level: float = CONFIDENCE,
+) -> Ranking:
+    """Rank ``bots`` from a fit (``theta``: log strengths by bot, mean 0) and its covariance (in ``theta``'s order).
+
+    What :func:`rank_bots` does with its bootstrap's replicates, done with the
+    covariance: a strength's error is the root of its variance, a difference's
+    of ``var_i + var_j - 2 cov_ij``. ``unbounded`` says, by bot, whether it was
+    last (no floor) or first (no ceiling) in every game it played.
+    """
+    played = list(theta)
+    position = {name: number for number, name in enumerate(played)}
+    strengths = np.array([theta[name] for name in played])
+    groups = [sorted(bots)] if groups is None else [sorted(group) for group in groups]
+    multiplier = interval_multiplier(level, deals - 1) if deals > 1 else math.inf
+    ranked: dict[str, RankedBot] = {}
+    for group in groups:
+        ranked.update(_rank_group(group, position, strengths, covariance, multiplier, dict(unbounded), covariance=True))
+    return Ranking(ranked, 0, level)

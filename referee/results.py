@@ -13,6 +13,15 @@ league's page, ``referee serve``. So a field is named in one place only.
 - :class:`LeagueRecord` is ``league.json``: :func:`read_league` and
   :func:`write_league`.
 
+Each decision's charged time is kept in a record as its bin of one fixed
+log scale (:func:`latency_bin`: 1% wide, 0.01 ms to 100 s), each seat's
+bins ascending and written as steps (``timing.latency_bins``: the first
+bin, then each next one less the one before, 0 for the same bin again):
+what the standings' median and 99th percentile need, mergeable by adding
+counts, in about a quarter of the bytes of the times themselves (which the
+game's log holds). Older files' ``timing.latency_ms`` lists are read into
+the same bins.
+
 Seeds are 64-bit numbers, more digits than a JavaScript number (a double)
 holds, so every JSON file written here carries them as decimal strings
 (``"seed": "6069488482021880639"``); readers take a string or, from older
@@ -22,7 +31,9 @@ files, a number.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +57,12 @@ LEAGUE_RECORD_VERSION = 2
 ACCEPTED, REJECTED = "accepted", "rejected"  # a ladder's verdict on a version, as league.json's submissions say
 FAULT_KINDS: tuple[str, ...] = tuple(kind.value for kind in FaultKind)
 
+LATENCY_MIN_MS = 0.01
+LATENCY_MAX_MS = 100_000.0
+LATENCY_BIN_RATIO = 1.01
+LATENCY_BINS = math.ceil(math.log(LATENCY_MAX_MS / LATENCY_MIN_MS) / math.log(LATENCY_BIN_RATIO))  # 1,620
+_LOG_BIN_RATIO = math.log(LATENCY_BIN_RATIO)
+
 _KNOWN_KEYS = frozenset(
     {
         "index",
@@ -67,6 +84,18 @@ _KNOWN_KEYS = frozenset(
         "timing",
     }
 )
+
+
+def latency_bin(latency_ms: float) -> int:
+    """The bin of a decision time: ``k`` holds ``0.01 ms x 1.01^k`` up to the next edge; beyond the scale, an end."""
+    if not latency_ms > LATENCY_MIN_MS:  # also catches NaN
+        return 0
+    return min(int(math.log(latency_ms / LATENCY_MIN_MS) / _LOG_BIN_RATIO), LATENCY_BINS - 1)
+
+
+def bin_midpoint(bin_index: int) -> float:
+    """The time a bin stands for, in milliseconds: its geometric midpoint, within 0.5% of any time in it."""
+    return LATENCY_MIN_MS * math.pow(LATENCY_BIN_RATIO, bin_index + 0.5)
 
 
 class RecordError(RefereeError, ValueError):
@@ -98,7 +127,7 @@ def parse_seed(value: Any, where: str = "seed") -> int:
 class GameRecord:
     """One finished game, as a line of ``games.jsonl``.
 
-    Everything but ``started``, ``wall_s`` and ``latency_ms`` (the line's
+    Everything but ``started``, ``wall_s`` and ``latency_bins`` (the line's
     ``timing``) is a pure function of the league file and the bots' choices.
     """
 
@@ -119,7 +148,8 @@ class GameRecord:
     void: str | None = None  # why the game counts for nobody
     started: str | None = None
     wall_s: float | None = None
-    latency_ms: tuple[tuple[float, ...], ...] | None = None  # by seat; None when left out on reading
+    # By seat, each decision's time as its bin (latency_bin), ascending; None when left out on reading.
+    latency_bins: tuple[tuple[int, ...], ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this version does not know, kept as they are
 
     @property
@@ -139,13 +169,13 @@ class GameRecord:
         return [self.seats[seat] for seat in self.finish_order]
 
     def without_latencies(self) -> GameRecord:
-        return GameRecord(**{**self.__dict__, "latency_ms": None})
+        return GameRecord(**{**self.__dict__, "latency_bins": None})
 
     @classmethod
     def of(cls, data: Mapping[str, Any] | GameRecord, *, latencies: bool = True) -> GameRecord:
         """Read and check a record (a ``games.jsonl`` object); a :class:`RecordError` names what is wrong."""
         if isinstance(data, GameRecord):
-            return data if latencies or data.latency_ms is None else data.without_latencies()
+            return data if latencies or data.latency_bins is None else data.without_latencies()
         if not isinstance(data, Mapping):
             raise RecordError(f"a game record must be a JSON object, not {type(data).__name__}: {data!r:.80}")
         where = f"game record index {data.get('index')!r} (game_id {data.get('game_id')!r})"
@@ -196,18 +226,7 @@ class GameRecord:
         timing = data.get("timing", {})
         if not isinstance(timing, Mapping):
             raise RecordError(f"{where}: timing is {timing!r}; expected an object")
-        latency = timing.get("latency_ms")
-        if latency is not None:
-            if (
-                not isinstance(latency, list)
-                or len(latency) != size
-                # Each time is checked only when kept: a reader that leaves them out pays nothing for them.
-                or not all(isinstance(times, list) and (not latencies or all(map(_number, times))) for times in latency)
-            ):
-                raise RecordError(
-                    f"{where}: timing.latency_ms is {latency!r:.80}; expected one list of times per seat ({size})"
-                )
-            latency = tuple(tuple(times) for times in latency) if latencies else None
+        bins = _latency_bins(timing, size, where, latencies)
         candidate = data.get("candidate")
         return cls(
             index=index,
@@ -227,7 +246,7 @@ class GameRecord:
             void=void,
             started=timing.get("started") if isinstance(timing.get("started"), str) else None,
             wall_s=timing.get("wall_s") if _number(timing.get("wall_s")) else None,
-            latency_ms=latency,
+            latency_bins=bins,
             extra={key: value for key, value in data.items() if key not in _KNOWN_KEYS},
         )
 
@@ -258,10 +277,44 @@ class GameRecord:
             timing["started"] = self.started
         if self.wall_s is not None:
             timing["wall_s"] = self.wall_s
-        if self.latency_ms is not None:
-            timing["latency_ms"] = [list(times) for times in self.latency_ms]
+        if self.latency_bins is not None:
+            timing["latency_bins"] = [_steps(bins) for bins in self.latency_bins]
         data["timing"] = timing
         return data
+
+
+def _latency_bins(timing: Mapping[str, Any], size: int, where: str, keep: bool) -> tuple[tuple[int, ...], ...] | None:
+    """A record's decision times by seat, as bins: its ``latency_bins`` steps, or an older file's ``latency_ms``.
+
+    Each value is checked only when kept: a reader that leaves them out pays nothing for them.
+    """
+    key = "latency_bins" if "latency_bins" in timing else "latency_ms"
+    written = timing.get(key)
+    if written is None:
+        return None
+    if not isinstance(written, list) or len(written) != size or not all(isinstance(seat, list) for seat in written):
+        what = "list of bin steps" if key == "latency_bins" else "list of times"
+        raise RecordError(f"{where}: timing.{key} is {written!r:.80}; expected one {what} per seat ({size})")
+    if not keep:
+        return None
+    if key == "latency_ms":
+        if not all(_number(time) for seat in written for time in seat):
+            raise RecordError(f"{where}: timing.latency_ms is {written!r:.80}; expected numbers of milliseconds")
+        return tuple(tuple(sorted(map(latency_bin, seat))) for seat in written)
+    bins = tuple(tuple(itertools.accumulate(seat)) for seat in written)
+    for seat, (steps, seat_bins) in enumerate(zip(written, bins, strict=True)):
+        # Checked by builtins over the whole list (a record holds each decision's), not a step at a time.
+        if steps and (set(map(type, steps)) != {int} or min(steps) < 0 or seat_bins[-1] >= LATENCY_BINS):
+            raise RecordError(
+                f"{where}: timing.latency_bins[{seat}] is {steps!r:.80}; expected a first bin, then steps of 0 or "
+                f"more, every bin below {LATENCY_BINS}"
+            )
+    return bins
+
+
+def _steps(bins: Sequence[int]) -> list[int]:
+    """Ascending bins as the record writes them: the first, then each one's step from the one before."""
+    return [bins[0], *(later - earlier for earlier, later in itertools.pairwise(bins))] if bins else []
 
 
 def _whole(value: Any) -> TypeGuard[int]:
@@ -335,6 +388,14 @@ def scan_results(path: Path, limit: int | None = None) -> Iterator[tuple[int, in
                 damaged = (line_number, record)
                 continue
             yield line_number, offset, record
+
+
+def parse_line(line: bytes) -> dict[str, Any]:
+    """A whole line of ``games.jsonl`` read as a game's JSON object; a :class:`RecordError` says why it is not one."""
+    record = _game_object(line)
+    if isinstance(record, str):
+        raise RecordError(record)
+    return record
 
 
 def _game_object(line: bytes) -> dict[str, Any] | str:

@@ -342,6 +342,29 @@ class PairTally:
         self._difference_squared = 0.0
         self._difference_games = 0.0
 
+    @classmethod
+    def of_totals(
+        cls,
+        deals: int,
+        games: int,
+        above: int,
+        ties: int,
+        sums: tuple[int, float, float, float, float, float],
+    ) -> PairTally:
+        """A tally of sums made elsewhere: ``sums`` are over deals of games², points², points x games, score
+        difference, its square, and it x games (points: above, a tie counting half)."""
+        tally = cls()
+        tally.deals, tally.games, tally.above, tally.ties = deals, games, above, ties
+        (
+            tally._games_squared,
+            tally._above_squared,
+            tally._above_games,
+            tally._difference_total,
+            tally._difference_squared,
+            tally._difference_games,
+        ) = sums
+        return tally
+
     def add(self, outcome: DealOutcome) -> None:
         """Count one deal's outcome."""
         self.deals += 1

@@ -26,6 +26,7 @@ from pathlib import Path
 import grpc
 import yaml
 
+from referee.results import GameRecord, bin_midpoint
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
 from tests.cli import referee_in_process
@@ -113,11 +114,12 @@ class LeagueRun:
         return record["seats"].index(name)
 
     def latencies_ms(self, name: str) -> list[float]:
-        """Every decision time of the bot ``name`` over the league's games."""
+        """Every decision time of the bot ``name`` over the league's games (each its bin's midpoint, as recorded)."""
         times: list[float] = []
         for record in self.games:
             if name in record["seats"]:
-                times.extend(record["timing"]["latency_ms"][self.seat_of(record, name)])
+                bins = GameRecord.of(record).latency_bins or ()
+                times.extend(map(bin_midpoint, bins[self.seat_of(record, name)]))
         return times
 
     def build_log(self, name: str) -> str:
@@ -184,7 +186,7 @@ def assert_played_cleanly(run: LeagueRun, name: str, games: int = 3) -> None:
             f"{record['game_id']}: {name} faulted: {record['faults'][seat]}\n{run.bot_logs(name)}"
         )
         assert str(seat) not in record["forfeits"], f"{record['game_id']}: {name} forfeited: {record['forfeits']}"
-        assert record["timing"]["latency_ms"][seat], f"{record['game_id']}: {name} made no decision"
+        assert record["timing"]["latency_bins"][seat], f"{record['game_id']}: {name} made no decision"
         log = run.output / "games" / f"{record['game_id']}.jsonl"
         verified = referee_in_process("verify", str(log))
         assert verified.returncode == 0, f"referee verify {log}:\n{verified.stdout}{verified.stderr}"

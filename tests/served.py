@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.gamelog import log_path, log_text
 from referee.publish.league_page import page_data_of as league_page_data
 from referee.publish.replay_page import page_data_of as replay_page_data
 
@@ -41,6 +42,9 @@ VARIANTS = (
     "/held_back.json", "/tables.jsonl", "/register.jsonl", "/authors.json", "/replays/", "/games/", "/logs/",
     "/live/x/../../games.jsonl", "/./league.json", "/games/../league.json", "/%2e/games.jsonl",
 )  # fmt: skip
+
+
+VARIANTS_EVERY = 4  # rounds: the paths spelled other ways are asked for in one round of this many
 
 
 def game_variants(game_id: str) -> list[str]:
@@ -111,19 +115,21 @@ class Recorder:
     def _crawl(self) -> None:
         connection = self._connection()
         while not self._done.is_set():
-            self._round(connection)
+            self._round(connection, variants=self.rounds % VARIANTS_EVERY == 0)
             self.rounds += 1
 
-    def _round(self, connection: http.client.HTTPConnection) -> None:
+    def _round(self, connection: http.client.HTTPConnection, variants: bool = True) -> None:
+        """Ask for everything once; the paths spelled other ways only when ``variants`` (every few rounds, so that a
+        round is short on a loaded machine, and the pages that change as games end are asked for often)."""
         for path in ("/", "/leaderboard.html", "/leaderboard.json", "/leaderboard.md", "/leaderboard.csv",
-                     "/games.jsonl", "/live/", "/live/games.json", *VARIANTS):  # fmt: skip
+                     "/games.jsonl", "/live/", "/live/games.json", *(VARIANTS if variants else ())):  # fmt: skip
             answer = self._get(connection, path)
             if answer is not None and path == "/live/games.json" and answer.status == 200:
                 for game in json.loads(answer.body):
                     self._follow(game["game_id"])
         for game_id in self.game_ids:
             for path in (f"/games/{game_id}.jsonl", f"/replays/{game_id}.html", f"/live/{game_id}",
-                         *game_variants(game_id)):  # fmt: skip
+                         *(game_variants(game_id) if variants else ())):  # fmt: skip
                 self._get(connection, path)
             for author, token in self.authors.items():
                 self._get(connection, f"/authors/{author}/games/{game_id}.txt", token)
@@ -170,7 +176,7 @@ class Truth:
         self.hand_at: dict[str, dict[int, float]] = {}
         self.end: dict[str, float] = {}
         for game_id in self.seed:
-            log = [json.loads(line) for line in (output / "games" / f"{game_id}.jsonl").read_text().splitlines()]
+            log = [json.loads(line) for line in log_text(log_path(output / "games", game_id)).splitlines()]
             self.logs[game_id] = log
             self.hand_at[game_id] = {record["hand"]: record["at"] for record in log if record["type"] == "hand"}
             self.end[game_id] = next(record["at"] for record in log if record["type"] == "game_end")

@@ -169,7 +169,7 @@ from referee.botkit import run_bot
 
 def decide(obs):
     print("thinking about", obs.hand, file=sys.stderr, flush=True)  # its cards, in its author's output
-    time.sleep(0.02)
+    time.sleep(0.03)
     return random.Random(repr((obs.seat, obs.hand_number, obs.turns_this_hand))).choice(obs.legal_actions)
 
 

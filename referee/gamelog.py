@@ -38,7 +38,22 @@ The log is JSON lines, one object per line, each with a ``type``:
 The whole log is kept in memory and written when the game ends (to a
 temporary name, then renamed into place), so nothing of a game can be read
 from the log while it is played, not even by a bot that shares the referee's
-file system. :func:`verify_log` replays a log through the rules engine;
+file system.
+
+**Stored compressed.** A league's logs are ``games/GAME_ID.jsonl.zst``: the
+same JSON lines as one Zstandard frame (level :data:`COMPRESSION_LEVEL`),
+compressed with the dictionary of the game (``referee/log_dictionaries/
+GAME.N.zdict``, trained once on logs of the sample bots by
+``bench/log_dictionaries.py`` and shipped with the referee; the frame names
+its dictionary's id, so a log is read with the one it was written with, and
+a dictionary once shipped is never changed or removed). A log given a name
+ending in ``.jsonl`` (``referee play --log``, a check game) is written as
+plain JSON lines. Logs written before they were compressed, plain
+``games/GAME_ID.jsonl``, are still read: :func:`find_log` finds either form and :func:`log_text`
+reads either (by its first bytes, whatever its name), and every reader of a
+log goes through them (``referee show``, ``verify``, ``replay``, ``export``,
+``referee serve``, the luck of a game, check games). Figures in
+docs/performance.md, "Game logs on disk". :func:`verify_log` replays a log through the rules engine;
 :mod:`referee.transcript` tells it step by step. A *listener* given to
 :class:`GameLog` is handed each record as it is made (``referee play
 --verbose``); it runs in the referee, never in a bot.
@@ -46,12 +61,15 @@ file system. :func:`verify_log` replays a log through the rules engine;
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import zstandard
 
 from referee import __version__
 from referee.cards import Card, format_cards, parse_cards
@@ -67,6 +85,15 @@ if TYPE_CHECKING:
 LogRecord = dict[str, Any]
 
 LOG_VERSION = 3  # 3: the seed is a string
+
+COMPRESSED_SUFFIX = ".jsonl.zst"  # a league's logs: games/GAME_ID.jsonl.zst
+PLAIN_SUFFIX = ".jsonl"  # a log written as it is read (referee play --log, check games), or one from before
+# Level 9 of 22: with the game's dictionary, 0.5 ms a log of 18 KB, in a worker thread (docs/performance.md has the
+# levels measured: 15 and up save another 10% for six times the CPU).
+COMPRESSION_LEVEL = 9
+DICTIONARY_DIR = Path(__file__).resolve().parent / "log_dictionaries"  # GAME.N.zdict, N its version
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+MAX_LOG_BYTES = 256 * 2**20  # what a log may unpack to: the longest game is a few MB; a bomb stops here
 
 
 # Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
@@ -229,7 +256,7 @@ class GameLog:
         self._lines: list[str | tuple[Callable[..., str], tuple[Any, ...]]] | None = [] if path else None
         self._formatted = 0
         self._listener = listener
-        self._file: TextIO | None = None  # made by prepare (in a worker thread), written by close
+        self._file: BinaryIO | None = None  # made by prepare (in a worker thread), written by close
         self._file_lock = threading.Lock()
 
     def write(self, record: LogRecord) -> None:
@@ -290,12 +317,13 @@ class GameLog:
         """
         with self._file_lock:
             if self._lines is not None and self.path is not None and self._file is None:
-                self._file = open(self._temporary(), "w", encoding="utf-8")  # noqa: SIM115 - open until close()
+                self._file = open(self._temporary(), "wb")  # noqa: SIM115 - open until close()
 
     def close(self) -> None:
         """Write the log to its file (under a temporary name first, so a reader never sees half of it).
 
-        Safe to run in another thread once the game is over (nothing is logged after).
+        Safe to run in another thread once the game is over (nothing is logged after); a name ending in
+        :data:`COMPRESSED_SUFFIX` is written compressed (see the module's docstring), any other as plain JSON lines.
         """
         with self._file_lock:
             if self._lines is None or self.path is None:
@@ -304,10 +332,11 @@ class GameLog:
             lines, self._lines = self._lines, None
             self._listener = None
             temporary = self._temporary()
+            text = ("\n".join(lines) + "\n").encode("utf-8")  # type: ignore[arg-type]  # all text after catch_up
             try:
-                out, self._file = self._file or open(temporary, "w", encoding="utf-8"), None  # noqa: SIM115 - closed by `with out`
+                out, self._file = self._file or open(temporary, "wb"), None  # noqa: SIM115 - closed by `with out`
                 with out:
-                    out.write("\n".join(lines) + "\n")  # type: ignore[arg-type]  # all text after catch_up
+                    out.write(stored_form(self.path, text))
                 os.replace(temporary, self.path)
             except BaseException:  # a full disk, say: leave nothing half written
                 temporary.unlink(missing_ok=True)
@@ -326,6 +355,172 @@ class GameLog:
     def _temporary(self) -> Path:
         assert self.path is not None
         return self.path.with_name(f".{self.path.name}.part")
+
+
+# ----- where logs are and how they are stored --------------------------------------------------------
+
+
+def log_path(folder: Path, game_id: str) -> Path:
+    """Where game ``game_id``'s log is written in ``folder`` (a league's ``games/``): compressed."""
+    return folder / f"{game_id}{COMPRESSED_SUFFIX}"
+
+
+def find_log(folder: Path, game_id: str) -> Path | None:
+    """Game ``game_id``'s log in ``folder``: compressed, or plain as written before; None if neither is there."""
+    for suffix in (COMPRESSED_SUFFIX, PLAIN_SUFFIX):
+        path = folder / f"{game_id}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def existing_log(path: Path) -> Path:
+    """The log a person names by ``path``: itself if it is there, else the same log in its other form
+    (``games/ID.jsonl`` finds ``games/ID.jsonl.zst``, and the other way round), else ``path`` as it was."""
+    if path.exists():
+        return path
+    name = path.name
+    other = name.removesuffix(".zst") if name.endswith(COMPRESSED_SUFFIX) else name + ".zst"
+    if name.endswith(PLAIN_SUFFIX) and path.with_name(other).is_file():
+        return path.with_name(other)
+    return path
+
+
+def log_files(folder: Path) -> list[Path]:
+    """Every game log in ``folder``, in either form, in the order of their games' ids (one per game: the compressed
+    one where both are there)."""
+    found: dict[str, Path] = {}
+    if folder.is_dir():
+        for suffix in (PLAIN_SUFFIX, COMPRESSED_SUFFIX):  # compressed second: it wins
+            for path in folder.glob(f"*{suffix}"):
+                if not path.name.startswith("."):
+                    found[log_game_id(path)] = path
+    return [found[game_id] for game_id in sorted(found)]
+
+
+def log_game_id(path: Path) -> str:
+    """The game id a log's file is named for."""
+    name = path.name
+    return name.removesuffix(COMPRESSED_SUFFIX) if name.endswith(COMPRESSED_SUFFIX) else name.removesuffix(PLAIN_SUFFIX)
+
+
+def remove_log(folder: Path, game_id: str) -> bool:
+    """Remove game ``game_id``'s log from ``folder`` in either form; return whether there was one."""
+    removed = False
+    for suffix in (COMPRESSED_SUFFIX, PLAIN_SUFFIX):
+        try:
+            (folder / f"{game_id}{suffix}").unlink()
+            removed = True
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def stored_form(path: Path, text: bytes) -> bytes:
+    """A log's JSON lines as they are stored at ``path``: compressed where its name says so, else as they are."""
+    return compress_log(text) if path.name.endswith(COMPRESSED_SUFFIX) else text
+
+
+def store_log(path: Path, text: bytes) -> None:
+    """Write a log's JSON lines to ``path`` as :class:`GameLog` does: in their stored form, under a temporary name
+    first, so a reader never sees half of it (the Ray backend's games, whose logs are made on another machine)."""
+    temporary = path.with_name(f".{path.name}.part")
+    try:
+        temporary.write_bytes(stored_form(path, text))
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def compress_log(text: bytes) -> bytes:
+    """A log's JSON lines as one Zstandard frame, with its game's dictionary (named by the ``game_start`` line)."""
+    first = text[: text.find(b"\n")]
+    try:
+        game = json.loads(first).get("game")
+    except (ValueError, AttributeError):
+        game = None
+    return _compressor(game if isinstance(game, str) else None).compress(text)
+
+
+def log_text(path: Path) -> str:
+    """The JSON lines of the log ``path``, in either form (told apart by their first bytes, whatever the name).
+
+    Raises :class:`OSError` if it cannot be read, :class:`GameLogError` if it is compressed but cannot be unpacked,
+    :class:`UnicodeDecodeError` if it is not text.
+    """
+    data = Path(path).read_bytes()
+    if data.startswith(_ZSTD_MAGIC):
+        data = _decompressed(path, data)
+    return data.decode("utf-8")
+
+
+def _decompressed(path: Path, data: bytes) -> bytes:
+    try:
+        parameters = zstandard.get_frame_parameters(data)
+        size = parameters.content_size
+        if size > MAX_LOG_BYTES:  # an unknown size is ZSTD_CONTENTSIZE_UNKNOWN, larger still
+            raise GameLogError(
+                f"{path}: a compressed log says it unpacks to {size} bytes (or does not say); "
+                f"a log may unpack to at most {MAX_LOG_BYTES}"
+            )
+        dictionary = None
+        if parameters.dict_id:
+            dictionary = _dictionaries().get(parameters.dict_id)
+            if dictionary is None:
+                known = ", ".join(f"{dict_id} ({name})" for dict_id, (name, _) in sorted(_shipped().items()))
+                raise GameLogError(
+                    f"{path}: compressed with dictionary {parameters.dict_id}, which this referee does not ship "
+                    f"(a newer referee wrote it?); it ships {known or 'none'}"
+                )
+        return zstandard.ZstdDecompressor(dict_data=dictionary).decompress(data, max_output_size=MAX_LOG_BYTES)
+    except zstandard.ZstdError as error:
+        raise GameLogError(f"{path}: a compressed log that does not unpack: {error}") from None
+
+
+@functools.cache
+def _shipped() -> dict[int, tuple[str, bytes]]:
+    """The dictionaries shipped, by id: each file's name and its bytes."""
+    found: dict[int, tuple[str, bytes]] = {}
+    for path in sorted(DICTIONARY_DIR.glob("*.zdict")):
+        data = path.read_bytes()
+        found[zstandard.ZstdCompressionDict(data).dict_id()] = (path.name, data)
+    return found
+
+
+def _dictionaries() -> dict[int, zstandard.ZstdCompressionDict]:
+    return {dict_id: _dictionary(dict_id) for dict_id in _shipped()}
+
+
+@functools.cache
+def _dictionary(dict_id: int) -> zstandard.ZstdCompressionDict:
+    return zstandard.ZstdCompressionDict(_shipped()[dict_id][1])
+
+
+def game_dictionary(game: str) -> int | None:
+    """The id of the dictionary new logs of ``game`` are compressed with: its newest (None: the game has none)."""
+    versions = []
+    for dict_id, (name, _) in _shipped().items():
+        stem, _, version = name.removesuffix(".zdict").rpartition(".")
+        if stem == game and version.isdigit():
+            versions.append((int(version), dict_id))
+    return max(versions)[1] if versions else None
+
+
+# A compressor holds its own state while it works: each thread that writes logs has its own, one per game.
+_COMPRESSORS = threading.local()
+
+
+def _compressor(game: str | None) -> zstandard.ZstdCompressor:
+    made: dict[str | None, zstandard.ZstdCompressor] | None = getattr(_COMPRESSORS, "made", None)
+    if made is None:
+        made = _COMPRESSORS.made = {}
+    compressor = made.get(game)
+    if compressor is None:
+        dict_id = game_dictionary(game) if game else None
+        dictionary = None if dict_id is None else _dictionary(dict_id)
+        compressor = made[game] = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL, dict_data=dictionary)
+    return compressor
 
 
 def game_start_record(
@@ -366,68 +561,66 @@ def verify_log(path: Path) -> list[str]:
     problems: list[str] = []
     game: Game | None = None
     hands_checked = 0
-    with open(path, encoding="utf-8") as lines:
-        for line_number, line in enumerate(lines, start=1):
-            where = f"{path}:{line_number}"
-            try:
-                record = json.loads(line)
-                kind = record["type"]
-            except (ValueError, KeyError, TypeError):
-                problems.append(f"{where}: not a log record (a JSON object with a type): {line.strip()[:80]!r}")
-                break
-            try:
-                if kind == "game_start":
-                    game = new_game(record)
+    lines = log_text(path).splitlines(keepends=True)  # not UTF-8 text: UnicodeDecodeError, for the caller to tell
+    for line_number, line in enumerate(lines, start=1):
+        where = f"{path}:{line_number}"
+        try:
+            record = json.loads(line)
+            kind = record["type"]
+        except (ValueError, KeyError, TypeError):
+            problems.append(f"{where}: not a log record (a JSON object with a type): {line.strip()[:80]!r}")
+            break
+        try:
+            if kind == "game_start":
+                game = new_game(record)
+                continue
+            if game is None:
+                return [f"{where}: the log does not start with game_start"]
+            if kind == "deal":
+                expected = deal_record(game)
+                if expected != record:
+                    problems.append(f"{where}: deal differs: logged {record}, engine gives {expected}")
+            elif kind == "decision":
+                if record["seat"] != game.current_seat:
+                    problems.append(
+                        f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn"
+                    )
+                    break
+                offered = [action_text(act) for act in game.legal_actions()]
+                if offered != record["legal"]:
+                    problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
+                holding = format_cards(game.hands[record["seat"]])  # the current seat's, checked above
+                if "holding" in record and holding != record["holding"]:
+                    problems.append(f"{where}: seat {record['seat']} held {holding}, the log says {record['holding']}")
+                game.apply(Action.parse(record["action"]))
+                drawn = getattr(game, "pending", None)
+                if "drew" in record and (drawn is None or str(drawn[1]) != record["drew"]):
+                    problems.append(
+                        f"{where}: the log says {record['drew']} was drawn; the engine drew {drawn and drawn[1]}"
+                    )
+            elif kind == "forfeit":
+                game.forfeit(record["seat"], record["reason"])
+            elif kind == "hand":
+                if hands_checked >= len(game.hand_results):
+                    problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
                     continue
-                if game is None:
-                    return [f"{where}: the log does not start with game_start"]
-                if kind == "deal":
-                    expected = deal_record(game)
-                    if expected != record:
-                        problems.append(f"{where}: deal differs: logged {record}, engine gives {expected}")
-                elif kind == "decision":
-                    if record["seat"] != game.current_seat:
-                        problems.append(
-                            f"{where}: seat {record['seat']} decided, but it was seat {game.current_seat}'s turn"
-                        )
-                        break
-                    offered = [action_text(act) for act in game.legal_actions()]
-                    if offered != record["legal"]:
-                        problems.append(f"{where}: legal actions logged {record['legal']}, engine gives {offered}")
-                    holding = format_cards(game.hands[record["seat"]])  # the current seat's, checked above
-                    if "holding" in record and holding != record["holding"]:
-                        problems.append(
-                            f"{where}: seat {record['seat']} held {holding}, the log says {record['holding']}"
-                        )
-                    game.apply(Action.parse(record["action"]))
-                    drawn = getattr(game, "pending", None)
-                    if "drew" in record and (drawn is None or str(drawn[1]) != record["drew"]):
-                        problems.append(
-                            f"{where}: the log says {record['drew']} was drawn; the engine drew {drawn and drawn[1]}"
-                        )
-                elif kind == "forfeit":
-                    game.forfeit(record["seat"], record["reason"])
-                elif kind == "hand":
-                    if hands_checked >= len(game.hand_results):
-                        problems.append(f"{where}: hand {record['hand']} logged, but the engine has not finished it")
-                        continue
-                    expected = hand_record(game.hand_results[hands_checked], record.get("at"))
-                    hands_checked += 1
-                    if expected != record:
-                        problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
-                elif kind == "game_end":
-                    if not game.is_over:
-                        problems.append(f"{where}: game_end logged, but the engine's game is not over")
-                    elif list(game.result().placements) != record["placements"]:
-                        problems.append(
-                            f"{where}: placements logged {record['placements']}, "
-                            f"engine gives {list(game.result().placements)}"
-                        )
-            except (KeyError, TypeError, ValueError, RefereeError) as error:
-                # A missing field, a value of the wrong type, an unreadable or illegal action, a forfeit
-                # the engine refuses: the replay cannot go on past this record.
-                problems.append(f"{where}: cannot replay this {kind} record: {_error_text(error)}")
-                break
+                expected = hand_record(game.hand_results[hands_checked], record.get("at"))
+                hands_checked += 1
+                if expected != record:
+                    problems.append(f"{where}: hand result differs: logged {record}, engine gives {expected}")
+            elif kind == "game_end":
+                if not game.is_over:
+                    problems.append(f"{where}: game_end logged, but the engine's game is not over")
+                elif list(game.result().placements) != record["placements"]:
+                    problems.append(
+                        f"{where}: placements logged {record['placements']}, "
+                        f"engine gives {list(game.result().placements)}"
+                    )
+        except (KeyError, TypeError, ValueError, RefereeError) as error:
+            # A missing field, a value of the wrong type, an unreadable or illegal action, a forfeit
+            # the engine refuses: the replay cannot go on past this record.
+            problems.append(f"{where}: cannot replay this {kind} record: {_error_text(error)}")
+            break
     if game is not None and not game.is_over:
         problems.append(f"{path}: the log ends before the game does")
     return problems
@@ -469,8 +662,7 @@ def _error_text(error: Exception) -> str:
 
 def read_log(path: Path) -> list[LogRecord]:
     """The records of a game log, the seed of its ``game_start`` as a number (the file holds it as a string)."""
-    with open(path, encoding="utf-8") as lines:
-        records = [json.loads(line) for line in lines if line.strip()]
+    records = [json.loads(line) for line in log_text(path).splitlines() if line.strip()]
     if records and records[0].get("type") == "game_start" and isinstance(records[0].get("seed"), str):
         records[0]["seed"] = int(records[0]["seed"])
     return records

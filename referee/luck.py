@@ -44,7 +44,7 @@ from typing import Any
 
 from referee.cards import DECK, Card
 from referee.errors import RefereeError
-from referee.gamelog import new_game, read_log
+from referee.gamelog import GameLogError, find_log, log_path, new_game, read_log
 from referee.games import ActionKind, Game, Phase
 from referee.games.actions import Action
 from referee.hands import rank_held
@@ -413,7 +413,8 @@ def game_luck(directory: Path, game_id: str, model: LuckModel = MODEL) -> tuple[
     Kept once measured: a finished game's log never changes, and pages made
     again after every game would otherwise replay every game each time.
     """
-    return _game_luck(str(Path(directory).resolve() / "games" / f"{game_id}.jsonl"), model)
+    games = Path(directory).resolve() / "games"
+    return _game_luck(str(find_log(games, game_id) or log_path(games, game_id)), model)
 
 
 @lru_cache(maxsize=200_000)
@@ -421,6 +422,6 @@ def _game_luck(path_text: str, model: LuckModel) -> tuple[float, ...]:
     path = Path(path_text)
     try:
         records = read_log(path)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, GameLogError) as error:
         raise LuckError(f"{path}: the game's log cannot be read to measure its luck: {error}") from None
     return tuple(luck_of_log(records, model))

@@ -132,8 +132,8 @@ class Match:
         finished = False
         loop = asyncio.get_running_loop()
         # The log's file is made in a worker thread while the game is played (creating a file can take
-        # longer than a decision); writing it at the end is mostly formatting, done here (handing it to a
-        # thread cost more than the work). No notice is waited for: each goes out before its seat's next message.
+        # longer than a decision); at the end its lines are formatted here and compressed and written in a
+        # thread. No notice is waited for: each goes out before its seat's next message.
         preparing = loop.run_in_executor(None, self.log.prepare)
         preparing.add_done_callback(_retrieve)
         try:
@@ -169,7 +169,10 @@ class Match:
             self._announce_all()  # a seat never asked learns of the game before its end
             for seat, bot in self._sessions():
                 bot.game_end(self._game_end(seat, void_reason))
-            self.log.close()
+            self.log.catch_up()
+            # Compressing the log (referee.gamelog) takes about half a millisecond, which the other games' decisions
+            # would wait for on this loop: a worker thread does it, the compressor letting go of Python's lock.
+            await loop.run_in_executor(None, self.log.close)
             finished = True
         finally:
             if not finished:

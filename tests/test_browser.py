@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from referee.cards import Card
-from referee.gamelog import read_log
+from referee.gamelog import log_path, read_log
 from referee.ladder.run import change_status
 from referee.publish import html_leaderboard, write_leaderboards
 from referee.publish.text import utc_minute
@@ -251,7 +251,7 @@ def test_a_fault_count_leads_to_the_game_and_the_decision_and_says_where_the_out
     link.click()
     ready(page)
     assert game_id in page.text_content("h1")
-    fault = next(record for record in read_log(league / "games" / f"{game_id}.jsonl") if record["type"] == "fault")
+    fault = next(record for record in read_log(log_path(league / "games", game_id)) if record["type"] == "fault")
     assert int(decision) == fault["n"]
     assert page.text_content("#caption").startswith(f"fault (decision {fault['n']}): seat {fault['seat']} faulty")
 
@@ -282,7 +282,7 @@ def test_the_games_list_shows_each_games_players_in_finish_order_and_opens_a_rep
     ready(page)
     assert page.locator("#games tbody tr").count() == 12
     numbers = page.eval_on_selector_all("#games tbody tr td:first-child", "cells => cells.map(c => c.textContent)")
-    assert numbers == [str(number) for number in range(1, 13)], "the games are numbered from 1"
+    assert numbers == [str(number) for number in range(12, 0, -1)], "the latest first, numbered from 1"
     shown = page.eval_on_selector_all(
         "#games tbody tr", "rows => rows.map(r => [r.dataset.game, r.querySelector('td.players').textContent])"
     )

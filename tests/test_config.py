@@ -149,6 +149,7 @@ def test_every_key_is_read(tmp_path):
         on_build_failure: stop
         spectator_delay_s: 2.5
         static_replays: true
+        keep_logs: 500
         format: round-robin
     """
     bots = """\
@@ -180,6 +181,7 @@ def test_every_key_is_read(tmp_path):
     assert league.on_build_failure == "stop"
     assert league.spectator_delay_s == 2.5
     assert league.static_replays is True
+    assert league.keep_logs == 500 and "keep_logs" not in league_identity(league)["rules"]  # the results never change
     assert league.format == RoundRobin()
     alice, bob = league.bots
     assert alice.spec.command == (sys.executable, "alice.py", "--level", "3")

@@ -34,6 +34,7 @@ from referee.clock import Timing
 from referee.config import load_league
 from referee.errors import LeagueError
 from referee.faults import BotFault, FaultKind
+from referee.gamelog import log_files
 from referee.gamesetup import GameSetup
 from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
 from referee.sandbox import ResourceLimits
@@ -128,7 +129,7 @@ def test_in_the_default_layout_a_snooping_bot_reads_nothing_of_the_competition(b
     summary = asyncio.run(run_league(league))
     assert summary.played == 4 and summary.disabled == {}
     output = folder / "results" / "layout"
-    assert len(list((output / GAME_LOG_DIR).glob("*.jsonl"))) == 4  # there were game logs to read
+    assert len(log_files(output / GAME_LOG_DIR)) == 4  # there were game logs to read
     # A process of each bot for each of the table's four rotations, one game each, one after another: all but the
     # first looked once a game was over, its log and result written.
     commands = reports(output / BOT_LOG_DIR, "SNOOP ", "snoop-*.log")

@@ -23,6 +23,7 @@ from referee.bots import BotSpec
 from referee.checkbot import CheckSettings, check_bot
 from referee.clock import Timing
 from referee.config import load_league
+from referee.gamelog import log_files
 from referee.gamesetup import GameSetup
 from referee.lanes import lane_copy
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
@@ -190,7 +191,7 @@ def test_a_remembering_bot_guesses_at_chance_in_a_league_at_any_concurrency_and_
     assert resumed.played + first.played == 8 and not resumed.disabled
 
     bot_logs = sorted(first_logs.glob("*.log")) + sorted((output / "logs").glob("*.log"))
-    guesses = score(bot_logs, sorted((output / GAME_LOG_DIR).glob("*.jsonl")))
+    guesses = score(bot_logs, log_files(output / GAME_LOG_DIR))
     lanes = {(game.game_id, name): game.lane(name) for game in games for name in game.seats}
     assert sum(map(len, guesses.games_of.values())) == 16  # every seat of every game, once
     check_no_seed_twice(guesses, {game.game_id: game.seed for game in games})
@@ -239,7 +240,7 @@ def test_on_a_local_ray_too_no_process_plays_a_seed_twice(tmp_path: Path, bots: 
     )
     assert ray.returncode == 0, ray.stderr
     games = load_league(league_path).schedule()
-    guesses = score(sorted((output / "logs").glob("*.log")), sorted((output / GAME_LOG_DIR).glob("*.jsonl")))
+    guesses = score(sorted((output / "logs").glob("*.log")), log_files(output / GAME_LOG_DIR))
     assert sum(map(len, guesses.games_of.values())) == 16
     check_no_seed_twice(guesses, {game.game_id: game.seed for game in games})
     assert guesses.hand_rate < AT_CHANCE and guesses.stock_rate < AT_CHANCE, guesses

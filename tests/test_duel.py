@@ -28,6 +28,7 @@ from referee.cli.console import run_duel_command
 from referee.config import LeagueError, load_league
 from referee.duel_state import DuelState, duel_report
 from referee.errors import OutputError
+from referee.gamelog import log_path
 from referee.league import RESULTS_FILE, read_records, run_league
 from referee.results import read_league
 from referee.schedule import Sprt, SprtSchedule
@@ -515,7 +516,7 @@ def test_a_duel_that_adjusts_for_luck_tests_each_deal_less_its_luck(
             (
                 record["seats"],
                 record["finish_order"],
-                luck_of_log(read_log(output / "games" / f"{record['game_id']}.jsonl")),
+                luck_of_log(read_log(log_path(output / "games", record["game_id"]))),
             )
             for record in deals[table]
         ]

@@ -33,7 +33,7 @@ from referee.env.encoding import (
 )
 from referee.env.trajectories import export_trajectories, read_trajectories
 from referee.errors import EnvArgumentError, ExportError
-from referee.gamelog import new_game, read_log
+from referee.gamelog import log_files, new_game, read_log
 from referee.games import GAMES, Action, BastardBrag, EventKind, Game, Observation, StopTheBus
 from referee.league import run_league
 from referee.stats import placement_score
@@ -426,7 +426,7 @@ def league(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def test_a_leagues_games_replayed_through_the_environment_give_the_same_observations_and_placements(
     league: Path,
 ) -> None:
-    logs = sorted((league / "games").glob("*.jsonl"))
+    logs = log_files(league / "games")
     assert logs
     kinds = set()
     for log in logs:
@@ -477,12 +477,7 @@ def test_a_leagues_decisions_export_as_trajectories_in_the_environments_spaces(l
     out = tmp_path / "decisions.jsonl"
     assert referee_main(["export", str(league), "--trajectories", str(out)]) == 0
     decisions = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    logged = [
-        record
-        for log in sorted((league / "games").glob("*.jsonl"))
-        for record in read_log(log)
-        if record["type"] == "decision"
-    ]
+    logged = [record for log in log_files(league / "games") for record in read_log(log) if record["type"] == "decision"]
     assert len(decisions) == len(logged)
     assert [(d["step"], d["seat"], d["action_text"]) for d in decisions] == [
         (r["n"], r["seat"], r["action"]) for r in logged

@@ -43,6 +43,7 @@ import pytest
 
 from referee.cards import DECK, Card, format_cards, parse_cards
 from referee.config import load_league
+from referee.gamelog import log_files
 from referee.games import BastardBrag, Game, StopTheBus, game_class
 from referee.games.base import Action, ActionKind
 from referee.lanes import LANES_DIR
@@ -435,7 +436,7 @@ def league(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         assert summary.played == setup.games
         # The spy's processes of lanes after the first recorded into their lane's copy of its folder (referee.lanes).
         lanes = sorted((output / LANES_DIR / SPY).glob("lane-*/*"))
-        yield PlayedLeague(setup, sorted((output / GAME_LOG_DIR).glob("*.jsonl")), read_spy_records([records, *lanes]))
+        yield PlayedLeague(setup, log_files(output / GAME_LOG_DIR), read_spy_records([records, *lanes]))
     finally:
         leftovers = bots.leftovers()
         bots.kill_leftovers()

@@ -17,6 +17,7 @@ import pytest
 from referee.cli import main as referee_main
 from referee.config import load_league
 from referee.errors import OutputError
+from referee.gamelog import log_path
 from referee.league import RESULTS_FILE, ResultsFile, read_records, run_league
 from referee.visibility import Shown
 
@@ -102,7 +103,7 @@ def test_the_same_league_twice_and_at_any_concurrency_gives_the_same_results(tmp
     assert [record["index"] for record in records] == list(range(expected_games))
     for record in records:
         assert sorted(record["finish_order"]) == list(range(2))
-        assert (tmp_path / "first" / "games" / f"{record['game_id']}.jsonl").exists()
+        assert log_path(tmp_path / "first" / "games", record["game_id"]).exists()
 
 
 def test_a_second_run_on_finished_results_plays_nothing(tmp_path: Path, bots: Bots) -> None:

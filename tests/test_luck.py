@@ -9,6 +9,7 @@ import statistics
 import pytest
 
 from referee.cards import parse_cards
+from referee.gamelog import log_path
 from referee.games import GAMES, ActionKind, Phase
 from referee.luck import (
     MODEL,
@@ -204,7 +205,7 @@ def test_compare_shows_the_score_difference_with_the_luck_taken_out_of_a_real_le
         seats = record["seats"]
         if record.get("void") or "alpha" not in seats or "bravo" not in seats:
             continue
-        log = read_log(out / "games" / f"{record['game_id']}.jsonl")
+        log = read_log(log_path(out / "games", record["game_id"]))
         order = log[-1]["placements"]
         a, b = seats.index("alpha"), seats.index("bravo")
         difference = (order.index(b) - order.index(a)) / (len(seats) - 1)

@@ -31,6 +31,7 @@ from referee.cli import build_parser
 from referee.cli import main as referee_main
 from referee.config import league_fingerprint, league_identity, load_league
 from referee.errors import OutputError
+from referee.gamelog import log_path
 from referee.league import (
     LEAGUE_FILE,
     RESULTS_FILE,
@@ -93,7 +94,7 @@ def test_a_resume_plays_the_games_missing_between_finished_ones(tmp_path: Path, 
     (output / RESULTS_FILE).write_text("".join(lines[index] + "\n" for index in finished))
     for index in finished:
         game_id = json.loads(lines[index])["game_id"]
-        shutil.copy(reference / "games" / f"{game_id}.jsonl", output / "games")
+        shutil.copy(log_path(reference / "games", game_id), output / "games")
 
     resumed = run(league_path, output, concurrency=2)
     assert (resumed.already_finished, resumed.played, resumed.total) == (4, 8, 12)

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Self
 
 from referee.backends import BackendName
 from referee.backends.pool import GameWatcher, Restarts
+from referee.retention import Retention
 
 if TYPE_CHECKING:
     from referee.config import League
     from referee.schedule import ScheduledGame
 
-GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl: each game's log
+GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl.zst: each game's log (referee.gamelog.log_path)
 BOT_LOG_DIR = "logs"  # OUTPUT/logs/: each bot process's output
 
 
@@ -50,6 +51,7 @@ class Backend(ABC):
         self.restarts = Restarts(league.max_restarts)
         # Told of each game played in this process (a backend that plays games elsewhere tells nobody).
         self.watcher: GameWatcher | None = None
+        self.retention: Retention | None = None  # the logs kept (keep_logs), made from the records when opened
 
     @property
     def game_log_dir(self) -> Path:
@@ -76,6 +78,13 @@ class Backend(ABC):
         before each game is started.
         """
 
+    def ended(self, finished: Callable[[FinishedGame], None], done: FinishedGame) -> None:
+        """Hand a game that ended back (``finished``, which records it); then the logs that the league's
+        ``keep_logs`` no longer keeps go (:mod:`referee.retention`)."""
+        finished(done)
+        if self.retention is not None:
+            self.retention.ended(done.record)
+
     async def renew(self, league: League) -> None:
         """Play the games handed to :meth:`play` from now on with ``league``'s bots (a ladder's field changed).
 
@@ -91,6 +100,7 @@ class Backend(ABC):
     async def __aenter__(self) -> Self:
         try:
             await self.open()
+            self.retention = await asyncio.to_thread(Retention.of, self.output, self.league.keep_logs)
         except BaseException:
             await self.close()
             raise

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
+from referee.gamelog import log_path
 from referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:
@@ -38,9 +39,9 @@ class LocalBackend(Backend):
                 game = next(remaining, None)
                 if game is None:
                     return
-                log_path = self.game_log_dir / f"{game.game_id}.jsonl"
-                record = await play_scheduled(self.league, self._pool, game, log_path, self.watcher)
-                finished(FinishedGame(game, record))
+                log_file = log_path(self.game_log_dir, game.game_id)
+                record = await play_scheduled(self.league, self._pool, game, log_file, self.watcher)
+                self.ended(finished, FinishedGame(game, record))
 
         try:
             async with asyncio.TaskGroup() as workers:

@@ -51,6 +51,8 @@ from referee.backends.base import Backend, FinishedGame, auto_concurrency, first
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
 from referee.errors import RefereeError
+from referee.gamelog import log_path as game_log_path
+from referee.gamelog import store_log
 
 if TYPE_CHECKING:
     from referee.config import League
@@ -355,10 +357,10 @@ class RayBackend(Backend):
                     continue
                 except ray.exceptions.RayTaskError as error:
                     raise _cause(error) from None
-                _write_log(self.game_log_dir / f"{game.game_id}.jsonl", log_text)
+                store_log(game_log_path(self.game_log_dir, game.game_id), log_text.encode("utf-8"))
                 for name, detail, log_path in failures:
                     self.restarts.failed(name, detail, None if log_path is None else Path(log_path))
-                finished(FinishedGame(game, record))
+                self.ended(finished, FinishedGame(game, record))
                 await work.done()
         finally:
             if actor is not None:
@@ -472,14 +474,3 @@ def _cause(error: BaseException) -> BaseException:
 def _first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
-
-
-def _write_log(path: Path, text: str) -> None:
-    """Write a game's log as the match does: under a temporary name first, so a reader never sees half of it."""
-    temporary = path.with_name(f".{path.name}.part")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 def add_verify(commands: Commands) -> None:
     """Add ``referee verify``: a game's log replayed through the rules engine."""
     verify = commands.add_parser("verify", help="replay a game log through the rules engine")
-    verify.add_argument("log", type=Path, help="a game's log (games/GAME_ID.jsonl in a league's output)")
+    verify.add_argument(
+        "log", type=Path, help="a game's log (games/GAME_ID.jsonl.zst in a league's output, or a plain .jsonl)"
+    )
     verify.set_defaults(func=_verify)
 
 
@@ -77,16 +79,18 @@ def add_export(commands: Commands) -> None:
 def game_log_path(game: str, output: Path | None) -> Path:
     """The log of ``game``: a file, or a game id in a league's output directory."""
     from referee.errors import LeagueError
+    from referee.gamelog import existing_log, find_log, log_files, log_game_id
 
     if output is not None:
         games = output / "games"
-        path = games / (game if game.endswith(".jsonl") else f"{game}.jsonl")
-        if not path.is_file():
-            known = sorted(entry.stem for entry in games.glob("*.jsonl"))[:5] if games.is_dir() else []
+        game_id = game.removesuffix(".zst").removesuffix(".jsonl")
+        found = find_log(games, game_id) if game_id and "/" not in game_id else None
+        if found is None:
+            known = [log_game_id(entry) for entry in log_files(games)[:5]]
             hint = f" (for example {', '.join(known)})" if known else f" ({games} holds no game logs)"
             raise LeagueError(f"--output {output}: no game {game!r}; give a game id from {games}{hint}")
-        return path
-    path = Path(game)
+        return found
+    path = existing_log(Path(game))
     if not path.is_file():
         raise LeagueError(f"{game}: no such game log; give a game log file, or a game id with --output DIR")
     return path
@@ -131,11 +135,12 @@ def _write_replay(start: dict[str, Any], steps: list[Step], page: Path) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from referee.gamelog import verify_log
+    from referee.gamelog import existing_log, verify_log
 
+    args.log = existing_log(args.log)
     if not args.log.is_file():
         what = "is a folder" if args.log.is_dir() else "does not exist"
-        raise RefereeError(f"{args.log}: {what}; give a game's log (games/GAME_ID.jsonl in a league's output)")
+        raise RefereeError(f"{args.log}: {what}; give a game's log (games/GAME_ID.jsonl.zst in a league's output)")
     try:
         problems = verify_log(args.log)
     except UnicodeDecodeError as error:

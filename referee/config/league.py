@@ -76,6 +76,7 @@ class League:
     build_network: BuildNetwork = "host"  # the network of each submission's build, in its sandbox
     spectator_delay_s: float = 0.0  # how late spectators see a game in play (referee.publish.spectators)
     static_replays: bool = False  # each game's replay page written as it ends (referee.publish.live)
+    keep_logs: int | None = None  # the logs of each bot's last N games kept (referee.retention); None: every log
     warnings: tuple[str, ...] = ()  # what validate and run say about the file (located), the league being valid
 
     @property
@@ -249,6 +250,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
     build_network = read_build_network(checker, keys, sandboxed)
     spectator_delay_s: float = checker.key(keys, _KEYS["spectator_delay_s"])
     static_replays: bool = checker.key(keys, _KEYS["static_replays"])
+    keep_logs: int | None = checker.key(keys, _KEYS["keep_logs"])
 
     bots_node = keys["bots"]
     if not isinstance(bots_node, yaml.SequenceNode):
@@ -311,6 +313,7 @@ def load_league(path: str | os.PathLike[str]) -> League:
         build_network=build_network,
         spectator_delay_s=spectator_delay_s,
         static_replays=static_replays,
+        keep_logs=keep_logs,
         warnings=tuple(warnings),
     )
 

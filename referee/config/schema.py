@@ -184,6 +184,9 @@ LEAGUE: tuple[Key, ...] = (
         "from disk); else referee serve makes it from the game's log when asked", default=False),
     Key("spectator_delay_s", "real", "seconds that spectators of a game in play see it late (referee serve)",
         default=0.0, minimum=0, maximum=MAX_SPECTATOR_DELAY_S),
+    Key("keep_logs", "integer", "the game logs kept: those of each bot's last N games and last N games with a "
+        "fault (referee.retention); records of every game are kept", default=None, minimum=1, maximum=MAX_GAMES,
+        shown_default="every game's log"),
     Key("bots", "list", "the bots, at least table_size of them", value="a list of bot entries"),
 )  # fmt: skip
 

@@ -1,6 +1,6 @@
 """Every decision of a league's games as training data: ``referee export DIR --trajectories OUT``.
 
-Each game's log (``DIR/games/GAME_ID.jsonl``) is replayed through the engine;
+Each game's log (``DIR/games/GAME_ID.jsonl.zst``, or a plain ``.jsonl``) is replayed through the engine;
 at each decision the deciding seat's observation is encoded as the
 environments encode it (:mod:`referee.env.encoding`), with the legal mask
 and the index of the action played (:mod:`referee.env.actions`), and, once
@@ -42,7 +42,7 @@ from referee.env.actions import action_index
 from referee.env.encoding import ObservationEncoder, Vector
 from referee.env.episodes import placement_reward
 from referee.errors import ExportError, RefereeError
-from referee.gamelog import new_game, read_game_log
+from referee.gamelog import log_files, new_game, read_game_log
 from referee.games import Action
 
 
@@ -138,12 +138,12 @@ def game_decisions(log: Path) -> list[Decision]:
 
 
 def league_logs(directory: Path) -> list[Path]:
-    """The game logs of the league whose output folder is ``directory``, in the order of their names."""
+    """The game logs of the league whose output folder is ``directory``, in the order of their games' ids."""
     if not directory.is_dir():
         what = "is a file" if directory.exists() else "does not exist"
         raise ExportError(f"{directory}: {what}; give a league's output folder (the one holding games/)")
     games = directory / "games"
-    logs = sorted(games.glob("*.jsonl")) if games.is_dir() else []
+    logs = log_files(games)
     if not logs:
         raise ExportError(f"{directory}: no game logs in {games}; give a league's output folder after its run")
     return logs

@@ -9,6 +9,7 @@ author, and its tables are drawn as it goes (:mod:`referee.ladder.draw`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +83,12 @@ UPLOADS: tuple[Key, ...] = (
         default=UploadLimits.versions, minimum=1, maximum=100_000),
 )  # fmt: skip
 _UPLOAD_KEYS = by_name(UPLOADS)
-LADDER: tuple[Key, ...] = (*(key for key in LEAGUE if key.name not in NOT_LADDER_KEYS), *LADDER_ONLY)
+# A season runs for months: by default it keeps the logs of each version's last 1,000 games (referee.retention).
+LADDER_KEEP_LOGS = dataclasses.replace(by_name(LEAGUE)["keep_logs"], default=1000, shown_default=None)
+LADDER: tuple[Key, ...] = (
+    *(LADDER_KEEP_LOGS if key.name == "keep_logs" else key for key in LEAGUE if key.name not in NOT_LADDER_KEYS),
+    *LADDER_ONLY,
+)
 LADDER_KEYS = names(LADDER)
 LADDER_REQUIRED = required(LADDER)
 _KEYS = by_name(LADDER)
@@ -187,6 +193,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         freeze=checker.key(keys, _KEYS["freeze"]),
         spectator_delay_s=checker.key(keys, _KEYS["spectator_delay_s"]),
         static_replays=checker.key(keys, _KEYS["static_replays"]),
+        keep_logs=checker.key(keys, _KEYS["keep_logs"]),
         warnings=tuple(warnings),
     )
     return Ladder(

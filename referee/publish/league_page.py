@@ -32,7 +32,7 @@ from typing import Any
 from referee import __version__
 from referee.errors import OutputError
 from referee.faults import without_bot_words
-from referee.gamelog import read_log
+from referee.gamelog import GameLogError, find_log, log_path, read_log
 from referee.publish.redaction import ABSOLUTE_PATH, public_text
 from referee.publish.rounding import STRENGTH_DIGITS
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
@@ -178,8 +178,9 @@ def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
         if not any(any(seat.values()) for seat in record.faults or ()):
             continue
         try:
-            log = read_log(directory / "games" / f"{record.game_id}.jsonl")
-        except (OSError, ValueError):
+            games = directory / "games"
+            log = read_log(find_log(games, record.game_id) or log_path(games, record.game_id))
+        except (OSError, ValueError, GameLogError):
             continue  # no log (or not yet): the counts still show on the leaderboard
         for entry in log:
             if entry.get("type") != "fault":
@@ -225,8 +226,9 @@ def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -
     if directory is None or not records:
         return {}
     try:
-        start = read_log(directory / "games" / f"{records[0].game_id}.jsonl")[0]
-    except (OSError, ValueError, IndexError):
+        games = directory / "games"
+        start = read_log(find_log(games, records[0].game_id) or log_path(games, records[0].game_id))[0]
+    except (OSError, ValueError, IndexError, GameLogError):
         return {}
     return {
         "table_size": start.get("num_players"),

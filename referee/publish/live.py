@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from referee.gamelog import find_log
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
 from referee.publish.spectators import SpectatorFeeds
@@ -50,7 +51,9 @@ def write_replay_for(output: Path, game_id: str) -> Path:
     is public wherever the folder is.
     """
     page = output / REPLAY_DIR / f"{game_id}.html"
-    write_replay_of_log(output / "games" / f"{game_id}.jsonl", page, back=BACK_LINK)
+    log = find_log(output / "games", game_id)
+    if log is not None:  # else no longer kept (keep_logs, referee.retention): the game is shown without a replay
+        write_replay_of_log(log, page, back=BACK_LINK)
     return page
 
 
@@ -80,7 +83,7 @@ def missing_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
     return [
         game_id
         for game_id in game_ids
-        if (output / "games" / f"{game_id}.jsonl").is_file()
+        if find_log(output / "games", game_id) is not None
         and not replay_is_whole(output / REPLAY_DIR / f"{game_id}.html")
     ]
 

@@ -24,10 +24,13 @@ The feeds are kept off the referee's hot path: nothing is done per decision.
 A task of the league runner looks at the games in play every
 :data:`POLL_S` seconds and writes a frame for each game that moved; a frame
 is written ``delay_s`` seconds after it was seen (``spectator_delay_s``, for
-competitions that want one). A finished game's feed is kept
-:data:`FINISHED_KEPT_S` seconds for those watching it, then removed (at the
-league's end it is left, and ``referee serve`` stops listing it after that
-time).
+competitions that want one). A finished game's feed is removed
+:data:`FINISHED_KEPT_S` seconds after its end line is written (itself written
+once the delay has passed): ``referee serve``'s watcher reads every feed
+anyone watches ten times a second and keeps what it read for its viewers, so
+they see the end however soon the file goes. At a run's normal end the runner
+waits out that short grace for its last games (:meth:`SpectatorFeeds.settle`)
+and no feed is left in ``live/``; a run stopped removes them all at once.
 """
 
 from __future__ import annotations
@@ -56,7 +59,9 @@ from referee.visibility import DealsInPlay, GameProgress
 
 LIVE_DIR = "live"  # OUTPUT/live/GAME_ID.jsonl: the feeds of the games in play
 POLL_S = 0.1  # how often the games in play are looked at: a move reaches a spectator within about this
-FINISHED_KEPT_S = 60.0  # a finished game's feed stays this long for those still watching it
+# A finished game's feed stays this long after its end line is written: ten looks of referee serve's watcher
+# (referee.site.spectating.FEED_POLL_S), so that those watching it read the end (tests/test_spectating.py).
+FINISHED_KEPT_S = 1.0
 
 
 def event_json(event: Event, results: dict[int, HandResult]) -> dict[str, Any]:
@@ -191,11 +196,16 @@ class SpectatorFeeds:
             self._removals.popleft()[1].unlink(missing_ok=True)
 
     async def settle(self) -> None:
-        """Wait until every finished game's feed is written as far as it may be (at a run's end: the delay). Called
-        once no game is in play: a line waiting for a game dealt alike that this run will not play (a duel decided,
-        a ladder stopped after so many games) never comes due, and is not waited for."""
+        """Wait until every finished game's feed is written as far as it may be (at a run's end: the delay), then
+        its :data:`FINISHED_KEPT_S` after its end, and remove it. Called once no game is in play: a line waiting for
+        a game dealt alike that this run will not play (a duel decided, a ladder stopped after so many games) never
+        comes due, and is not waited for."""
         while any(self._next_due(watched) is not None for watched in self._games.values()):
             await asyncio.sleep(POLL_S)
+        self.poll()  # the feeds written to their end join the removals
+        while self._removals:
+            await asyncio.sleep(max(0.0, min(POLL_S, self._removals[-1][0] - time.time())))
+            self.poll()
 
     @staticmethod
     def _next_due(watched: _Watched) -> float | None:
@@ -206,13 +216,13 @@ class SpectatorFeeds:
         return watched.progress.hand_due(hand, seen)
 
     def close(self) -> None:
-        """The league is over or stopped: nothing more is written (what is not due yet never is); the feed of a game
-        not written to its end is removed, a whole one left for those still watching it (``referee serve`` lists it
-        :data:`FINISHED_KEPT_S` seconds; the next run removes it)."""
+        """The league is over or stopped: nothing more is written (what is not due yet never is), and every feed
+        left is removed (after :meth:`settle`, at a normal end, none is)."""
         for watched in self._games.values():
-            if not watched.over or watched.waiting:
-                watched.path.unlink(missing_ok=True)
+            watched.path.unlink(missing_ok=True)
         self._games.clear()
+        while self._removals:
+            self._removals.popleft()[1].unlink(missing_ok=True)
 
     def _look(self, game_id: str, watched: _Watched) -> None:
         game = watched.game

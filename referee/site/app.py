@@ -46,7 +46,7 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,6 +71,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.checkbot import CANDIDATE
 from referee.errors import RefereeError
+from referee.gamelog import find_log, log_text
 from referee.ladder.file import MB, Ladder, load_ladder
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.live import BACK_LINK
@@ -119,6 +120,10 @@ NOT_PUBLISHED = (
     "not published: referee serve shows a league's pages and what they link to (replays and game logs); a bot's "
     "output, checks and build log only to its author, on their page; never league.json (the seed), builds or "
     "other records\n"
+)
+NO_LONGER_KEPT = (
+    "no longer kept: the league keeps the logs of each bot's latest games (keep_logs, docs/leagues.md), and this "
+    "game's log has been removed; its record is still in games.jsonl\n"
 )
 AUTHOR = "author"  # the scope of a visitor who is an author (by token or session)
 SESSION = "session"  # ... by a session cookie: a form they post must come from this site
@@ -368,11 +373,11 @@ def create_app(
         refusal = withheld(game)
         if refusal is not None:
             return refusal
-        written, log_file = output / REPLAY_DIR / f"{game}.html", output / "games" / f"{game}.jsonl"
+        written, log_file = output / REPLAY_DIR / f"{game}.html", find_log(output / "games", game)
         if written.is_file():
             return FileResponse(written)
-        if not log_file.is_file():
-            return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+        if log_file is None:  # shown, so its log was written (before its record): the league's keep_logs pruned it
+            return PlainTextResponse(NO_LONGER_KEPT, status_code=404)
         try:
             stat = log_file.stat()
         except OSError:
@@ -390,10 +395,15 @@ def create_app(
         """A game's log, each record as published (:mod:`referee.publish.redaction`)."""
         game = request.path_params["game"]
         refusal = withheld(game)
-        path = output / "games" / f"{game}.jsonl"
-        if refusal is not None or not path.is_file():
-            return refusal or PlainTextResponse(NOT_PUBLISHED, status_code=404)
-        return StreamingResponse(_lines_shown(path, public_log_record), media_type="application/x-ndjson")
+        path = None if refusal else find_log(output / "games", game)
+        if refusal is not None or path is None:
+            return refusal or PlainTextResponse(NO_LONGER_KEPT, status_code=404)
+        # Stored compressed, answered as JSON lines: unpacked in a worker thread, a log being some 20 KB of text.
+        try:
+            lines = (await asyncio.to_thread(log_text, path)).encode("utf-8").splitlines(keepends=True)
+        except (OSError, ValueError, RefereeError):  # removed since (pruned), or damaged: nothing to show
+            return PlainTextResponse(NO_LONGER_KEPT, status_code=404)
+        return StreamingResponse(_records_shown(lines, public_log_record), media_type="application/x-ndjson")
 
     async def results_records(request: Request) -> Response:
         """``games.jsonl``: each record that may be shown (:mod:`referee.visibility`), as published."""
@@ -720,16 +730,23 @@ def _lines_shown(
 ) -> Iterator[bytes]:
     """The JSON lines of ``path`` (its first ``limit`` bytes), each record as ``shown`` gives it, or left out where
     it gives None (read a line at a time, in a worker thread)."""
-    read = 0
     with open(path, "rb") as lines:
-        for line in lines:
-            read += len(line)
-            if not line.endswith(b"\n") or (limit is not None and read > limit):
-                return  # a line still being written, or written after the records were looked at
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            public = shown(record) if isinstance(record, dict) else None
-            if public is not None:
-                yield (json.dumps(public, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        yield from _records_shown(lines, shown, limit)
+
+
+def _records_shown(
+    lines: Iterable[bytes], shown: Callable[[dict[str, Any]], dict[str, Any] | None], limit: int | None = None
+) -> Iterator[bytes]:
+    """The JSON lines of ``lines`` (their first ``limit`` bytes), each record as ``shown`` gives it (see above)."""
+    read = 0
+    for line in lines:
+        read += len(line)
+        if not line.endswith(b"\n") or (limit is not None and read > limit):
+            return  # a line still being written, or written after the records were looked at
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        public = shown(record) if isinstance(record, dict) else None
+        if public is not None:
+            yield (json.dumps(public, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.atomic import append_whole
-from referee.gamelog import GameLogError, read_game_log
+from referee.gamelog import GameLogError, find_log, read_game_log
 from referee.ladder.entries import CHECKS_DIR, REPORTS_DIR
 from referee.ladder.history import Judged, judged_versions
 from referee.results import RESULTS_FILE, GameRecord, games_after
@@ -133,10 +133,11 @@ class SeatOutput:
 
 def game_log(folder: Path, game_id: str) -> list[dict[str, Any]] | None:
     """The records of game ``game_id``'s log in ``folder`` (None if there is no such game)."""
-    if not plain_name(game_id):
+    path = find_log(folder, game_id) if plain_name(game_id) else None
+    if path is None:  # no such game, or its log no longer kept (keep_logs)
         return None
     try:
-        return read_game_log(folder / f"{game_id}.jsonl")
+        return read_game_log(path)
     except GameLogError:
         return None
 

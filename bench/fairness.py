@@ -48,6 +48,7 @@ from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this scrip
 
 from referee.clock import Timing  # noqa: E402
 from referee.config import load_league  # noqa: E402
+from referee.gamelog import log_path, log_text  # noqa: E402
 from referee.league import RESULTS_FILE, read_records, run_league  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
@@ -140,8 +141,8 @@ def run_fairness_league(folder: Path, thinkers: int, marker: str = "", spinners:
                 overtimer_charged += timeouts > 0
             else:
                 thinker_timeouts += timeouts
-        game_log = folder / "results" / "games" / f"{record['game_id']}.jsonl"
-        for line in game_log.read_text(encoding="utf-8").splitlines():
+        game_log = log_path(folder / "results" / "games", record["game_id"])
+        for line in log_text(game_log).splitlines():
             entry = json.loads(line)
             if entry["type"] == "decision" and record["seats"][entry["seat"]] != OVERTIMER:
                 thinker_decisions += 1

@@ -50,6 +50,7 @@ from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this scrip
 
 from referee.config import load_league  # noqa: E402
 from referee.freezer import description  # noqa: E402
+from referee.gamelog import log_path, log_text  # noqa: E402
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
@@ -122,8 +123,8 @@ def run(folder: Path, kind: str, thinkers: int) -> LeagueFigures:
         for seat in thinkers:
             timeouts += record["faults"][seat].get("timeout", 0)
         decisions += record["decisions"]
-        log = folder / kind / GAME_LOG_DIR / f"{record['game_id']}.jsonl"
-        for line in log.read_text(encoding="utf-8").splitlines():
+        log = log_path(folder / kind / GAME_LOG_DIR, record["game_id"])
+        for line in log_text(log).splitlines():
             entry = json.loads(line)
             if entry["type"] == "decision" and entry["seat"] in thinkers:
                 charged.append(entry["ms"])

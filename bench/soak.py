@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.clock import Timing  # noqa: E402
 from referee.config import load_league  # noqa: E402
+from referee.gamelog import log_path, read_log  # noqa: E402
 from referee.games import game_class  # noqa: E402
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, RunSummary, read_records, run_league  # noqa: E402
 from referee.schedule import table_seed  # noqa: E402
@@ -331,7 +332,7 @@ def check_faults(output: Path, bots: Sequence[SoakBot]) -> tuple[Counter, list[s
         for seat, faults in enumerate(record["faults"]):
             per_bot[seats[seat]].update(faults)
             by_kind.update(faults)
-        game_log = [json.loads(line) for line in (output / GAME_LOG_DIR / f"{game_id}.jsonl").open(encoding="utf-8")]
+        game_log = read_log(log_path(output / GAME_LOG_DIR, game_id))
         for entry in (entry for entry in game_log if entry["type"] == "fault"):
             bot = by_name[entry["bot"]]
             detail = bot.also_detail if entry["kind"] == bot.also else bot.detail

@@ -19,6 +19,7 @@ import pytest
 
 from referee.backends.netns import NamespaceError, in_private_network
 from referee.config import load_league
+from referee.gamelog import log_files, log_text
 from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
 from tests.processes import marked_processes
 
@@ -44,8 +45,8 @@ def game_logs_without_timing(output: Path) -> dict[str, list[dict]]:
     where the bots' output went (which process of a bot played a game, and so its output file, is the run's, not the
     game's)."""
     logs = {}
-    for path in sorted((output / GAME_LOG_DIR).glob("*.jsonl")):
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for path in log_files(output / GAME_LOG_DIR):
+        records = [json.loads(line) for line in log_text(path).splitlines()]
         for record in records:
             record.pop("ms", None)
             record.pop("wall_ms", None)

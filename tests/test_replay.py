@@ -27,7 +27,7 @@ from referee import ranking
 from referee.cli import main as referee_main
 from referee.config import load_league
 from referee.faults import BotFault, without_bot_words
-from referee.gamelog import new_game
+from referee.gamelog import log_files, log_text, new_game
 from referee.games.base import Action
 from referee.league import run_league
 from referee.publish import html_leaderboard, leaderboard_data, league_page
@@ -213,8 +213,8 @@ def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) ->
     assert any(secret in log.read_text() for log in (output / "logs").glob("talker-*.log"))
     details = [
         json.loads(line)["detail"]
-        for log in (output / "games").glob("*.jsonl")
-        for line in log.read_text().splitlines()
+        for log in log_files(output / "games")
+        for line in log_text(log).splitlines()
         if '"type":"fault"' in line
     ]
     assert any(f"could not decide: ValueError: no move fits {secret}" in detail for detail in details), details
@@ -257,9 +257,10 @@ def serve_everything(output: Path) -> dict[str, str]:
             answers = {}
             for path in sorted(output.rglob("*")):
                 if path.is_file():
-                    answer = await client.get("/" + str(path.relative_to(output)))
+                    name = str(path.relative_to(output)).removesuffix(".zst")  # a log is served as JSON lines
+                    answer = await client.get("/" + name)
                     if answer.status_code == 200:
-                        answers[str(path.relative_to(output))] = answer.text
+                        answers[name] = answer.text
             return answers
 
     return asyncio.run(fetch())

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.gamelog import read_log
+from referee.gamelog import log_files, read_log
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 
@@ -80,7 +80,7 @@ def replay(
 
 def game_with(league: Path, kind: str | None = None) -> tuple[Path, list[dict]]:
     """A game log of the league (one with a fault of ``kind``, if given) and its records."""
-    for path in sorted((league / "out" / "games").glob("*.jsonl")):
+    for path in log_files(league / "out" / "games"):
         records = read_log(path)
         if kind is None or any(record["type"] == "fault" and record["kind"] == kind for record in records):
             return path, records

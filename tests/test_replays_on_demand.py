@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from referee.gamelog import log_files, log_game_id
 from referee.publish.redaction import public_log
 from referee.publish.replay_page import page_data, page_data_of
 from referee.transcript import read_game
@@ -31,7 +32,7 @@ def test_a_league_writes_no_replay_page_and_serve_makes_each_from_its_log(tmp_pa
     subprocess.run(
         [PYTHON, "-m", "referee.cli", "run", str(league), "--output", str(output), "--no-progress"], check=True
     )
-    logs = sorted((output / "games").glob("*.jsonl"))
+    logs = log_files(output / "games")
     assert len(logs) == 3 and not (output / "replays").exists()
 
     port = free_port()
@@ -44,14 +45,14 @@ def test_a_league_writes_no_replay_page_and_serve_makes_each_from_its_log(tmp_pa
     try:
         wait_until_serving(base, "/leaderboard.html")
         for log in logs:
-            answer = httpx.get(f"{base}/replays/{log.stem}.html", timeout=10)
+            answer = httpx.get(f"{base}/replays/{log_game_id(log)}.html", timeout=10)
             assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/html")
             start, steps = read_game(log, public_log)
             assert page_data_of(answer.text) == page_data(start, steps, "../leaderboard.html")
         for hostile in ("nothing", "..%2fleague", ".hidden", "r1-t001-s0.jsonl%00"):
             assert httpx.get(f"{base}/replays/{hostile}.html", timeout=10).status_code == 404
         if sync_playwright is not None and CHROMIUM.exists():
-            one_click_from_the_league_page(base, logs[0].stem)
+            one_click_from_the_league_page(base, log_game_id(logs[0]))
         assert not (output / "replays").exists()  # made for the asking, never written
     finally:
         server.send_signal(signal.SIGINT)

@@ -35,6 +35,7 @@ from referee.bots import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, BotSpecE
 from referee.clock import Timing
 from referee.config import load_league
 from referee.errors import LeagueError, RefereeError
+from referee.gamelog import log_files, log_text
 from referee.gamesetup import GameSetup
 from referee.league import BOT_LOG_DIR, RESULTS_FILE, run_league
 from referee.session import BotSession
@@ -565,7 +566,7 @@ def test_where_no_cgroup_can_be_made_limits_fall_back_to_rlimits_and_the_run_say
     assert forfeits == ["crash", "crash"]
     hog_log = "".join(path.read_text() for path in (tmp_path / "out" / BOT_LOG_DIR).glob("hog-*.log"))
     assert "MemoryError" in hog_log
-    game_logs = "".join(path.read_text() for path in (tmp_path / "out" / "games").glob("*.jsonl"))
+    game_logs = "".join(log_text(path) for path in log_files(tmp_path / "out" / "games"))
     assert "process exit code 1 (memory limit 256 MB)" in game_logs
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from referee.gamelog import log_files, log_game_id
 from referee.visibility import Shown
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, Bots, sync_playwright
 from tests.test_ladder import interrupted, ladder_file, lines, start, wait_for
@@ -212,11 +213,12 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
     # Published: the games recorded, but not those whose table the interrupt left unfinished (their deals are still
     # to be played), nor a game it cut short (its log, no record).
     published = {record["game_id"] for record in Shown.read(out).records(out)}
-    for log_file in sorted((out / "games").glob("*.jsonl")):  # each replay, made from its log when asked for
-        answer = HTTP.get(f"{base}replays/{log_file.stem}.html", timeout=10)
-        assert answer.status_code == (200 if log_file.stem in published else 404), log_file.stem
+    for log_file in log_files(out / "games"):  # each replay, made from its log when asked for
+        game_id = log_game_id(log_file)
+        answer = HTTP.get(f"{base}replays/{game_id}.html", timeout=10)
+        assert answer.status_code == (200 if game_id in published else 404), game_id
         if answer.status_code == 200:
-            served[f"replays/{log_file.stem}.html"] = answer.text
+            served[f"replays/{game_id}.html"] = answer.text
     assert "leaderboard.html" in served and any(name.startswith("replays/") for name in served)
     assert [name for name, text in served.items() if ANN_SAYS in text] == []
     assert not any(name.startswith(("logs/", "checks/", "reports/")) for name in served)

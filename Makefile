@@ -194,6 +194,7 @@ bench: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/schedule.py
 	$(BIN)/python bench/calibration.py
 	$(BIN)/python bench/viewer.py
+	$(BIN)/python bench/disk.py
 	$(BIN)/python bench/ray_scaling.py
 	$(BIN)/python bench/search_strength.py
 
@@ -208,6 +209,7 @@ bench-quick: $(STAMP) bubblewrap browser-deps
 	$(BIN)/python bench/schedule.py --quick
 	$(BIN)/python bench/calibration.py --quick
 	$(BIN)/python bench/viewer.py --games 120
+	$(BIN)/python bench/disk.py --quick
 	$(BIN)/python bench/ray_scaling.py --quick
 	$(BIN)/python bench/search_strength.py --quick
 

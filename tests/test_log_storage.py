@@ -203,3 +203,15 @@ def test_keep_logs_is_a_whole_number_of_at_least_one(tmp_path: Path, bots: Bots)
     path = write_league(tmp_path / "league.yaml", bots, extra="keep_logs: 0")
     assert referee_main(["validate", str(path)]) != 0
     assert SAMPLE_BOTS.is_dir()
+
+
+def test_a_duel_that_adjusts_for_luck_keeps_every_log(
+    tmp_path: Path, bots: Bots, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = "keep_logs: 10\nformat: {type: sprt, candidates: [alpha, bravo], elo0: 0, elo1: 50, adjust_for_luck: true}"
+    path = write_league(tmp_path / "league.yaml", bots, extra=extra, rounds=None)
+    assert referee_main(["validate", str(path)]) == 1
+    assert (
+        "keep_logs: 10 games; a duel that adjusts for luck measures each game's luck from its log"
+        in capsys.readouterr().err
+    )

@@ -286,6 +286,13 @@ def load_league(path: str | os.PathLike[str]) -> League:
     league_format = read_format(checker, keys.get("format"), table_size, bot_names, new_versions)
     if isinstance(league_format, Sprt):
         check_duel_bots(checker, bots_node, bots, league_format)
+        if league_format.adjust_for_luck and keep_logs is not None:
+            raise checker.error(
+                keys["keep_logs"],
+                "keep_logs",
+                f"{keep_logs} games; a duel that adjusts for luck measures each game's "
+                "luck from its log, so it keeps every log: leave keep_logs out, or adjust_for_luck",
+            )
     check_size(checker, keys, league_format, bot_names, table_size, rounds, seed)
     return League(
         source=source,

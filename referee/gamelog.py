@@ -381,7 +381,7 @@ def existing_log(path: Path) -> Path:
         return path
     name = path.name
     other = name.removesuffix(".zst") if name.endswith(COMPRESSED_SUFFIX) else name + ".zst"
-    if name.endswith(PLAIN_SUFFIX) and path.with_name(other).is_file():
+    if name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX)) and path.with_name(other).is_file():
         return path.with_name(other)
     return path
 

@@ -129,6 +129,7 @@ def test_logs_written_before_they_were_compressed_are_still_read(league: Path, t
     assert plain and all(path.name.endswith(".jsonl") for path in plain)
     game_id = log_game_id(plain[0])
     assert verify_log(plain[0]) == []
+    assert referee_main(["verify", str(old / "games" / f"{game_id}{COMPRESSED_SUFFIX}")]) == 0  # named either way
     assert referee_main(["show", game_id, "--output", str(old)]) == 0
     assert len(game_luck(old, game_id)) == 2
     server, base = serve(old)

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.gamelog import remove_log
+from referee.gamelog import log_files, log_game_id, remove_log
 from referee.results import RESULTS_FILE, read_records
 
 GAME_LOG_DIR = "games"  # referee.backends.base.GAME_LOG_DIR, a layer above
@@ -50,6 +50,7 @@ class Retention:
         self._recent: dict[str, deque[str]] = {}
         self._faulted: dict[str, deque[str]] = {}
         self._holders: Counter[str] = Counter()  # how many of the queues above hold each game
+        self._removing = True  # whether a log pushed out is removed at once
         self.removed = 0  # logs removed since this was made
 
     @classmethod
@@ -61,8 +62,14 @@ class Retention:
         retention = cls(output, keep)
         path = Path(output) / RESULTS_FILE
         if path.is_file():
+            retention._removing = False  # one look at the folder afterwards, not a removal tried for every game
             for record in read_records(path):
                 retention.ended(record)
+            retention._removing = True
+        for log in log_files(retention.output / GAME_LOG_DIR):
+            game_id = log_game_id(log)
+            if not retention.kept(game_id):  # pushed out by the records, or a game not recorded (played again)
+                retention._remove(game_id)
         return retention
 
     def ended(self, record: Mapping[str, Any]) -> None:
@@ -95,6 +102,10 @@ class Retention:
         if self._holders[game_id] > 0:
             return
         del self._holders[game_id]
+        if self._removing:
+            self._remove(game_id)
+
+    def _remove(self, game_id: str) -> None:
         if remove_log(self.output / GAME_LOG_DIR, game_id):
             self.removed += 1
         (self.output / REPLAY_DIR / f"{game_id}.html").unlink(missing_ok=True)

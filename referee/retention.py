@@ -20,8 +20,8 @@ page links to (its version's newest 100 games).
 :class:`Retention` is told of each game as it is recorded (:meth:`ended`) and
 holds, for each bot, the ids of its games still kept, so deciding costs a few
 dictionary operations a game; it is made from ``games.jsonl`` when a run
-starts (:meth:`Retention.of`), and then removes what a lower ``keep_logs``
-than the last run's no longer keeps.
+starts (:meth:`Retention.of`), and then removes, in one look at ``games/``,
+what the records no longer keep (a lower ``keep_logs`` than the last run's).
 """
 
 from __future__ import annotations

@@ -88,12 +88,12 @@ LOG_VERSION = 3  # 3: the seed is a string
 
 COMPRESSED_SUFFIX = ".jsonl.zst"  # a league's logs: games/GAME_ID.jsonl.zst
 PLAIN_SUFFIX = ".jsonl"  # a log written as it is read (referee play --log, check games), or one from before
-# Level 9 of 22: with the game's dictionary, 0.5 ms a log of 18 KB, in a worker thread (docs/performance.md has the
-# levels measured: 15 and up save another 10% for six times the CPU).
+# Level 9 of 22: with the game's dictionary, about 0.6 ms a log of 18 KB, in a worker thread (docs/performance.md has
+# the levels measured: 15 and up save another 10% for four to ten times the CPU).
 COMPRESSION_LEVEL = 9
 DICTIONARY_DIR = Path(__file__).resolve().parent / "log_dictionaries"  # GAME.N.zdict, N its version
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-MAX_LOG_BYTES = 256 * 2**20  # what a log may unpack to: the longest game is a few MB; a bomb stops here
+MAX_LOG_BYTES = 256 * 2**20  # what a log may unpack to: logs are tens of KB, so a frame saying more is refused
 
 
 # Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level

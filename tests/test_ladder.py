@@ -27,7 +27,7 @@ import pytest
 from referee.backends.local import LocalBackend
 from referee.errors import LeagueError
 from referee.ladder.entries import changed_submissions, judge
-from referee.ladder.file import Ladder, load_ladder
+from referee.ladder.file import Ladder, Rest, load_ladder
 from referee.ladder.history import Judged, Register, Tables
 from referee.ladder.replay import redraw
 from referee.ladder.run import run_ladder
@@ -400,9 +400,24 @@ def test_a_ladder_file_is_checked_with_file_line_and_key(tmp_path: Path) -> None
     path.write_text(body.replace("submissions: submissions", "submissions: nowhere"))
     with pytest.raises(LeagueError, match=r"ladder.yaml:5: submissions: .*nowhere is not a folder"):
         load_ladder(path)
+    path.write_text(body + "forfeits_in_a_row: 0\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:6: forfeits_in_a_row: 0 is too small"):
+        load_ladder(path)
+    path.write_text(body + "rest: {}\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:6: rest: give rank_range \(places wide\), games"):
+        load_ladder(path)
+    path.write_text(body + "rest:\n  rank_range: 0\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:7: rest.rank_range: 0 is too small"):
+        load_ladder(path)
+    path.write_text(body + "rest:\n  rank: 2\n")
+    with pytest.raises(LeagueError, match=r"ladder.yaml:7: rest.rank: unknown key; allowed keys: rank_range, games"):
+        load_ladder(path)
+    path.write_text(body + "rest:\n  games: 50\nforfeits_in_a_row: 3\n")
+    assert (load_ladder(path).rest, load_ladder(path).forfeits_in_a_row) == (Rest(games=50), 3)
     path.write_text(body)
     ladder = load_ladder(path)
     assert ladder.placement_games == 6 and ladder.output == tmp_path / "results" / "season"
+    assert (ladder.rest, ladder.forfeits_in_a_row) == (None, 5)  # never rests; suspended after 5 forfeits in a row
     example = load_ladder(ROOT / "tournaments" / "ladder.example.yaml")
     assert example.submissions == ROOT / "tournaments" / "ladder-submissions" and example.check_games == 1
 
@@ -527,3 +542,11 @@ def test_a_folder_that_changes_while_it_is_copied_is_judged_afresh_not_from_that
         register.close()
     assert verdict is not None and (verdict.bot, verdict.verdict) == ("eve-v1", "accepted"), verdict
     assert (ladder.output / "builds" / "eve-v1" / "notes.txt").is_file()
+
+
+def test_the_ladders_help_names_the_files_it_writes_and_the_orders_it_takes() -> None:
+    told = subprocess.run([PYTHON, "-m", "referee", "ladder", "--help"], capture_output=True, text=True, timeout=60)
+    assert told.returncode == 0, told.stderr
+    words = " ".join(told.stdout.split())
+    assert "OUTPUT/reports/AUTHOR.json" in words and "AUTHOR.md" not in words
+    assert "--reinstate NAME" in words and "work on a running ladder too" in words

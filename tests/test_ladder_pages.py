@@ -22,6 +22,10 @@ from referee.publish.league_page import page_data_of
 from referee.results import ACCEPTED, REJECTED, read_league
 from referee.season import WITHDRAWN
 from referee.submissions import BUILDS_DIR
+from tests.conftest import Bots
+from tests.test_ladder import author, ladder_file
+from tests.test_ladder_suspension import author_page, fragile_author, served_to
+from tests.test_site import add_author
 
 NO_RUN = "name: {author}\nversion: '1'\n"
 FAILING_BUILD = "name: {author}\nversion: '2'\nbuild: sh build.sh\nrun: [python, bot.py]\n"
@@ -201,3 +205,67 @@ def test_a_seasons_page_counts_its_authors_and_versions_and_a_leagues_its_bots(t
     publish_standings(season)
     league = page_data_of((season / "leaderboard.html").read_text())["league"]
     assert league["bots"] == 4 and "authors" not in league and "active" not in league
+
+
+CRASHES_AT_ITS_THIRD_DECISION = """
+import os
+import random
+import sys
+
+from referee.botkit import run_bot
+
+decisions = 0
+
+
+def decide(obs):
+    global decisions
+    decisions += 1
+    if decisions == 3:
+        print("eve: index out of range in my search", file=sys.stderr, flush=True)
+        os._exit(3)
+    return random.Random(repr((obs.seat, obs.hand_number, obs.turns_this_hand))).choice(obs.legal_actions)
+
+
+if __name__ == "__main__":
+    run_bot(decide, name="eve", version="1")
+"""
+
+
+def test_an_authors_page_says_what_rejected_a_version_in_plain_words_with_what_they_can_open(
+    tmp_path: Path, bots: Bots
+) -> None:
+    path = ladder_file(tmp_path, bots, {})
+    submissions = tmp_path / "submissions"
+    eve = author(submissions, "eve", bots)
+    (eve / "eve_bot.py").write_text(CRASHES_AT_ITS_THIRD_DECISION)
+    (eve / "bot.yaml").write_text(f"name: eve\nversion: '1'\nrun: [python, eve_bot.py, --marker, {bots.marker}]\n")
+    fay = fragile_author(submissions, "fay", bots)
+    (fay / "broken").write_text("start")  # it exits as it starts
+    ladder = load_ladder(path)
+    ladder.output.mkdir()
+    register = Register(ladder.output)
+    try:
+        for name, folder, digest in changed_submissions(ladder, register):
+            verdict = asyncio.run(judge(ladder, register, name, folder, digest, lambda line: None))
+            assert verdict is not None and verdict.verdict == REJECTED, verdict
+    finally:
+        register.close()
+    tokens = {name: add_author(path, name) for name in ("eve", "fay")}
+
+    eve_page = author_page(ladder.output, tokens["eve"], "eve")
+    first = eve_page.index("Your newest version, eve-v1, was rejected")
+    assert first < eve_page.index("Submit a new version") < eve_page.index("in full")
+    assert "crashed: exit code 3 in its check game, at decision" in eve_page, eve_page
+    game = "check-stop_the_bus-3-1"
+    assert f'href="checks/eve-v1/{game}.html"' in eve_page and f'href="checks/eve-v1/{game}.txt"' in eve_page
+    fay_page = author_page(ladder.output, tokens["fay"], "fay")
+    assert "could not start in its check: exited with exit code 3 before listening on the address it was given" in (
+        fay_page
+    )
+    assert "fragile: cannot load my model" in fay_page  # that start's output, which no other page holds
+    for page in (eve_page, fay_page):  # no file the author cannot open, no path of the machine
+        assert "its output is in" not in page and ".log" not in page.replace("builds/", "")
+        assert str(tmp_path) not in page and "/run/referee" not in page
+    # What the links lead to: the check game's replay and the bot's output in it, the author's to read.
+    output = served_to(ladder.output, tokens["eve"], f"authors/eve/checks/eve-v1/{game}.txt")
+    assert "eve: index out of range in my search" in output

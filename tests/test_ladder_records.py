@@ -12,6 +12,8 @@ from referee.checkbot import FAIL, PASS, Check
 from referee.errors import OutputError
 from referee.ladder.draw import Place, Played, draw_table, meeting_interval
 from referee.ladder.entries import held_against
+from referee.ladder.file import Rest
+from referee.ladder.guard import TAIL_BYTES, forfeit_streaks
 from referee.ladder.history import (
     DrawnTable,
     Judged,
@@ -20,6 +22,7 @@ from referee.ladder.history import (
     Tables,
 )
 from referee.ladder.replay import redraw
+from referee.ladder.rest import settled
 from referee.ladder.run import published_places
 from referee.results import ACCEPTED, REJECTED
 from referee.season import ACTIVE, DISQUALIFIED, WITHDRAWN
@@ -199,3 +202,43 @@ def test_a_slow_decision_is_noted_but_neither_it_nor_the_game_it_failed_rejects_
     assert held_against(slow_game) == []
     crashed = [*slow_game, Check("crash", FAIL, "process exit code 3", **where)]
     assert [check.check for check in held_against(crashed)] == ["crash"]
+
+
+def test_a_ladder_rests_once_every_active_versions_rank_range_or_games_after_placement_is_reached() -> None:
+    played = Played({"a": 9, "b": 9, "c": 8}, {}, 3)
+    places = {"a": Place(1, 1, 2), "b": Place(2, 1, 2), "c": Place(3, 3, 3)}
+    assert settled(Rest(games=3), ["a", "b", "c"], played, 6, places) is None  # c has 2 games after placement
+    assert settled(Rest(games=3), ["a", "b"], played, 6, places) == (
+        "every active version has played 3 games after its placement (rest: games)"
+    )
+    assert settled(Rest(rank_range=1), ["a", "b", "c"], played, 6, places) is None  # a and b: 1-2
+    assert settled(Rest(rank_range=2), ["a", "b", "c"], played, 6, places) == (
+        "every active version has its rank range at most 2 places wide (rest: rank_range)"
+    )
+    assert settled(Rest(rank_range=2), ["a", "b", "c", "d"], played, 6, places) is None  # d is not placed yet
+    assert settled(Rest(rank_range=1, games=30), ["c"], played, 6, places) == (
+        "every active version has its rank known (rest: rank_range)"
+    )
+
+
+def test_forfeits_in_a_row_are_counted_from_the_end_of_the_results_however_far_back_they_began(tmp_path) -> None:
+    padding = {"timing": {"latency_ms": [[1.234] * 120] * 3}}  # lines of games.jsonl as long as real ones
+
+    def game(index: int, forfeits: dict[str, str]) -> str:
+        record = {"index": index, "game_id": f"r1-t{index + 1:03d}-s0", "seats": ["ann-v1", "bob-v1", "cat-v1"],
+                  "finish_order": [0, 1, 2], "table": index + 1, "rotation": 0, "seed": "1", "forfeits": forfeits,
+                  **padding}  # fmt: skip
+        return json.dumps(record) + "\n"
+
+    # cat forfeits from game 100 on, for much more than the first part of the file read; bob once, long ago.
+    lines = [game(index, {"2": "startup"} if index >= 100 else {"1": "crash"} if index == 5 else {})
+             for index in range(3_000)]  # fmt: skip
+    (tmp_path / "games.jsonl").write_text("".join(lines))
+    assert (tmp_path / "games.jsonl").stat().st_size > 4 * TAIL_BYTES
+    entered = {"ann-v1": 0, "bob-v1": 0, "cat-v1": 0}
+    streaks = forfeit_streaks(tmp_path / "games.jsonl", entered, 10_000)
+    assert streaks == {"cat-v1": (2_900, {"startup": 2_900})}
+    assert forfeit_streaks(tmp_path / "games.jsonl", entered, 5) == {"cat-v1": (5, {"startup": 5})}
+    # Only the games of tables drawn after it entered play (reinstated at table 2,990) count.
+    assert forfeit_streaks(tmp_path / "games.jsonl", {"cat-v1": 2_990}, 10_000) == {"cat-v1": (10, {"startup": 10})}
+    assert forfeit_streaks(tmp_path / "none.jsonl", entered, 5) == {}

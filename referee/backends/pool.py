@@ -3,7 +3,8 @@
 Bot processes are kept between games: a bot that ends a game healthy plays
 its next game in the same process. A bot that crashed, timed out or failed
 to start is restarted for its next game, at most ``max_restarts`` times over
-the league (:class:`Restarts`); after that it forfeits its remaining games.
+the league (:class:`Restarts`); after that it forfeits its remaining games
+in a league, and a ladder, told at once, suspends it (:mod:`referee.ladder.run`).
 
 No process plays two games on the same deals. The games of a table share
 its seed (duplicate deals), and a process that played one of them would know
@@ -24,7 +25,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -40,22 +42,61 @@ if TYPE_CHECKING:
     from referee.schedule import ScheduledGame
 
 
+# How a failure in a game is told (by release), apart from a failure to start (the start's own words).
+IN_GAME = ("it crashed", "it stopped answering")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A bot's process that failed (a crash, a start that failed), as :class:`Restarts` counts it."""
+
+    bot: str
+    detail: str  # what happened, in the referee's words
+    log_path: Path | None  # the process's output
+    count: int  # the bot's failures so far, this one included
+    disabled: bool  # this failure took the bot past its restart limit: it is started no more
+
+
 class Restarts:
-    """Each bot's failures over a league, and the bots that reached the restart limit and play no more."""
+    """Each bot's failures over a league, and the bots that reached the restart limit and play no more.
+
+    ``told``, when set, hears of each failure as it is counted, in the event
+    loop that counted it: a ladder records each, and suspends a version the
+    moment it is disabled, so that no table seats it again.
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.failures: dict[str, int] = defaultdict(int)
         self.disabled: dict[str, str] = {}  # bot name -> why it plays no more
         self.last_failed_log: dict[str, Path] = {}  # bot name -> the log of its last process that failed
+        self.told: Callable[[Failure], None] | None = None
 
     def failed(self, name: str, detail: str, log_path: Path | None) -> None:
         """Count a failure of bot ``name`` (``detail``: what happened; ``log_path``: its process's output)."""
         if log_path is not None:
             self.last_failed_log[name] = log_path
         self.failures[name] += 1
-        if self.failures[name] > self.limit and name not in self.disabled:
-            self.disabled[name] = f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
+        newly = self.failures[name] > self.limit and name not in self.disabled
+        if newly:
+            self.disabled[name] = self._why(detail)
+        if self.told is not None:
+            self.told(Failure(name, detail, log_path, self.failures[name], newly))
+
+    def carry(self, name: str, failures: int, last: str) -> None:
+        """Count ``failures`` of bot ``name`` before this run (a ladder's, from its register; ``last``: the last)."""
+        self.failures[name] = failures
+        if failures > self.limit:
+            self.disabled.setdefault(name, self._why(last))
+
+    def forgive(self, name: str) -> None:
+        """Forget bot ``name``'s failures: it has its every restart again (a ladder's version reinstated)."""
+        self.failures.pop(name, None)
+        self.disabled.pop(name, None)
+        self.last_failed_log.pop(name, None)
+
+    def _why(self, detail: str) -> str:
+        return f"not started: the restart limit ({self.limit}) was reached; last failure: {detail}"
 
 
 class BotPool:
@@ -108,14 +149,22 @@ class BotPool:
             self._idle[(name, lane)].append(bot)
             return
         usable = bot.usable
+        # Said before it is stopped, which ends the process whatever it did.
+        why = f"{IN_GAME[0]}: {bot.process.exit_detail()}" if bot.has_exited() else IN_GAME[1]
         await bot.stop()
         if not usable:
-            self.restarts.failed(name, "it crashed or stopped answering", bot.log_path)
+            self.restarts.failed(name, why, bot.log_path)
 
     async def renew(self, league: League) -> None:
-        """Start the bots of ``league`` from now on (a ladder's field changed); stop the idle ones that play no more."""
+        """Start the bots of ``league`` from now on (a ladder's field changed); stop the idle ones that play no more.
+
+        A bot that played no more and plays again (a ladder's version reinstated) has its every restart again.
+        """
         self._league = league
+        playing_again = self._retired - _retired(league)
         self._retired = _retired(league)
+        for name in playing_again:
+            self.restarts.forgive(name)
         retired = [key for key in self._idle if key[0] in self._retired]
         stopping = [bot for key in retired for bot in self._idle.pop(key)]
         await asyncio.gather(*(bot.stop() for bot in stopping), return_exceptions=True)

@@ -14,7 +14,6 @@ from referee.cli.options import UsageError, concurrency, sandbox_refusal
 if TYPE_CHECKING:
     from referee.cli.options import Commands
     from referee.ladder.file import Ladder
-    from referee.season import BotStatus
 
 
 def add_ladder(commands: Commands) -> None:
@@ -24,10 +23,15 @@ def add_ladder(commands: Commands) -> None:
         help="run a ladder: a continuous league fed by a folder of submissions (one folder per author)",
         description="Watches the ladder file's submissions folder: each new or changed author folder is built "
         "once in a copy, checked as check-bot checks it, and entered as the author's next version "
-        "(replacing the previous one) or rejected, the reason in OUTPUT/reports/AUTHOR.md. Plays "
-        "tables drawn as it goes, concurrency games at once, until stopped (Ctrl-C, SIGTERM) or "
-        "--games are started; run again, it resumes where it stopped. Exit status: 0 after --games, "
-        "1 on a failure, 2 for a bad option, 130 after Ctrl-C, 143 after SIGTERM.",
+        "(replacing the previous one) or rejected; the verdict and why are on the author's page of "
+        "`referee serve` (from OUTPUT/reports/AUTHOR.json). Plays tables drawn as it goes, concurrency "
+        "games at once, until stopped (Ctrl-C, SIGTERM) or --games are started; run again, it resumes "
+        "where it stopped. A version that reaches its restart limit or forfeits forfeits_in_a_row games "
+        "in a row is suspended (--reinstate lets it play again); with rest: in the ladder file, a ladder "
+        "whose standings are settled starts no table until the field changes. --withdraw, --disqualify "
+        "and --reinstate work on a running ladder too: it takes the order up within its poll_s, and the "
+        "command prints what came of it. Exit status: 0 after --games or an order applied, 1 on a "
+        "failure or an order refused, 2 for a bad option, 130 after Ctrl-C, 143 after SIGTERM.",
     )
     ladder.add_argument("ladder", type=Path, help="the ladder file (YAML; see tournaments/ladder.example.yaml)")
     ladder.add_argument(
@@ -53,9 +57,17 @@ def add_ladder(commands: Commands) -> None:
     change.add_argument(
         "--disqualify",
         metavar="NAME",
-        help="disqualify version NAME (its games count for no one), then exit",
+        help="disqualify version NAME (its games count for no one; its tables' games not started are dropped), "
+        "then exit",
     )
-    ladder.add_argument("--reason", metavar="TEXT", default="", help="why, for --withdraw or --disqualify")
+    change.add_argument(
+        "--reinstate",
+        metavar="NAME",
+        help="let version NAME play again (suspended, withdrawn or disqualified; its author's latest), then exit",
+    )
+    ladder.add_argument(
+        "--reason", metavar="TEXT", default="", help="why, for --withdraw, --disqualify or --reinstate (pages show it)"
+    )
     authors = ladder.add_mutually_exclusive_group()
     authors.add_argument(
         "--add-author",
@@ -71,23 +83,25 @@ def add_ladder(commands: Commands) -> None:
 def _ladder(args: argparse.Namespace) -> int:
     from referee.cli.process import run_interruptibly
     from referee.ladder.file import load_ladder
-    from referee.ladder.run import change_status, run_ladder
-    from referee.season import DISQUALIFIED, WITHDRAWN
+    from referee.ladder.orders import give
+    from referee.ladder.run import run_ladder
 
     if args.games is not None and args.games < 1:
         raise UsageError(f"--games must be at least 1, got {args.games}")
-    if args.reason and not (args.withdraw or args.disqualify):
-        raise UsageError("--reason goes with --withdraw NAME or --disqualify NAME")
+    action = next((name for name in ("withdraw", "disqualify", "reinstate") if getattr(args, name)), None)
+    if args.reason and action is None:
+        raise UsageError("--reason goes with --withdraw NAME, --disqualify NAME or --reinstate NAME")
     ladder = load_ladder(args.ladder)
     if args.add_author or args.revoke_author or args.authors:
-        if args.withdraw or args.disqualify:
-            raise UsageError("--add-author, --revoke-author and --authors go alone, without --withdraw or --disqualify")
+        if action is not None:
+            raise UsageError(
+                "--add-author, --revoke-author and --authors go alone, without --withdraw, --disqualify or --reinstate"
+            )
         return _authors(args, ladder)
-    if args.withdraw or args.disqualify:
-        status: BotStatus = WITHDRAWN if args.withdraw else DISQUALIFIED
-        change = change_status(ladder, args.withdraw or args.disqualify, status, args.reason)
-        print(f"{change.bot}: {change.status}" + (f" ({change.reason})" if change.reason else ""))
-        return 0
+    if action is not None:
+        answer = give(ladder, action, getattr(args, action), args.reason, _say)
+        print(answer.said, file=sys.stdout if answer.ok else sys.stderr)
+        return 0 if answer.ok else 1
     for warning in ladder.league.warnings:
         print(warning)
     backend = backend_of(args)  # first: with Ray, this process may be replaced by one in a private network
@@ -103,9 +117,11 @@ def _ladder(args: argparse.Namespace) -> int:
         run_ladder(ladder, concurrency=args.concurrency, backend=backend, max_games=args.games, say=_say)
     )
     _print_standings(ladder.output)
+    suspended = f"; suspended: {', '.join(summary.suspended)}" if summary.suspended else ""
     print(
         f"{summary.played} games played; versions accepted: {', '.join(summary.accepted) or 'none'}; "
-        f"rejected: {', '.join(summary.rejected) or 'none'}; the standings are in {ladder.output}/leaderboard.*"
+        f"rejected: {', '.join(summary.rejected) or 'none'}{suspended}; the standings are in "
+        f"{ladder.output}/leaderboard.*"
     )
     return 0
 

@@ -30,13 +30,13 @@ from typing import Any
 from referee.atomic import replace_json
 from referee.bots import BotSpec
 from referee.checkbot import CANDIDATE, FAIL, Check, CheckSettings, check_built
-from referee.config import MANIFEST_NAME, NAME_PATTERN, LeagueBot, Submission, load_submission
+from referee.config import MANIFEST_NAME, NAME_PATTERN, League, LeagueBot, Submission, load_submission
 from referee.config.bots import hide_from_each_other
 from referee.errors import LeagueError
 from referee.ladder.file import Ladder
 from referee.ladder.history import Judged, Register
 from referee.publish.redaction import public_text
-from referee.results import ACCEPTED, REJECTED
+from referee.results import ACCEPTED, REJECTED, write_league
 from referee.season import ACTIVE
 from referee.seeding import derive_seed
 from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
@@ -268,6 +268,16 @@ def ladder_bots(ladder: Ladder, register: Register) -> tuple[LeagueBot, ...]:
     return tuple(run_from(bot, copy) for bot, copy in zip(hidden, copies, strict=True))
 
 
+def ladder_league(ladder: Ladder, register: Register) -> League:
+    """The league the ladder plays now: its settings and every accepted version, with its status."""
+    return dataclasses.replace(ladder.league, bots=ladder_bots(ladder, register))
+
+
+def write_ladder_league(ladder: Ladder, register: Register, league: League) -> None:
+    """Write ``league.json``: ``league`` (its versions, with their statuses) and every version judged, for the pages."""
+    write_league(ladder.output, league, league, submissions=submission_verdicts(register))
+
+
 def _later_versions(register: Register, judged: Judged) -> Iterator[str]:
     for later in register.judged():
         if later.author == judged.author and later.version > judged.version and later.verdict == ACCEPTED:
@@ -280,10 +290,13 @@ def _later_versions(register: Register, judged: Judged) -> Iterator[str]:
 def _versions_by_author(register: Register) -> dict[str, list[dict[str, Any]]]:
     """Each author's versions in the order judged (authors in the order of their first): the verdict and status now."""
     statuses = register.statuses()
+    reasons = {change.bot: change.reason for change in register.status_changes()}  # each version's last
     versions: dict[str, list[dict[str, Any]]] = {}
     for judged in register.judged():
+        status = statuses.get(judged.bot)
+        reason = reasons.get(judged.bot, "") if status not in (None, ACTIVE) else ""
         versions.setdefault(judged.author, []).append(
-            {**dataclasses.asdict(judged), "status": statuses.get(judged.bot)}
+            {**dataclasses.asdict(judged), "status": status, "status_reason": reason}
         )
     return versions
 

@@ -48,6 +48,12 @@ LADDER_ONLY: tuple[Key, ...] = (
     Key("uploads", "mapping", "what an author's upload (referee serve) may be: limits on its archive, and on each "
         "author's uploads an hour and versions kept",
         default=None, shown_default="see uploads", value="{KEY: N, ...}"),
+    Key("forfeits_in_a_row", "integer", "a version that forfeits this many games in a row is suspended (it plays no "
+        "new game until its author submits again or the organiser reinstates it)",
+        default=5, minimum=1, maximum=MAX_GAMES),
+    Key("rest", "mapping", "when the standings are settled enough for the ladder to rest (start no table until a "
+        "version arrives, is reinstated or withdrawn): rank_range, games",
+        default=None, shown_default="never rests", value="{KEY: N, ...}"),
 )  # fmt: skip
 
 
@@ -83,6 +89,13 @@ UPLOADS: tuple[Key, ...] = (
         default=UploadLimits.versions, minimum=1, maximum=100_000),
 )  # fmt: skip
 _UPLOAD_KEYS = by_name(UPLOADS)
+REST: tuple[Key, ...] = (
+    Key("rank_range", "integer", "rests once every active version's rank range is at most this many places wide "
+        "(1: every rank known)", default=None, minimum=1, maximum=100_000),
+    Key("games", "integer", "rests once every active version has played this many games after its placement",
+        default=None, minimum=1, maximum=MAX_GAMES),
+)  # fmt: skip
+_REST_KEYS = by_name(REST)
 # A season runs for months: by default it keeps the logs of each version's last 1,000 games (referee.retention).
 LADDER_KEEP_LOGS = dataclasses.replace(by_name(LEAGUE)["keep_logs"], default=1000, shown_default=None)
 LADDER: tuple[Key, ...] = (
@@ -92,6 +105,14 @@ LADDER: tuple[Key, ...] = (
 LADDER_KEYS = names(LADDER)
 LADDER_REQUIRED = required(LADDER)
 _KEYS = by_name(LADDER)
+
+
+@dataclass(frozen=True)
+class Rest:
+    """When a ladder's standings are settled enough to rest (the ladder file's ``rest:``): whichever comes first."""
+
+    rank_range: int | None = None  # every active version's rank range at most this many places wide
+    games: int | None = None  # every active version has this many games after its placement
 
 
 @dataclass(frozen=True)
@@ -105,6 +126,8 @@ class Ladder:
     check_games: int
     uploads: UploadLimits = UploadLimits()
     draw: str = UNSURE  # referee.ladder.draw: UNSURE or EVEN
+    forfeits_in_a_row: int = 5  # a version that forfeits this many games in a row is suspended
+    rest: Rest | None = None  # None: the ladder never rests
 
     @property
     def source(self) -> Path:
@@ -204,6 +227,8 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         check_games=checker.key(keys, _KEYS["check_games"]),
         uploads=_upload_limits(checker, keys.get("uploads")),
         draw=checker.key(keys, _KEYS["draw"]),
+        forfeits_in_a_row=checker.key(keys, _KEYS["forfeits_in_a_row"]),
+        rest=_rest(checker, keys.get("rest")),
     )
 
 
@@ -221,3 +246,15 @@ def _upload_limits(checker: Checker, node: yaml.Node | None) -> UploadLimits:
         value["per_hour"],
         value["versions"],
     )
+
+
+def _rest(checker: Checker, node: yaml.Node | None) -> Rest | None:
+    """Read ``rest:``: ``rank_range``, ``games`` or both, each a whole number in its range; at least one of them."""
+    if node is None:
+        return None
+    keys = checker.mapping(node, "rest", names(REST), ())
+    if not keys:
+        raise checker.error(
+            node, "rest", "give rank_range (places wide), games (after placement) or both, or leave rest out"
+        )
+    return Rest(**{name: checker.key(keys, key, "rest.") for name, key in _REST_KEYS.items()})

@@ -5,11 +5,13 @@ Two append-only files in the ladder's output folder, beside the
 
 - ``register.jsonl``: every version of every author's bot as it was judged
   (accepted or rejected, why, its content digest, when), and every change of
-  a bot's status (withdrawn, disqualified), in the order they happened, each
-  with the number of tables drawn before it took effect. Those decide which
-  bots could be drawn for each table, so with the seed and ``tables.jsonl``
-  they make a ladder's history replayable: every table's draw can be done
-  again.
+  a bot's status (withdrawn, disqualified, suspended, reinstated: active
+  again), in the order they happened, each with the number of tables drawn
+  before it took effect. Those decide which bots could be drawn for each
+  table, so with the seed and ``tables.jsonl`` they make a ladder's history
+  replayable: every table's draw can be done again. Between them, each
+  failure of a version's process (a crash, a start that failed), so that a
+  ladder started again counts them toward the restart limit.
 - ``tables.jsonl``: each table as it was drawn, before its first game
   started: its number, its bots in seat order and its seed, and, drawn where
   the ranking is unsure, ``draw: unsure`` with the places in the standings it
@@ -35,7 +37,7 @@ from referee.errors import OutputError
 from referee.ladder.draw import EVEN, UNSURE, Place
 from referee.results import ACCEPTED
 from referee.schedule.base import ScheduledGame, rotation_group
-from referee.season import ACTIVE, WITHDRAWN, BotStatus
+from referee.season import ACTIVE, DISQUALIFIED, SUSPENDED, WITHDRAWN, BotStatus
 
 REGISTER_FILE = "register.jsonl"
 TABLES_FILE = "tables.jsonl"
@@ -57,9 +59,14 @@ class Judged:
     summary: str = ""  # why it was rejected, in the referee's words alone: what everyone may read
 
 
+#: The statuses that close a version's tables drawn before: their games not started are never played.
+CLOSING = (DISQUALIFIED, SUSPENDED)
+
+
 @dataclass(frozen=True)
 class StatusChange:
-    """A bot withdrawn (it plays no new game; its games count) or disqualified (its games count for no one)."""
+    """A bot withdrawn (it plays no new game; its games count), disqualified (its games count for no one),
+    suspended (it could not play: it plays no new game, its games count) or reinstated (active again)."""
 
     bot: str
     status: BotStatus
@@ -67,6 +74,18 @@ class StatusChange:
     at: str = ""
     tables_drawn: int = 0  # tables drawn before the change: the next one is drawn without the bot
     kind: str = "status"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failure of an accepted version's process (a crash, a start that failed), as the restart limit counts it."""
+
+    bot: str
+    detail: str  # what happened, in the referee's words (no path of the machine)
+    log: str = ""  # the process's output file, in OUTPUT/logs
+    at: str = ""
+    tables_drawn: int = 0
+    kind: str = "failure"
 
 
 @dataclass(frozen=True)
@@ -177,8 +196,37 @@ class Register:
             if record.get("kind") == "status":
                 yield StatusChange(**{key: record[key] for key in StatusChange.__dataclass_fields__ if key in record})
 
-    def add(self, record: Judged | StatusChange) -> None:
+    def add(self, record: Judged | StatusChange | Failure) -> None:
         self.file.append(asdict(record))
+
+    def failures_since_entry(self) -> dict[str, list[Failure]]:
+        """Each version's failures since it last entered play (accepted, or reinstated): what its restarts used."""
+        since: dict[str, list[Failure]] = {}
+        for record in self.file.records:
+            kind, bot = record.get("kind"), record.get("bot")
+            if kind == "failure" and isinstance(bot, str):
+                since.setdefault(bot, []).append(_failure(record))
+            elif kind == "status" and record.get("status") == ACTIVE:
+                since.pop(str(bot), None)
+        return since
+
+    def closed_before(self) -> dict[str, int]:
+        """Each version disqualified or suspended, with the tables drawn before the last such change: the games not
+        started of its tables up to that number are never played, whatever its status later."""
+        closed: dict[str, int] = {}
+        for change in self.status_changes():
+            if change.status in CLOSING:
+                closed[change.bot] = max(closed.get(change.bot, 0), change.tables_drawn)
+        return closed
+
+    def entered_at(self) -> dict[str, int]:
+        """Each accepted version's tables drawn when it last entered play (its verdict, or its reinstatement)."""
+        entered: dict[str, int] = {}
+        for record in self.file.records:
+            accepted = record.get("kind") == "judged" and record.get("verdict") == ACCEPTED
+            if accepted or (record.get("kind") == "status" and record.get("status") == ACTIVE):
+                entered[record["bot"]] = int(record.get("tables_drawn", 0))
+        return entered
 
     def statuses(self, table: int | None = None) -> dict[str, str]:
         """Every accepted bot's status, in the order accepted: active, withdrawn (replaced, or by the organiser)...
@@ -219,6 +267,28 @@ def judged_versions(output: Path) -> list[Judged]:
     except (OSError, OutputError):
         return []
     return [_judged(record) for record in records if record.get("kind") == "judged"]
+
+
+def version_failures(output: Path, bot: str) -> list[Failure]:
+    """Version ``bot``'s failures since it last entered play, in order: ``register.jsonl`` read by another process
+    than the ladder's, never written (a damaged file reads as none)."""
+    try:
+        records, _ = _read(output / REGISTER_FILE)
+    except (OSError, OutputError):
+        return []
+    found: list[Failure] = []
+    for record in records:
+        if record.get("bot") != bot:
+            continue
+        if record.get("kind") == "failure":
+            found.append(_failure(record))
+        elif record.get("kind") == "status" and record.get("status") == ACTIVE:
+            found = []
+    return found
+
+
+def _failure(record: Mapping[str, Any]) -> Failure:
+    return Failure(**{key: record[key] for key in Failure.__dataclass_fields__ if key in record})
 
 
 class Tables:

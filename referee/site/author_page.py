@@ -1,13 +1,20 @@
 """An author's own page on ``referee serve``, and the site's other pages: sign-in, refusals, a bot's output as text.
 
-The author's page is their report: every version they submitted, newest
-first, with its verdict and why (whole: the build's output or the check's
-details, which only they see), its build log, its check games (replays and
-their output), its standing (rank, strength with its interval, games,
-faults), its newest games with a link to its output in each, and its faults
-with the output around them. It is rendered when asked for, from the
-ladder's records (:mod:`referee.site.records`), by Jinja2 with every value
-escaped, and it is one column that reads on a phone.
+The author's page is their report. First, in plain words, what needs them:
+a version suspended (it could not play: why, and how it plays again) or
+their newest version rejected. Then every version they submitted, newest
+first, with its verdict and why: what rejected it in plain words first
+(``crashed: exit code 3 in its check game``, with a link to that game and
+its output, or the output itself where there is no game), then in full
+(the build's output or the check's details, which only they see, naming no
+file they cannot open); its failures since it entered play, each start that
+failed with its output; its build log, its check games (replays and their
+output), its standing (rank, strength with its interval, games, faults),
+its newest games with a link to its output in each, and its faults grouped
+by cause, the first of each cause with the output around it (read from its
+oldest games with faults: what went wrong first). It is rendered when asked
+for, from the ladder's records (:mod:`referee.site.records`), by Jinja2 with
+every value escaped, and it is one column that reads on a phone.
 """
 
 from __future__ import annotations
@@ -20,16 +27,22 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from referee.ladder.entries import NOT_HELD_AGAINST
 from referee.ladder.file import MB, UploadLimits
-from referee.results import ACCEPTED
+from referee.ladder.guard import STARTING, plain_detail
+from referee.ladder.history import version_failures
+from referee.results import ACCEPTED, REJECTED
+from referee.season import SUSPENDED
 from referee.site.auth import SESSION_HOURS
 from referee.site.records import (
     BOT_LOGS,
     SeatOutput,
+    check_start_output,
     faults_of,
     last_upload,
     read_board,
     read_report,
+    start_output,
     versions_of,
 )
 from referee.visibility import Shown
@@ -39,7 +52,8 @@ if TYPE_CHECKING:
     from referee.site.records import GamesIndex
 
 GAMES_SHOWN = 100  # of each version, the newest
-FAULTS_SHOWN = 20  # of each version, with the output around each
+FAULT_GAMES_READ = 40  # of each version's games with a fault, the oldest: read for the causes of its faults
+FAILURES_SHOWN = 10  # of each version's failures since it entered play, the first
 _templates = Environment(
     loader=PackageLoader("referee.site", "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
@@ -129,8 +143,22 @@ def _author_data(season: Season, name: str, api: str, refused_upload: str | None
         "limits": _limits(ladder.uploads) if ladder else None,
         "api": api,
         "versions": versions,
-        "faults_shown": FAULTS_SHOWN,
+        "notices": _notices(versions),
+        "fault_games_read": FAULT_GAMES_READ,
+        "failures_shown": FAILURES_SHOWN,
     }
+
+
+def _notices(versions: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """What needs the author, said first: each version suspended, and their newest version if it was rejected."""
+    notices = [
+        {"bot": version["bot"], "kind": "suspended", "text": version["status_reason"] or "it could not play"}
+        for version in versions
+        if version["status"] == SUSPENDED
+    ]
+    if versions and versions[0]["verdict"] == REJECTED and versions[0]["why"]:
+        notices.append({"bot": versions[0]["bot"], "kind": "rejected", "text": versions[0]["why"][0]["text"]})
+    return notices
 
 
 def _limits(limits: UploadLimits) -> dict[str, int]:
@@ -156,26 +184,90 @@ def _version(season: Season, shown: Shown, entry: dict[str, Any], row: dict[str,
     bot = str(entry.get("bot"))
     checks = [check for check in entry.get("checks", []) if isinstance(check, dict)]
     games = season.games.of(bot, shown) if entry.get("verdict") == ACCEPTED else []
+    build_log = (output / BOT_LOGS / f"build-{bot}.log").is_file()
+    faults, games_read = faults_of(output, reversed(games), bot, FAULT_GAMES_READ) if row and _faulted(row) else ([], 0)
     return {
         "bot": bot,
         "verdict": entry.get("verdict"),
         "status": entry.get("status"),
-        "status_reason": (row or {}).get("status_reason") or "",
+        "status_reason": entry.get("status_reason") or (row or {}).get("status_reason") or "",
         "at": utc_minute(entry.get("at")),
         "digest": str(entry.get("digest") or ""),
-        "reason": entry.get("reason") or "",
+        "why": _why_rejected(output, bot, entry, checks, build_log) if entry.get("verdict") == REJECTED else [],
+        "reason": plain_detail(str(entry.get("reason") or ""), output),
         "row": _figures(row) if row else None,
-        "build_log": (output / BOT_LOGS / f"build-{bot}.log").is_file(),
+        "build_log": build_log,
         "check_games": [
             {"game_id": check["game_id"], "seat": check.get("seat"), "placed": check.get("placed")}
             for check in checks
             if check.get("check") == "game" and check.get("game_id")
         ],
-        "checks": checks,
+        "checks": [{**check, "detail": plain_detail(str(check.get("detail") or ""), output)} for check in checks],
         "games_total": len(games),
         "games": [_game(game, bot, output) for game in games[:GAMES_SHOWN]],
-        "faults": list(faults_of(output, games, bot, FAULTS_SHOWN)) if row and _faulted(row) else [],
+        "failures": _failures(output, bot) if entry.get("verdict") == ACCEPTED else [],
+        "faults": faults,
+        "fault_games": games_read,
     }
+
+
+def _failures(output: Path, bot: str) -> list[dict[str, Any]]:
+    """Version ``bot``'s failures since it entered play (the first few): each start that failed with its output (the
+    output of a crash in a game is shown with that game's fault, once the game may be shown)."""
+    return [
+        {
+            "detail": failure.detail,
+            "at": utc_minute(failure.at),
+            "output": start_output(output, failure.log) if failure.detail.startswith(STARTING) else None,
+        }
+        for failure in version_failures(output, bot)[:FAILURES_SHOWN]
+    ]
+
+
+def _why_rejected(
+    output: Path, bot: str, entry: dict[str, Any], checks: Sequence[dict[str, Any]], build_log: bool
+) -> list[dict[str, Any]]:
+    """What rejected a version, in plain words, one line a finding (``crashed: exit code 3 in its check game``), each
+    with the links the author can open, or the output itself where no page has it (a start that failed)."""
+    found: list[dict[str, Any]] = []
+    told_games: set[str] = set()
+    for check in checks:
+        name = str(check.get("check"))
+        if check.get("verdict") != "fail" or name in NOT_HELD_AGAINST or name == "game":
+            continue
+        detail = plain_detail(str(check.get("detail") or ""), output)
+        game = str(check.get("game_id") or "")
+        links = [("its replay", f"checks/{bot}/{game}.html"), ("your bot's output", f"checks/{bot}/{game}.txt")]
+        line: dict[str, Any] = {"links": links if game else [], "output": None}
+        if name == "manifest":
+            line["text"] = f"its bot.yaml is not valid: {detail}"
+        elif name == "build":
+            told = detail.removeprefix("build: ").splitlines()[0] if detail else ""
+            line["text"] = f"its build failed: {told}" if told else "its build failed"
+            line["links"] = [("the build's output", f"builds/{bot}.log")] if build_log else []
+        elif name == "fault":
+            kind = str(check.get("kind") or "fault")
+            at = f", at decision {check['decision']}" if check.get("decision") is not None else ""
+            if kind == "crash":
+                line["text"] = f"crashed: {detail.removeprefix('process ')} in its check game{at}"
+            else:
+                line["text"] = f"{kind} in its check game{at}: {detail}"
+            told_games.add(game)
+        elif name == "forfeit":
+            if game in told_games:
+                continue  # the fault that made it forfeit is told already
+            line["text"] = f"forfeited its check game: {detail}"
+        elif name in ("startup", "handshake"):
+            what = "could not start" if name == "startup" else "its handshake failed"
+            line["text"] = f"{what} in its check: {detail}"
+            line["output"] = check_start_output(output, bot, str(check.get("log") or ""))
+        else:
+            line["text"] = f"{name}: {detail}" if detail else name
+        found.append(line)
+    if not found and entry.get("reason"):
+        first = plain_detail(str(entry["reason"]), output).splitlines()[0]
+        found.append({"text": first.removeprefix("check: "), "links": [], "output": None})
+    return found
 
 
 def _faulted(row: dict[str, Any]) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import islice
@@ -28,6 +28,7 @@ from typing import Any
 from referee.atomic import append_whole
 from referee.gamelog import GameLogError, find_log, read_game_log
 from referee.ladder.entries import CHECKS_DIR, REPORTS_DIR
+from referee.ladder.guard import plain_detail
 from referee.ladder.history import Judged, judged_versions
 from referee.results import RESULTS_FILE, GameRecord, games_after
 from referee.visibility import Shown
@@ -40,6 +41,12 @@ OUTPUT_BYTES_SHOWN = 2 * 2**20
 LINE_CHARS_SHOWN = 2_000
 EXCERPT_BEFORE, EXCERPT_AFTER = 12, 6  # lines of output shown around a fault
 A_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+# Faults whose details differ only by a number, a card or what follows a parenthesis or a semicolon (the legal
+# moves then, the times) have one cause.
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CARD = re.compile(r"\b(?:[2-9TJQKA]|10)[SHDC]\b")
+_OUTPUT_FILE = re.compile(r"\(its output is in (?:[^()]*/)?([A-Za-z0-9][A-Za-z0-9._-]*\.log)\)")
+STARTING_KINDS = ("startup", "handshake")  # faults of a process that played no game: its output holds none
 
 
 def plain_name(name: str) -> bool:
@@ -184,29 +191,80 @@ def excerpt(path: Path, line: int) -> tuple[int, list[str]]:
     return first + 1, lines
 
 
-def faults_of(output: Path, games: Iterable[GameRecord], bot: str, limit: int) -> Iterator[dict[str, Any]]:
-    """``bot``'s faults in ``games`` (those whose record counts one for it), each with its output around it."""
-    shown = 0
+def faults_of(output: Path, games: Iterable[GameRecord], bot: str, games_read: int) -> tuple[list[dict[str, Any]], int]:
+    """``bot``'s faults in ``games`` (oldest first; those whose record counts one for it), grouped by cause: the
+    first fault of each cause with the output around it, and how many of that cause were found; and how many of
+    the games with a fault were read (at most ``games_read``, the oldest: what went wrong first is what matters)."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    read = 0
     for game in games:
         seats = [seat for seat, name in enumerate(game.seats) if name == bot]
         if not any(sum(game.faults[seat].values()) for seat in seats if seat < len(game.faults)):
             continue
-        records = game_log(output / GAME_LOGS, game.game_id) or []
+        if read >= games_read:
+            break
+        records = game_log(output / GAME_LOGS, game.game_id)
+        if records is None:
+            continue  # its log is no longer kept (keep_logs): the next game's tells
+        read += 1
         for record in records:
             if record.get("type") != "fault" or record.get("bot") != bot:
                 continue
-            log, line = str(record.get("log") or ""), record.get("log_line")
-            around = excerpt(output / BOT_LOGS / log, int(line)) if plain_name(log) and line is not None else None
-            yield {"game": game.game_id, "n": record.get("n"), "kind": record.get("kind"),
-                   "detail": str(record.get("detail") or ""), "log": log, "line": line, "excerpt": around}  # fmt: skip
-            shown += 1
-            if shown >= limit:
-                return
+            kind, detail = str(record.get("kind") or ""), str(record.get("detail") or "")
+            words = plain_detail(detail, output)
+            cause = (kind, _cause(words))
+            if cause in groups:
+                groups[cause]["count"] += 1
+                continue
+            groups[cause] = {"game": game.game_id, "n": record.get("n"), "kind": kind, "detail": words, "count": 1,
+                             "excerpt": _fault_output(output, bot, record, detail)}  # fmt: skip
+    return list(groups.values()), read
+
+
+def _cause(words: str) -> str:
+    """What a fault's detail says of its cause: its words before any parenthesis or semicolon, no number or card."""
+    head = re.split(r" \(|;", words, maxsplit=1)[0]
+    return _NUMBER.sub("N", _CARD.sub("CARD", head))
+
+
+def _fault_output(output: Path, bot: str, record: Mapping[str, Any], detail: str) -> tuple[int, list[str]] | None:
+    """The output around a fault: where the bot's output file stood at it; for a start that failed (no line
+    recorded), the output of that process, which played no game."""
+    log, line = str(record.get("log") or ""), record.get("log_line")
+    if plain_name(log) and line is not None:
+        return excerpt(output / BOT_LOGS / log, int(line))
+    named = _OUTPUT_FILE.search(detail)
+    if record.get("kind") in STARTING_KINDS and named is not None and _own_log(named.group(1), bot):
+        return start_output(output, named.group(1))
+    return None
+
+
+def _own_log(name: str, bot: str) -> bool:
+    return plain_name(name) and name.startswith(f"{bot}-") and name.endswith(".log")
+
+
+def start_output(output: Path, log: str) -> tuple[int, list[str]] | None:
+    """The output of a process of a bot that failed to start, from its first line (it played no game); None when
+    the file is not one of the ladder's bots' output files."""
+    if not plain_name(log) or not log.endswith(".log"):
+        return None
+    lines, _ = read_lines(output / BOT_LOGS / log, 0, EXCERPT_BEFORE + EXCERPT_AFTER)
+    return (1, lines) if lines else None
 
 
 def check_folder(output: Path, bot: str) -> Path:
     """``checks/BOT/``: the game logs of version ``bot``'s check and its output there."""
     return output / CHECKS_DIR / bot
+
+
+def check_start_output(output: Path, bot: str, log: str) -> tuple[int, list[str]] | None:
+    """The output of version ``bot``'s process that failed to start in its check (``log``: the file the check
+    names, ``checks/BOT/NAME.log``), from its first line; None for any other file."""
+    name = log.rsplit("/", 1)[-1]
+    if not plain_name(name) or not name.endswith(".log") or log not in (name, f"{CHECKS_DIR}/{bot}/{name}"):
+        return None
+    lines, _ = read_lines(check_folder(output, bot) / name, 0, EXCERPT_BEFORE + EXCERPT_AFTER)
+    return (1, lines) if lines else None
 
 
 # ----- uploads ---------------------------------------------------------------------------------------------

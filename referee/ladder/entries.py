@@ -41,7 +41,7 @@ from referee.season import ACTIVE
 from referee.seeding import derive_seed
 from referee.submissions import BUILDS_DIR, build_submission, folder_digest, run_from
 
-REPORTS_DIR = "reports"  # OUTPUT/reports/AUTHOR.md and .json: what the author sees of each version judged
+REPORTS_DIR = "reports"  # OUTPUT/reports/AUTHOR.json: what the author's page shows of each version judged
 CHECKS_DIR = "checks"  # OUTPUT/checks/AUTHOR-vN/: the check's game logs and the bot's output; .json: its checks
 NOT_HELD_AGAINST = frozenset({"slow decision", "slow messages"})  # noted in the report, not a reason to reject
 # What league.json keeps of each version judged: what the pages show (the checks stay in the report).

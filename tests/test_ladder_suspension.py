@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import time
@@ -24,7 +25,7 @@ import pytest
 
 from referee.visibility import Shown
 from tests.conftest import PYTHON, Bots
-from tests.test_ladder import author, ladder_file, lines
+from tests.test_ladder import author, ladder_file, lines, served_files
 from tests.test_organiser import INTERRUPTIBLE_REFEREE
 from tests.test_site import add_author
 
@@ -35,6 +36,7 @@ FRAGILE_BOT = '''
 import os
 import random
 import sys
+import time
 
 from referee.botkit import run_bot
 from referee.games.actions import KNOCK
@@ -49,7 +51,7 @@ def broken():
 
 
 def fail():
-    print("fragile: cannot load my model", file=sys.stderr, flush=True)
+    print(f"fragile: cannot load my model (at {time.time_ns()})", file=sys.stderr, flush=True)
     os._exit(3)
 
 
@@ -201,13 +203,19 @@ def test_a_broken_version_is_seated_at_most_its_limits_worth_of_games_over_any_n
         assert f"it failed {seated} times" in page and "restart limit (1, max_restarts)" in page
         failures = page.split("Its failures since it entered play", 1)[1].split("</ol>", 1)[0]
         assert failures.count("could not start: exited with exit code 3") == seated
-        assert failures.count("fragile: cannot load my model") == seated  # each start's output
+        # Each start's own output, kept: every run's first process writes a log of the same name.
+        assert len(set(re.findall(r"cannot load my model \(at (\d+)\)", failures))) == seated, failures
         faults = page.split("Its faults, by cause", 1)[1]
         assert "<strong>startup</strong>, 2 times" in faults and "fragile: cannot load my model" in faults
     else:
         assert "it forfeited 2 games in a row (for: illegal 2)" in page
         faults = page.split("Its faults, by cause", 1)[1]
         assert "<strong>illegal</strong>, 2 times" in faults
+
+    # Nobody else reads its output: referee serve serves neither the failures kept nor the orders.
+    served = served_files(output)
+    assert any(name.startswith("failures/") for name in served) == (broken == "start")
+    assert not [name for name, text in served.items() if text is not None and name.startswith(("failures/", "orders/"))]
 
     # Its table was closed: its game not played (the third rotation) never is, and its deal is over, so the games
     # played on it may be shown; even once the version plays again, reinstated.

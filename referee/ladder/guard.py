@@ -21,15 +21,19 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.atomic import replace_file
+from referee.ladder.history import FAILURES_DIR
 from referee.publish.redaction import public_text
 from referee.results import GameRecord, games_after
 
 STARTING = "could not start: "  # a failure before any game, in the register's words (its output holds no game's)
+KEPT_BYTES = 64 * 2**10  # of a failed start's output, the last: where its error is
 TAIL_BYTES = 2**20  # of games.jsonl read first for the forfeits in a row, four times more each time it is short
 TAIL_MOST_BYTES = 2**28  # and never more: a streak that began further back than this is counted from there
 _OUTPUT_IS_IN = re.compile(r"\s*\(its output is in [^)]*\)")
@@ -42,6 +46,25 @@ def plain_detail(detail: str, output: Path | None = None) -> str:
     text = public_text(detail, output)
     text = _OUTPUT_IS_IN.sub("", text)
     return _ADDRESS.sub("on the address it was given", text).strip()
+
+
+def keep_start_output(output: Path, bot: str, log: Path) -> str:
+    """Keep the output of ``bot``'s process that failed to start (``log``; its last :data:`KEPT_BYTES`) in
+    ``OUTPUT/failures``, for its author's page; the name it is kept under ("" when it cannot be read).
+
+    The process played no game, so its output tells no deal. Its own log is written anew by the process of the same
+    number in the next run of the ladder: what went wrong first would be lost.
+    """
+    try:
+        with open(log, "rb") as source:
+            source.seek(max(0, os.fstat(source.fileno()).st_size - KEPT_BYTES))
+            data = source.read(KEPT_BYTES)
+    except OSError:
+        return ""
+    name = f"{bot}-{time.time_ns()}.log"
+    (output / FAILURES_DIR).mkdir(exist_ok=True)
+    replace_file(output / FAILURES_DIR / name, data)
+    return name
 
 
 @dataclass

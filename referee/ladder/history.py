@@ -40,6 +40,7 @@ from referee.schedule.base import ScheduledGame, rotation_group
 from referee.season import ACTIVE, DISQUALIFIED, SUSPENDED, WITHDRAWN, BotStatus
 
 REGISTER_FILE = "register.jsonl"
+FAILURES_DIR = "failures"  # OUTPUT/failures/: the output of each start of a version that failed, kept
 TABLES_FILE = "tables.jsonl"
 
 
@@ -86,6 +87,8 @@ class Failure:
     at: str = ""
     tables_drawn: int = 0
     kind: str = "failure"
+    # A failed start's output, kept in OUTPUT/failures (a later run's process of the same number writes its log anew)
+    kept: str = ""
 
 
 @dataclass(frozen=True)

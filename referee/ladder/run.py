@@ -59,7 +59,7 @@ from referee.ladder.entries import (
     write_reports,
 )
 from referee.ladder.file import Ladder
-from referee.ladder.guard import STARTING, Guard, forfeit_streaks, plain_detail
+from referee.ladder.guard import STARTING, Guard, forfeit_streaks, keep_start_output, plain_detail
 from referee.ladder.history import DrawnTable, Failure, Register, StatusChange, Tables
 from referee.ladder.orders import change_status
 from referee.ladder.rest import settled
@@ -278,8 +278,10 @@ class Season:
         """A process of a version failed (the backend's restart count tells): record it, and count it."""
         detail = plain_detail(failure.detail, self.ladder.output)
         detail = detail if detail.startswith(IN_GAME) else STARTING + detail
-        log = failure.log_path.name if failure.log_path is not None else ""
-        self.register.add(Failure(failure.bot, detail, log, now(), self.tables_drawn()))
+        log, kept = (failure.log_path.name, "") if failure.log_path is not None else ("", "")
+        if failure.log_path is not None and detail.startswith(STARTING):
+            kept = keep_start_output(self.ladder.output, failure.bot, failure.log_path)
+        self.register.add(Failure(failure.bot, detail, log, now(), self.tables_drawn(), kept=kept))
         self.guard.failed(failure.bot, detail, failure.disabled)
 
     async def obey(self, order: orders.Order) -> orders.Answer:

@@ -29,8 +29,8 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from referee.ladder.entries import NOT_HELD_AGAINST
 from referee.ladder.file import MB, UploadLimits
-from referee.ladder.guard import STARTING, plain_detail
-from referee.ladder.history import version_failures
+from referee.ladder.guard import plain_detail
+from referee.ladder.history import FAILURES_DIR, version_failures
 from referee.results import ACCEPTED, REJECTED
 from referee.season import SUSPENDED
 from referee.site.auth import SESSION_HOURS
@@ -218,7 +218,7 @@ def _failures(output: Path, bot: str) -> list[dict[str, Any]]:
         {
             "detail": failure.detail,
             "at": utc_minute(failure.at),
-            "output": start_output(output, failure.log) if failure.detail.startswith(STARTING) else None,
+            "output": start_output(output, failure.kept, FAILURES_DIR) if failure.kept else None,
         }
         for failure in version_failures(output, bot)[:FAILURES_SHOWN]
     ]

@@ -243,12 +243,12 @@ def _own_log(name: str, bot: str) -> bool:
     return plain_name(name) and name.startswith(f"{bot}-") and name.endswith(".log")
 
 
-def start_output(output: Path, log: str) -> tuple[int, list[str]] | None:
-    """The output of a process of a bot that failed to start, from its first line (it played no game); None when
-    the file is not one of the ladder's bots' output files."""
+def start_output(output: Path, log: str, folder: str = BOT_LOGS) -> tuple[int, list[str]] | None:
+    """The output of a process of a bot that failed to start, from its first line (it played no game): ``log`` in
+    ``folder`` (its output file, or the copy the ladder kept); None for any other file."""
     if not plain_name(log) or not log.endswith(".log"):
         return None
-    lines, _ = read_lines(output / BOT_LOGS / log, 0, EXCERPT_BEFORE + EXCERPT_AFTER)
+    lines, _ = read_lines(output / folder / log, 0, EXCERPT_BEFORE + EXCERPT_AFTER)
     return (1, lines) if lines else None
 
 

@@ -2,7 +2,11 @@
 
 At a league's end (and every few seconds while it runs) the referee reads
 ``games.jsonl`` back, computes the standings and writes the leaderboards and
-the league page, which lists every game. This writes a ``games.jsonl`` of
+the league page (its newest games and its chart of strength over time,
+which standings computed from records given, as here, leave to
+``write_leaderboards`` to read from the folder again; a season's page
+helper keeps its reading between rewrites: ``bench/standings_scale.py``
+measures that). This writes a ``games.jsonl`` of
 ``--games`` records (Stop the Bus, ``--bots`` bots, ``--seats`` a table, a
 random finish order and ``--decisions`` decision times a game; the records
 have the fields and sizes of real ones) into a temporary folder, then times

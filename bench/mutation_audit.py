@@ -96,7 +96,7 @@ class Mutant:
 SESSION = "referee/session.py"
 CLOCK = "referee/clock.py"
 MATCH = "referee/match.py"
-STANDINGS = "referee/standings.py"
+STANDINGS = "referee/standings/tally.py"  # the figures kept as games are counted
 VISIBILITY = "referee/visibility.py"
 SPECTATORS = "referee/publish/spectators.py"
 LUCK = "referee/luck.py"
@@ -335,23 +335,25 @@ MUTANTS: tuple[Mutant, ...] = (
         "standings-second-is-a-win",
         "standings",
         STANDINGS,
-        "tally.wins += int(place == 1)",
-        "tally.wins += int(place <= 2)",
+        "bot.wins += int(place == 1)",
+        "bot.wins += int(place <= 2)",
         "a second place counts as a win",
     ),
     Mutant(
         "standings-placement-off-by-one",
         "standings",
         STANDINGS,
-        "tally.placement_total += place",
-        "tally.placement_total += place - 1",
+        "bot.placement_total += place",
+        "bot.placement_total += place - 1",
         "the average placement counts from 0",
     ),
     Mutant(
         "standings-void-counted",
         "standings",
         STANDINGS,
-        "            if game.void:\n                continue\n",
+        "        if game.void:  # it ranks nobody and counts no game; its faults still show who failed\n"
+        "            self.void.append((game.index, game.game_id, game.void))\n"
+        "            return\n",
         "",
         "a void game counts as a game played, with its placements",
     ),
@@ -359,24 +361,24 @@ MUTANTS: tuple[Mutant, ...] = (
         "standings-forfeits-inverted",
         "standings",
         STANDINGS,
-        "tally.forfeits += int(seat in game.forfeits)",
-        "tally.forfeits += int(seat not in game.forfeits)",
+        "bot.forfeits += int(seat in game.forfeits)",
+        "bot.forfeits += int(seat not in game.forfeits)",
         "a bot's forfeits are the games it did not forfeit",
     ),
     Mutant(
         "standings-disqualified-kept",
         "standings",
         STANDINGS,
-        "if disqualified.intersection(game.seats):",
-        "if disqualified.issuperset(game.seats):",
+        "if self.disqualified.intersection(game.seats):",
+        "if self.disqualified.issuperset(game.seats):",
         "a game that seats a disqualified bot still counts (unless all its bots are)",
     ),
     Mutant(
         "standings-tie-above",
         "standings",
         STANDINGS,
-        "above + int(place < other_place),",
-        "above + int(place <= other_place),",
+        "totals[1] += int(first_place < second_place)",
+        "totals[1] += int(first_place <= second_place)",
         "paired candidates (a gauntlet's) tied on a deal: the first by name counts as finishing above",
     ),
     Mutant(

@@ -35,6 +35,13 @@ true ranks.
   could be any stronger than the fit says (the likelihood rises without
   end; only the prior stops it), and one last in every game any weaker:
   that end of its interval is infinite.
+- **Past the bootstrap's size** (the standings' choice: more than a
+  thousand deals), the same fit from the games' stage counts
+  (:class:`StageCounts`, :func:`fit_stages`: how often each set of bots was
+  left to pick a place from, whatever the number of games) and the errors
+  from its covariance, robust to the deals as the bootstrap is
+  (:func:`sandwich` of the :func:`information` and the deals' scores,
+  :func:`deal_scores`), ranked by :func:`rank_fitted` with the same rules.
 """
 
 from __future__ import annotations
@@ -134,35 +141,6 @@ def rank_bots(
     for group in groups:
         ranked.update(_rank_group(group, position, strengths, replicates, multiplier, unbounded))
     return Ranking(ranked, resamples, level)
-
-
-def strengths_after(orders: Sequence[Sequence[str]], counts: Sequence[int]) -> list[dict[str, float]]:
-    """The strengths :func:`rank_bots` gives after the first ``count`` games, for each of ``counts``.
-
-    ``orders`` are the games' bots in finish order, in the order the games
-    are to be counted. Each count is a fit of its own: the games up to it,
-    the bots that played them (Elo relative to their mean), to the last
-    digit what :func:`rank_bots` estimates from those games, whatever their
-    order. A bot that has not played by then has no strength.
-    """
-    names = sorted({name for order in orders for name in order})
-    finish = _finish_array(orders, {name: number for number, name in enumerate(names)})
-    padding = len(names)
-    fitted = []
-    for count in counts:
-        if not 0 <= count <= len(orders):
-            raise ValueError(f"cannot fit the first {count} of {len(orders)} games")
-        prefix = finish[:count]
-        present = np.unique(prefix[prefix < padding])
-        # Renumbered among the bots that played, padded and cut as rank_bots makes its array of these games.
-        renumber = np.full(padding + 1, len(present), dtype=np.int64)
-        renumber[present] = np.arange(len(present))
-        width = int((prefix < padding).sum(axis=1).max()) if count else 0
-        strengths = _point_fit(renumber[prefix][:, :width], len(present))[2] if len(present) else np.zeros(0)
-        fitted.append(
-            {names[bot]: float(strength * ELO_PER_NEPER) for bot, strength in zip(present, strengths, strict=True)}
-        )
-    return fitted
 
 
 def _point_fit(finish: np.ndarray, bots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

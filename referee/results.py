@@ -402,15 +402,14 @@ def _game_object(line: bytes) -> dict[str, Any] | str:
     """A line of ``games.jsonl`` read as a game's JSON object, or why it is not a whole one."""
     if not line.endswith(b"\n"):
         return "the line is cut short"
-    shown = _shown(line)
     try:
         record = json.loads(line)
     except ValueError:
-        return f"not a JSON game record: {shown}"
+        return f"not a JSON game record: {_shown(line)}"
     if not isinstance(record, dict) or not isinstance(record.get("game_id"), str):
-        return f"not a game record (a JSON object with a game_id): {shown}"
+        return f"not a game record (a JSON object with a game_id): {_shown(line)}"
     if not _whole(record.get("index")):
-        return f"game record without its index: {shown}"
+        return f"game record without its index: {_shown(line)}"
     return record
 
 

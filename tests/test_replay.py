@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import collections
 import dataclasses
 import importlib
 import itertools
@@ -23,20 +22,20 @@ import httpx
 import numpy as np
 import pytest
 
-from referee import ranking
 from referee.cli import main as referee_main
 from referee.config import load_league
 from referee.faults import BotFault, without_bot_words
-from referee.gamelog import log_files, log_text, new_game
+from referee.gamelog import log_files, log_path, log_text, new_game
 from referee.games.base import Action
 from referee.league import run_league
-from referee.publish import html_leaderboard, leaderboard_data, league_page
-from referee.publish.league_page import history_counts, strength_history
+from referee.publish import html_leaderboard, leaderboard_data
 from referee.publish.league_page import page_data_of as league_data_of
+from referee.publish.league_page import strength_history
 from referee.publish.live import LiveSite
 from referee.publish.replay_page import page_data, page_data_of, replay_page
 from referee.session import _status_text, _v1_fault, decision_action
-from referee.standings import compute_standings
+from referee.standings import FolderStandings, compute_standings, history_counts
+from referee.standings import tally as standings_tally
 from referee.transcript import read_game
 from referee.v2 import bot_pb2 as pb
 from referee.visibility import DealsInPlay
@@ -171,7 +170,7 @@ def test_a_league_writes_a_replay_per_game_and_a_page_that_links_them(tmp_path: 
         assert len((output / log).read_text().splitlines()) >= int(line or 0)  # the bot prints nothing: the start
         log = next(
             line
-            for line in (output / "games" / f"{fault['game']}.jsonl").read_text().splitlines()
+            for line in log_text(log_path(output / "games", fault["game"])).splitlines()
             if '"type":"fault"' in line
         )
         assert json.loads(log)["n"] == fault["n"]
@@ -226,7 +225,7 @@ def test_no_bots_output_reaches_the_leagues_pages(tmp_path: Path, bots: Bots) ->
     talker = data["faults"]["talker"]
     assert talker and {fault["detail"] for fault in talker} == {"the bot could not decide (its own words left out)"}
     for fault in talker:
-        assert set(fault) == {"game", "n", "kind", "detail", "output"}, "no excerpt of the bot's output"
+        assert set(fault) == {"game", "n", "kind", "detail", "output", "replay"}, "no excerpt of the bot's output"
         assert re.fullmatch(r"line [1-9]\d* of logs/talker-[\w.-]+\.log", fault["output"]), fault["output"]
     assert "the stream broke: INTERNAL (its own words left out)" in {
         fault["detail"] for fault in data["faults"]["quitter"]
@@ -351,28 +350,34 @@ def test_the_strength_history_is_the_plackett_luce_fit_of_the_games_finished_so_
     }
 
 
-def test_the_strength_history_refits_only_the_counts_it_has_not_fitted(monkeypatch) -> None:
-    fitted: list[list[int]] = []
-    real = ranking.strengths_after  # the page imports it from referee.ranking when it fits
-    monkeypatch.setattr(
-        ranking, "strengths_after", lambda orders, counts: fitted.append(counts) or real(orders, counts)
-    )
-    monkeypatch.setattr(league_page, "_FITTED", collections.OrderedDict())
+def test_a_page_rewritten_after_more_games_fits_only_the_counts_it_has_not_fitted(tmp_path: Path, monkeypatch) -> None:
+    fits: list[int] = []
+    real = standings_tally.fit_stages
+    monkeypatch.setattr(standings_tally, "fit_stages", lambda *args, **kwargs: fits.append(1) or real(*args, **kwargs))
     games = history_games(300)
     names = ["a", "b", "c", "d", "e"]
-    first = strength_history(games[:250], names)
-    assert fitted == [history_counts(250)]
-    # Ten more games: the counts the page had fitted are taken as they were, the new ones fitted.
-    grown = strength_history(games[:260], names)
-    assert fitted[1] == [count for count in history_counts(260) if count not in history_counts(250)] == [256, 260]
-    monkeypatch.setattr(league_page, "_FITTED", collections.OrderedDict())
-    assert grown == strength_history(games[:260], names), "what was kept is what a fresh fit gives"
-    # Games that are not those a fit was made from (a file rewritten, a bot disqualified) are fitted again.
+    (tmp_path / "league.json").write_text(json.dumps({"name": "history", "bots": names}))
+    results = tmp_path / "games.jsonl"
+    results.write_text("".join(json.dumps(game) + "\n" for game in games[:250]))
+    folder = FolderStandings(tmp_path)
+    first = folder.update()[0].history
+    assert first is not None and list(first.counts) == history_counts(250)
+    # Ten more games: the counts fitted are kept as they were, the one new count fitted (256), and 260 is the
+    # standings' own fit.
+    fits.clear()
+    with results.open("a") as more:
+        more.write("".join(json.dumps(game) + "\n" for game in games[250:260]))
+    grown = folder.update()[0].history
+    assert grown is not None and list(grown.counts) == history_counts(260)
+    assert len(fits) == 1 and folder.readings == 1, "one fit, at 256; nothing read again"
+    fresh = FolderStandings(tmp_path).update()[0].history
+    assert grown == fresh, "what was kept is what a fresh reading gives"
+    # Games that are not those the fits were made from (a file rewritten, a bot disqualified): read from nothing.
     changed = [*games[:10], {**games[10], "finish_order": games[10]["finish_order"][::-1]}, *games[11:260]]
-    fitted.clear()
-    strength_history(changed, names)
-    assert fitted == [[count for count in history_counts(260) if count > 10]]
-    assert first["games"][0] == 8 and len(first["games"]) <= 60
+    results.write_text("".join(json.dumps(game) + "\n" for game in changed))
+    again = folder.update()[0].history
+    assert folder.readings == 2 and again == FolderStandings(tmp_path).update()[0].history and again != grown
+    assert first.counts[0] == 8 and len(first.counts) <= 60
 
 
 def test_the_counts_the_history_is_fitted_at_stay_as_a_league_grows() -> None:

@@ -9,6 +9,7 @@ import statistics
 
 import pytest
 
+from referee.results import LATENCY_BINS
 from referee.standings import (
     FAULT_KINDS,
     LATENCY_RELATIVE_ERROR,
@@ -17,7 +18,6 @@ from referee.standings import (
     UnknownBotError,
     compute_standings,
 )
-from referee.results import LATENCY_BINS
 from referee.stats import PairTally, StatisticsError, deal_outcomes
 from tests.simulated_bots import league_records, strengths_from_elo
 

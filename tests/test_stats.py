@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from referee.publish.text import sequential_test_text
 from referee.standings import compute_standings
+from referee.standings import tally as standings_tally
 from referee.stats import (
     MIN_ADJUSTED_DEALS,
     DealOutcome,
@@ -293,12 +294,46 @@ def test_rank_ranges_and_strength_intervals_hold_the_planted_truth():
     # Strengths planted in Elo, games drawn from Plackett-Luce: the rank range should hold each bot's true
     # rank (here with the deal's luck deciding 30% of games, shared by a deal's rotations), and without luck
     # the strength interval its planted Elo from the field's mean, in about 95% of cases or more.
+    assert_ranges_hold_the_planted_truth()
+
+
+def test_past_the_bootstraps_size_the_covariances_ranges_hold_the_planted_truth_as_often(monkeypatch):
+    # The same leagues, their ranges from the fit's covariance over deals, as the standings take them past
+    # BOOTSTRAP_DEALS deals: they hold the truth as often as the bootstrap's.
+    monkeypatch.setattr(standings_tally, "BOOTSTRAP_DEALS", 0)
+    assert_ranges_hold_the_planted_truth("sandwich")
+
+
+def test_the_covariances_intervals_are_the_bootstraps_width():
+    # 6 bots at 3-seat tables, 10 rounds (200 deals), luck deciding 30% of games: each strength interval from the
+    # covariance is within a sixth of the bootstrap's (200 resamples, itself some 5% off its own limit), and no
+    # wider or narrower on the whole.
+    ratios = []
+    for league in range(8):
+        rng = random.Random(100 + league)
+        planted = {f"bot{number}": rng.gauss(0, 120) for number in range(6)}
+        records = league_records(rng, strengths_from_elo(planted), 3, 10, 0.3)
+        bootstrap = compute_standings(records)
+        standings_tally.BOOTSTRAP_DEALS, kept = 0, standings_tally.BOOTSTRAP_DEALS
+        try:
+            covariance = compute_standings(records)
+        finally:
+            standings_tally.BOOTSTRAP_DEALS = kept
+        assert (bootstrap.covariance, covariance.covariance) == ("bootstrap", "sandwich")
+        for one, other in zip(bootstrap.rows, covariance.rows, strict=True):
+            assert one.bot == other.bot and one.strength == pytest.approx(other.strength, abs=1e-6)
+            ratios.append((other.strength_high - other.strength) / (one.strength_high - one.strength))
+    assert 0.95 <= statistics.fmean(ratios) <= 1.05 and min(ratios) >= 5 / 6 and max(ratios) <= 7 / 6, ratios
+
+
+def assert_ranges_hold_the_planted_truth(covariance: str = "bootstrap") -> None:
     rank_hits = strength_hits = trials = 0
     for league in range(60):
         rng = random.Random(league)
         planted = {f"bot{number}": rng.gauss(0, 120) for number in range(6)}
         luck = 0.3 if league % 2 else 0.0
         standings = compute_standings(league_records(rng, strengths_from_elo(planted), 3, 3, luck), resamples=100)
+        assert standings.covariance == covariance
         ordered = sorted(planted, key=planted.get, reverse=True)
         mean = statistics.fmean(planted.values())
         for row in standings.rows:

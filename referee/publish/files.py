@@ -40,9 +40,9 @@ from referee.publish.table import columns_of
 from referee.publish.text import (
     CANDIDATES_NOTE,
     HEAD_TO_HEAD_NOTE,
-    RANKING_NOTE,
     REJECTED_NOTE,
     duel_lines,
+    ranking_note,
     season_lines,
     utc_minute,
     void_note,
@@ -75,10 +75,13 @@ def write_leaderboards(
 ) -> list[Path]:
     """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically.
 
-    The HTML page also lists the games of ``directory``'s ``games.jsonl`` that
-    may be shown (``shown``, the rule the standings were computed by; else as
-    now: :mod:`referee.visibility`), their faults and replays (see
-    :mod:`referee.publish.league_page`); ``live`` makes it refresh itself
+    The HTML page also lists the newest games of ``directory``'s ``games.jsonl``
+    that may be shown (``shown``, the rule the standings were computed by; else
+    as now: :mod:`referee.visibility`), their faults and replays, and the strength
+    over time, as standings read from the folder hold them (``standings.shown``
+    and ``standings.history``: :func:`referee.standings.folder_standings`); of
+    standings made from records given, the folder is read for them (see
+    :mod:`referee.publish.league_page`). ``live`` makes it refresh itself
     while a league runs, ``scheduled`` games in all.
     """
     from referee.duel_state import duel_report
@@ -88,13 +91,19 @@ def write_leaderboards(
     directory.mkdir(parents=True, exist_ok=True)
     league = read_league(directory) if (directory / "league.json").exists() else None
     shown = shown or Shown.read(directory)
-    records = list(shown.games(directory, latencies=False))  # the standings hold the times
+    games, history = standings.shown, standings.history
+    if games is None or history is None:
+        from referee.standings import FolderStandings
+
+        read, _ = FolderStandings(directory).update(shown)
+        games, history = read.shown, read.history
     if scheduled is None and league is not None:
         scheduled = league.scheduled  # `referee leaderboard --write`: the schedule as the last run knew it
-    duel = duel_report(league, records, directory)  # a duel's verdict, from league.json's format
+    # A duel's verdict, from league.json's format and every game shown (a duel's games are bounded: max_games).
+    duel = duel_report(league, shown.games(directory, latencies=False), directory)
     submissions = public_submissions(league.submissions if league else (), directory)  # a ladder's verdicts
     board = leaderboard_data(standings, title, duel, directory, submissions)
-    page = page_data(directory, board, records, live=live, scheduled=scheduled)
+    page = page_data(directory, board, games, history, live=live, scheduled=scheduled)
     contents = {
         "leaderboard.md": markdown_leaderboard(standings, title, duel, submissions),
         "leaderboard.csv": csv_leaderboard(standings),
@@ -130,7 +139,15 @@ def leaderboard_data(
             for game_id, reason in standings.void_games
         ],
         "confidence_level": CONFIDENCE,
-        "ranking": {"model": "plackett-luce", "resamples": standings.resamples, "unit": "deal"},
+        # How the rank ranges were made: a bootstrap of `resamples` over deals, or past its size the fit's
+        # covariance over deals ("sandwich", resamples 0; docs/statistics.md).
+        "ranking": {
+            "model": "plackett-luce",
+            "resamples": standings.resamples,
+            "unit": "deal",
+            "deals": standings.deals,
+            "covariance": standings.covariance,
+        },
         "candidates": list(standings.candidates),
         "fault_kinds": list(FAULT_KINDS),
         "latency_relative_error": LATENCY_RELATIVE_ERROR,
@@ -321,7 +338,7 @@ def markdown_leaderboard(
     rejected = _markdown_rejected(submissions)
     return (
         f"# {_markdown_text(title)}\n\n{verdict}"
-        f"{standings.games} games{void_note(standings)}.\n\n{table}\n\n{season}{RANKING_NOTE}\n\n"
+        f"{standings.games} games{void_note(standings)}.\n\n{table}\n\n{season}{ranking_note(standings)}\n\n"
         f"## Head to head\n\n{HEAD_TO_HEAD_NOTE}\n\n{head_to_head}{cut}\n"
         + (f"\n## Rejected submissions\n\n{REJECTED_NOTE}\n\n{rejected}\n" if rejected else "")
     )

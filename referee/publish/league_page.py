@@ -1,25 +1,29 @@
 """The league's page, ``leaderboard.html``: the standings, the games, the faults and a chart, in one file.
 
 Everything on it is read from the league's output directory through
-:mod:`referee.results`: ``league.json`` (the name and the settings),
-``games.jsonl`` (every finished game, in the order they finished), the game
-logs of games with faults (which decision, and where in the bot's output,
-never the output itself), and the standings computed from the results. The chart is the standings'
-strength as games accumulate (:func:`strength_history`). Seeds are strings
+:mod:`referee.results`: ``league.json`` (the name and the settings), the
+games of ``games.jsonl`` that may be shown as the standings read them
+(:class:`referee.standings.ShownGames`: how many, the newest
+:data:`~referee.standings.NEWEST_GAMES` of them, each bot's newest games with
+a fault), the logs of those games with faults (which decision, and where in
+the bot's output, never the output itself), and the standings computed from
+the results. The chart is the standings' strength as games accumulated, at up
+to 60 points (:class:`referee.standings.History`). So a page costs the same
+however many games the league has played. Seeds are strings
 in its data (a JavaScript number would round a 64-bit seed), and nothing on
 it names a path of the organiser's machine: paths inside the league's
 folder are written relative to it, others by their last part.
 Each game links to its replay page, ``replays/GAME_ID.html``: a file where
 the league writes them (``static_replays``), else made from the game's log by
 ``referee serve`` (so the link is shown on a served page, not on one opened
-from disk). The page is self-contained (its script, style and data inline), so
+from disk); :func:`replay_of` is the one place that says which. The page is
+self-contained (its script, style and data inline), so
 a finished league's directory is a static site; while a league runs the page
 refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -27,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import __version__
 from referee.errors import OutputError
@@ -38,11 +42,13 @@ from referee.publish.rounding import STRENGTH_DIGITS
 from referee.results import GameRecord, LeagueRecord, read_league, seed_text
 from referee.seeding import seed_commitment
 
+if TYPE_CHECKING:
+    from referee.standings import History, ShownGames
+
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
 FAULTS_SHOWN = 50  # fault entries listed per bot (every fault is counted)
-HISTORY_POINTS = 60  # the most points of the strength chart
-HISTORY_FITS_KEPT = 1024  # checkpoint fits kept between rewrites of a page (each a few numbers a bot)
+LOGS_KEPT = 4096  # games' fault entries kept between rewrites of a page (each bot's newest games with faults)
 DETAIL_CHARS = 300
 _NUMBER = re.compile(r"\d+")
 
@@ -50,44 +56,60 @@ _NUMBER = re.compile(r"\d+")
 def page_data(
     directory: Path | None,
     board: dict[str, Any],
-    records: Sequence[GameRecord] = (),
+    games: ShownGames | None = None,
+    history: History | None = None,
     *,
     live: bool = False,
     scheduled: int | None = None,
 ) -> dict[str, Any]:
-    """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history."""
+    """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history.
+
+    ``games`` and ``history`` are what the standings read of the folder (:class:`referee.standings.Standings`'s
+    ``shown`` and ``history``); without them, the page has the standings alone.
+    """
     league = _league_of(directory)
-    finished = [GameRecord.of(record, latencies=False) for record in records]  # as games.jsonl lists them
-    records = sorted(finished, key=lambda game: game.index)
-    started = [record.started for record in records if record.started]
+    newest = sorted(games.newest, key=lambda game: -game.index) if games else []  # the schedule's latest first
+    first = games.first if games else None
+    count = games.count if games else 0
     replays = directory / REPLAY_DIR if directory is not None else None
-    disqualified = {row["bot"] for row in board["rows"] if row.get("status") == "disqualified"}
-    settings = dict(league.settings) if league and league.settings else _settings_from_logs(directory, records)
+    settings = dict(league.settings) if league and league.settings else _settings_from_logs(directory, first)
     return {
         "league": {
             "name": league.name if league else board["title"],
-            "game": (league.game if league else None) or (records[0].game if records else None),
-            "settings": _public_settings(settings, finished=scheduled is not None and len(records) >= scheduled),
+            "game": (league.game if league else None) or (first.game if first else None),
+            "settings": _public_settings(settings, finished=scheduled is not None and count >= scheduled),
             "bots": len(board["rows"]),
             **_season_counts(board),
             "referee_version": (league.referee_version if league else None) or __version__,
             "page_version": __version__,
-            "games": len(records),
+            "games": count,
+            "games_listed": len(newest),  # the newest: a page lists no more, however long the league
             "scheduled": scheduled,
-            "first_game": min(started) if started else None,
-            "last_game": max(started) if started else None,
+            "first_game": games.first_started if games else None,
+            "last_game": games.last_started if games else None,
             "updated": datetime.now(UTC).isoformat(timespec="seconds"),
             "live": live,
             "changes": [dict(change) for change in league.changes] if league else [],  # a season's recorded edits
         },
         "board": board,
-        "games": [_game_row(record, replays, directory) for record in records],
-        **(_faults(directory, records) if directory is not None else {"faults": {}, "causes": {}}),
+        "games": [_game_row(record, replays, directory) for record in newest],
+        **(_faults(directory, games) if directory is not None and games else {"faults": {}, "causes": {}}),
         # The chart leaves out what the standings do: the games of disqualified bots (and void games).
-        "history": strength_history(
-            [record for record in finished if not disqualified.intersection(record.seats)],
-            [row["bot"] for row in board["rows"]],
-        ),
+        "history": history_data(history, [row["bot"] for row in board["rows"]]),
+    }
+
+
+def history_data(history: History | None, bots: Sequence[str]) -> dict[str, Any]:
+    """The chart's data: the counts of games it was fitted after, and each bot's strength there (None before it
+    played), rounded as the leaderboard rounds strengths."""
+    counts = list(history.counts) if history else []
+    fits = list(history.strengths) if history else []
+    return {
+        "games": counts,
+        "strength": {
+            name: [None if name not in fit else round(fit[name], STRENGTH_DIGITS) or 0.0 for fit in fits]
+            for name in bots
+        },
     }
 
 
@@ -137,11 +159,24 @@ def _public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, A
     return shown
 
 
+def replay_of(directory: Path | None, game_id: str) -> int:
+    """Where a game's replay is: 2, a file (``replays/GAME_ID.html``); 1, made from the game's log by ``referee
+    serve`` when asked (the log is written before the record); 0, nowhere: a page of the standings alone, or a
+    game whose log is no longer kept (``keep_logs``, :mod:`referee.retention`).
+
+    The one place the page decides a game's replay link.
+    """
+    if directory is None:
+        return 0
+    if (directory / REPLAY_DIR / f"{game_id}.html").exists():
+        return 2
+    return 1 if find_log(directory / "games", game_id) is not None else 0
+
+
 def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list[Any]:
     """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
     faults = record.faults or ()
-    # 2: its replay page is a file; 1: referee serve makes it from the game's log (written before its record).
-    replay = 0 if replays is None else 2 if (replays / f"{record.game_id}.html").exists() else 1
+    replay = replay_of(directory if replays is not None else None, record.game_id)
     return [
         record.index,
         record.game_id,
@@ -160,49 +195,67 @@ def _cause(detail: str) -> str:
     return _NUMBER.sub("N", ABSOLUTE_PATH.sub("\u2026", detail))
 
 
-def _faults(directory: Path, records: Iterable[GameRecord]) -> dict[str, Any]:
-    """Each bot's faults, from the logs of the games that had any, and their causes, counted.
+# Each game's fault entries from its log, by (folder, game id): a page is rewritten as games finish, by one
+# long-lived process (referee.publish.live), and the bots' newest games with faults change a few at a time.
+_LOGGED: OrderedDict[tuple[Path, str], list[dict[str, Any]]] = OrderedDict()
 
-    ``faults``: bot -> the first entries (game, decision, kind, the
-    referee's detail, and where the bot's output stood, ``line N of
-    logs/NAME.log``, for the organiser); ``causes``: bot -> kind ->
-    ``[[cause, games, first game, its detail], ...]``, most games first: a
-    bot that failed to start in 80 games is one line, not 80. Nothing a bot
-    wrote is on the page, which every author may read: not its output, which
-    shows its author's thinking, nor the words it sent with a fault
-    (:func:`referee.faults.without_bot_words`).
+
+def _logged_faults(directory: Path, game_id: str) -> list[dict[str, Any]]:
+    """The fault entries of a game's log (none where it has no log, or not yet)."""
+    key = (directory, game_id)
+    if key in _LOGGED:
+        _LOGGED.move_to_end(key)
+        return _LOGGED[key]
+    try:
+        games = directory / "games"
+        log = read_log(find_log(games, game_id) or log_path(games, game_id))
+    except (OSError, ValueError, GameLogError):
+        return []  # no log (or not yet): the counts still show on the leaderboard
+    _LOGGED[key] = [entry for entry in log if entry.get("type") == "fault"]
+    while len(_LOGGED) > LOGS_KEPT:
+        _LOGGED.popitem(last=False)
+    return _LOGGED[key]
+
+
+def _faults(directory: Path, games: ShownGames) -> dict[str, Any]:
+    """Each bot's faults, from the logs of its newest games with faults (``games.with_faults``), and their causes.
+
+    ``faults``: bot -> the first entries, newest game first (game,
+    decision, kind, the referee's detail, and where the bot's output stood,
+    ``line N of logs/NAME.log``, for the organiser); ``causes``: bot -> kind
+    -> ``[[cause, faults, first game, its detail], ...]``, most first: a bot
+    that failed to start in 80 games is one line, not 80. Read from those
+    games alone (``fault_games``: how many a bot), so a page costs the same
+    however many games had faults; the leaderboard counts every fault.
+    Nothing a bot wrote is on the page, which every author may read: not its
+    output, which shows its author's thinking, nor the words it sent with a
+    fault (:func:`referee.faults.without_bot_words`).
     """
     found: dict[str, list[Any]] = {}
     causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
-    for record in records:
-        if not any(any(seat.values()) for seat in record.faults or ()):
-            continue
-        try:
-            games = directory / "games"
-            log = read_log(find_log(games, record.game_id) or log_path(games, record.game_id))
-        except (OSError, ValueError, GameLogError):
-            continue  # no log (or not yet): the counts still show on the leaderboard
-        for entry in log:
-            if entry.get("type") != "fault":
-                continue
-            bot, kind = entry.get("bot", "?"), entry.get("kind")
-            detail = without_bot_words(public_text(str(entry.get("detail", "")), directory))[:DETAIL_CHARS]
-            counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
-            cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
-            cause[1] += 1
-            listed = found.setdefault(bot, [])
-            if len(listed) < FAULTS_SHOWN:
-                listed.append(
+    for faulty, records in games.with_faults.items():
+        for record in reversed(records):  # oldest first: a cause's first game is the earliest read
+            for entry in _logged_faults(directory, record.game_id):
+                bot, kind = entry.get("bot", "?"), entry.get("kind")
+                if bot != faulty:
+                    continue  # another bot's fault in the game: in that bot's own games with faults
+                detail = without_bot_words(public_text(str(entry.get("detail", "")), directory))[:DETAIL_CHARS]
+                counted = causes.setdefault(bot, {}).setdefault(str(kind), {})
+                cause = counted.setdefault(_cause(detail), [_cause(detail), 0, record.game_id, detail])
+                cause[1] += 1
+                found.setdefault(bot, []).append(
                     {
                         "game": record.game_id,
                         "n": entry.get("n"),
                         "kind": kind,
                         "detail": detail,
                         "output": _output_place(entry.get("log"), entry.get("log_line")),
+                        "replay": replay_of(directory, record.game_id),
                     }
                 )
     return {
-        "faults": found,
+        "faults": {bot: entries[::-1][:FAULTS_SHOWN] for bot, entries in found.items()},
+        "fault_games": {bot: len(records) for bot, records in games.with_faults.items()},
         "causes": {
             bot: {
                 kind: sorted(entries.values(), key=lambda cause: (-cause[1], cause[0]))
@@ -221,13 +274,13 @@ def _output_place(log_name: Any, line: Any) -> str | None:
     return f"line {line} of {log}" if isinstance(line, int) and line > 0 else f"the start of {log}"
 
 
-def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -> dict[str, Any]:
+def _settings_from_logs(directory: Path | None, first: GameRecord | None) -> dict[str, Any]:
     """The settings of a league whose ``league.json`` predates them: from its first game's log."""
-    if directory is None or not records:
+    if directory is None or first is None:
         return {}
     try:
         games = directory / "games"
-        start = read_log(find_log(games, records[0].game_id) or log_path(games, records[0].game_id))[0]
+        start = read_log(find_log(games, first.game_id) or log_path(games, first.game_id))[0]
     except (OSError, ValueError, IndexError, GameLogError):
         return {}
     return {
@@ -238,78 +291,17 @@ def _settings_from_logs(directory: Path | None, records: Sequence[GameRecord]) -
     }
 
 
-def history_counts(total: int, points: int = HISTORY_POINTS) -> list[int]:
-    """The numbers of counted games the chart is fitted after: every ``step`` games, and ``total``; at most ``points``.
-
-    ``step`` is the smallest power of two that keeps to ``points``, so the
-    counts of a league that grows stay counts as it grows (a step only ever
-    doubles): a fit made after 512 games is still wanted after 20,000.
-    """
-    step = 1
-    while -(-total // step) > points:
-        step *= 2
-    counts = list(range(step, total + 1, step))
-    return counts if not total or counts[-1:] == [total] else [*counts, total]
-
-
-# Fits of earlier rewrites, by a digest of the games they were fitted on: a page is rewritten as games finish,
-# by one long-lived process (referee.publish.live), and the games before a count only change if the file does.
-_FITTED: OrderedDict[bytes, dict[str, float]] = OrderedDict()
-
-
 def strength_history(
-    records: Sequence[GameRecord | Mapping[str, Any]], bots: Sequence[str], points: int = HISTORY_POINTS
+    records: Iterable[GameRecord | Mapping[str, Any]], bots: Sequence[str], points: int | None = None
 ) -> dict[str, Any]:
-    """Each bot's strength as counted games accumulate: the standings' fit of the games up to each of a few counts.
+    """The chart's data for ``records`` counted in the order given (as ``games.jsonl`` lists them): each bot's
+    strength after each of :func:`referee.standings.history_counts` counted games, at most ``points`` (void games
+    do not count; the caller leaves out what else the standings leave out), the last the standings' own."""
+    # Imported here: the fit needs numpy (0.1 s to load), which a process writing only replay pages (the live
+    # helper of a short league) never does.
+    from referee.standings import HISTORY_POINTS, compute_standings
 
-    ``records`` are the games in the order they finished (as ``games.jsonl``
-    lists them); void games do not count, and the caller leaves out what
-    else the standings leave out (a disqualified bot's games). After each of
-    :func:`history_counts`, the strengths are those :func:`referee.ranking.rank_bots`
-    fits from the games so far (Elo relative to the mean of the bots that
-    played them; ``None`` for a bot yet to play), so the last point is the
-    standings' strength. A fit is kept, by a digest of the games it was
-    made from, and not made again while those games stay the same.
-    """
-    games = [GameRecord.of(record, latencies=False) for record in records]
-    orders = [game.bots_in_finish_order() for game in games if not game.void]
-    counts = history_counts(len(orders), points)
-    digests = _prefix_digests(orders, counts)
-    missing = [(count, digest) for count, digest in zip(counts, digests, strict=True) if digest not in _FITTED]
-    if missing:
-        # Imported here: the fit needs numpy (0.1 s to load), which a process writing only replay pages (the live
-        # helper of a short league) never does.
-        from referee.ranking import strengths_after
-
-        fitted = strengths_after(orders, [count for count, _ in missing])
-        for (_, digest), strengths in zip(missing, fitted, strict=True):
-            _FITTED[digest] = strengths
-    fits = []
-    for digest in digests:
-        _FITTED.move_to_end(digest)
-        fits.append(_FITTED[digest])
-    while len(_FITTED) > HISTORY_FITS_KEPT:
-        _FITTED.popitem(last=False)
-    return {
-        "games": counts,
-        "strength": {
-            name: [None if name not in fit else round(fit[name], STRENGTH_DIGITS) or 0.0 for fit in fits]
-            for name in bots
-        },
-    }
-
-
-def _prefix_digests(orders: Sequence[Sequence[str]], counts: Sequence[int]) -> list[bytes]:
-    """A digest of the first ``count`` finish orders, for each of ``counts`` (ascending)."""
-    running = hashlib.sha256()
-    digests = []
-    done = 0
-    for count in counts:
-        for order in orders[done:count]:
-            running.update("".join(f"{len(name)}:{name}," for name in order).encode() + b";")
-        done = count
-        digests.append(running.copy().digest())
-    return digests
+    return history_data(compute_standings(records, history=points or HISTORY_POINTS).history, bots)
 
 
 def _script_json(data: dict[str, Any]) -> str:

@@ -10,7 +10,10 @@ from the game's log when it is asked for, which costs the league nothing),
 and, at most once every ``interval_s`` seconds, the first one interval
 after the run starts (and never more often than ten times the time a
 rewrite takes, so a big league spends little on it), the leaderboard files
-of the games shown, with a page that refreshes itself. The helper is a separate Python process
+of the games shown, with a page that refreshes itself. The helper keeps each
+league's standings between rewrites (:class:`referee.standings.FolderStandings`),
+so a rewrite reads only the games finished since and costs about the same
+after a million games as after ten thousand (``bench/standings_scale.py``). The helper is a separate Python process
 at low priority (``nice`` 10), started as ``python -m referee.publish.live``,
 so neither its CPU time nor Python's global lock ever delays the event loop
 that talks to the bots and times them. It takes one job per line on its standard input
@@ -29,13 +32,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.gamelog import find_log
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
 from referee.publish.spectators import SpectatorFeeds
 from referee.visibility import DealsInPlay, Shown
+
+if TYPE_CHECKING:
+    from referee.standings import FolderStandings
 
 DEFAULT_INTERVAL_S = 3.0
 HELPER_NICENESS = 10
@@ -57,13 +63,19 @@ def write_replay_for(output: Path, game_id: str) -> Path:
     return page
 
 
+# The standings of each folder this helper writes pages of, kept between rewrites: each reads only the records
+# that came since (referee.standings.FolderStandings), so a rewrite costs the same after a million games.
+_FOLDERS: dict[Path, FolderStandings] = {}
+
+
 def write_live_leaderboard(output: Path, scheduled: int | None) -> None:
     """Write the leaderboard files of a running league from its results (a page that refreshes itself)."""
     from referee.publish.files import write_leaderboards
-    from referee.standings import folder_standings
+    from referee.standings import FolderStandings
 
+    folder = _FOLDERS.get(output) or _FOLDERS.setdefault(output, FolderStandings(output))
     shown = Shown.read(output)
-    standings, league = folder_standings(output, shown=shown)
+    standings, league = folder.update(shown)
     write_leaderboards(standings, output, league.name, live=True, scheduled=scheduled, shown=shown)
 
 
@@ -99,7 +111,7 @@ def rebuild_replays(output: Path, game_ids: Sequence[str]) -> list[str]:
 
 
 # A full or read-only disk: the league's own results file reports it, in one line.
-_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 
 
 class LiveSite:

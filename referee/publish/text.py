@@ -20,13 +20,23 @@ if TYPE_CHECKING:
     from referee.duel_state import DuelState
     from referee.standings import BotStanding, LuckAdjusted, Standings
 
-RANKING_NOTE = (
-    "rank: by strength, a Plackett-Luce fit of every game's finish order; a range such as 1–3 is where the "
-    f"games put the bot at {CONFIDENCE:.0%} (a bootstrap over deals): bots whose order the games do not "
-    "establish share ranks. strength: Elo relative to the field's mean, with its "
-    f"{CONFIDENCE:.0%} interval; score: per game (n - place) / (n - 1), first 1 and last 0; "
-    f"decision times within {LATENCY_RELATIVE_ERROR:.1%}."
-)
+
+def ranking_note(standings: Standings) -> str:
+    """What the leaderboard's rank, strength, score and times mean, and how the ranges were made."""
+    spread = (
+        f"the fit's covariance over {standings.deals:,} deals"
+        if standings.covariance == "sandwich"
+        else "a bootstrap over deals"
+    )
+    return (
+        "rank: by strength, a Plackett-Luce fit of every game's finish order; a range such as 1–3 is where the "
+        f"games put the bot at {CONFIDENCE:.0%} ({spread}): bots whose order the games do not "
+        "establish share ranks. strength: Elo relative to the field's mean, with its "
+        f"{CONFIDENCE:.0%} interval; score: per game (n - place) / (n - 1), first 1 and last 0; "
+        f"decision times within {LATENCY_RELATIVE_ERROR:.1%}."
+    )
+
+
 CANDIDATES_NOTE = "The candidates are ranked among themselves, on the same deals; the field apart."
 REJECTED_NOTE = (
     "Versions the ladder judged and did not enter, each author's newest first, with what rejected them; "

@@ -17,6 +17,7 @@ counted no longer in the league.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -109,8 +110,12 @@ class FolderStandings:
         )
         self._summary = _Summary()
         self.offset = 0  # bytes of games.jsonl read
+        # The file as last read: which file, how long, when last written. Lines are only ever appended to it, or
+        # it is replaced whole (a grown league's renumbered): written again at the same length, it was edited.
         self._identity: tuple[int, int] | None = None
-        self._tail = b""  # the last line read: it must still be there, where it was
+        self._seen: tuple[int, int] | None = None  # size, mtime
+        self._head = b""  # the first line read and the last: each must still be there, where it was
+        self._tail = b""
         self._line = 0
         self.pending: dict[str, GameRecord] = {}  # read, held: counted once shown
         self.readings += league is not None
@@ -159,9 +164,13 @@ class FolderStandings:
             return self.offset == 0
         if self._identity not in (None, (status.st_dev, status.st_ino)) or status.st_size < self.offset:
             return False
+        if self._seen is not None and self._seen[0] == status.st_size and self._seen[1] != status.st_mtime_ns:
+            return False
         if not self._tail:
             return True
         with open(self.path, "rb") as results:
+            if results.read(len(self._head)) != self._head:
+                return False
             results.seek(self.offset - len(self._tail))
             return results.read(len(self._tail)) == self._tail
 
@@ -178,6 +187,7 @@ class FolderStandings:
         with open(self.path, "rb") as results:
             status = os.fstat(results.fileno())
             self._identity = (status.st_dev, status.st_ino)
+            self._seen = (status.st_size, status.st_mtime_ns)
             end = status.st_size if limit is None else min(limit, status.st_size)
             results.seek(self.offset)
             damaged: tuple[int, str] | None = None
@@ -209,6 +219,7 @@ class FolderStandings:
                         raise RecordError(f"{self.path}:{self._line + 1}: {error}") from None
                     self._line += 1
                     self.offset += len(line)
+                    self._head = self._head or line
                     self._tail = line
                     yield game
 
@@ -227,7 +238,7 @@ class FolderStandings:
 
 
 def _with_shown(standings: Standings, shown: ShownGames) -> Standings:
-    return Standings(**{**standings.__dict__, "shown": shown})
+    return dataclasses.replace(standings, shown=shown)
 
 
 class _FileRecall:

@@ -57,7 +57,7 @@ Deal = tuple[str, int]  # GameRecord.deal
 GRID = 2520  # every score difference at tables of up to ten is a whole number of 1/2520 (the lcm of 1..9)
 WINDOW_DEALS = 2_000  # deals kept whole
 BOOTSTRAP_DEALS = 1_000  # up to this many deals the rank ranges are the bootstrap's, past it the covariance's
-FOLD_DEALS = 5_000  # deals out of the window waiting for a fit to add their scores at, at most
+FOLD_DEALS = 2_000  # deals out of the window waiting for a fit to add their scores at, at most
 HISTORY_POINTS = 60  # the most points of the strength over time
 
 
@@ -109,25 +109,25 @@ Contribution = tuple[int, int, int, int]
 class _Deal:
     """The counted games of one deal, and what they say about each pair of bots (:func:`_Deal.contribution`)."""
 
-    __slots__ = ("direct", "games", "paired", "tables")
+    __slots__ = ("direct", "orders", "paired", "tables")
 
     def __init__(self) -> None:
-        self.games: list[GameRecord] = []
+        self.orders: list[tuple[int, ...]] = []  # each game's bots in finish order, by number (StageCounts')
         self.direct: dict[tuple[str, str], list[int]] = {}  # games both sat in: games, above, difference
-        self.paired: dict[tuple[str, str], list[int]] = {}  # candidates' paired games: games, above, ties, difference
-        self.tables: dict[tuple[int, tuple[str | None, ...]], dict[str, int]] = {}  # (seat, others) -> place
+        # Only a gauntlet's candidates have them (most deals never do; thousands of deals are kept).
+        self.paired: dict[tuple[str, str], list[int]] | None = None  # games, above, ties, difference
+        self.tables: dict[tuple[int, tuple[str | None, ...]], dict[str, int]] | None = None  # (seat, others) -> place
 
     def contribution(self, pair: tuple[str, str]) -> Contribution | None:
         """The deal's outcome for ``pair``: of the games both sat in, else of their paired games, else None."""
         direct = self.direct.get(pair)
         if direct is not None:
             return (direct[0], direct[1], 0, direct[2])
-        paired = self.paired.get(pair)
+        paired = self.paired.get(pair) if self.paired else None
         return None if paired is None else (paired[0], paired[1], paired[2], paired[3])
 
     def add(self, game: GameRecord, candidates: set[str]) -> dict[tuple[str, str], Contribution | None]:
         """Take one more game of the deal; return the pairs whose outcome it changes, each with its outcome before."""
-        self.games.append(game)
         places = game.places()
         size = len(game.seats)
         unit = GRID // (size - 1)
@@ -148,6 +148,8 @@ class _Deal:
             seat = here[0]
             bot = game.seats[seat]
             others = tuple(name if position != seat else None for position, name in enumerate(game.seats))
+            self.tables = self.tables or {}
+            self.paired = self.paired or {}
             table = self.tables.setdefault((seat, others), {})
             for other, other_place in table.items():
                 if other == bot:
@@ -213,7 +215,7 @@ class _FoldedSeeds:
 
     def add(self, seed: int) -> None:
         self._recent.add(seed % 2**64)
-        if len(self._recent) > 4096:
+        if len(self._recent) > max(4096, len(self._sorted) // 8):  # merged as they grow: a sort per eighth
             self._sorted = np.union1d(self._sorted, np.fromiter(self._recent, dtype=np.uint64))
             self._recent.clear()
 
@@ -357,16 +359,18 @@ class Tally:
                 deal[0] += 1
                 deal[1] += score
                 deal[2] += score - luck[seat]
-        self._stages.add([self._stages.bot_id(name) for name in game.bots_in_finish_order()])
-        self._add_to_deal(game)
+        order = tuple(self._stages.bot_id(name) for name in game.bots_in_finish_order())
+        self._stages.add(order)
+        self._add_to_deal(game, order)
         self.counted += 1
         if self._history and self.counted % history_step(self.counted, self._history) == 0:
             self._checkpoint()
 
-    def _add_to_deal(self, game: GameRecord) -> None:
+    def _add_to_deal(self, game: GameRecord, order: tuple[int, ...]) -> None:
         key = game.deal
         deal = self._window.pop(key, None) or self._waiting.pop(key, None) or self._recalled(key, game.game_id)
         self._window[key] = deal  # the newest, last
+        deal.orders.append(order)
         for pair, before in deal.add(game, self.candidates).items():
             self._pairs.replace(pair, before, deal.contribution(pair))
         while self.window_size is not None and len(self._window) > self.window_size:
@@ -388,6 +392,7 @@ class Tally:
         ]
         for game in earlier:
             deal.add(game, self.candidates)
+            deal.orders.append(tuple(self._stages.bot_ids[name] for name in game.bots_in_finish_order()))
         if earlier:  # its score was added at the fit of its time: taken out at this one's, as near as can be
             scores = self._scores([deal], self._theta_now())
             self._add_meat(scores, sign=-1)
@@ -423,26 +428,24 @@ class Tally:
     def _scores(self, deals: Sequence[_Deal], theta: np.ndarray) -> np.ndarray:
         """Each deal's score at ``theta`` (deals x bots), from its games' finish orders."""
         bots = len(theta)
-        games = [game for deal in deals for game in deal.games]
-        width = max((len(game.seats) for game in games), default=0)
-        orders = np.full((len(games), width), bots, dtype=np.int64)
-        deal_of_game = np.zeros(len(games), dtype=np.int64)
-        row = 0
-        for number, deal in enumerate(deals):
-            for game in deal.games:
-                order = [self._stages.bot_ids[name] for name in game.bots_in_finish_order()]
-                orders[row, : len(order)] = order
-                deal_of_game[row] = number
-                row += 1
+        width = max((len(order) for deal in deals for order in deal.orders), default=0)
+        orders = np.array(
+            [order + (bots,) * (width - len(order)) for deal in deals for order in deal.orders], dtype=np.int64
+        ).reshape(-1, width)
+        deal_of_game = np.repeat(np.arange(len(deals)), [len(deal.orders) for deal in deals])
         return deal_scores(orders, deal_of_game, len(deals), theta)
 
-    def _add_meat(self, scores: np.ndarray, sign: int = 1) -> None:
-        bots = scores.shape[1]
+    def _grow_meat(self, bots: int) -> None:
+        """The folded deals' sums as wide as ``bots`` (a new version's row and column: zeros)."""
         if len(self._score_sum) < bots:
             grown = np.zeros((bots, bots))
             grown[: len(self._meat), : len(self._meat)] = self._meat
             self._meat = grown
             self._score_sum = np.concatenate([self._score_sum, np.zeros(bots - len(self._score_sum))])
+
+    def _add_meat(self, scores: np.ndarray, sign: int = 1) -> None:
+        bots = scores.shape[1]
+        self._grow_meat(bots)
         self._meat[:bots, :bots] += sign * (scores.T @ scores)
         self._score_sum[:bots] += sign * scores.sum(axis=0)
         self._folded += sign * len(scores)
@@ -470,13 +473,17 @@ class Tally:
     def _ranking(self, ranked: list[str], groups: list[list[str]] | None, seed: int, resamples: int) -> Ranking:
         """The bootstrap's ranking while every deal is kept and there are few; past that, the covariance's."""
         if self.bootstraps:
-            games = [(key, game.bots_in_finish_order()) for key, deal in self._window.items() for game in deal.games]
+            names = list(self._stages.bot_ids)
+            games = [
+                (key, [names[bot] for bot in order]) for key, deal in self._window.items() for order in deal.orders
+            ]
             return rank_bots(games, ranked, seed=seed, groups=groups, resamples=resamples)
         theta = self._fit()
         self._fold(theta)
         names = list(self._stages.bot_ids)
         bots = len(names)
         window = self._scores(list(self._window.values()), theta)
+        self._grow_meat(bots)
         meat = self._meat[:bots, :bots] + window.T @ window
         total = self._score_sum[:bots] + window.sum(axis=0)
         deals = self.deals

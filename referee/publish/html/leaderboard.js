@@ -146,7 +146,9 @@
       : "";
     $("season").replaceChildren(...seasonLines().map((line) => el("span", "season-line", line)));
     $("rating-note").textContent = "rank: by strength, one Plackett-Luce fit of every game's finish order; a range such as 1\u20133 is " +
-      "where the games put the bot at 95% (a bootstrap over deals): bots whose order the games do not establish share it. " +
+      "where the games put the bot at 95% (" + (board.ranking && board.ranking.covariance === "sandwich"
+        ? "the fit's covariance over " + board.ranking.deals + " deals" : "a bootstrap over deals") +
+      "): bots whose order the games do not establish share it. " +
       "strength: Elo relative to the field's mean; the bar shows it (line) and its 95% interval on one scale for every bot. " +
       "score per game: (n - place) / (n - 1)." + (candidatesOf().length ? " The candidates are ranked among themselves, on the same deals; the field apart." : "") +
       " Click a column to sort.";
@@ -302,9 +304,11 @@
 
   // A game's replay: a file (2), or made from the game's log by referee serve (1), so only on a served page.
   const hasReplay = (flag) => flag === 2 || (flag === 1 && location.protocol !== "file:");
-  function gameLink(game, n) {
+  // A game's replay, else its log: the games listed say where their replay is, and so does each fault told.
+  function gameLink(game, n, replay) {
     const row = data.games.find((g) => g[1] === game);
-    if (row && hasReplay(row[8])) return "replays/" + encodeURIComponent(game) + ".html" + (n !== null && n !== undefined ? "#n=" + n : "");
+    const flag = row ? row[8] : replay;
+    if (hasReplay(flag)) return "replays/" + encodeURIComponent(game) + ".html" + (n !== null && n !== undefined ? "#n=" + n : "");
     return "games/" + encodeURIComponent(game) + ".jsonl";
   }
 
@@ -329,7 +333,8 @@
         const item = el("li");
         item.append(el("strong", null, count + " \u00d7 "), document.createTextNode(detail + " (first in "));
         const link = el("a", null, first);
-        link.href = gameLink(first, null);
+        const told = entries.find((f) => f.game === first);
+        link.href = gameLink(first, null, told ? told.replay : 0);
         item.append(link, document.createTextNode(")"));
         summary.append(item);
       }
@@ -342,7 +347,7 @@
     for (const f of entries) {
       const item = el("li");
       const link = el("a", null, f.game + (f.n !== null && f.n !== undefined ? ", decision " + f.n : ", before the first decision"));
-      link.href = gameLink(f.game, f.n);
+      link.href = gameLink(f.game, f.n, f.replay);
       item.append(link, document.createTextNode(": " + f.detail));
       // Where its output stood, in words: the output itself is the organiser's, in the league's folder.
       if (f.output) item.append(el("span", "output", " \u2014 its output: " + f.output));
@@ -350,8 +355,10 @@
     }
     details.append(list);
     box.append(details);
+    const read = (data.fault_games || {})[bot];
     if (entries.length < total) {
-      box.append(el("p", "note", "Listed: the first " + entries.length + "; every game with a fault is in the games list below (with faults only)."));
+      box.append(el("p", "note", "Told from the logs of " + bot + "'s newest " + (read || "") + " games with faults" +
+        " (the causes too), newest first; the leaderboard counts every fault."));
     }
     box.append(el("p", "note", "A bot's output (and what it said with a fault) is not published: the organiser has it in the league's folder."));
   }
@@ -596,7 +603,9 @@
     select.value = ui.bot;
     $("faulty").checked = ui.faulty;
     const games = data.games.filter((g) => (!ui.bot || g[2].includes(ui.bot)) && (!ui.faulty || g[6]));
-    $("games-count").textContent = games.length + " of " + data.games.length + (data.games.length === 1 ? " game" : " games");
+    // The newest games alone are listed, newest first: a page costs the same however long the league.
+    const listed = data.games.length < data.league.games ? "the newest " + data.games.length + " of " + data.league.games : String(data.games.length);
+    $("games-count").textContent = games.length + " of " + listed + (data.league.games === 1 ? " game" : " games");
     const table = $("games");
     table.replaceChildren();
     const head = el("tr");

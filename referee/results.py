@@ -18,7 +18,7 @@ log scale (:func:`latency_bin`: 1% wide, 0.01 ms to 100 s), each seat's
 bins ascending and written as steps (``timing.latency_bins``: the first
 bin, then each next one less the one before, 0 for the same bin again):
 what the standings' median and 99th percentile need, mergeable by adding
-counts, in about a quarter of the bytes of the times themselves (which the
+counts, in less than half the bytes of the times themselves (which the
 game's log holds). Older files' ``timing.latency_ms`` lists are read into
 the same bins.
 

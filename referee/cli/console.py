@@ -28,6 +28,7 @@ from referee.publish.text import duel_lines, faults_text
 from referee.results import RESULTS_FILE, count_games
 from referee.schedule.sprt import Sprt
 from referee.standings import Standings, folder_luck, folder_standings
+from referee.visibility import Shown
 
 if TYPE_CHECKING:
     from referee.backends.base import BackendFactory
@@ -328,6 +329,9 @@ def _interrupted(output: Path, plan: RunPlan | None, signal_name: str, status: i
         with contextlib.suppress(RefereeError, OSError):
             print(console_table(folder_standings(output)[0]))
         where = f"; the standings so far are in {output}/leaderboard.*"
+        held = finished - sum(1 for _ in Shown.read(output).records(output)) if output.is_dir() else 0
+        if held > 0:  # referee.visibility: their deals are still to be played
+            where += f" ({held} of the games held back until every game on their deals is played)"
     else:
         where = ""
     print(

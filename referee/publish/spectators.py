@@ -36,6 +36,7 @@ and no feed is left in ``live/``; a run stopped removes them all at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections import deque
@@ -120,6 +121,7 @@ class _Watched:
     # Lines made, not yet written: (the hand they show, when they were seen, the line), in order.
     waiting: deque[tuple[int, float, str]] = field(default_factory=deque)
     over: bool = False
+    given_up: bool = False  # its file could not be written (a full disk): no line more, and none half shown
 
 
 class SpectatorFeeds:
@@ -226,7 +228,9 @@ class SpectatorFeeds:
 
     def _look(self, game_id: str, watched: _Watched) -> None:
         game = watched.game
-        self.deals.hand_passed(game_id, len(game.hand_results))
+        self.deals.hand_passed(game_id, len(game.hand_results))  # the other feeds dealt alike wait on it
+        if watched.given_up:
+            return
         events = game.events
         if len(events) == watched.events_told:
             return
@@ -251,8 +255,14 @@ class SpectatorFeeds:
                 break
             due.append(waiting.popleft()[2])
         if due:
-            with watched.path.open("a", encoding="utf-8") as feed:
-                feed.write("".join(due))
+            try:
+                with watched.path.open("a", encoding="utf-8") as feed:
+                    feed.write("".join(due))
+            except OSError:  # a full disk, say: the results file meets it too, and the run says so; the feed goes
+                watched.given_up = True
+                waiting.clear()
+                with contextlib.suppress(OSError):
+                    watched.path.unlink(missing_ok=True)
 
 
 def _line(data: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 A wheel carries the protocol (``proto/``), the sample bots (``sample_bots/``,
 sources only) and the tournaments (``tournaments/``) under
-``referee/_shipped/``, where :mod:`referee.resources` finds them: ``referee
+``referee/_shipped/``, where :mod:`referee.common.resources` finds them: ``referee
 check-bot`` plays against the sample bots, and the demo league names them.
 An editable install reads them from the source tree instead.
 """

@@ -5,7 +5,7 @@ in-process, decided by the deal's luck (shared by every rotation of a deal)
 or by a Plackett-Luce draw from planted strengths, so every figure has an
 exact true value. Three studies, each printed as a table:
 
-1. The sequential test (``referee.stats.SequentialTest``): A and B seated
+1. The sequential test (``referee.records.stats.SequentialTest``): A and B seated
    with a field on the same deals, every rotation played, until the test
    decides. For each true difference: how often it accepts H1 and H0, and
    the mean, 90th percentile and largest number of deals it needed. At the
@@ -14,7 +14,7 @@ exact true value. Three studies, each printed as a table:
 2. The pairwise intervals of ``referee compare`` and the JSON leaderboard:
    how often they hold the true share above, Elo and mean score difference,
    over many simulated leagues (stated: 95%).
-3. The published ranking (``referee.ranking``): how often each bot's rank
+3. The published ranking (``referee.records.ranking``): how often each bot's rank
    range holds its true rank (by planted strength), how wide the ranges
    are, how often a bot is placed exactly (a range of one, the right
    one), and, without luck, how often the strength interval holds the
@@ -40,10 +40,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.ranking import RESAMPLES  # noqa: E402
-from referee.standings import compute_standings  # noqa: E402
-from referee.standings import tally as standings_tally  # noqa: E402
-from referee.stats import SequentialTest, Verdict, elo_from_score  # noqa: E402
+from referee.records.ranking import RESAMPLES  # noqa: E402
+from referee.records.standings import compute_standings  # noqa: E402
+from referee.records.standings import tally as standings_tally  # noqa: E402
+from referee.records.stats import SequentialTest, Verdict, elo_from_score  # noqa: E402
 from tests.simulated_bots import (  # noqa: E402
     above_probability,
     expected_score,

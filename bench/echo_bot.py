@@ -15,7 +15,7 @@ game ends and game starts. ``--policy first`` always takes the first
 legal action, which never stops the bus or knocks: every hand runs to the
 turn limit (hundreds of decisions), so it shows the cost of a decision alone.
 
-It is served by :func:`referee.botkit.serve`, the same gRPC server the Python
+It is served by :func:`referee.play.kit.serve`, the same gRPC server the Python
 bot kit and the sample bots use, and serves beside the v2 stream a plain
 unary call, ``bench.Echo/Decide`` (a DecisionRequest in, a Decision out),
 that the benchmark compares a decision with. Run by the benchmarks with
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import grpc
 
-from referee.botkit import bot_address, serve
+from referee.play.kit import bot_address, serve
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
 

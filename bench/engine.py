@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from machine import cpu_name
 from naive_reference import NAIVE_GAMES
 
-from referee.games import GAMES, Action, Game
+from referee.engine.games import GAMES, Action, Game
 
 TARGET_RATIO = 1.5  # the engine's decisions per second over the naive reference's, at every game and size
 SECONDS_PER_SIZE = 6.0

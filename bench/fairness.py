@@ -14,7 +14,7 @@ timeout. The targets: the thinkers are charged no timeout at all, and the
 overtimer is charged one in every game it plays. The benchmark prints both,
 and for the thinkers' decisions the wall time against the time charged
 (median, 99th percentile, worst): the difference is what the machine and the
-referee made them wait, which the clock did not charge (see referee/clock.py).
+referee made them wait, which the clock did not charge (see referee/protocol/clock.py).
 
 Run from the repository root with the project installed (the virtual environment of ``make test``):
 
@@ -46,10 +46,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee.clock import Timing  # noqa: E402
-from referee.config import load_league  # noqa: E402
-from referee.gamelog import log_path, log_text  # noqa: E402
-from referee.league import RESULTS_FILE, read_records, run_league  # noqa: E402
+from referee.apps.league import RESULTS_FILE, run_league  # noqa: E402
+from referee.leaguefile.config import load_league  # noqa: E402
+from referee.protocol.clock import Timing  # noqa: E402
+from referee.records.gamelog import log_path, log_text  # noqa: E402
+from referee.records.results import read_records  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
 MOVE_TIME_MS = 150

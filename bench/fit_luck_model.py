@@ -1,14 +1,14 @@
-"""Fit the luck model's sharpness (``referee.luck.SHARPNESS``) on the heuristic bot's self-play, never on a league's.
+"""Fit the luck model's sharpness (``referee.records.luck.SHARPNESS``) on the heuristic bot's self-play, never on a league's.
 
     python bench/fit_luck_model.py [GAMES_PER_TABLE_SIZE]
 
 Wherever the luck is measured before a hand's final turns (its deal, a draw
 from the stock, a centre card nobody had seen), the potentials of the hands in
-it (``referee.luck.potential``) are noted with the hand's eventual loser. For
+it (``referee.records.luck.potential``) are noted with the hand's eventual loser. For
 each game and round of turns, the sharpness that makes the softmax of
 ``-sharpness * potential`` most likely to name the loser is found by maximum
 likelihood. Seeds from 1,000,000: bench/luck.py measures on others.
-Prints the table to put in referee/luck.py.
+Prints the table to put in referee/records/luck.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import math
 import sys
 from collections import defaultdict
 
-from referee.games import GAMES, Game, Phase
-from referee.inprocess import sample_decide
-from referee.luck import MODEL, LuckMeter, potential
+from referee.engine.games import GAMES, Game, Phase
+from referee.play.inprocess import sample_decide
+from referee.records.luck import MODEL, LuckMeter, potential
 
 SEED_BASE = 1_000_000
 TABLE_SIZES = (3, 4, 5)

@@ -1,13 +1,13 @@
 """Simulate a ladder's draw: do tables drawn where the ranking is unsure narrow the rank ranges in fewer games?
 
 A field of ``--bots`` bots of known strengths (planted Elo, ``--spacing`` apart) plays tables of
-``--table-size`` drawn one at a time by ``referee.ladder.draw.draw_table``, with no placement, each table
+``--table-size`` drawn one at a time by ``referee.apps.ladder.table_draw.draw_table``, with no placement, each table
 every seat rotation on one deal (tests/simulated_bots.py: a Plackett-Luce draw, the deal's cards deciding
 ``--luck`` of the games), in-process, no bot played:
 
 - **even**: the even draw (``draw: even``), the fewest games and the fewest meetings first;
 - **unsure**: the ladder's default draw, given each bot's place in the standings (its rank and rank range,
-  from ``referee.ranking.rank_bots`` as the standings compute them, read again every ``--refresh`` tables as
+  from ``referee.records.ranking.rank_bots`` as the standings compute them, read again every ``--refresh`` tables as
   a ladder reads its published leaderboard): overdue pairs first, then the bot whose range is widest for its
   games and the bots ranked nearest it.
 
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.ladder.draw import EVEN, UNSURE, Place, Played, draw_table  # noqa: E402
-from referee.ranking import rank_bots  # noqa: E402
+from referee.apps.ladder.table_draw import EVEN, UNSURE, Place, Played, draw_table  # noqa: E402
+from referee.records.ranking import rank_bots  # noqa: E402
 from tests.simulated_bots import play_deal, strengths_from_elo  # noqa: E402
 
 WIDTHS = (8.0, 6.0, 5.0, 4.0, 3.5, 3.0)

@@ -79,9 +79,9 @@ def write_records(path: Path, games: int, bots: int, seats: int, decisions: int,
 def measure(folder: Path, more: dict) -> dict:
     """In this process: the standings and leaderboards of ``folder``, timed, with the peak memory after each;
     then ``more`` (``write_records``'s arguments) games added and the leaderboards written again, timed."""
-    from referee.league import read_records
-    from referee.publish import write_leaderboards
-    from referee.standings import compute_standings
+    from referee.publish.files import write_leaderboards
+    from referee.records.results import read_records
+    from referee.records.standings import compute_standings
 
     started = time.perf_counter()
     standings = compute_standings(read_records(folder / "games.jsonl"))

@@ -1,7 +1,7 @@
 """Benchmark whole leagues: games per minute at concurrency 1 and 2, and the referee's peak memory as leagues grow.
 
 Each league is a league file written to a temporary directory and run by
-``referee.league.run_league`` in a fresh Python process of its own, which
+``referee.apps.league.run_league`` in a fresh Python process of its own, which
 then reports its figures: the games played, the wall time of the run
 (starting the bots, every game, the leaderboards), and the peak resident
 memory of that process, the referee (``getrusage(RUSAGE_SELF)``: bot
@@ -103,15 +103,15 @@ def write_league(
 def fill_hand_rank_cache() -> int:
     """Rank every three-card hand once; return the growth of peak RSS, in KiB, that it caused.
 
-    ``referee.hands`` keeps every hand it has ranked (an unbounded cache over
+    ``referee.engine.hands`` keeps every hand it has ranked (an unbounded cache over
     the 22,100 hands there are), so the referee's memory grows with the
     hands played until the cache is full. Filling it first leaves, in the
     league's figures, only what grows with the number of games.
     """
     from itertools import combinations
 
-    from referee.cards import DECK
-    from referee.hands import hand_rank
+    from referee.engine.cards import DECK
+    from referee.engine.hands import hand_rank
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for cards in combinations(DECK, 3):
@@ -121,8 +121,9 @@ def fill_hand_rank_cache() -> int:
 
 def run_child(league_file: str, fill_cache: bool) -> None:
     """Run one league in this process and print its figures as one JSON line (the parent reads it)."""
-    from referee.config import load_league
-    from referee.league import RESULTS_FILE, read_records, run_league
+    from referee.apps.league import RESULTS_FILE, run_league
+    from referee.leaguefile.config import load_league
+    from referee.records.results import read_records
 
     league = load_league(league_file)
     cache_kib = fill_hand_rank_cache() if fill_cache else 0

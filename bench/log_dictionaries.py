@@ -1,7 +1,7 @@
-"""Train the Zstandard dictionaries game logs are compressed with (referee/log_dictionaries/GAME.N.zdict).
+"""Train the Zstandard dictionaries game logs are compressed with (referee/records/log_dictionaries/GAME.N.zdict).
 
 Run once per dictionary version, and never again for a version shipped: a log names the dictionary it was
-compressed with by its id, and is read with that one (referee.gamelog). It plays games of each game at every
+compressed with by its id, and is read with that one (referee.records.gamelog). It plays games of each game at every
 table size between the Python sample bots (random and heuristic, in the referee's process, as check-bot's
 opponents play), each logged as a league logs it, trains a dictionary per game on half of them, and reports
 what it does to the other half against compression without one.
@@ -30,11 +30,11 @@ import zstandard
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.clock import Timing  # noqa: E402
-from referee.gamelog import COMPRESSION_LEVEL, DICTIONARY_DIR  # noqa: E402
-from referee.games import game_class  # noqa: E402
-from referee.inprocess import sample_bot  # noqa: E402
-from referee.match import Match  # noqa: E402
+from referee.engine.games import game_class  # noqa: E402
+from referee.play.inprocess import sample_bot  # noqa: E402
+from referee.play.match import Match  # noqa: E402
+from referee.protocol.clock import Timing  # noqa: E402
+from referee.records.gamelog import COMPRESSION_LEVEL, DICTIONARY_DIR  # noqa: E402
 
 DICTIONARY_BYTES = 112_640  # zstd --train's default size: larger gave little more on these logs
 # Ids by game and version: 1000 * (the game's place below) + version; zstd keeps ids from 2**31 for a registry.

@@ -1,4 +1,4 @@
-"""Measure what taking the luck of the cards out of the score (referee.luck) buys on real duels of the sample bots.
+"""Measure what taking the luck of the cards out of the score (referee.records.luck) buys on real duels of the sample bots.
 
 A duel of two bots at tables of three (A, B and a field bot, every seat rotation of each deal, as
 ``referee duel`` plays it) is run to a fixed number of deals with real bot processes. Then, on the same
@@ -38,12 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.config import load_league  # noqa: E402
-from referee.league import run_league  # noqa: E402
-from referee.luck import MODEL  # noqa: E402
-from referee.results import RESULTS_FILE, read_games  # noqa: E402
-from referee.standings import folder_luck  # noqa: E402
-from referee.stats import (  # noqa: E402
+from referee.apps.league import run_league  # noqa: E402
+from referee.leaguefile.config import load_league  # noqa: E402
+from referee.records.luck import MODEL  # noqa: E402
+from referee.records.results import RESULTS_FILE, read_games  # noqa: E402
+from referee.records.standings import folder_luck  # noqa: E402
+from referee.records.stats import (  # noqa: E402
     DealOutcome,
     SequentialTest,
     Verdict,

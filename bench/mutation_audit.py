@@ -4,7 +4,7 @@ the sandbox, and whether the tests catch each, with the tests of two versions.
 The code under test is always this checkout's (``--code REV``, default HEAD); the tests are taken from two
 revisions: ``before`` (013936d, where the session's deadline, stale, late, duplicate-reply and close races
 were tested only through real bot processes) and ``after`` (``--after REV``, default HEAD, where
-referee/testing.py fakes the transport and the clock and tests/test_session_races.py plays those races in
+referee/play/fakes.py fakes the transport and the clock and tests/test_session_races.py plays those races in
 memory, and several real-process tests of tests/test_faults.py and tests/test_clock.py are gone). Each
 mutant is one exact text in one file replaced by another (the text must occur exactly once), and the
 tests chosen for its module (:data:`SELECTIONS`, the same for both suites where a file exists) run on a
@@ -93,13 +93,13 @@ class Mutant:
     bug: str
 
 
-SESSION = "referee/session.py"
-CLOCK = "referee/clock.py"
-MATCH = "referee/match.py"
-STANDINGS = "referee/standings/tally.py"  # the figures kept as games are counted
-VISIBILITY = "referee/visibility.py"
+SESSION = "referee/play/session.py"
+CLOCK = "referee/protocol/clock.py"
+MATCH = "referee/play/match.py"
+STANDINGS = "referee/records/standings/tally.py"  # the figures kept as games are counted
+VISIBILITY = "referee/records/visibility.py"
 SPECTATORS = "referee/publish/spectators.py"
-LUCK = "referee/luck.py"
+LUCK = "referee/records/luck.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ----- the session: the deadline, stale, late and duplicate replies, faults, the handshake, the close -----
@@ -393,7 +393,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sandbox-network-shared",
         "sandbox",
-        "referee/sandbox/bubblewrap.py",
+        "referee/play/sandbox/bubblewrap.py",
         '    if not network_host:\n        options.append("--unshare-net")',
         '    if False:\n        options.append("--unshare-net")',
         "a bot without the host network still shares it (no network namespace)",
@@ -401,7 +401,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sandbox-environment-leaked",
         "sandbox",
-        "referee/sandbox/view.py",
+        "referee/play/sandbox/view.py",
         'env = {name: value for name, value in os.environ.items() if name in INHERITED_VARIABLES or name.startswith("LC_")}',
         "env = dict(os.environ)",
         "a bot inherits the referee's whole environment (its variables, secrets included)",
@@ -409,7 +409,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sandbox-process-limit-dropped",
         "sandbox",
-        "referee/sandbox/cgroups.py",
+        "referee/play/sandbox/cgroups.py",
         "if limits.processes is not None and support.pids() is not None:",
         "if limits.processes is None and support.pids() is not None:",
         "the process limit (pids.max) is never written",
@@ -417,7 +417,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sandbox-hidden-paths-shown",
         "sandbox",
-        "referee/sandbox/masks.py",
+        "referee/play/sandbox/masks.py",
         "if os.path.lexists(real) and real not in bound",
         "if False",
         "the competition's paths inside what a bot sees are not masked",
@@ -425,12 +425,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sandbox-flock-allowed",
         "sandbox",
-        "referee/sandbox/seccomp.py",
+        "referee/play/sandbox/seccomp.py",
         '    "flock": errno.ENOLCK,\n',
         "",
         "the system call filter lets flock through: two bots can signal through a shared file's lock",
     ),
-    # ----- what may be shown, and when (referee.visibility) and the feeds that ask it -----
+    # ----- what may be shown, and when (referee.records.visibility) and the feeds that ask it -----
     Mutant(
         "visibility-siblings-ignored",
         "visibility",
@@ -492,7 +492,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "visibility-unaccounted-records-read",
         "visibility",
-        "referee/results.py",
+        "referee/records/results.py",
         "            if limit is not None and offset > limit:\n                return",
         "            if False:\n                return",
         "a reader reads records appended after the rule it holds was written: a game just ended is shown",
@@ -524,7 +524,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-path-variants-redirected",
         "site",
-        "referee/site/app.py",
+        "referee/apps/site/app.py",
         "    app.router.redirect_slashes = False",
         "    app.router.redirect_slashes = True",
         "/games.jsonl/ is redirected to /games.jsonl: a path spelled another way is not 404",
@@ -532,7 +532,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-records-unfiltered",
         "site",
-        "referee/site/app.py",
+        "referee/apps/site/app.py",
         'return public_game_record(record) if shown.game(str(record.get("game_id"))) else None',
         "return public_game_record(record)",
         "games.jsonl lists every record the rule accounts for, those held back too",
@@ -540,7 +540,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-author-output-unchecked",
         "site",
-        "referee/site/app.py",
+        "referee/apps/site/app.py",
         "        if not plain_name(game) or not site.games.recorded(game, site.games.shown()):",
         "        if not plain_name(game):",
         "an author's bot's output in a game is served while the game's deals are still in play",
@@ -548,7 +548,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-replays-unchecked",
         "site",
-        "referee/site/records.py",
+        "referee/apps/site/season_folder.py",
         "        return game_id in self._ids and shown.game(game_id)",
         "        return game_id in self._ids",
         "a recorded game's replay and log are served while its deals are still in play",
@@ -556,7 +556,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-author-page-lists-held-games",
         "site",
-        "referee/site/records.py",
+        "referee/apps/site/season_folder.py",
         "if shown.game(game.game_id)]",
         "if True]",
         "an author's page lists (and faults) games whose deals are still in play",
@@ -564,7 +564,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "auth-success-forgives",
         "auth",
-        "referee/site/auth.py",
+        "referee/apps/site/auth.py",
         "        if failures is None or failures.last < now - MAX_LOCKOUT_S - self.window_s:",
         "        if True:",
         "every failed sign-in starts its network's count afresh: no network is ever locked out",
@@ -572,7 +572,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "auth-exact-address",
         "auth",
-        "referee/site/auth.py",
+        "referee/apps/site/auth.py",
         "IPV4_PREFIX = 24",
         "IPV4_PREFIX = 32",
         "failed sign-ins are counted per exact IPv4 address: a /24 walks around the lockout",
@@ -580,7 +580,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "auth-unbounded",
         "auth",
-        "referee/site/auth.py",
+        "referee/apps/site/auth.py",
         "        while len(self._networks) > self.max_networks:",
         "        while False:",
         "the failure counts grow without bound, one entry a network",
@@ -588,7 +588,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "play-origin-unchecked",
         "play",
-        "referee/site/offered.py",
+        "referee/apps/site/offered.py",
         '    if not source:\n        return f"a game is played from {allowed}',
         '    if True:\n        return None\n    if not source:\n        return f"a game is played from {allowed}',
         "a POST to /play/ from any site, or with no Origin, takes a table",
@@ -596,7 +596,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "play-client-cap-off",
         "play",
-        "referee/site/offered.py",
+        "referee/apps/site/offered.py",
         "        if mine >= MOST_GAMES_PER_CLIENT:",
         "        if False:",
         "one client takes every play table",
@@ -645,7 +645,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sampling-unseen-weights-even",
         "sampling",
-        "referee/games/brag_sampling.py",
+        "referee/engine/games/brag_sampling.py",
         "        return float(self.capacity[seat] - places[seat].bit_count())",
         "        return 1.0",
         "a seat showing a card never seen is as likely to hold it whatever number of unseen cards it has",
@@ -653,7 +653,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "sampling-resampling-fixed",
         "sampling",
-        "referee/games/brag_sampling.py",
+        "referee/engine/games/brag_sampling.py",
         "        mark = self.rng.random() * step",
         "        mark = 0.0",
         "systematic resampling always starts at 0: the configurations first in order are kept too often",

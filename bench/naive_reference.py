@@ -9,7 +9,7 @@ its own. There is no caching and no deliberate slowness.
 
 ``tests/test_naive_reference.py`` plays it move for move beside the engine,
 as an independent oracle: it deals from the same decks (the seeded shuffle
-that :func:`referee.cards.shuffled_deck` documents, written here as plainly:
+that :func:`referee.engine.cards.shuffled_deck` documents, written here as plainly:
 one :meth:`SeedStream.randbelow` a swap; or the decks given), it
 offers the same legal actions in the same order (:class:`Action` values
 equal to the engine's shared ones), and it records the same public events,
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.cards import DECK, Card
-from referee.games.actions import Action, ActionKind
-from referee.seeding import SeedStream
+from referee.engine.cards import DECK, Card
+from referee.engine.games.actions import Action, ActionKind
+from referee.engine.seeding import SeedStream
 
 Decks = Sequence[Sequence[Card]] | Callable[[int], Sequence[Card] | None]
 
@@ -58,7 +58,7 @@ def rank_hand(cards: Sequence[Card]) -> tuple[int, tuple[int, ...], int]:
 
 
 def shuffle(cards: list[Card], stream: SeedStream) -> list[Card]:
-    """Fisher-Yates as :func:`referee.cards.shuffled_deck` documents it: for ``i`` from the last position down
+    """Fisher-Yates as :func:`referee.engine.cards.shuffled_deck` documents it: for ``i`` from the last position down
     to 1, swap position ``i`` with position ``stream.randbelow(i + 1)``. Shuffles ``cards`` in place; returns it."""
     for i in range(len(cards) - 1, 0, -1):
         j = stream.randbelow(i + 1)

@@ -1,9 +1,9 @@
 """Benchmark the referee's overhead per decision: real games against bare gRPC round trips.
 
 Four measurements, interleaved in blocks, against the same bot program
-(bench/echo_bot.py: generated stubs served by ``referee.botkit.serve``; it
+(bench/echo_bot.py: generated stubs served by ``referee.play.kit.serve``; it
 answers every decision at once, picking a legal action by arithmetic on the
-decision number), run as the referee runs bots (``referee.session.BotSession``:
+decision number), run as the referee runs bots (``referee.play.session.BotSession``:
 a Unix socket, the same grpc.aio channel and options):
 
 (a) bare stream round trip: the DecisionRequests of real games, captured as
@@ -18,7 +18,7 @@ a Unix socket, the same grpc.aio channel and options):
     and numbered, the reply parsed and handed over by the stream's reader
     task, the clock's readings, the deadline's timer): what the stream's
     machinery costs over (a), apart from the game's own work in (b).
-(b) game decision: whole games (``referee.match.Match``, built and played:
+(b) game decision: whole games (``referee.play.match.Match``, built and played:
     engine step, the request, the reply's checks, the honest clock, the game
     log, the game start and game end on every seat's stream), their total
     wall time divided by their decisions. The median per decision is the time
@@ -45,7 +45,7 @@ the same hour, and says whether this version's R is within the noise of
 REV's: the 95% interval of the difference of their block ratios (blocks as
 the samples) reaching 0 or below. U <= 0.75 stays an absolute target.
 
-The bots are frozen off move, as a league freezes them (referee.freezer),
+The bots are frozen off move, as a league freezes them (referee.play.freezer),
 so (s) and (b) include a thaw before each request and a freeze as each reply
 is read. What that costs is measured apart, after the blocks, so as to leave
 (a), (u), (s) and (b) as they were:
@@ -57,7 +57,7 @@ is read. What that costs is measured apart, after the blocks, so as to leave
     path) and a freeze.
 
 Before the two target lines it prints, for each configuration, what the
-hand-written request encoder (``referee.wire.RequestEncoder``) saves
+hand-written request encoder (``referee.protocol.codec.RequestEncoder``) saves
 against the protobuf library's own serialisation of the same request,
 measured in-process on random games, and what share of a game decision's
 mean (b) that is (the encoder is kept while that is at least 5% of a decision).
@@ -102,15 +102,15 @@ sys.path.insert(0, str(ROOT))
 from echo_bot import UNARY_METHOD  # noqa: E402
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee.bots import BotSpec  # noqa: E402
-from referee.clock import TimeControl, Timing  # noqa: E402
-from referee.faults import BotFault  # noqa: E402
-from referee.gamesetup import GameSetup  # noqa: E402
-from referee.match import Match, start_bots, stop_bots  # noqa: E402
-from referee.protocol import PLAY_METHOD  # noqa: E402
-from referee.session import BotSession  # noqa: E402
+from referee.play.match import Match, start_bots, stop_bots  # noqa: E402
+from referee.play.processes import BotSpec  # noqa: E402
+from referee.play.session import BotSession  # noqa: E402
+from referee.protocol.clock import TimeControl, Timing  # noqa: E402
+from referee.protocol.codec import play_request  # noqa: E402
+from referee.protocol.faults import BotFault  # noqa: E402
+from referee.protocol.messages import PLAY_METHOD  # noqa: E402
+from referee.protocol.setup import GameSetup  # noqa: E402
 from referee.v2 import bot_pb2 as pb  # noqa: E402
-from referee.wire import play_request  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 CONFIGURATIONS = (("stop_the_bus", 3), ("bastard_brag", 4))
@@ -484,8 +484,8 @@ def encoding_costs(decisions: int) -> dict[str, tuple[float, float]]:
     """
     import random
 
-    from referee.games import GAMES
-    from referee.wire import RequestEncoder
+    from referee.engine.games import GAMES
+    from referee.protocol.codec import RequestEncoder
     from tests.reference_encoder import decision_request_to_pb
 
     costs = {}
@@ -578,7 +578,7 @@ def measure_once(version: VersionRuns, blocks: int, decisions: int, policy: str)
 
 def difference_interval(after: list[float], before: list[float]) -> tuple[float, float, float]:
     """The difference of two means with its Welch interval at CONFIDENCE: (estimate, low, high)."""
-    from referee.stats import interval_multiplier
+    from referee.records.stats import interval_multiplier
 
     difference = statistics.fmean(after) - statistics.fmean(before)
     shares = [statistics.variance(values) / len(values) for values in (after, before)]
@@ -673,7 +673,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
     print(f"machine: {platform.platform()}, {cpu_name()}, {os.cpu_count()} logical cpus")
     print(
-        f"bot: {ECHO_BOT.relative_to(ROOT)} --policy {args.policy} (generated stubs, referee.botkit.serve), "
+        f"bot: {ECHO_BOT.relative_to(ROOT)} --policy {args.policy} (generated stubs, referee.play.kit.serve), "
         "one process per seat",
         flush=True,
     )

@@ -9,7 +9,7 @@ auto``), each bot in its sandbox:
 - *frozen*: one of them, ``ponderer``, is tests/bad_bots/ponderer.py
   instead: it thinks as the others do, and keeps three worker processes
   spinning all the time, on move and off. Bots are frozen off move (the
-  default, referee.freezer);
+  default, referee.play.freezer);
 - *free*: the same, with ``freeze: false`` (what a ponderer does unchecked).
 
 Move time ``MOVE_TIME_MS``, no time bank, the default 50 ms grace, forfeit
@@ -48,10 +48,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee.config import load_league  # noqa: E402
-from referee.freezer import description  # noqa: E402
-from referee.gamelog import log_path, log_text  # noqa: E402
-from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league  # noqa: E402
+from referee.apps.league import GAME_LOG_DIR, RESULTS_FILE, run_league  # noqa: E402
+from referee.leaguefile.config import load_league  # noqa: E402
+from referee.play.freezer import description  # noqa: E402
+from referee.records.gamelog import log_path, log_text  # noqa: E402
+from referee.records.results import read_records  # noqa: E402
 
 THINKER = ROOT / "tests" / "bad_bots" / "thinker.py"
 PONDERER = ROOT / "tests" / "bad_bots" / "ponderer.py"

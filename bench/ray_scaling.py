@@ -4,7 +4,7 @@ Each node of the cluster (``ray.cluster_utils.Cluster``, all on this machine)
 has one CPU for Ray, so one game slot: the league plays one game at a time
 on one node, two at a time on two. The league is the random sample bot
 (sample_bots/python/random_bot.py), four of them, three at a table, Stop the
-Bus, run by ``referee.league.run_league`` with the Ray backend. Games per
+Bus, run by ``referee.apps.league.run_league`` with the Ray backend. Games per
 minute are counted from the first game's end to the last's (the cluster's
 start and each slot's first start are left out), and the ratio of the two
 rates is printed as ``ray scaling 1->2 nodes: X``; then the same league with
@@ -82,9 +82,9 @@ def run_child(league_file: str, nodes: int) -> None:
     import ray
     from ray.cluster_utils import Cluster
 
+    from referee.apps.league import run_league
     from referee.backends.ray import RayBackend
-    from referee.config import load_league
-    from referee.league import run_league
+    from referee.leaguefile.config import load_league
 
     # A temporary folder of its own for the cluster's sessions and logs, and the bots' sockets: removed at the end.
     temp_dir = tempfile.mkdtemp(prefix="ray-")
@@ -138,8 +138,8 @@ def run_child(league_file: str, nodes: int) -> None:
 
 
 def run_local(league_file: str) -> None:
-    from referee.config import load_league
-    from referee.league import run_league
+    from referee.apps.league import run_league
+    from referee.leaguefile.config import load_league
 
     ends: list[float] = []
     summary = asyncio.run(run_league(load_league(league_file), progress=lambda *_: ends.append(time.perf_counter())))

@@ -39,13 +39,13 @@ sys.path.insert(0, str(ROOT))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee import sandbox  # noqa: E402
-from referee.bots import BotSpec  # noqa: E402
-from referee.clock import Timing  # noqa: E402
-from referee.faults import BotFault  # noqa: E402
-from referee.gamesetup import GameSetup  # noqa: E402
-from referee.match import Match, start_bots, stop_bots  # noqa: E402
-from referee.session import BotSession  # noqa: E402
+from referee.play import sandbox  # noqa: E402
+from referee.play.match import Match, start_bots, stop_bots  # noqa: E402
+from referee.play.processes import BotSpec  # noqa: E402
+from referee.play.session import BotSession  # noqa: E402
+from referee.protocol.clock import Timing  # noqa: E402
+from referee.protocol.faults import BotFault  # noqa: E402
+from referee.protocol.setup import GameSetup  # noqa: E402
 
 ECHO_BOT = ROOT / "bench" / "echo_bot.py"
 NODE_BOT = ROOT / "sample_bots" / "node"

@@ -3,7 +3,7 @@
 For each game, at tables of three: the search bot (sample_bots/python/search_bot.py) in one seat and the
 heuristic bot in the others, on the same seeds with the search bot in every seat in turn, so that each
 deal's luck is shared. The search thinks as the kit lets it under a move time (``--move-time-ms``; it
-thinks for at most ``THINK_SHARE`` of it), through the same :class:`referee.botkit.MoveClock` the kit
+thinks for at most ``THINK_SHARE`` of it), through the same :class:`referee.play.kit.MoveClock` the kit
 gives it in a league. It prints, per game:
 
 - the search bot's mean score per game, ``(n - place) / (n - 1)`` (0.5: as strong as the heuristic bot
@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import cpu_name  # noqa: E402  (bench/machine.py, beside this script)
 
-from referee.botkit import MoveClock  # noqa: E402
-from referee.games import GAMES  # noqa: E402
-from referee.inprocess import sample_decide  # noqa: E402
-from referee.stats import elo_from_score, placement_score  # noqa: E402
+from referee.engine.games import GAMES  # noqa: E402
+from referee.play.inprocess import sample_decide  # noqa: E402
+from referee.play.kit import MoveClock  # noqa: E402
+from referee.records.stats import elo_from_score, placement_score  # noqa: E402
 
 TABLE_SIZE = 3
 FIRST_SEED = 1_000_000  # away from the seeds the tests play

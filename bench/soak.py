@@ -25,7 +25,7 @@ way to the end. Afterwards:
   has no more open file descriptors than before the league.
 
 Run from a checkout (it needs tests/bad_bots), with the Python the project
-is installed in, since the bots import ``referee.botkit``:
+is installed in, since the bots import ``referee.play.kit``:
 
     .venv/bin/python bench/soak.py               # the long soak: 20 bots, 380 games
     .venv/bin/python bench/soak.py --rounds 2    # 760 games
@@ -57,12 +57,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.clock import Timing  # noqa: E402
-from referee.config import load_league  # noqa: E402
-from referee.gamelog import log_path, read_log  # noqa: E402
-from referee.games import game_class  # noqa: E402
-from referee.league import GAME_LOG_DIR, RESULTS_FILE, RunSummary, read_records, run_league  # noqa: E402
-from referee.schedule import table_seed  # noqa: E402
+from referee.apps.league import GAME_LOG_DIR, RESULTS_FILE, RunSummary, run_league  # noqa: E402
+from referee.engine.games import game_class  # noqa: E402
+from referee.leaguefile.config import load_league  # noqa: E402
+from referee.leaguefile.schedule import table_seed  # noqa: E402
+from referee.protocol.clock import Timing  # noqa: E402
+from referee.records.gamelog import log_path, read_log  # noqa: E402
+from referee.records.results import read_records  # noqa: E402
 from tests.processes import marked_processes  # noqa: E402
 
 BAD_BOTS_DIR = ROOT / "tests" / "bad_bots"

@@ -153,8 +153,8 @@ def main() -> None:
         pages = sorted((output / "replays").iterdir(), key=lambda page: page.stat().st_size)
         sizes = [page.stat().st_size for page in pages]
 
-        from referee.league import standings_from_directory
-        from referee.publish import write_leaderboards
+        from referee.apps.league import standings_from_directory
+        from referee.publish.files import write_leaderboards
         from referee.publish.live import write_replay_for
 
         largest = pages[-1]

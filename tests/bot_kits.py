@@ -26,7 +26,7 @@ from pathlib import Path
 import grpc
 import yaml
 
-from referee.results import GameRecord, bin_midpoint
+from referee.records.results import GameRecord, bin_midpoint
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
 from tests.cli import referee_in_process
@@ -363,8 +363,8 @@ def exercise_probe(bot: BotProcess, error_prefix: str) -> None:
 
     ``error_prefix`` is how the kit's Decision.error starts for the language's failure in decide.
     """
-    from referee.games import StopTheBus  # the engine, for real requests
-    from referee.protocol import action_from_pb
+    from referee.engine.games import StopTheBus  # the engine, for real requests
+    from referee.protocol.messages import action_from_pb
     from tests.reference_encoder import decision_request_to_pb
 
     stream = StreamClient(bot)

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import sandbox
-from referee.bots import BotSpec
-from referee.clock import Timing
-from referee.match import MatchResult, play_game
+from referee.play import sandbox
+from referee.play.match import MatchResult, play_game
+from referee.play.processes import BotSpec
+from referee.protocol.clock import Timing
 from referee.v2 import bot_pb2 as pb
 from tests.processes import marked_processes
 
@@ -210,7 +210,7 @@ def play(game: str, specs: list[BotSpec], *, seed: int = 1, timing: Timing = FAS
 
 def read_log(path: Path) -> list[dict]:
     """The records of a JSON-lines game log, as the referee reads them (the seed, a string in the file, a number)."""
-    from referee.gamelog import read_log as read_game_log
+    from referee.records.gamelog import read_log as read_game_log
 
     return read_game_log(path)
 

@@ -10,10 +10,10 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from referee.bots import BotSpec
-from referee.faults import FaultPolicy, PolicyMode
-from referee.gamelog import read_log
-from referee.match import play_game
+from referee.play.match import play_game
+from referee.play.processes import BotSpec
+from referee.protocol.faults import FaultPolicy, PolicyMode
+from referee.records.gamelog import read_log
 
 from .conftest import BAD_BOTS, FAST, PYTHON, SAMPLE_BOTS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee.bots import ADDRESS_VARIABLE
+from referee.play.processes import ADDRESS_VARIABLE
 
 
 def marked_processes(marker: str, socket_root: Path) -> list[str]:

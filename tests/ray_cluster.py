@@ -35,9 +35,9 @@ prepare_local_ray()  # before Ray is imported
 import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from referee.apps.league import run_league  # noqa: E402
 from referee.backends.ray import RayBackend  # noqa: E402
-from referee.config import load_league  # noqa: E402
-from referee.league import run_league  # noqa: E402
+from referee.leaguefile.config import load_league  # noqa: E402
 
 
 def kill_node(cluster: Cluster, node) -> None:

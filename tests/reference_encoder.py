@@ -1,7 +1,7 @@
 """The reference encoder: a DecisionRequest and a GameEnd built field by field through the protobuf library.
 
 The referee writes these messages with the hand-written codec of
-:mod:`referee.wire`; the tests hold its bytes equal to these, and the tests
+:mod:`referee.protocol.codec`; the tests hold its bytes equal to these, and the tests
 of the bot kits and ``bench/overhead.py`` build requests with them.
 """
 
@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
-from referee.errors import GameOverError
-from referee.games.base import Action, EventKind, Game, HandResult, Observation
-from referee.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
-from referee.games.stop_the_bus import StopTheBusObservation
-from referee.protocol import (
+from referee.common.errors import GameOverError
+from referee.engine.games.base import Action, EventKind, Game, HandResult, Observation
+from referee.engine.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
+from referee.engine.games.stop_the_bus import StopTheBusObservation
+from referee.protocol.messages import (
     EVENT_KIND_TO_PB,
     GAME_TO_PB,
     HAND_ENDING_TO_PB,
@@ -124,7 +124,7 @@ def decision_request_to_pb(
 ) -> pb.DecisionRequest:
     """The reference DecisionRequest for the game's current seat, built from ``Game.observation``.
 
-    :class:`referee.wire.RequestEncoder` writes the same bytes faster; a test holds them equal.
+    :class:`referee.protocol.codec.RequestEncoder` writes the same bytes faster; a test holds them equal.
     """
     seat = game.current_seat
     if seat is None:
@@ -150,7 +150,7 @@ def game_end_to_pb(game: Game, game_id: str, first_event: int, is_void: bool) ->
     """The reference GameEnd of a game that is over, for a seat whose messages so far carried the events
     before ``first_event``.
 
-    :meth:`referee.wire.RequestEncoder.game_end` writes the same bytes faster; a test holds them equal.
+    :meth:`referee.protocol.codec.RequestEncoder.game_end` writes the same bytes faster; a test holds them equal.
     """
     result = game.result()
     message = pb.GameEnd(

@@ -5,7 +5,7 @@ author's page it might give (and the same paths spelled other ways: ``/games.jso
 ``/replays/../games.jsonl`` ...), with raw HTTP requests sent as written, and keeps every answer with the time
 it arrived, each feed's chunks as they arrived. :func:`early` then checks every answer against the truth the
 league's folder holds once it is over (:class:`Truth`: each game's seed, each hand's and each game's end as
-its log timed them, which games were dealt alike), by the rule of :mod:`referee.visibility`:
+its log timed them, which games were dealt alike), by the rule of :mod:`referee.records.visibility`:
 
 - a seed (any game's, or the league's) only once every game on its deals has ended, and the delay after;
 - a finished game named by a record, a log, a replay, the league's page or leaderboards, an author's page or
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.gamelog import log_path, log_text
 from referee.publish.league_page import page_data_of as league_page_data
 from referee.publish.replay_page import page_data_of as replay_page_data
+from referee.records.gamelog import log_path, log_text
 
 # Paths no route names, each spelled as an attacker would: each must be 404, and none may hold a seed.
 VARIANTS = (

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from referee.config import load_league
-from referee.league import RESULTS_FILE, read_records, run_league
+from referee.apps.league import RESULTS_FILE, run_league
+from referee.leaguefile.config import load_league
+from referee.records.results import read_records
 
 from .conftest import Bots
 from .test_league import without_timing, write_league

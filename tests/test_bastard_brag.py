@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
-from referee.cards import DECK, Card, parse_cards, shuffled_deck
-from referee.errors import GameOverError, IllegalActionError
-from referee.games.base import KNOCK, PASS, Action, ActionKind, EndReason, Event, EventKind, Phase, action
-from referee.games.bastard_brag import BastardBrag
-from referee.hands import Category, hand_rank
-from referee.seeding import SeedStream
+from referee.common.errors import GameOverError, IllegalActionError
+from referee.engine.cards import DECK, Card, parse_cards, shuffled_deck
+from referee.engine.games.base import KNOCK, PASS, Action, ActionKind, EndReason, Event, EventKind, Phase, action
+from referee.engine.games.bastard_brag import BastardBrag
+from referee.engine.hands import Category, hand_rank
+from referee.engine.seeding import SeedStream
 
 # ----- decks and play helpers ------------------------------------------------------
 

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from referee.cards import DECK, Card
-from referee.errors import GameArgumentError
-from referee.games import BastardBrag, StopTheBus, brag_sampling
-from referee.games.base import ActionKind, EventKind, Phase
-from referee.games.bastard_brag import BastardBragObservation
+from referee.common.errors import GameArgumentError
+from referee.engine.cards import DECK, Card
+from referee.engine.games import BastardBrag, StopTheBus, brag_sampling
+from referee.engine.games.base import ActionKind, EventKind, Phase
+from referee.engine.games.bastard_brag import BastardBragObservation
 
 from .test_search_api import chi_square_limit, position, random_step
 

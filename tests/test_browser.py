@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import Card
-from referee.gamelog import log_path, read_log
-from referee.ladder.run import change_status
-from referee.publish import html_leaderboard, write_leaderboards
+from referee.apps.ladder.run import change_status
+from referee.engine.cards import Card
+from referee.protocol.standing import WITHDRAWN
+from referee.publish.files import html_leaderboard, write_leaderboards
 from referee.publish.text import utc_minute
-from referee.results import read_games
-from referee.season import WITHDRAWN
-from referee.standings import compute_standings, folder_standings
+from referee.records.gamelog import log_path, read_log
+from referee.records.results import read_games
+from referee.records.standings import compute_standings, folder_standings
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, sync_playwright
 from .game_logs import logged_game, write_league

@@ -1,7 +1,7 @@
 """The browser's seat on a clock: each decision is settled once, by a click or by its deadline, never by another's.
 
 The races of a click and a deadline are played in memory, in order, on the fake clock
-(:class:`referee.testing.FakeClock`): a real game of Stop the Bus (the seat and two sample bots, in process),
+(:class:`referee.play.fakes.FakeClock`): a real game of Stop the Bus (the seat and two sample bots, in process),
 whose person is the test, clicking through the table as the page does. The game's log then says, for each of
 the seat's decisions, whether the person's click was played or the seat timed out; the test knows which it
 should be. The page's real server and Chromium are in tests/test_play_in_browser.py.
@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.clock import Timing
-from referee.faults import FaultPolicy, PolicyMode
-from referee.human_browser import BrowserTable
-from referee.inprocess import sample_opponents
-from referee.match import Match
-from referee.testing import FakeClock
+from referee.apps.human.browser import BrowserTable
+from referee.play.fakes import FakeClock
+from referee.play.inprocess import sample_opponents
+from referee.play.match import Match
+from referee.protocol.clock import Timing
+from referee.protocol.faults import FaultPolicy, PolicyMode
 
 TIMING = Timing(move_time_ms=1000, time_bank_ms=0, grace_ms=50)
 LIMIT_S = 1.05  # the move time and the grace: a decision's deadline

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from referee.cards import DECK, Card, format_cards, parse_cards, pretty_cards, rank_text, shuffled_deck
-from referee.errors import CardParseError
-from referee.seeding import SeedStream
+from referee.common.errors import CardParseError
+from referee.engine.cards import DECK, Card, format_cards, parse_cards, pretty_cards, rank_text, shuffled_deck
+from referee.engine.seeding import SeedStream
 
 # Independent spellings of the ranks and suits, low to high, as the rules list them.
 RANK_LETTERS = "23456789TJQKA"

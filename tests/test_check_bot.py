@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from referee.gamelog import read_log
+from referee.records.gamelog import read_log
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 
 QUICK = ["--game", "stop_the_bus", "--seats", "3", "--games", "1"]

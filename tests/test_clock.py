@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.clock import LagMonitor, TimeControl, Timing, charged_seconds
+from referee.protocol.clock import LagMonitor, TimeControl, Timing, charged_seconds
 from tests.conftest import Bots
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

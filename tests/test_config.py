@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import ResourceLimits
-from referee.clock import Timing
-from referee.config import (
+from referee.common.errors import RefereeError
+from referee.engine.seeding import seed_commitment
+from referee.leaguefile.config import (
     LEAGUE_KEYS,
     LeagueError,
     league_fingerprint,
@@ -24,10 +24,10 @@ from referee.config import (
     load_league,
     unchecked_runs,
 )
-from referee.errors import RefereeError
-from referee.faults import FaultPolicy, PolicyMode
-from referee.schedule import Gauntlet, RoundRobin, Sampled
-from referee.seeding import seed_commitment
+from referee.leaguefile.schedule import Gauntlet, RoundRobin, Sampled
+from referee.play.processes import ResourceLimits
+from referee.protocol.clock import Timing
+from referee.protocol.faults import FaultPolicy, PolicyMode
 from tests.cli import referee_in_process
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import yaml
 
-from referee.config import keys, load_league
-from referee.config.schema import LEAGUE_KEYS, LIMITS, names
-from referee.sandbox import LIMIT_KEYS
+from referee.leaguefile.config import keys, load_league
+from referee.leaguefile.config.schema import LEAGUE_KEYS, LIMITS, names
+from referee.play.sandbox import LIMIT_KEYS
 
 
 def test_the_committed_tables_are_what_the_schema_generates() -> None:
     docs, example = keys.DOCS.read_text(), keys.EXAMPLE.read_text()
-    assert docs == keys.written_docs(docs), "docs/leagues.md: run python -m referee.config.keys --write"
-    assert example == keys.written_example(example), "league.example.yaml: run python -m referee.config.keys --write"
+    assert docs == keys.written_docs(docs), "docs/leagues.md: run python -m referee.leaguefile.config.keys --write"
+    assert example == keys.written_example(example), (
+        "league.example.yaml: run python -m referee.leaguefile.config.keys --write"
+    )
     assert keys.markdown_keys() in docs and keys.example_index() in example
 
 

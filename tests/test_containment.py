@@ -28,17 +28,17 @@ from pathlib import Path
 
 import pytest
 
-from referee import sandbox
-from referee.bots import BotSpec
-from referee.clock import Timing
-from referee.config import load_league
-from referee.errors import LeagueError
-from referee.faults import BotFault, FaultKind
-from referee.gamelog import log_files
-from referee.gamesetup import GameSetup
-from referee.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
-from referee.sandbox import ResourceLimits
-from referee.session import BotSession
+from referee.apps.league import BOT_LOG_DIR, GAME_LOG_DIR, RESULTS_FILE, output_folder, run_league
+from referee.common.errors import LeagueError
+from referee.leaguefile.config import load_league
+from referee.play import sandbox
+from referee.play.processes import BotSpec
+from referee.play.sandbox import ResourceLimits
+from referee.play.session import BotSession
+from referee.protocol.clock import Timing
+from referee.protocol.faults import BotFault, FaultKind
+from referee.protocol.setup import GameSetup
+from referee.records.gamelog import log_files
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots, play
 
 BWRAP = sandbox.bubblewrap()
@@ -350,7 +350,7 @@ def test_the_same_hostile_build_without_the_sandbox_reaches_all_of_it(
 
 
 def test_a_build_has_the_hosts_network_unless_the_league_turns_it_off(tmp_path: Path) -> None:
-    from referee.submissions import build_submissions
+    from referee.leaguefile.submissions import build_submissions
 
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -620,7 +620,7 @@ def test_a_referee_killed_while_a_bot_starts_takes_the_whole_start_along(bots: B
 # cleared screen and a line overwritten with a fake verdict; then it crashes on its first decision.
 ESCAPING_BOT = r"""
 import os, sys
-from referee.botkit import run_bot
+from referee.play.kit import run_bot
 sys.stderr.write("\x1b]0;owned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b[H\rleague ok\u202e\n")
 sys.stderr.flush()
 run_bot(lambda observation: os._exit(3), name="\x1b[31mred\x1b[0m\r")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import DECK, parse_cards
-from referee.games import Action, StopTheBus
-from referee.protocol import action_from_pb
+from referee.engine.cards import DECK, parse_cards
+from referee.engine.games import Action, StopTheBus
+from referee.protocol.messages import action_from_pb
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import (
     GAMES,

@@ -19,17 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import BotSpec
-from referee.checkbot import CheckSettings, check_bot
-from referee.clock import Timing
-from referee.config import load_league
-from referee.gamelog import log_files
-from referee.gamesetup import GameSetup
-from referee.lanes import lane_copy
-from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
-from referee.match import Match
-from referee.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedule, SprtSchedule
-from referee.session import BotSession
+from referee.apps.checkbot import CheckSettings, check_bot
+from referee.apps.league import GAME_LOG_DIR, RESULTS_FILE, run_league
+from referee.leaguefile.config import load_league
+from referee.leaguefile.lanes import lane_copy
+from referee.leaguefile.schedule import GauntletSchedule, RoundRobinSchedule, SampledSchedule, SprtSchedule
+from referee.play.match import Match
+from referee.play.processes import BotSpec
+from referee.play.session import BotSession
+from referee.protocol.clock import Timing
+from referee.protocol.setup import GameSetup
+from referee.records.gamelog import log_files
+from referee.records.results import read_records
 
 from .conftest import PYTHON, Bots, read_log
 from .test_ray_backend import ray_here  # noqa: F401 - a fixture, asked for by name

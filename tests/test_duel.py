@@ -23,17 +23,17 @@ from pathlib import Path
 
 import pytest
 
+from referee.apps.league import RESULTS_FILE, run_league
 from referee.cli import main as referee_main
-from referee.cli.console import run_duel_command
-from referee.config import LeagueError, load_league
-from referee.duel_state import DuelState, duel_report
-from referee.errors import OutputError
-from referee.gamelog import log_path
-from referee.league import RESULTS_FILE, read_records, run_league
-from referee.results import read_league
-from referee.schedule import Sprt, SprtSchedule
-from referee.seeding import derive_seed
-from referee.stats import Measure, SequentialTest, deal_outcome
+from referee.cli.run_console import run_duel_command
+from referee.common.errors import OutputError
+from referee.engine.seeding import derive_seed
+from referee.leaguefile.config import LeagueError, load_league
+from referee.leaguefile.duel_state import DuelState, duel_report
+from referee.leaguefile.schedule import Sprt, SprtSchedule
+from referee.records.gamelog import log_path
+from referee.records.results import read_league, read_records
+from referee.records.stats import Measure, SequentialTest, deal_outcome
 from tests.simulated_bots import planted_difference, play_deal, strengths_from_elo
 from tests.test_league import write_league as league_file
 
@@ -489,9 +489,9 @@ def test_a_duel_that_adjusts_for_luck_tests_each_deal_less_its_luck(
     """`--adjust-for-luck`: the test takes each deal's score difference less the luck its games' logs give (worked
     out here from the logs), reaches a verdict, and says so; league.json names the value function; the standings
     show each bot's mean score less its luck beside the raw one."""
-    from referee.gamelog import read_log
-    from referee.luck import MODEL, luck_of_log
-    from referee.stats import DealOutcome, mean_per_game
+    from referee.records.gamelog import read_log
+    from referee.records.luck import MODEL, luck_of_log
+    from referee.records.stats import DealOutcome, mean_per_game
 
     league_path = write_league(tmp_path / "league.yaml", bots, table_size=3)
     duel = ["heuristic", "random", "--difference0", "0", "--difference1", "0.4", "--max-games", "120"]

@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from referee.cards import DECK, Card, parse_cards
-from referee.errors import (
+from referee.common.errors import (
     CardParseError,
     DecksExhaustedError,
     GameArgumentError,
@@ -16,9 +15,10 @@ from referee.errors import (
     MalformedActionError,
     RefereeError,
 )
-from referee.games import BastardBrag, StopTheBus, game_class
-from referee.games.base import DRAW, PASS, STOP, Action, ActionKind, EndReason, Game, Phase, action, seeded_deck
-from referee.hands import hand_rank
+from referee.engine.cards import DECK, Card, parse_cards
+from referee.engine.games import BastardBrag, StopTheBus, game_class
+from referee.engine.games.base import DRAW, PASS, STOP, Action, ActionKind, EndReason, Game, Phase, action, seeded_deck
+from referee.engine.hands import hand_rank
 
 # Three players, dealer 2: the deal goes 0, 1, 2 for three rounds, so deck positions 0-8 are the hands.
 THREE_SEAT_HEAD = "AS KS QS AH KH QH AD KD QD"

@@ -19,8 +19,10 @@ pytest.importorskip("pettingzoo", reason="PettingZoo is not installed: pip insta
 
 from pettingzoo.test import api_test, seed_test
 
+from referee.apps.league import run_league
 from referee.cli import main as referee_main
-from referee.config import load_league
+from referee.common.errors import EnvArgumentError, ExportError
+from referee.engine.games import GAMES, Action, BastardBrag, EventKind, Game, Observation, StopTheBus
 from referee.env import bastard_brag_v0, single_seat, stop_the_bus_v0
 from referee.env.actions import BASTARD_BRAG_ACTIONS, STOP_THE_BUS_ACTIONS, action_index
 from referee.env.encoding import (
@@ -32,11 +34,9 @@ from referee.env.encoding import (
     ObservationEncoder,
 )
 from referee.env.trajectories import export_trajectories, read_trajectories
-from referee.errors import EnvArgumentError, ExportError
-from referee.gamelog import log_files, new_game, read_log
-from referee.games import GAMES, Action, BastardBrag, EventKind, Game, Observation, StopTheBus
-from referee.league import run_league
-from referee.stats import placement_score
+from referee.leaguefile.config import load_league
+from referee.records.gamelog import log_files, new_game, read_log
+from referee.records.stats import placement_score
 
 from .conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS
 
@@ -521,7 +521,7 @@ def test_export_says_what_is_wrong_with_its_folder(tmp_path: Path, capsys: pytes
 
 def test_the_referee_loads_no_learning_library_and_the_environments_say_how_to_get_them() -> None:
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, referee, referee.cli, referee.league, referee.env, referee.env.trajectories;"
+        [sys.executable, "-c", "import sys, referee, referee.cli, referee.apps.league, referee.env, referee.env.trajectories;"
          " print(sorted(m for m in ('pettingzoo', 'gymnasium') if m in sys.modules))"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip

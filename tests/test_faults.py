@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import DEFAULT_LOG_CAP_BYTES
-from referee.clock import Timing
-from referee.faults import FaultPolicy, PolicyMode
-from referee.gamelog import verify_log
-from referee.games import Phase
-from referee.match import MatchResult
-from referee.protocol import action_from_pb, observation_from_pb
+from referee.engine.games import Phase
+from referee.play.match import MatchResult
+from referee.play.processes import DEFAULT_LOG_CAP_BYTES
+from referee.protocol.clock import Timing
+from referee.protocol.faults import FaultPolicy, PolicyMode
+from referee.protocol.messages import action_from_pb, observation_from_pb
+from referee.records.gamelog import verify_log
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import FAST, PYTHON, SAMPLE_BOTS, Bots, play, read_log, read_recording
 

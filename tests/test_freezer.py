@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from referee import freezer, sandbox
-from referee.clock import Timing
-from referee.freezer import OffMove, _SignalFreezer, freezer_for
-from referee.gamesetup import GameSetup
-from referee.match import Match
-from referee.session import BotSession
-from referee.testing import FakeClock
+from referee.play import freezer, sandbox
+from referee.play.fakes import FakeClock
+from referee.play.freezer import OffMove, _SignalFreezer, freezer_for
+from referee.play.match import Match
+from referee.play.session import BotSession
+from referee.protocol.clock import Timing
+from referee.protocol.setup import GameSetup
 
 from .conftest import PYTHON, Bots
 
@@ -116,8 +116,8 @@ def test_each_way_of_freezing_stops_every_process_of_a_bot_and_a_frozen_bot_can_
 def test_a_bot_frozen_by_the_v1_freezer_dies_with_a_referee_killed_by_sigkill(tmp_path: Path) -> None:
     referee = textwrap.dedent("""
         import dataclasses, subprocess, sys, time
-        from referee import sandbox
-        from referee.freezer import freezer_for
+        from referee.play import sandbox
+        from referee.play.freezer import freezer_for
         support = dataclasses.replace(sandbox.cgroup_support(), v2=None, v2_controllers=frozenset())
         cgroup = sandbox.BotCgroup(support, sandbox.DEFAULT_LIMITS)
         sandbox.start_watcher(support)  # as make_cgroup does for every bot

@@ -25,16 +25,16 @@ import pytest
 import yaml
 from google.protobuf import text_format
 
-from referee.checkbot import Report
+from referee.apps.checkbot import Report
+from referee.apps.replay_to import Answer, ReplayReport, _summary
 from referee.cli import _parse
-from referee.clock import Timing
-from referee.config import MANIFEST_KEYS
-from referee.faults import FaultPolicy
-from referee.gamesetup import GameSetup
-from referee.inprocess import InProcessBot, sample_decide
-from referee.match import Match
-from referee.replay_to import Answer, ReplayReport, _summary
-from referee.session import handshake_message
+from referee.leaguefile.config import MANIFEST_KEYS
+from referee.play.inprocess import InProcessBot, sample_decide
+from referee.play.match import Match
+from referee.play.session import handshake_message
+from referee.protocol.clock import Timing
+from referee.protocol.faults import FaultPolicy
+from referee.protocol.setup import GameSetup
 from referee.v2 import bot_pb2 as pb
 from tests.bot_kits import CANONICAL_PROTO, NPM_ENV, REFEREE, ROOT, SAMPLE_BOTS, missing_programs
 from tests.test_go_bot import LIBRARIES as GO_LIBRARIES

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import DECK, Card, parse_cards
-from referee.hands import Category, hand_rank, worst_hand
+from referee.engine.cards import DECK, Card, parse_cards
+from referee.engine.hands import Category, hand_rank, worst_hand
 
 ALL_HANDS = list(itertools.combinations(DECK, 3))
 

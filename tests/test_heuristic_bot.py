@@ -16,12 +16,12 @@ from types import ModuleType
 
 import pytest
 
-from referee.botkit import BotServicer
-from referee.cards import DECK, Card, parse_cards
-from referee.games import BastardBrag, Game, Observation, Phase, StopTheBus
-from referee.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
-from referee.hands import hand_rank
-from referee.protocol import action_to_pb
+from referee.engine.cards import DECK, Card, parse_cards
+from referee.engine.games import BastardBrag, Game, Observation, Phase, StopTheBus
+from referee.engine.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
+from referee.engine.hands import hand_rank
+from referee.play.kit import BotServicer
+from referee.protocol.messages import action_to_pb
 from tests.conftest import PYTHON, Bots, read_log
 from tests.reference_encoder import decision_request_to_pb
 

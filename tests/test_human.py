@@ -15,8 +15,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from referee.cards import parse_cards
-from referee.games.base import Action
+from referee.engine.cards import parse_cards
+from referee.engine.games.base import Action
 from tests.conftest import SAMPLE_BOTS, Bots, read_log
 
 CLEAR = "\x1b[H\x1b[2J"

@@ -41,14 +41,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import DECK, Card, format_cards, parse_cards
-from referee.config import load_league
-from referee.gamelog import log_files
-from referee.games import BastardBrag, Game, StopTheBus, game_class
-from referee.games.base import Action, ActionKind
-from referee.lanes import LANES_DIR
-from referee.league import GAME_LOG_DIR, run_league
-from referee.protocol import GAME_TO_PB, card_to_pb
+from referee.apps.league import GAME_LOG_DIR, run_league
+from referee.engine.cards import DECK, Card, format_cards, parse_cards
+from referee.engine.games import BastardBrag, Game, StopTheBus, game_class
+from referee.engine.games.base import Action, ActionKind
+from referee.leaguefile.config import load_league
+from referee.leaguefile.lanes import LANES_DIR
+from referee.protocol.messages import GAME_TO_PB, card_to_pb
+from referee.records.gamelog import log_files
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, SAMPLE_BOTS, Bots
 
@@ -434,7 +434,7 @@ def league(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             patch.setattr(tempfile, "tempdir", str(socket_root))
             summary = asyncio.run(run_league(load_league(league_path), output=output))
         assert summary.played == setup.games
-        # The spy's processes of lanes after the first recorded into their lane's copy of its folder (referee.lanes).
+        # The spy's processes of lanes after the first recorded into their lane's copy of its folder (referee.leaguefile.lanes).
         lanes = sorted((output / LANES_DIR / SPY).glob("lane-*/*"))
         yield PlayedLeague(setup, log_files(output / GAME_LOG_DIR), read_spy_records([records, *lanes]))
     finally:
@@ -467,7 +467,7 @@ class Audit:
 
 
 def read_log(path: Path) -> list[dict]:
-    from referee.gamelog import read_log as read_game_log
+    from referee.records.gamelog import read_log as read_game_log
 
     return read_game_log(path)
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from referee.apps.ladder.entries import changed_submissions, judge
+from referee.apps.ladder.file import Ladder, Rest, load_ladder
+from referee.apps.ladder.history import Judged, Register, Tables
+from referee.apps.ladder.redraw import redraw
+from referee.apps.ladder.run import run_ladder
 from referee.backends.local import LocalBackend
-from referee.errors import LeagueError
-from referee.ladder.entries import changed_submissions, judge
-from referee.ladder.file import Ladder, Rest, load_ladder
-from referee.ladder.history import Judged, Register, Tables
-from referee.ladder.replay import redraw
-from referee.ladder.run import run_ladder
-from referee.schedule.base import rotate
+from referee.common.errors import LeagueError
+from referee.leaguefile.schedule.base import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_organiser import INTERRUPTIBLE_REFEREE
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run
@@ -182,7 +182,7 @@ def test_a_ladder_judges_new_submissions_as_it_plays_and_resumes_after_sigint(tm
 
 def served_files(output: Path) -> dict[str, str | None]:
     """Every file of ``output`` as ``referee serve`` answers for it: its text, or None when it is not served."""
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     names = [str(path.relative_to(output)) for path in sorted(output.rglob("*")) if path.is_file()]
 
@@ -514,7 +514,7 @@ def test_a_first_submission_without_run_is_rejected_with_its_report_and_never_bu
 def test_a_folder_that_changes_while_it_is_copied_is_judged_afresh_not_from_that_copy(
     tmp_path: Path, bots: Bots, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import referee.ladder.entries as entries
+    import referee.apps.ladder.entries as entries
 
     path = ladder_file(tmp_path, bots, {})
     eve = author(tmp_path / "submissions", "eve", bots)

@@ -13,15 +13,15 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from referee.ladder.entries import REPORTS_DIR, changed_submissions, judge, submission_verdicts
-from referee.ladder.file import Ladder, load_ladder
-from referee.ladder.history import Judged, Register
-from referee.ladder.run import change_status, ladder_league, write_ladder_league
-from referee.league import publish_standings
+from referee.apps.ladder.entries import REPORTS_DIR, changed_submissions, judge, submission_verdicts
+from referee.apps.ladder.file import Ladder, load_ladder
+from referee.apps.ladder.history import Judged, Register
+from referee.apps.ladder.run import change_status, ladder_league, write_ladder_league
+from referee.apps.league import publish_standings
+from referee.leaguefile.submissions import BUILDS_DIR
+from referee.protocol.standing import WITHDRAWN
 from referee.publish.league_page import page_data_of
-from referee.results import ACCEPTED, REJECTED, read_league
-from referee.season import WITHDRAWN
-from referee.submissions import BUILDS_DIR
+from referee.records.results import ACCEPTED, REJECTED, read_league
 from tests.conftest import Bots
 from tests.test_ladder import author, ladder_file
 from tests.test_ladder_suspension import author_page, fragile_author, served_to
@@ -212,7 +212,7 @@ import os
 import random
 import sys
 
-from referee.botkit import run_bot
+from referee.play.kit import run_bot
 
 decisions = 0
 

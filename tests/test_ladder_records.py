@@ -8,24 +8,24 @@ import json
 
 import pytest
 
-from referee.checkbot import FAIL, PASS, Check
-from referee.errors import OutputError
-from referee.ladder.draw import Place, Played, draw_table, meeting_interval
-from referee.ladder.entries import held_against
-from referee.ladder.file import Rest
-from referee.ladder.guard import TAIL_BYTES, forfeit_streaks
-from referee.ladder.history import (
+from referee.apps.checkbot import FAIL, PASS, Check
+from referee.apps.ladder.entries import held_against
+from referee.apps.ladder.file import Rest
+from referee.apps.ladder.guard import TAIL_BYTES, forfeit_streaks
+from referee.apps.ladder.history import (
     DrawnTable,
     Judged,
     Register,
     StatusChange,
     Tables,
 )
-from referee.ladder.replay import redraw
-from referee.ladder.rest import settled
-from referee.ladder.run import published_places
-from referee.results import ACCEPTED, REJECTED
-from referee.season import ACTIVE, DISQUALIFIED, WITHDRAWN
+from referee.apps.ladder.redraw import redraw
+from referee.apps.ladder.rest import settled
+from referee.apps.ladder.run import published_places
+from referee.apps.ladder.table_draw import Place, Played, draw_table, meeting_interval
+from referee.common.errors import OutputError
+from referee.protocol.standing import ACTIVE, DISQUALIFIED, WITHDRAWN
+from referee.records.results import ACCEPTED, REJECTED
 
 SEED = 6069488482021880639
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.visibility import Shown
+from referee.records.visibility import Shown
 from tests.conftest import PYTHON, Bots
 from tests.test_ladder import author, ladder_file, lines, served_files
 from tests.test_organiser import INTERRUPTIBLE_REFEREE
@@ -38,8 +38,8 @@ import random
 import sys
 import time
 
-from referee.botkit import run_bot
-from referee.games.actions import KNOCK
+from referee.play.kit import run_bot
+from referee.engine.games.actions import KNOCK
 
 
 def broken():
@@ -143,7 +143,7 @@ def author_page(output: Path, token: str, name: str) -> str:
 
 def served_to(output: Path, token: str, path: str) -> str:
     """What ``referee serve`` answers for ``path`` to an author's token (its app, in this process)."""
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     async def fetch() -> httpx.Response:
         transport = httpx.ASGITransport(app=create_app(output))

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from referee.apps.league import RESULTS_FILE, ResultsFile, run_league
 from referee.cli import main as referee_main
-from referee.config import load_league
-from referee.errors import OutputError
-from referee.gamelog import log_path
-from referee.league import RESULTS_FILE, ResultsFile, read_records, run_league
-from referee.visibility import Shown
+from referee.common.errors import OutputError
+from referee.leaguefile.config import load_league
+from referee.records.gamelog import log_path
+from referee.records.results import read_records
+from referee.records.visibility import Shown
 
 from .conftest import SAMPLE_BOTS, Bots
 

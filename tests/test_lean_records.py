@@ -8,8 +8,8 @@ import statistics
 
 import pytest
 
-from referee.results import GameRecord, RecordError, bin_midpoint, latency_bin
-from referee.standings import LATENCY_RELATIVE_ERROR, compute_standings
+from referee.records.results import GameRecord, RecordError, bin_midpoint, latency_bin
+from referee.records.standings import LATENCY_RELATIVE_ERROR, compute_standings
 
 
 def runner_record(index: int, times: list[list[float]]) -> dict:

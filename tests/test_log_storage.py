@@ -16,8 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from referee.apps.league import RESULTS_FILE
 from referee.cli import main as referee_main
-from referee.gamelog import (
+from referee.records.gamelog import (
     COMPRESSED_SUFFIX,
     game_dictionary,
     log_files,
@@ -26,10 +27,10 @@ from referee.gamelog import (
     read_log,
     verify_log,
 )
-from referee.league import RESULTS_FILE, read_records
-from referee.luck import game_luck
-from referee.retention import Retention
-from referee.visibility import Shown
+from referee.records.luck import game_luck
+from referee.records.results import read_records
+from referee.records.retention import Retention
+from referee.records.visibility import Shown
 
 from .conftest import PYTHON, SAMPLE_BOTS, Bots
 from .test_league import write_league

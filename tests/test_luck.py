@@ -1,4 +1,4 @@
-"""The luck of the cards (referee.luck): each chance event's term has mean zero, exactly, whatever the value function,
+"""The luck of the cards (referee.records.luck): each chance event's term has mean zero, exactly, whatever the value function,
 so a luck-adjusted score keeps the raw score's mean; a game's log gives the luck its play gave."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import statistics
 
 import pytest
 
-from referee.cards import parse_cards
-from referee.gamelog import log_path
-from referee.games import GAMES, ActionKind, Phase
-from referee.luck import (
+from referee.engine.cards import parse_cards
+from referee.engine.games import GAMES, ActionKind, Phase
+from referee.records.gamelog import log_path
+from referee.records.luck import (
     MODEL,
     LuckMeter,
     _final_loss_chances,
@@ -136,7 +136,7 @@ def test_a_games_log_gives_the_luck_its_play_gave(name: str) -> None:
     start = records[0]
     game = GAMES[start["game"]](start["num_players"], int(start["seed"]), first_dealer=start["first_dealer"])
     meter = LuckMeter(game)
-    from referee.games.actions import Action
+    from referee.engine.games.actions import Action
 
     for record in records[1:]:
         if record["type"] == "decision":
@@ -151,7 +151,7 @@ def test_a_games_log_gives_the_luck_its_play_gave(name: str) -> None:
 def test_the_adjusted_score_keeps_the_mean_and_has_less_spread_in_stop_the_bus() -> None:
     """Random bots, 300 games at tables of 3: the luck averages zero within its error, and a score with it taken
     out varies less than the raw score (the value function follows the games)."""
-    from referee.stats import placement_score
+    from referee.records.stats import placement_score
 
     rng = random.Random(3)
     raw, adjusted, lucks = [], [], []
@@ -183,7 +183,7 @@ def test_compare_shows_the_score_difference_with_the_luck_taken_out_of_a_real_le
     import re
     import subprocess
 
-    from referee.gamelog import read_log
+    from referee.records.gamelog import read_log
 
     from .conftest import PYTHON
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import DECK
-from referee.clock import Timing
-from referee.gamelog import verify_log
-from referee.games import game_class
-from referee.games.base import Action
-from referee.gamesetup import GameSetup
-from referee.sandbox import DEFAULT_LIMITS
-from referee.session import BotSession
+from referee.engine.cards import DECK
+from referee.engine.games import game_class
+from referee.engine.games.base import Action
+from referee.play.sandbox import DEFAULT_LIMITS
+from referee.play.session import BotSession
+from referee.protocol.clock import Timing
+from referee.protocol.setup import GameSetup
+from referee.records.gamelog import verify_log
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import PYTHON, Bots, play, read_log, read_recording
 from tests.reference_encoder import fill_events, fill_observation

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from bench.naive_reference import NAIVE_GAMES, NaiveBastardBrag, NaiveGame, NaiveStopTheBus
-from referee.cards import Card
-from referee.games import GAMES, BastardBrag, Event, Game, HandResult, Observation, StopTheBus
-from referee.games.base import KNOCK, Action, ActionKind, seeded_deck
+from referee.engine.cards import Card
+from referee.engine.games import GAMES, BastardBrag, Event, Game, HandResult, Observation, StopTheBus
+from referee.engine.games.base import KNOCK, Action, ActionKind, seeded_deck
 
 GAMES_PER_SIZE = 6
 ENDING = (ActionKind.STOP, ActionKind.KNOCK)

@@ -5,7 +5,7 @@ played two at a time by bots that think; a real `referee serve` on loopback, sta
 asking it for everything, again and again, each path also spelled as an attacker would (tests/served.py). Every
 answer is then checked against every game's log and its times: no seed, record, log, replay, page, author's
 output, or feed line before every game dealt alike has passed that point and the spectator delay after it
-(referee.visibility). The same check is shown to catch each leak planted in a running referee
+(referee.records.visibility). The same check is shown to catch each leak planted in a running referee
 (tests/plants/sitecustomize.py): a seed served at a path spelled another way, a sibling's showdown early, a
 record before its delay, an author's output early.
 """
@@ -164,7 +164,7 @@ import random
 import sys
 import time
 
-from referee.botkit import run_bot
+from referee.play.kit import run_bot
 
 
 def decide(obs):

@@ -27,25 +27,18 @@ from pathlib import Path
 
 import pytest
 
+from referee.apps.league import LEAGUE_FILE, RESULTS_FILE, LeagueChanges, ResultsFile, league_changes, output_folder
 from referee.cli import build_parser
 from referee.cli import main as referee_main
-from referee.config import league_fingerprint, league_identity, load_league
-from referee.errors import OutputError
-from referee.gamelog import log_path
-from referee.league import (
-    LEAGUE_FILE,
-    RESULTS_FILE,
-    LeagueChanges,
-    ResultsFile,
-    league_changes,
-    output_folder,
-    read_records,
-)
-from referee.publish import console_table
-from referee.schedule import schedule_games
-from referee.standings import FAULT_KINDS, compute_standings
-from referee.submissions import build_submissions
-from referee.visibility import Shown
+from referee.common.errors import OutputError
+from referee.leaguefile.config import league_fingerprint, league_identity, load_league
+from referee.leaguefile.schedule import schedule_games
+from referee.leaguefile.submissions import build_submissions
+from referee.publish.console_table import console_table
+from referee.records.gamelog import log_path
+from referee.records.results import read_records
+from referee.records.standings import FAULT_KINDS, compute_standings
+from referee.records.visibility import Shown
 
 from .conftest import SAMPLE_BOTS, Bots
 from .test_league import leaderboard_without_times, run, without_timing, write_league
@@ -564,12 +557,12 @@ def test_a_closed_pipe_ends_a_command_quietly_with_the_conventional_status(tmp_p
 
 
 def test_an_unexpected_error_is_one_line_unless_the_traceback_is_asked_for(tmp_path, monkeypatch) -> None:
-    import referee.cli.game_logs
+    import referee.cli.log_commands
 
     def broken(args):
         raise KeyError("nowhere")
 
-    monkeypatch.setattr(referee.cli.game_logs, "_verify", broken)
+    monkeypatch.setattr(referee.cli.log_commands, "_verify", broken)
     error = one_line_failure(run_cli(["verify", "x.jsonl"]))
     assert error.startswith("referee verify: internal error: KeyError: 'nowhere' (set REFEREE_TRACEBACK=1")
     monkeypatch.setenv("REFEREE_TRACEBACK", "1")

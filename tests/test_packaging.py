@@ -113,9 +113,7 @@ def test_the_installed_referee_runs_from_its_own_files(installed) -> None:
     python, cwd = str(installed["python"]), installed["cwd"]
     referee_command = str(installed["venv"] / "bin" / "referee")
     assert run([referee_command, "--version"], cwd).stdout == f"referee {referee.__version__}\n"
-    script = (
-        "import referee, referee.resources as r; print(referee.__file__); print(r.sample_bot_path('random_bot.py'))"
-    )
+    script = "import referee, referee.common.resources as r; print(referee.__file__); print(r.sample_bot_path('random_bot.py'))"
     where = run([python, "-c", script], cwd).stdout.split()
     package = installed["site"] / "referee"
     shipped = package / "_shipped"

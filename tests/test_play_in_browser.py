@@ -222,7 +222,7 @@ def test_play_is_offered_only_when_the_organiser_asks(tmp_path: Path) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     (tmp_path / "leaderboard.html").write_text("<html></html>")
 

@@ -26,8 +26,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.human_browser import MOST_BODY_BYTES
-from referee.site.offered import MOST_GAMES, MOST_GAMES_PER_CLIENT, MOST_KEPT, NoTable, OfferedGames
+from referee.apps.human.browser import MOST_BODY_BYTES
+from referee.apps.site.offered import MOST_GAMES, MOST_GAMES_PER_CLIENT, MOST_KEPT, NoTable, OfferedGames
 
 from .conftest import SAMPLE_BOTS
 from .test_serve import free_port, wait_until_serving
@@ -39,7 +39,7 @@ MB = 1024 * 1024
 FAILING_SERVE = textwrap.dedent(
     """
     import sys
-    import referee.site.offered as offered
+    import referee.apps.site.offered as offered
     from referee.cli import main
 
     real = offered.Match

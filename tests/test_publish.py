@@ -12,12 +12,14 @@ from html.parser import HTMLParser
 
 import pytest
 
-from referee import atomic
 from referee.cli import main
-from referee.publish import comparison_text, console_table, write_leaderboards
+from referee.common import atomic
+from referee.engine.seeding import seed_commitment
+from referee.publish.console_table import console_table
+from referee.publish.files import write_leaderboards
 from referee.publish.league_page import page_data_of
-from referee.seeding import seed_commitment
-from referee.standings import compute_standings
+from referee.publish.text import comparison_text
+from referee.records.standings import compute_standings
 
 HOSTILE_NAME = '<script>alert("x")</script> & |co|'
 BOTS = ["alpha", HOSTILE_NAME, "1e3", "dan's bot"]

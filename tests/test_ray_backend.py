@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from referee.apps.league import GAME_LOG_DIR, RESULTS_FILE, run_league
 from referee.backends.netns import NamespaceError, in_private_network
-from referee.config import load_league
-from referee.gamelog import log_files, log_text
-from referee.league import GAME_LOG_DIR, RESULTS_FILE, read_records, run_league
+from referee.leaguefile.config import load_league
+from referee.records.gamelog import log_files, log_text
+from referee.records.results import read_records
 from tests.processes import marked_processes
 
 from .conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
@@ -98,7 +99,7 @@ def test_the_demo_league_on_a_local_ray_equals_the_local_run_and_leaves_no_proce
     assert without_timing(tmp_path / "ray") == without_timing(tmp_path / "local")
     assert game_logs_without_timing(tmp_path / "ray") == game_logs_without_timing(tmp_path / "local")
     assert len(game_logs_without_timing(tmp_path / "ray")) == 12
-    # Each slot kept its bots between games: a process per bot, lane (one of the table's 3 rotations: referee.lanes)
+    # Each slot kept its bots between games: a process per bot, lane (one of the table's 3 rotations: referee.leaguefile.lanes)
     # and slot, named for the slot (tests/test_deals.py checks what each process played).
     logs = sorted(path.name for path in (tmp_path / "ray" / "logs").glob("random-w*.log"))
     assert {name.rsplit("-", 1)[0] for name in logs} == {"random-w1", "random-w2"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib
 import itertools
 import json
 import math
@@ -22,23 +21,23 @@ import httpx
 import numpy as np
 import pytest
 
+from referee.apps.league import run_league
 from referee.cli import main as referee_main
-from referee.config import load_league
-from referee.faults import BotFault, without_bot_words
-from referee.gamelog import log_files, log_path, log_text, new_game
-from referee.games.base import Action
-from referee.league import run_league
-from referee.publish import html_leaderboard, leaderboard_data
+from referee.engine.games.base import Action
+from referee.leaguefile.config import load_league
+from referee.play.session import _status_text, _v1_fault, decision_action
+from referee.protocol.faults import BotFault, without_bot_words
+from referee.publish.files import html_leaderboard, leaderboard_data
 from referee.publish.league_page import page_data_of as league_data_of
 from referee.publish.league_page import strength_history
 from referee.publish.live import LiveSite
 from referee.publish.replay_page import page_data, page_data_of, replay_page
-from referee.session import _status_text, _v1_fault, decision_action
-from referee.standings import FolderStandings, compute_standings, history_counts
-from referee.standings import tally as standings_tally
-from referee.transcript import read_game
+from referee.records.gamelog import log_files, log_path, log_text, new_game
+from referee.records.standings import FolderStandings, compute_standings, history_counts
+from referee.records.standings import tally as standings_tally
+from referee.records.transcript import read_game
+from referee.records.visibility import DealsInPlay
 from referee.v2 import bot_pb2 as pb
-from referee.visibility import DealsInPlay
 
 from .conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 from .game_logs import logged_game, records, write_league
@@ -248,7 +247,7 @@ def unpacked_text(replay: Path) -> str:
 
 def serve_everything(output: Path) -> dict[str, str]:
     """Every file of ``output`` that `referee serve` gives an anonymous visitor, by name: what it gives."""
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     async def fetch() -> dict[str, str]:
         transport = httpx.ASGITransport(app=create_app(output))
@@ -292,7 +291,7 @@ def history_games(count: int) -> list[dict]:
 
 
 def plackett_luce_elo(orders: list[list[str]]) -> dict[str, float]:
-    """The Plackett-Luce fit as docs/statistics.md states it, found another way than referee.ranking's.
+    """The Plackett-Luce fit as docs/statistics.md states it, found another way than referee.records.ranking's.
 
     The maximum of the log-likelihood of every finish order plus, for each bot, one virtual win and one virtual
     loss against a bot of the field's geometric mean strength, by Newton's method on the log strengths (the
@@ -403,17 +402,10 @@ def test_the_live_helper_loads_no_fit_until_it_writes_a_leaderboard() -> None:
     # A league's helper process writes its replay pages from the start; the standings, their fit and numpy (0.2 s of
     # CPU to load, all three) only at its first leaderboard, which a league over in less than an interval never asks
     # of it.
-    loaded = "import sys, referee.publish.live; print([m for m in ('numpy', 'referee.ranking') if m in sys.modules])"
+    loaded = (
+        "import sys, referee.publish.live; print([m for m in ('numpy', 'referee.records.ranking') if m in sys.modules])"
+    )
     assert subprocess.run([PYTHON, "-c", loaded], capture_output=True, text=True, check=True).stdout == "[]\n"
-    # The package's face still gives each name, from the module that owns it.
-    import referee.publish as face
-
-    assert sorted(face.__all__) == sorted(face._OWNERS)
-    for name in face.__all__:
-        owner = importlib.import_module(f"referee.publish.{face._OWNERS[name]}")
-        assert getattr(face, name) is getattr(owner, name), name
-    with pytest.raises(AttributeError, match="no attribute 'page_dat'"):
-        _ = face.page_dat
 
 
 def test_live_pages_are_rewritten_at_most_every_interval_and_once_more_after_the_last_game(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.gamelog import log_files, read_log
+from referee.records.gamelog import log_files, read_log
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx
 
-from referee.gamelog import log_files, log_game_id
 from referee.publish.redaction import public_log
 from referee.publish.replay_page import page_data, page_data_of
-from referee.transcript import read_game
+from referee.records.gamelog import log_files, log_game_id
+from referee.records.transcript import read_game
 
 from .conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, sync_playwright
 from .test_serve import free_port, wait_until_serving

@@ -1,7 +1,7 @@
 """The referee's fast paths equal their references: request bytes, reading replies, decision log lines.
 
 The referee encodes each DecisionRequest straight from the game's state
-(``referee.wire.RequestEncoder``) rather than through ``Game.observation``, reads a reply's
+(``referee.protocol.codec.RequestEncoder``) rather than through ``Game.observation``, reads a reply's
 decision and action from its bytes, and writes decision log lines without
 ``json``. Each is checked here against the plain way: the message built field
 by field from ``Game.observation`` (the one place that decides what a seat may
@@ -20,14 +20,14 @@ from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.cards import DECK, Card
-from referee.clock import TimeControl
-from referee.gamelog import GameLog, decision_record
-from referee.games import GAMES
-from referee.games.base import Action, ActionKind, action
-from referee.protocol import MalformedMessage, action_from_pb, action_to_pb
+from referee.engine.cards import DECK, Card
+from referee.engine.games import GAMES
+from referee.engine.games.base import Action, ActionKind, action
+from referee.protocol.clock import TimeControl
+from referee.protocol.codec import RequestEncoder, decision_from_bytes
+from referee.protocol.messages import MalformedMessage, action_from_pb, action_to_pb
+from referee.records.gamelog import GameLog, decision_record
 from referee.v2 import bot_pb2 as pb
-from referee.wire import RequestEncoder, decision_from_bytes
 from tests.reference_encoder import decision_request_to_pb, game_end_to_pb
 
 # Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).

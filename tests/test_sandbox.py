@@ -30,15 +30,15 @@ from pathlib import Path
 import pytest
 
 import referee
-from referee import sandbox
-from referee.bots import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, BotSpecError, ResourceLimits
-from referee.clock import Timing
-from referee.config import load_league
-from referee.errors import LeagueError, RefereeError
-from referee.gamelog import log_files, log_text
-from referee.gamesetup import GameSetup
-from referee.league import BOT_LOG_DIR, RESULTS_FILE, run_league
-from referee.session import BotSession
+from referee.apps.league import BOT_LOG_DIR, RESULTS_FILE, run_league
+from referee.common.errors import LeagueError, RefereeError
+from referee.leaguefile.config import load_league
+from referee.play import sandbox
+from referee.play.processes import PROCESS_GROUP, SANDBOXED, BotProcess, BotSpec, BotSpecError, ResourceLimits
+from referee.play.session import BotSession
+from referee.protocol.clock import Timing
+from referee.protocol.setup import GameSetup
+from referee.records.gamelog import log_files, log_text
 from tests.bot_kits import NPM_ENV, build_copy
 from tests.conftest import BAD_BOTS, PYTHON, ROOT, SAMPLE_BOTS, Bots, play, read_log
 
@@ -83,7 +83,7 @@ def copy_bot(folder: Path, scripts: list[Path], run: list[str]) -> Path:
 
 
 def snoop_reports(log_dir: Path) -> list[dict]:
-    """What the snoop reached, from each of its processes (one per lane, referee.lanes), the first first."""
+    """What the snoop reached, from each of its processes (one per lane, referee.leaguefile.lanes), the first first."""
     reports = []
     for log in sorted(log_dir.glob("snoop-*.log")):
         (line,) = [line for line in log.read_text().splitlines() if line.startswith("SNOOP ")]
@@ -266,7 +266,7 @@ def test_the_same_snooping_bot_without_the_sandbox_reaches_all_of_it(bots: Bots,
 
 def test_a_bot_sees_its_own_folder_read_only_and_its_command_runs_there(bots: Bots, tmp_path: Path) -> None:
     script = (
-        "import os, sys; from referee.botkit import run_bot\n"
+        "import os, sys; from referee.play.kit import run_bot\n"
         "here = os.path.dirname(os.path.abspath(sys.argv[0]))\n"
         "print('sees', sorted(os.listdir(here)), 'writable', os.access(here, os.W_OK), 'home', os.environ['HOME'],\n"
         "      'address', os.environ['REFEREE_BOT_ADDRESS'], flush=True)\n"

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import load_league
-from referee.errors import LeagueError
-from referee.games import StopTheBus
-from referee.results import schedule_json_lines
-from referee.schedule import (
+from referee.common.errors import LeagueError
+from referee.engine.games import StopTheBus
+from referee.engine.seeding import derive_seed
+from referee.leaguefile.config import load_league
+from referee.leaguefile.schedule import (
     Gauntlet,
     GauntletSchedule,
     RoundRobin,
@@ -31,10 +31,9 @@ from referee.schedule import (
     table_seed,
     tables_for_games,
 )
-from referee.schedule import draw as draw_module
-from referee.schedule.base import spaced_shifts
-from referee.schedule.draw import draw_tables
-from referee.seeding import derive_seed
+from referee.leaguefile.schedule import sampled_draw as draw_module
+from referee.leaguefile.schedule.base import schedule_json_lines, spaced_shifts
+from referee.leaguefile.schedule.sampled_draw import draw_tables
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 SIZES = [(2, 2, 1), (3, 3, 2), (4, 3, 1), (5, 4, 2), (6, 2, 3), (6, 3, 1)]  # (bots, table size, rounds)

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from referee.cards import DECK, Card
-from referee.errors import GameArgumentError
-from referee.games import BastardBrag, Game, StopTheBus
-from referee.games.base import ActionKind, EventKind, Phase
-from referee.games.stop_the_bus import StopTheBusObservation
-from referee.seeding import SeedStream
+from referee.common.errors import GameArgumentError
+from referee.engine.cards import DECK, Card
+from referee.engine.games import BastardBrag, Game, StopTheBus
+from referee.engine.games.base import ActionKind, EventKind, Phase
+from referee.engine.games.stop_the_bus import StopTheBusObservation
+from referee.engine.seeding import SeedStream
 
 ALL_SIZES = [(StopTheBus, players) for players in range(2, 10)] + [(BastardBrag, players) for players in range(3, 11)]
 NO_ENDING = (ActionKind.STOP, ActionKind.KNOCK)

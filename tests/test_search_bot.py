@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.botkit import MoveClock
-from referee.cards import Card
-from referee.games import GAMES, Game, Observation
+from referee.engine.cards import Card
+from referee.engine.games import GAMES, Game, Observation
+from referee.play.kit import MoveClock
 from tests.bot_kits import REFEREE
 from tests.conftest import PYTHON
 from tests.test_heuristic_bot import SAMPLE_BOTS, load_bot

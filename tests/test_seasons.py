@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from referee.apps.duel import duel_report
+from referee.apps.league import RESULTS_FILE, read_league, run_league
 from referee.cli import main as referee_main
-from referee.config import load_league
-from referee.duel import duel_report
-from referee.lanes import LANES_DIR, with_lane_copies
-from referee.league import RESULTS_FILE, read_games, read_league, read_records, run_league
-from referee.publish import console_table
-from referee.standings import compute_standings
-from referee.submissions import BUILDS_DIR
+from referee.leaguefile.config import load_league
+from referee.leaguefile.lanes import LANES_DIR, with_lane_copies
+from referee.leaguefile.submissions import BUILDS_DIR
+from referee.publish.console_table import console_table
+from referee.records.results import read_games, read_records
+from referee.records.standings import compute_standings
 
 from .conftest import SAMPLE_BOTS, Bots
 from .test_config import TWO_BOTS, league_file, line_of, load_error

@@ -1,4 +1,4 @@
-"""Tests of the seeded random streams against the algorithm documented in referee/seeding.py."""
+"""Tests of the seeded random streams against the algorithm documented in referee/engine/seeding.py."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from referee.seeding import SeedStream, derive_seed
+from referee.engine.seeding import SeedStream, derive_seed
 
 TWO_64 = 1 << 64
 

@@ -191,7 +191,7 @@ def test_a_port_in_use_or_a_missing_folder_is_told_in_one_line(tmp_path: Path) -
 def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Path) -> None:
     import asyncio
 
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     async def visit() -> None:
         transport = httpx.ASGITransport(app=create_app(tmp_path))
@@ -212,7 +212,7 @@ def test_an_empty_folder_is_served_a_page_that_waits_for_the_league(tmp_path: Pa
 def test_only_the_pages_and_what_they_link_to_are_published(tmp_path: Path) -> None:
     import asyncio
 
-    from referee.site.app import create_app
+    from referee.apps.site.app import create_app
 
     published = [
         "leaderboard.html", "leaderboard.md", "leaderboard.json", "leaderboard.csv", "games.jsonl",

@@ -23,9 +23,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.site import ServeError
-from referee.site.connections import HEADER_BYTES, MAX_OPEN_FILES, ServeLimits
-from referee.site.page_cache import PageCache
+from referee.apps.site import ServeError
+from referee.apps.site.connections import HEADER_BYTES, MAX_OPEN_FILES, ServeLimits
+from referee.apps.site.page_cache import PageCache
 
 from .conftest import PYTHON
 from .game_logs import logged_game
@@ -36,8 +36,8 @@ OPEN_FILES = 1024
 ATTACKERS = 1100
 # The server, with the limits given as JSON (tests shorten the deadlines they wait for).
 LAUNCH = (
-    "import json, sys; from pathlib import Path; from referee.site import serve; "
-    "from referee.site.connections import ServeLimits; "
+    "import json, sys; from pathlib import Path; from referee.apps.site import serve; "
+    "from referee.apps.site.connections import ServeLimits; "
     "serve(Path(sys.argv[1]), port=int(sys.argv[2]), limits=ServeLimits.for_this_process(**json.loads(sys.argv[3])))"
 )
 LEAGUE_PAGE = "<html>the league</html>"

@@ -1,4 +1,4 @@
-"""A bot session's races, played in memory on a fake stream and a fake clock (referee.testing).
+"""A bot session's races, played in memory on a fake stream and a fake clock (referee.play.fakes).
 
 Each test scripts the bot's side message by message and moves the time by
 hand, so the order of a reply, a deadline and a stream's end is the test's to
@@ -17,15 +17,15 @@ from collections.abc import Awaitable, Callable
 import grpc
 import pytest
 
-from referee.bots import BotSpec
-from referee.clock import TimeControl, Timing
-from referee.faults import COULD_NOT_DECIDE, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
-from referee.games import Action
-from referee.gamesetup import GameSetup
-from referee.match import Match
-from referee.protocol import GAME_TO_PB, PROTOCOL_VERSION, action_from_pb
-from referee.session import WALL_CAP_EXTRA_SECONDS, WALL_CAP_FACTOR, BotSession, Reply
-from referee.testing import FakeClock, FakeStream, FakeTransport, decision_bytes, settle
+from referee.engine.games import Action
+from referee.play.fakes import FakeClock, FakeStream, FakeTransport, decision_bytes, settle
+from referee.play.match import Match
+from referee.play.processes import BotSpec
+from referee.play.session import WALL_CAP_EXTRA_SECONDS, WALL_CAP_FACTOR, BotSession, Reply
+from referee.protocol.clock import TimeControl, Timing
+from referee.protocol.faults import COULD_NOT_DECIDE, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
+from referee.protocol.messages import GAME_TO_PB, PROTOCOL_VERSION, action_from_pb
+from referee.protocol.setup import GameSetup
 from referee.v2 import bot_pb2 as pb
 
 # 500 ms to move, 250 ms of bank, 50 ms of grace: a decision is a timeout once 800 ms are charged.

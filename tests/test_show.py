@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.cards import Card, parse_cards, pretty_cards
 from referee.cli import main as referee_main
-from referee.gamelog import new_game
-from referee.games.base import Action
-from referee.transcript import read_game, transcript_json, transcript_lines
+from referee.engine.cards import Card, parse_cards, pretty_cards
+from referee.engine.games.base import Action
+from referee.records.gamelog import new_game
+from referee.records.transcript import read_game, transcript_json, transcript_lines
 
 from .conftest import FAST, PYTHON, SAMPLE_BOTS
 from .game_logs import logged_game, records

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cards import DECK, Card
-from referee.games import BastardBrag, EndReason, EventKind, Game, Phase, StopTheBus
-from referee.games.base import TAKE, Action, ActionKind, HandResult
-from referee.hands import hand_rank, worst_hand
+from referee.engine.cards import DECK, Card
+from referee.engine.games import BastardBrag, EndReason, EventKind, Game, Phase, StopTheBus
+from referee.engine.games.base import TAKE, Action, ActionKind, HandResult
+from referee.engine.hands import hand_rank, worst_hand
 
 FULL_DECK = frozenset(DECK)
 ENDING_KINDS = (ActionKind.STOP, ActionKind.KNOCK)

@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.site.app import create_app
-from referee.site.auth import AUTHORS_FILE, SESSION_COOKIE, FailureLimiter
+from referee.apps.site.app import create_app
+from referee.apps.site.auth import AUTHORS_FILE, SESSION_COOKIE, FailureLimiter
 from tests.cli import referee_in_process
 
 SEED = 8157702950177155349
@@ -146,7 +146,7 @@ def test_a_flood_of_bad_tokens_is_slowed_and_logged_without_the_tokens(season, c
     async def elsewhere(http):  # another client is not held up by the first one's failures
         return await http.get("/api/submissions", headers=bearer(tokens["ann"]))
 
-    with caplog.at_level(logging.INFO, logger="referee.site"):
+    with caplog.at_level(logging.INFO, logger="referee.apps.site"):
         answers = visit(app, calls, client=("203.0.113.7", 40000))
         other = visit(app, elsewhere, client=("198.51.100.9", 40000))
     statuses = [answer.status_code for answer in answers]
@@ -219,9 +219,9 @@ def test_an_upload_to_a_stopped_ladder_lands_and_waits_to_be_judged_when_it_star
     import io
     import tarfile
 
-    from referee.ladder.entries import changed_submissions
-    from referee.ladder.file import load_ladder
-    from referee.ladder.history import Register
+    from referee.apps.ladder.entries import changed_submissions
+    from referee.apps.ladder.file import load_ladder
+    from referee.apps.ladder.history import Register
 
     path, tokens = season
     data = io.BytesIO()

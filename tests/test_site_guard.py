@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.ladder.history import Judged, Register
-from referee.results import ACCEPTED
-from referee.site.auth import FailureLimiter, client_network
+from referee.apps.ladder.history import Judged, Register
+from referee.apps.site.auth import FailureLimiter, client_network
+from referee.records.results import ACCEPTED
 from tests.conftest import PYTHON
 from tests.test_serve import free_port, wait_until_serving
 from tests.test_site import add_author, ladder_file

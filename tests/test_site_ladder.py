@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.gamelog import log_files, log_game_id
-from referee.visibility import Shown
+from referee.records.gamelog import log_files, log_game_id
+from referee.records.visibility import Shown
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, PYTHON, SAMPLE_BOTS, Bots, sync_playwright
 from tests.test_ladder import interrupted, ladder_file, lines, start, wait_for
 from tests.test_serve import free_port
@@ -39,7 +39,7 @@ NOISY_BOT = f"""
 import random
 import sys
 
-from referee.botkit import run_bot
+from referee.play.kit import run_bot
 
 
 def decide(obs):

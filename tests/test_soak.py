@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import soak
-from referee.faults import FaultKind
+from referee.protocol.faults import FaultKind
 from tests.conftest import Bots
 
 

@@ -23,11 +23,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from referee.cards import format_cards
-from referee.gamelog import log_files, log_game_id, read_log
-from referee.games import GAMES, Game
+from referee.engine.cards import format_cards
+from referee.engine.games import GAMES, Game
 from referee.publish.spectators import SpectatorFeeds, event_json, view_json
-from referee.visibility import DealsInPlay
+from referee.records.gamelog import log_files, log_game_id, read_log
+from referee.records.visibility import DealsInPlay
 
 from .conftest import PYTHON
 from .test_serve import free_port, wait_until_serving

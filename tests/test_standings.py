@@ -9,8 +9,8 @@ import statistics
 
 import pytest
 
-from referee.results import LATENCY_BINS
-from referee.standings import (
+from referee.records.results import LATENCY_BINS
+from referee.records.standings import (
     FAULT_KINDS,
     LATENCY_RELATIVE_ERROR,
     LatencyHistogram,
@@ -18,7 +18,7 @@ from referee.standings import (
     UnknownBotError,
     compute_standings,
 )
-from referee.stats import PairTally, StatisticsError, deal_outcomes
+from referee.records.stats import PairTally, StatisticsError, deal_outcomes
 from tests.simulated_bots import league_records, strengths_from_elo
 
 ALL_KINDS = ["timeout", "crash", "malformed", "illegal", "stale", "startup", "handshake"]

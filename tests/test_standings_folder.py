@@ -1,9 +1,9 @@
 """A league folder's standings kept current as games.jsonl grows: the same figures as a reading from nothing.
 
-The reader (referee.standings.FolderStandings) reads only the lines added
+The reader (referee.records.standings.FolderStandings) reads only the lines added
 since, counts a held game once it is shown, and reads again from nothing
 when what it counted changed under it; its figures are sums kept as games
-are counted (referee.standings.tally), the newest deals whole.
+are counted (referee.records.standings.tally), the newest deals whole.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee import ranking
-from referee.publish import write_leaderboards
+from referee.publish.files import write_leaderboards
 from referee.publish.league_page import page_data_of
-from referee.standings import FolderStandings, compute_standings, folder
-from referee.visibility import VISIBILITY_FILE
+from referee.records import ranking
+from referee.records.standings import FolderStandings, compute_standings, folder
+from referee.records.visibility import VISIBILITY_FILE
 from tests.simulated_bots import play_deal, strengths_from_elo
 
 BOTS = [f"v{number}" for number in range(8)]

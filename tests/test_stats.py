@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.publish.text import sequential_test_text
-from referee.standings import compute_standings
-from referee.standings import tally as standings_tally
-from referee.stats import (
+from referee.records.standings import compute_standings
+from referee.records.standings import tally as standings_tally
+from referee.records.stats import (
     MIN_ADJUSTED_DEALS,
     DealOutcome,
     Measure,

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from referee.cards import DECK, Card, format_cards, parse_cards, shuffle
-from referee.errors import GameOverError, IllegalActionError
-from referee.games.base import (
+from referee.common.errors import GameOverError, IllegalActionError
+from referee.engine.cards import DECK, Card, format_cards, parse_cards, shuffle
+from referee.engine.games.base import (
     DRAW,
     KNOCK,
     PASS,
@@ -22,9 +22,9 @@ from referee.games.base import (
     Phase,
     action,
 )
-from referee.games.stop_the_bus import StopTheBus
-from referee.hands import Category, hand_rank
-from referee.seeding import SeedStream
+from referee.engine.games.stop_the_bus import StopTheBus
+from referee.engine.hands import Category, hand_rank
+from referee.engine.seeding import SeedStream
 
 # High card 5-3-2 is the lowest hand there is (4-3-2 would be a run), so the
 # seat dealt it loses any showdown against the prials below.

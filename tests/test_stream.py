@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.botkit import GameHistory, SequenceGap
-from referee.gamelog import read_log, replay
-from referee.protocol import EVENT_KIND_TO_PB, HAND_ENDING_TO_PB, card_from_pb
+from referee.play.kit import GameHistory, SequenceGap
+from referee.protocol.messages import EVENT_KIND_TO_PB, HAND_ENDING_TO_PB, card_from_pb
+from referee.records.gamelog import read_log, replay
 from referee.v2 import bot_pb2 as pb
 from tests.conftest import Bots, play
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import League, load_league
-from referee.errors import LeagueError
-from referee.submissions import BUILDS_DIR, BuildResult, build_submissions, folder_digest
+from referee.common.errors import LeagueError
+from referee.leaguefile.config import League, load_league
+from referee.leaguefile.submissions import BUILDS_DIR, BuildResult, build_submissions, folder_digest
 
 TWO_BOTS = """\
 bots:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.site.uploads import UPLOADS_DIR, Landed, UploadLimits, UploadRefused, land, unpack
-from referee.submissions import folder_digest
+from referee.apps.site.uploads import UPLOADS_DIR, Landed, UploadLimits, UploadRefused, land, unpack
+from referee.leaguefile.submissions import folder_digest
 
 SMALL = UploadLimits(archive_bytes=2**20, unpacked_bytes=2**20, files=50, depth=20)
 

@@ -1,4 +1,4 @@
-"""The one owner of *when*: what of a league's games may be shown, and when (referee.visibility), in memory.
+"""The one owner of *when*: what of a league's games may be shown, and when (referee.records.visibility), in memory.
 
 Each rule on its own, on a clock the test moves: a hand's frames wait for every other game on their deals to
 pass that hand, a finished game for every one of them to end, both for the spectator delay after; the rule is
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import visibility
-from referee.games import GAMES
+from referee.engine.games import GAMES
 from referee.publish.spectators import SpectatorFeeds
-from referee.visibility import VISIBILITY_FILE, DealsInPlay, Shown
+from referee.records import visibility
+from referee.records.visibility import VISIBILITY_FILE, DealsInPlay, Shown
 
 
 class Clock:

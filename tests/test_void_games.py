@@ -13,7 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from referee.league import RESULTS_FILE, read_records
+from referee.apps.league import RESULTS_FILE
+from referee.records.results import read_records
 from tests.conftest import BAD_BOTS, PYTHON, SAMPLE_BOTS, Bots
 from tests.test_league import write_league
 

@@ -1,6 +1,6 @@
 """Where a league's games are played: on this machine (``local``) or on a Ray cluster (``ray``).
 
-The league runner (:mod:`referee.league`) owns the output folder: the results
+The league runner (:mod:`referee.apps.league`) owns the output folder: the results
 file, resume, the leaderboards. A backend only plays games and hands each
 finished one back: :meth:`Backend.play` is given the games still to play and
 calls ``finished`` with each game's ``games.jsonl`` record as the game ends,
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, get_args
 
-from referee.errors import LeagueError
+from referee.common.errors import LeagueError
 
 if TYPE_CHECKING:
     from referee.backends.base import BackendFactory

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Self
 
 from referee.backends import BackendName
 from referee.backends.pool import GameWatcher, Restarts
-from referee.retention import Retention
+from referee.records.retention import Retention
 
 if TYPE_CHECKING:
-    from referee.config import League
-    from referee.schedule import ScheduledGame
+    from referee.leaguefile.config import League
+    from referee.leaguefile.schedule import ScheduledGame
 
-GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl.zst: each game's log (referee.gamelog.log_path)
+GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl.zst: each game's log (referee.records.gamelog.log_path)
 BOT_LOG_DIR = "logs"  # OUTPUT/logs/: each bot process's output
 
 
@@ -31,7 +31,7 @@ class FinishedGame:
     """A game that ended: its place in the schedule and its ``games.jsonl`` record (its log is written)."""
 
     game: ScheduledGame
-    record: dict[str, Any]  # its games.jsonl line (referee.results)
+    record: dict[str, Any]  # its games.jsonl line (referee.records.results)
 
 
 class Backend(ABC):
@@ -80,7 +80,7 @@ class Backend(ABC):
 
     def ended(self, finished: Callable[[FinishedGame], None], done: FinishedGame) -> None:
         """Hand a game that ended back (``finished``, which records it); then the logs that the league's
-        ``keep_logs`` no longer keeps go (:mod:`referee.retention`)."""
+        ``keep_logs`` no longer keeps go (:mod:`referee.records.retention`)."""
         finished(done)
         if self.retention is not None:
             self.retention.ended(done.record)
@@ -120,7 +120,7 @@ def auto_concurrency() -> int:
 
     Each game has one bot thinking at a time, so with a CPU for each game a
     bot that thinks never waits for one; the honest clock does not charge
-    the wait when it does (referee.clock), but every game takes longer.
+    the wait when it does (referee.protocol.clock), but every game takes longer.
     """
     return max(1, len(os.sched_getaffinity(0)))
 

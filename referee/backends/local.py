@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
-from referee.gamelog import log_path
-from referee.schedule import ScheduledGame
+from referee.leaguefile.schedule import ScheduledGame
+from referee.records.gamelog import log_path
 
 if TYPE_CHECKING:
-    from referee.config import League
+    from referee.leaguefile.config import League
 
 
 class LocalBackend(Backend):

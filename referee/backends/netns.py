@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from referee.errors import RefereeError
+from referee.common.errors import RefereeError
 
 
 class NamespaceError(RefereeError):

@@ -4,17 +4,17 @@ Bot processes are kept between games: a bot that ends a game healthy plays
 its next game in the same process. A bot that crashed, timed out or failed
 to start is restarted for its next game, at most ``max_restarts`` times over
 the league (:class:`Restarts`); after that it forfeits its remaining games
-in a league, and a ladder, told at once, suspends it (:mod:`referee.ladder.run`).
+in a league, and a ladder, told at once, suspends it (:mod:`referee.apps.ladder.run`).
 
 No process plays two games on the same deals. The games of a table share
 its seed (duplicate deals), and a process that played one of them would know
 the others' cards. So each process of a bot plays in one *lane*
-(:meth:`referee.schedule.ScheduledGame.lane`): lane ``k`` holds the ``k``-th
+(:meth:`referee.leaguefile.schedule.ScheduledGame.lane`): lane ``k`` holds the ``k``-th
 game the bot plays on each seed (the table's rotation ``k``, in most
 formats), so a process plays one rotation of many tables and never meets a
 deal again. A bot keeps a process for each lane it plays in; what it writes
 in its ``shared:`` folders is kept for each lane apart too (``lane_spec``,
-:mod:`referee.lanes`).
+:mod:`referee.leaguefile.lanes`).
 
 The local backend has one :class:`BotPool` for the run; on Ray each actor
 has its own, on its node, and the driver adds up their failures.
@@ -31,15 +31,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from referee.faults import BotFault, FaultKind
-from referee.lanes import lane_spec
-from referee.match import Match, MatchResult, start_all
-from referee.session import BotSession
+from referee.leaguefile.lanes import lane_spec
+from referee.play.match import Match, MatchResult, start_all
+from referee.play.session import BotSession
+from referee.protocol.faults import BotFault, FaultKind
 
 if TYPE_CHECKING:
-    from referee.config import League
-    from referee.games import Game
-    from referee.schedule import ScheduledGame
+    from referee.engine.games import Game
+    from referee.leaguefile.config import League
+    from referee.leaguefile.schedule import ScheduledGame
 
 
 # How a failure in a game is told (by release), apart from a failure to start (the start's own words).

@@ -50,13 +50,13 @@ from referee import __version__
 from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
-from referee.errors import RefereeError
-from referee.gamelog import log_path as game_log_path
-from referee.gamelog import store_log
+from referee.common.errors import RefereeError
+from referee.records.gamelog import log_path as game_log_path
+from referee.records.gamelog import store_log
 
 if TYPE_CHECKING:
-    from referee.config import League
-    from referee.schedule import ScheduledGame
+    from referee.leaguefile.config import League
+    from referee.leaguefile.schedule import ScheduledGame
 
 INSTALL = "pip install 'brag-referee[ray]'"
 MAX_LOSSES = 3  # times one game may be lost with its node before the run stops

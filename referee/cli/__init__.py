@@ -7,11 +7,11 @@ output went away (a broken pipe, as in ``referee schedule x.yaml | head``).
 Every failure is one line on standard error, never a traceback.
 
 Each family of commands is a module that adds its commands' options and
-sets each one's ``func``: :mod:`referee.cli.bots` (play, check-bot,
-replay-to), :mod:`referee.cli.game_logs` (verify, show, replay, export),
-:mod:`referee.cli.results` (seed, serve, leaderboard, compare) and
-:mod:`referee.cli.leagues` (run, duel, validate, schedule) and
-:mod:`referee.cli.ladder` (ladder).
+sets each one's ``func``: :mod:`referee.cli.bot_commands` (play, check-bot,
+replay-to), :mod:`referee.cli.log_commands` (verify, show, replay, export),
+:mod:`referee.cli.result_commands` (seed, serve, leaderboard, compare) and
+:mod:`referee.cli.league_commands` (run, duel, validate, schedule) and
+:mod:`referee.cli.ladder_commands` (ladder).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import os
 import sys
 
 from referee import __version__
-from referee.cli import bots, game_logs, ladder, leagues, results
+from referee.cli import bot_commands, ladder_commands, league_commands, log_commands, result_commands
+from referee.cli.interrupts import describe_os_error
 from referee.cli.options import UsageError
-from referee.cli.process import describe_os_error
-from referee.errors import RefereeError
+from referee.common.errors import RefereeError
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -49,22 +49,22 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", help="what to do (referee COMMAND --help for its options)"
     )
-    bots.add_play(commands)
-    bots.add_check_bot(commands)
-    game_logs.add_verify(commands)
-    results.add_seed(commands)
-    game_logs.add_show(commands)
-    game_logs.add_replay(commands)
-    game_logs.add_export(commands)
-    bots.add_replay_to(commands)
-    results.add_serve(commands)
-    leagues.add_run(commands)
-    leagues.add_duel(commands)
-    leagues.add_validate(commands)
-    leagues.add_schedule(commands)
-    ladder.add_ladder(commands)
-    results.add_leaderboard(commands)
-    results.add_compare(commands)
+    bot_commands.add_play(commands)
+    bot_commands.add_check_bot(commands)
+    log_commands.add_verify(commands)
+    result_commands.add_seed(commands)
+    log_commands.add_show(commands)
+    log_commands.add_replay(commands)
+    log_commands.add_export(commands)
+    bot_commands.add_replay_to(commands)
+    result_commands.add_serve(commands)
+    league_commands.add_run(commands)
+    league_commands.add_duel(commands)
+    league_commands.add_validate(commands)
+    league_commands.add_schedule(commands)
+    ladder_commands.add_ladder(commands)
+    result_commands.add_leaderboard(commands)
+    result_commands.add_compare(commands)
     return parser
 
 

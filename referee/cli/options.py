@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import sandbox
-from referee.bots import BotSpec
-from referee.clock import Timing
-from referee.errors import RefereeError
-from referee.games.base import DEFAULT_TURN_LIMIT
+from referee.common.errors import RefereeError
+from referee.engine.games.base import DEFAULT_TURN_LIMIT
+from referee.play import sandbox
+from referee.play.processes import BotSpec
+from referee.protocol.clock import Timing
 
 if TYPE_CHECKING:
     Commands = argparse._SubParsersAction[argparse.ArgumentParser]  # what ``referee``'s commands are added to
@@ -149,7 +149,7 @@ def concurrency(text: str) -> int | None:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of games or auto") from None
-    from referee.config import MAX_CONCURRENCY
+    from referee.leaguefile.config import MAX_CONCURRENCY
 
     if not 1 <= value <= MAX_CONCURRENCY:
         raise argparse.ArgumentTypeError(

@@ -15,7 +15,7 @@ The modules, one idea each:
 
 PettingZoo and Gymnasium are an optional extra (``pip install 'brag-referee[env]'``): ``actions``,
 ``encoding`` and ``trajectories`` need only numpy, and importing this package loads neither library; the
-environments raise :class:`referee.errors.EnvUnavailableError`, saying how to install them, without them.
+environments raise :class:`referee.common.errors.EnvUnavailableError`, saying how to install them, without them.
 ``docs/environments.md`` is the guide.
 """
 

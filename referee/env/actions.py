@@ -22,8 +22,8 @@ index          action
 208            ``knock``
 =============  ======================================================
 
-A card's index is :attr:`referee.cards.Card.index`, ``(rank - 2) * 4 + suit``:
-``2C`` is 0, ``2D`` 1, ..., ``AS`` 51 (the order of :data:`referee.cards.DECK`).
+A card's index is :attr:`referee.engine.cards.Card.index`, ``(rank - 2) * 4 + suit``:
+``2C`` is 0, ``2D`` 1, ..., ``AS`` 51 (the order of :data:`referee.engine.cards.DECK`).
 Only numpy is needed here (a dependency of the referee), so a bot can use the
 index without PettingZoo or Gymnasium.
 """
@@ -35,10 +35,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from referee.cards import DECK
-from referee.errors import EnvArgumentError
-from referee.games import BastardBrag, StopTheBus
-from referee.games.base import CENTRE_SLOTS, DRAW, KNOCK, PASS, STOP, TAKE, Action, ActionKind, action
+from referee.common.errors import EnvArgumentError
+from referee.engine.cards import DECK
+from referee.engine.games import BastardBrag, StopTheBus
+from referee.engine.games.base import CENTRE_SLOTS, DRAW, KNOCK, PASS, STOP, TAKE, Action, ActionKind, action
 
 Mask = npt.NDArray[np.int8]
 
@@ -50,7 +50,7 @@ class ActionIndex:
         self.game = game
         self.actions: tuple[Action, ...] = tuple(actions)
         self.size = len(self.actions)
-        # By identity first: the engine hands out shared action objects (referee.games.actions.action), which
+        # By identity first: the engine hands out shared action objects (referee.engine.games.actions.action), which
         # live as long as the program, so their ids are stable; an equal action made anew is found by value.
         self._by_id = {id(act): index for index, act in enumerate(self.actions)}
         self._by_value = {act: index for index, act in enumerate(self.actions)}

@@ -1,13 +1,13 @@
 """The PettingZoo AEC environment of both games: the engine drives, the environment numbers and encodes.
 
-Every rule is the engine's: the environment holds a :class:`referee.games.Game`,
+Every rule is the engine's: the environment holds a :class:`referee.engine.games.Game`,
 turns an action index into the engine's action
 (:mod:`referee.env.actions`), applies it, and shows each agent its
 observation as numbers (:mod:`referee.env.encoding`) with the legal mask.
 Agent ``player_i`` is seat ``i``. A seat that leaves the game (out of lives,
 or forfeited through :meth:`BragEnv.forfeit`) is terminated at once with its
 reward: the placement score the referee gives its place, ``(n - place) /
-(n - 1)`` (first 1, last 0; :func:`referee.stats.placement_score`). When the
+(n - 1)`` (first 1, last 0; :func:`referee.records.stats.placement_score`). When the
 game ends, the others are terminated with theirs. Every other reward is 0.
 """
 
@@ -25,12 +25,12 @@ try:
 except ImportError as error:
     raise unavailable(error) from None
 
+from referee.common.errors import EnvArgumentError, IllegalActionError
+from referee.engine.games import Game, Observation, game_class
+from referee.engine.games.base import DEFAULT_TURN_LIMIT
 from referee.env.actions import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
 from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
-from referee.errors import EnvArgumentError, IllegalActionError
-from referee.games import Game, Observation, game_class
-from referee.games.base import DEFAULT_TURN_LIMIT
 
 ObsDict = dict[str, Any]  # "observation": the vector (float32), "action_mask": the mask (int8)
 ActionType = int | np.int64 | None

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.engine.games import BastardBrag
 from referee.env.aec import BragEnv, wrapped
-from referee.games import BastardBrag
 
 GAME = BastardBrag.name
 
 
 def raw_env(players: int = 3, **options: Any) -> BragEnv:
-    """The environment itself: an illegal action raises :class:`referee.errors.EnvArgumentError`."""
+    """The environment itself: an illegal action raises :class:`referee.common.errors.EnvArgumentError`."""
     return BragEnv(GAME, players, **options)
 
 

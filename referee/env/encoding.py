@@ -1,4 +1,4 @@
-"""The numeric observation of each game: a seat's :class:`~referee.games.Observation` as a fixed-size vector.
+"""The numeric observation of each game: a seat's :class:`~referee.engine.games.Observation` as a fixed-size vector.
 
 One function per game builds it (:func:`encode_stop_the_bus`,
 :func:`encode_bastard_brag`), from the engine's observation only, so that it
@@ -9,7 +9,7 @@ the table's are zeros), so one policy can play every table size.
 
 Seats are relative: block ``r`` describes the seat ``r`` places to the
 observer's left (``(seat + r) % num_players``), block 0 the observer itself.
-A card's position in a 52-wide block is :attr:`referee.cards.Card.index`
+A card's position in a 52-wide block is :attr:`referee.engine.cards.Card.index`
 (``2C`` 0, ``2D`` 1, ..., ``AS`` 51). :data:`STOP_THE_BUS_FIELDS` and
 :data:`BASTARD_BRAG_FIELDS` name every field with its offset and width;
 ``docs/environments.md`` tells what each means.
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from referee.cards import DECK
-from referee.errors import EnvArgumentError
-from referee.games import (
+from referee.common.errors import EnvArgumentError
+from referee.engine.cards import DECK
+from referee.engine.games import (
     BastardBrag,
     BastardBragObservation,
     Event,
@@ -43,7 +43,7 @@ from referee.games import (
     StopTheBus,
     StopTheBusObservation,
 )
-from referee.games.base import STARTING_LIVES
+from referee.engine.games.base import STARTING_LIVES
 
 Vector = npt.NDArray[np.float32]
 

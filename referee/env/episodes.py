@@ -6,16 +6,16 @@ import random
 
 import numpy as np
 
-from referee.errors import EnvArgumentError
-from referee.seeding import derive_seed
-from referee.stats import placement_score
+from referee.common.errors import EnvArgumentError
+from referee.engine.seeding import derive_seed
+from referee.records.stats import placement_score
 
 INFO_OBSERVATION = "observation"  # the key of the engine's Observation in infos[agent] and a step's info
 
 
 def placement_reward(place: int, players: int) -> float:
     """The reward of finishing ``place`` (1 is first) of ``players``: the score the referee's standings give a
-    place, ``(players - place) / (players - 1)``, first 1, last 0 (:func:`referee.stats.placement_score`)."""
+    place, ``(players - place) / (players - 1)``, first 1, last 0 (:func:`referee.records.stats.placement_score`)."""
     return float(placement_score(place, players))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.errors import EnvUnavailableError
+from referee.common.errors import EnvUnavailableError
 
 INSTALL = "pip install 'brag-referee[env]'"
 

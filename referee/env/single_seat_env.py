@@ -14,7 +14,7 @@ The observation and action spaces, the action index and the rewards are the
 AEC environment's (:mod:`referee.env.aec`): the episode ends when the
 learner's seat leaves the game or the game ends, with the reward of its place.
 An opponent is a decide function, ``Observation -> Action`` (a Python bot's
-own function, :mod:`referee.botkit`), or the name of a sample bot shipped
+own function, :mod:`referee.play.kit`), or the name of a sample bot shipped
 with the referee (``random``, ``heuristic``), played in process.
 """
 
@@ -33,13 +33,13 @@ try:
 except ImportError as error:
     raise unavailable(error) from None
 
+from referee.common.errors import EnvArgumentError
+from referee.common.resources import SAMPLE_BOT_NAMES
+from referee.engine.games import Action, Game, Observation, game_class
+from referee.engine.games.base import DEFAULT_TURN_LIMIT
 from referee.env.actions import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
 from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
-from referee.errors import EnvArgumentError
-from referee.games import Action, Game, Observation, game_class
-from referee.games.base import DEFAULT_TURN_LIMIT
-from referee.resources import SAMPLE_BOT_NAMES
 
 Decide = Callable[[Observation], Action]
 Opponent = str | Decide
@@ -53,7 +53,7 @@ def opponent_decide(opponent: Opponent) -> Decide:
                 f"opponents: no sample bot {opponent!r}; name one of {', '.join(SAMPLE_BOT_NAMES)}, "
                 "or give a decide function (Observation -> Action)"
             )
-        from referee.inprocess import sample_decide
+        from referee.play.inprocess import sample_decide
 
         return sample_decide(opponent)
     if not callable(opponent):

@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from referee.common.errors import ExportError, RefereeError
+from referee.engine.games import Action
 from referee.env.actions import action_index
 from referee.env.encoding import ObservationEncoder, Vector
 from referee.env.episodes import placement_reward
-from referee.errors import ExportError, RefereeError
-from referee.gamelog import log_files, new_game, read_game_log
-from referee.games import Action
+from referee.records.gamelog import log_files, new_game, read_game_log
 
 
 @dataclass

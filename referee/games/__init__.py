@@ -1,51 +1,7 @@
-"""The two games, behind one interface (:class:`referee.games.base.Game`)."""
+"""The two games, by the name bots and docs import them: ``from referee.games import StopTheBus``.
 
-from __future__ import annotations
+A public path: its code is :mod:`referee.engine.games`, where the layers of docs/architecture.md put it; this name
+stays whatever the layout (tests/test_public_paths.py holds it)."""
 
-from referee.errors import GameArgumentError
-from referee.games.base import (
-    SPECTATOR,
-    Action,
-    ActionKind,
-    EndReason,
-    Event,
-    EventKind,
-    Game,
-    GameResult,
-    HandResult,
-    Observation,
-    Phase,
-)
-from referee.games.bastard_brag import BastardBrag, BastardBragObservation
-from referee.games.stop_the_bus import StopTheBus, StopTheBusObservation
-
-GAMES: dict[str, type[Game]] = {StopTheBus.name: StopTheBus, BastardBrag.name: BastardBrag}
-
-
-def game_class(name: str) -> type[Game]:
-    """Return the game called ``name``; raise :class:`GameArgumentError` naming the games there are."""
-    try:
-        return GAMES[name]
-    except (KeyError, TypeError):
-        raise GameArgumentError(f"unknown game {name!r}; the games are: {', '.join(GAMES)}") from None
-
-
-__all__ = [
-    "GAMES",
-    "SPECTATOR",
-    "Action",
-    "ActionKind",
-    "BastardBrag",
-    "BastardBragObservation",
-    "EndReason",
-    "Event",
-    "EventKind",
-    "Game",
-    "GameResult",
-    "HandResult",
-    "Observation",
-    "Phase",
-    "StopTheBus",
-    "StopTheBusObservation",
-    "game_class",
-]
+from referee.engine.games import *  # noqa: F403 - every public name, as it is there
+from referee.engine.games import __all__  # noqa: F401

@@ -22,10 +22,10 @@ from urllib.parse import quote
 
 from tabulate import tabulate
 
-from referee.atomic import replace_file
-from referee.faults import without_bot_words
-from referee.luck import MODEL as LUCK_MODEL
-from referee.printable import printable_line
+from referee.common.atomic import replace_file
+from referee.common.printable import printable_line
+from referee.protocol.faults import without_bot_words
+from referee.publish.columns import columns_of
 from referee.publish.redaction import public_submissions, public_text
 from referee.publish.rounding import (
     ELO_DIGITS,
@@ -36,7 +36,6 @@ from referee.publish.rounding import (
     rounded,
     rounded_finite_or_none,
 )
-from referee.publish.table import columns_of
 from referee.publish.text import (
     CANDIDATES_NOTE,
     HEAD_TO_HEAD_NOTE,
@@ -47,13 +46,14 @@ from referee.publish.text import (
     utc_minute,
     void_note,
 )
-from referee.results import REJECTED, read_league
-from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
-from referee.stats import CONFIDENCE, Comparison
-from referee.visibility import Shown
+from referee.records.luck import MODEL as LUCK_MODEL
+from referee.records.results import REJECTED, read_league
+from referee.records.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
+from referee.records.stats import CONFIDENCE, Comparison
+from referee.records.visibility import Shown
 
 if TYPE_CHECKING:
-    from referee.duel_state import DuelState
+    from referee.leaguefile.duel_state import DuelState
 
 LEADERBOARD_FILES = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 HEAD_TO_HEAD_SHOWN = 12  # bots in the Markdown head-to-head (the page shows as many, or one bot's row and column)
@@ -77,14 +77,14 @@ def write_leaderboards(
 
     The HTML page also lists the newest games of ``directory``'s ``games.jsonl``
     that may be shown (``shown``, the rule the standings were computed by; else
-    as now: :mod:`referee.visibility`), their faults and replays, and the strength
+    as now: :mod:`referee.records.visibility`), their faults and replays, and the strength
     over time, as standings read from the folder hold them (``standings.shown``
-    and ``standings.history``: :func:`referee.standings.folder_standings`); of
+    and ``standings.history``: :func:`referee.records.standings.folder_standings`); of
     standings made from records given, the folder is read for them (see
     :mod:`referee.publish.league_page`). ``live`` makes it refresh itself
     while a league runs, ``scheduled`` games in all.
     """
-    from referee.duel_state import duel_report
+    from referee.leaguefile.duel_state import duel_report
     from referee.publish.league_page import page_data, render
 
     directory = Path(directory)
@@ -93,7 +93,7 @@ def write_leaderboards(
     shown = shown or Shown.read(directory)
     games, history = standings.shown, standings.history
     if games is None or history is None:
-        from referee.standings import FolderStandings
+        from referee.records.standings import FolderStandings
 
         read, _ = FolderStandings(directory).update(shown)
         games, history = read.shown, read.history
@@ -128,7 +128,7 @@ def leaderboard_data(
     """The leaderboard as plain JSON-ready data, floats rounded to fixed digits; a duel's verdict under ``duel``.
 
     Void games' reasons name no path of the machine (:func:`public_text`, relative to ``directory``), and
-    quote nothing a bot sent (:func:`referee.faults.without_bot_words`).
+    quote nothing a bot sent (:func:`referee.protocol.faults.without_bot_words`).
     A ladder's ``submissions`` (as :func:`public_submissions` gives them) go under ``submissions``.
     """
     data = {

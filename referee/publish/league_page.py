@@ -1,14 +1,14 @@
 """The league's page, ``leaderboard.html``: the standings, the games, the faults and a chart, in one file.
 
 Everything on it is read from the league's output directory through
-:mod:`referee.results`: ``league.json`` (the name and the settings), the
+:mod:`referee.records.results`: ``league.json`` (the name and the settings), the
 games of ``games.jsonl`` that may be shown as the standings read them
-(:class:`referee.standings.ShownGames`: how many, the newest
-:data:`~referee.standings.NEWEST_GAMES` of them, each bot's newest games with
+(:class:`referee.records.standings.ShownGames`: how many, the newest
+:data:`~referee.records.standings.NEWEST_GAMES` of them, each bot's newest games with
 a fault), the logs of those games with faults (which decision, and where in
 the bot's output, never the output itself), and the standings computed from
 the results. The chart is the standings' strength as games accumulated, at up
-to 60 points (:class:`referee.standings.History`). So a page costs the same
+to 60 points (:class:`referee.records.standings.History`). So a page costs the same
 however many games the league has played. Seeds are strings
 in its data (a JavaScript number would round a 64-bit seed), and nothing on
 it names a path of the organiser's machine: paths inside the league's
@@ -34,16 +34,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import __version__
-from referee.errors import OutputError
-from referee.faults import without_bot_words
-from referee.gamelog import GameLogError, find_log, log_path, read_log
+from referee.common.errors import OutputError
+from referee.engine.seeding import seed_commitment
+from referee.protocol.faults import without_bot_words
 from referee.publish.redaction import ABSOLUTE_PATH, public_text
 from referee.publish.rounding import STRENGTH_DIGITS
-from referee.results import GameRecord, LeagueRecord, read_league, seed_text
-from referee.seeding import seed_commitment
+from referee.records.gamelog import GameLogError, find_log, log_path, read_log
+from referee.records.results import GameRecord, LeagueRecord, read_league, seed_text
 
 if TYPE_CHECKING:
-    from referee.standings import History, ShownGames
+    from referee.records.standings import History, ShownGames
 
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
@@ -64,7 +64,7 @@ def page_data(
 ) -> dict[str, Any]:
     """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history.
 
-    ``games`` and ``history`` are what the standings read of the folder (:class:`referee.standings.Standings`'s
+    ``games`` and ``history`` are what the standings read of the folder (:class:`referee.records.standings.Standings`'s
     ``shown`` and ``history``); without them, the page has the standings alone.
     """
     league = _league_of(directory)
@@ -162,7 +162,7 @@ def _public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, A
 def replay_of(directory: Path | None, game_id: str) -> int:
     """Where a game's replay is: 2, a file (``replays/GAME_ID.html``); 1, made from the game's log by ``referee
     serve`` when asked (the log is written before the record); 0, nowhere: a page of the standings alone, or a
-    game whose log is no longer kept (``keep_logs``, :mod:`referee.retention`).
+    game whose log is no longer kept (``keep_logs``, :mod:`referee.records.retention`).
 
     The one place the page decides a game's replay link.
     """
@@ -229,7 +229,7 @@ def _faults(directory: Path, games: ShownGames) -> dict[str, Any]:
     however many games had faults; the leaderboard counts every fault.
     Nothing a bot wrote is on the page, which every author may read: not its
     output, which shows its author's thinking, nor the words it sent with a
-    fault (:func:`referee.faults.without_bot_words`).
+    fault (:func:`referee.protocol.faults.without_bot_words`).
     """
     found: dict[str, list[Any]] = {}
     causes: dict[str, dict[str, dict[str, list[Any]]]] = {}
@@ -295,11 +295,11 @@ def strength_history(
     records: Iterable[GameRecord | Mapping[str, Any]], bots: Sequence[str], points: int | None = None
 ) -> dict[str, Any]:
     """The chart's data for ``records`` counted in the order given (as ``games.jsonl`` lists them): each bot's
-    strength after each of :func:`referee.standings.history_counts` counted games, at most ``points`` (void games
+    strength after each of :func:`referee.records.standings.history_counts` counted games, at most ``points`` (void games
     do not count; the caller leaves out what else the standings leave out), the last the standings' own."""
     # Imported here: the fit needs numpy (0.1 s to load), which a process writing only replay pages (the live
     # helper of a short league) never does.
-    from referee.standings import HISTORY_POINTS, compute_standings
+    from referee.records.standings import HISTORY_POINTS, compute_standings
 
     return history_data(compute_standings(records, history=points or HISTORY_POINTS).history, bots)
 

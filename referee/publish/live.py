@@ -1,6 +1,6 @@
 """A running league's pages, kept current: the leaderboard every few seconds, the games in play for spectators.
 
-What may be shown, and when, is the run's :class:`referee.visibility.DealsInPlay`'s
+What may be shown, and when, is the run's :class:`referee.records.visibility.DealsInPlay`'s
 to say: a finished game only once every game on its deals has ended and the
 spectator delay after it; it calls :meth:`LiveSite.shown` with the games
 that may be shown from then on. That only queues them. A task of its own
@@ -11,7 +11,7 @@ and, at most once every ``interval_s`` seconds, the first one interval
 after the run starts (and never more often than ten times the time a
 rewrite takes, so a big league spends little on it), the leaderboard files
 of the games shown, with a page that refreshes itself. The helper keeps each
-league's standings between rewrites (:class:`referee.standings.FolderStandings`),
+league's standings between rewrites (:class:`referee.records.standings.FolderStandings`),
 so a rewrite reads only the games finished since and costs about the same
 after a million games as after ten thousand (``bench/standings_scale.py``). The helper is a separate Python process
 at low priority (``nice`` 10), started as ``python -m referee.publish.live``,
@@ -34,14 +34,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.gamelog import find_log
 from referee.publish.league_page import REPLAY_DIR
 from referee.publish.replay_page import write_replay_of_log
 from referee.publish.spectators import SpectatorFeeds
-from referee.visibility import DealsInPlay, Shown
+from referee.records.gamelog import find_log
+from referee.records.visibility import DealsInPlay, Shown
 
 if TYPE_CHECKING:
-    from referee.standings import FolderStandings
+    from referee.records.standings import FolderStandings
 
 DEFAULT_INTERVAL_S = 3.0
 HELPER_NICENESS = 10
@@ -53,25 +53,27 @@ _REFRESH = object()  # the league's records changed with no game finished (a lad
 def write_replay_for(output: Path, game_id: str) -> Path:
     """Write the replay page of league game ``game_id`` from its log in ``output``; return the page's path.
 
-    Only for a game that may be shown (:mod:`referee.visibility`, whose runner's face asks for it): a replay page
+    Only for a game that may be shown (:mod:`referee.records.visibility`, whose runner's face asks for it): a replay page
     is public wherever the folder is.
     """
     page = output / REPLAY_DIR / f"{game_id}.html"
     log = find_log(output / "games", game_id)
-    if log is not None:  # else no longer kept (keep_logs, referee.retention): the game is shown without a replay
+    if (
+        log is not None
+    ):  # else no longer kept (keep_logs, referee.records.retention): the game is shown without a replay
         write_replay_of_log(log, page, back=BACK_LINK)
     return page
 
 
 # The standings of each folder this helper writes pages of, kept between rewrites: each reads only the records
-# that came since (referee.standings.FolderStandings), so a rewrite costs the same after a million games.
+# that came since (referee.records.standings.FolderStandings), so a rewrite costs the same after a million games.
 _FOLDERS: dict[Path, FolderStandings] = {}
 
 
 def write_live_leaderboard(output: Path, scheduled: int | None) -> None:
     """Write the leaderboard files of a running league from its results (a page that refreshes itself)."""
     from referee.publish.files import write_leaderboards
-    from referee.standings import FolderStandings
+    from referee.records.standings import FolderStandings
 
     folder = _FOLDERS.get(output) or _FOLDERS.setdefault(output, FolderStandings(output))
     shown = Shown.read(output)

@@ -6,7 +6,7 @@ ended its stream with), for the organiser and the bot's author; those
 words may be anything its author chose to write (a traceback, a debug
 print), so every page and file published to the other authors, the
 replays and the game logs that ``referee serve`` gives anyone, tell the
-fault in the referee's words alone (:func:`referee.faults.without_bot_words`).
+fault in the referee's words alone (:func:`referee.protocol.faults.without_bot_words`).
 Nor do they name a path of the organiser's machine (:func:`public_text`), or
 quote more of a ladder's rejected version than the referee's summary
 (:func:`public_submissions`).
@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.faults import without_bot_words
-from referee.results import REJECTED
+from referee.protocol.faults import without_bot_words
+from referee.records.results import REJECTED
 
 # Where a bot's words may be quoted: a log record's type and its field; games.jsonl's "void".
 _QUOTING = {"fault": "detail", "forfeit": "reason", "game_end": "void_reason"}

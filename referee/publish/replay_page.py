@@ -1,6 +1,6 @@
 """A game's replay page: one self-contained HTML file (its script, style and data inline) that opens anywhere.
 
-Every step of the game (:mod:`referee.transcript`) becomes a *frame*: the
+Every step of the game (:mod:`referee.records.transcript`) becomes a *frame*: the
 whole table after the step, each seat's view of it (from
 :meth:`Game.observation`), and the step's line for everyone and for each
 seat. Frames are computed here, from the engine, so the page only draws
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.atomic import replace_file
-from referee.cards import format_cards
-from referee.games import BastardBragObservation, Observation, StopTheBusObservation
+from referee.common.atomic import replace_file
+from referee.engine.cards import format_cards
+from referee.engine.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.publish.redaction import public_log
-from referee.transcript import Step, read_game
+from referee.records.transcript import Step, read_game
 
 ASSETS = Path(__file__).resolve().parent / "html"
 PAGE_FORMAT = 1  # the data's layout, for the page's script

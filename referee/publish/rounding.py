@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from referee.stats import Interval
+from referee.records.stats import Interval
 
 STRENGTH_DIGITS = 1  # Elo
 FRACTION_DIGITS = 4  # win rate, average placement, scores, likelihoods

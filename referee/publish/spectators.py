@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.cards import format_cards
-from referee.games import (
+from referee.engine.cards import format_cards
+from referee.engine.games import (
     SPECTATOR,
     BastardBragObservation,
     Event,
@@ -56,12 +56,12 @@ from referee.games import (
     Observation,
     StopTheBusObservation,
 )
-from referee.visibility import DealsInPlay, GameProgress
+from referee.records.visibility import DealsInPlay, GameProgress
 
 LIVE_DIR = "live"  # OUTPUT/live/GAME_ID.jsonl: the feeds of the games in play
 POLL_S = 0.1  # how often the games in play are looked at: a move reaches a spectator within about this
 # A finished game's feed stays this long after its end line is written: ten looks of referee serve's watcher
-# (referee.site.spectating.FEED_POLL_S), so that those watching it read the end (tests/test_spectating.py).
+# (referee.apps.site.spectating.FEED_POLL_S), so that those watching it read the end (tests/test_spectating.py).
 FINISHED_KEPT_S = 1.0
 
 
@@ -130,7 +130,7 @@ class SpectatorFeeds:
     :meth:`started`, :meth:`finished` and :meth:`stopped` are called by the
     backend that plays the game, in the league runner's event loop;
     :meth:`run` is the task that writes the frames. When a line may be written
-    is the run's :class:`referee.visibility.DealsInPlay`'s to say: a hand's
+    is the run's :class:`referee.records.visibility.DealsInPlay`'s to say: a hand's
     frames once every game on its deals has passed it, and the delay after.
     """
 

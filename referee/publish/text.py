@@ -1,9 +1,9 @@
 """The words around the figures: what a person reads of a comparison, a sequential test, a duel and a season.
 
-:mod:`referee.stats` and :mod:`referee.standings` compute numbers and records; this module says them. The
+:mod:`referee.records.stats` and :mod:`referee.records.standings` compute numbers and records; this module says them. The
 console, the Markdown leaderboard and ``referee compare`` print these lines; ``leaderboard.json`` carries the
 figures themselves (:mod:`referee.publish.files`). Names a bot chose are shown through
-:func:`referee.printable.printable_line`, so that no name can drive the terminal.
+:func:`referee.common.printable.printable_line`, so that no name can drive the terminal.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from referee.luck import MODEL as LUCK_MODEL
-from referee.printable import printable_line
-from referee.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR
-from referee.stats import CONFIDENCE, Comparison, Interval, SequentialTest, Verdict, describe_hypothesis
+from referee.common.printable import printable_line
+from referee.records.luck import MODEL as LUCK_MODEL
+from referee.records.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR
+from referee.records.stats import CONFIDENCE, Comparison, Interval, SequentialTest, Verdict, describe_hypothesis
 
 if TYPE_CHECKING:
-    from referee.duel_state import DuelState
-    from referee.standings import BotStanding, LuckAdjusted, Standings
+    from referee.leaguefile.duel_state import DuelState
+    from referee.records.standings import BotStanding, LuckAdjusted, Standings
 
 
 def ranking_note(standings: Standings) -> str:

@@ -3,7 +3,7 @@
 How it thinks:
 
 - Every three-card hand has a *strength* ``s``: the fraction of all 22,100
-  possible hands it beats (ordered by ``referee.hands.hand_rank``).
+  possible hands it beats (ordered by ``referee.engine.hands.hand_rank``).
 - Each opponent is modelled as holding the best of ``power`` random hands, so
   it beats strength ``s`` with probability ``1 - s ** power``; its power grows
   with the turns it has played this hand (figures measured from showdowns in

@@ -12,7 +12,7 @@ directory, in octal), then one ``{"received", "request"}`` per decision
 asked (the time it arrived, ``time.time()``, and the serialized
 DecisionRequest in base64), written before the bot answers or misbehaves.
 
-The bots serve the v2 stream through ``referee.botkit.BotServicer``: a
+The bots serve the v2 stream through ``referee.play.kit.BotServicer``: a
 misbehaviour answers a decision request with the ``PlayResponse`` it returns
 (or never returns, or ends the process).
 """
@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 
-from referee.botkit import BotServicer, bot_address, serve
+from referee.play.kit import BotServicer, bot_address, serve
 from referee.v2 import bot_pb2 as pb
 
 ALL = "all"

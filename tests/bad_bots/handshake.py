@@ -6,7 +6,7 @@ import threading
 
 import _common
 
-from referee.protocol import GAME_TO_PB
+from referee.protocol.messages import GAME_TO_PB
 from referee.v2 import bot_pb2 as pb
 
 

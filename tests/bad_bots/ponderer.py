@@ -5,7 +5,7 @@ spin until it ends: a bot that searches in the background while the others
 think. Each worker leaves the bot's session for one of its own (``setsid``),
 so that a kernel that shares the CPU out by session (autogroup) gives each
 as much as a whole bot. On each decision it spends ``--cpu-ms`` of CPU, then
-answers a legal random action. Frozen off move (referee.freezer), its workers use next to no
+answers a legal random action. Frozen off move (referee.play.freezer), its workers use next to no
 CPU between its decisions; its cgroup's CPU time shows it.
 """
 

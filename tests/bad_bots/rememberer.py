@@ -23,7 +23,7 @@ what it learned outlives the process, as a bot's learning in its ``shared:``
 folder does.
 
 A test scores the guesses against the game logs: with one process per lane
-(referee.lanes) a guess is right about as often as chance allows.
+(referee.leaguefile.lanes) a guess is right about as often as chance allows.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from referee.botkit import BotServicer, bot_address, serve
-from referee.cards import DECK
-from referee.games import Action, Observation
-from referee.games.base import ActionKind, EventKind
+from referee.engine.cards import DECK
+from referee.engine.games import Action, Observation
+from referee.engine.games.base import ActionKind, EventKind
+from referee.play.kit import BotServicer, bot_address, serve
 
 STOP_AFTER_ROUNDS = 3
 

@@ -14,7 +14,7 @@ import _common
 import grpc
 import grpc.aio
 
-from referee.protocol import GAME_TO_PB, PROTOCOL_VERSION
+from referee.protocol.messages import GAME_TO_PB, PROTOCOL_VERSION
 from referee.v2 import bot_pb2 as pb
 
 # A field tag whose varint never ends: no protobuf parser accepts it.

@@ -56,10 +56,10 @@ def author_output_early(records: ModuleType) -> None:
 
 
 PLANTS: dict[str, tuple[str, Callable[[ModuleType], None]]] = {
-    "seed-variant": ("referee.site.app", seed_variant),
-    "sibling-showdown-early": ("referee.visibility", sibling_showdown_early),
-    "record-before-its-delay": ("referee.visibility", record_before_its_delay),
-    "author-output-early": ("referee.site.records", author_output_early),
+    "seed-variant": ("referee.apps.site.app", seed_variant),
+    "sibling-showdown-early": ("referee.records.visibility", sibling_showdown_early),
+    "record-before-its-delay": ("referee.records.visibility", record_before_its_delay),
+    "author-output-early": ("referee.apps.site.season_folder", author_output_early),
 }
 
 

@@ -1,6 +1,6 @@
 "use strict";
 // What the replay and the live pages share: making elements, and drawing a card. The data holds cards in the logs'
-// compact form (TH); a person reads them as referee.cards.Card.pretty writes them (10♥): a two-digit ten and the
+// compact form (TH); a person reads them as referee.engine.cards.Card.pretty writes them (10♥): a two-digit ten and the
 // suit's symbol. The browser tests hold this to Card.pretty. (Put before each page's own script:
 // referee/publish/replay_page.py page_script.)
 const el = (tag, cls, text) => {

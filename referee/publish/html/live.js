@@ -152,7 +152,7 @@
   // A stream the server refuses (full: 503 with Retry-After) is not retried by the browser, which retries only a
   // stream that broke: it is opened again after a while, from the game's start (the moves drawn so far cleared).
   const RETRY_MS = 30000;
-  // A hand's moves reach the feed once every game dealt alike has played that hand (referee/visibility.py), so they
+  // A hand's moves reach the feed once every game dealt alike has played that hand (referee/records/visibility.py), so they
   // come a hand at a time: each is shown at its own pace, as it was played, a steady delay behind the game (the
   // longest wait seen so far, which never shrinks, so the game never jumps ahead and back). The wait is counted on
   // this browser's clock from the referee's time of each frame: its clock's offset cancels out.

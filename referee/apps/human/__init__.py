@@ -1,0 +1,1 @@
+"""A person plays a seat: at the terminal, or in a browser."""

@@ -1,0 +1,329 @@
+"""An author's own page on ``referee serve``, and the site's other pages: sign-in, refusals, a bot's output as text.
+
+The author's page is their report. First, in plain words, what needs them:
+a version suspended (it could not play: why, and how it plays again) or
+their newest version rejected. Then every version they submitted, newest
+first, with its verdict and why: what rejected it in plain words first
+(``crashed: exit code 3 in its check game``, with a link to that game and
+its output, or the output itself where there is no game), then in full
+(the build's output or the check's details, which only they see, naming no
+file they cannot open); its failures since it entered play, each start that
+failed with its output; its build log, its check games (replays and their
+output), its standing (rank, strength with its interval, games, faults),
+its newest games with a link to its output in each, and its faults grouped
+by cause, the first of each cause with the output around it (read from its
+oldest games with faults: what went wrong first). It is rendered when asked
+for, from the ladder's records (:mod:`referee.apps.site.season_folder`), by Jinja2 with
+every value escaped, and it is one column that reads on a phone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from referee.apps.ladder.entries import NOT_HELD_AGAINST
+from referee.apps.ladder.file import MB, UploadLimits
+from referee.apps.ladder.guard import plain_detail
+from referee.apps.ladder.history import FAILURES_DIR, version_failures
+from referee.apps.site.auth import SESSION_HOURS
+from referee.apps.site.season_folder import (
+    BOT_LOGS,
+    SeatOutput,
+    check_start_output,
+    faults_of,
+    last_upload,
+    read_board,
+    read_report,
+    start_output,
+    versions_of,
+)
+from referee.protocol.standing import SUSPENDED
+from referee.records.results import ACCEPTED, REJECTED
+from referee.records.visibility import Shown
+
+if TYPE_CHECKING:
+    from referee.apps.ladder.file import Ladder
+    from referee.apps.site.season_folder import GamesIndex
+
+GAMES_SHOWN = 100  # of each version, the newest
+FAULT_GAMES_READ = 40  # of each version's games with a fault, the oldest: read for the causes of its faults
+FAILURES_SHOWN = 10  # of each version's failures since it entered play, the first
+_templates = Environment(
+    loader=PackageLoader("referee.apps.site", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+HEADINGS = {401: "Sign in", 403: "Refused", 404: "Not found", 429: "Too many tries"}
+
+
+def utc_minute(at: str | None) -> str:
+    """An ISO 8601 time in UTC as people read it, to the minute: ``2026-12-03 07:34 UTC``."""
+    if not at:
+        return ""
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def signin(site: str, error: str | None = None, author: str | None = None, root: str = "") -> str:
+    return _templates.get_template("signin.html").render(
+        site=site, error=error, author=author, root=root, hours=int(SESSION_HOURS)
+    )
+
+
+def refused(status: int, message: str, root: str = "", heading: str | None = None) -> str:
+    heading = heading or HEADINGS.get(status, "Refused")
+    return _templates.get_template("refused.html").render(status=status, heading=heading, message=message, root=root)
+
+
+def not_yours(signed_in: str, root: str = "") -> str:
+    message = f"You are signed in as {signed_in}; this page is another author's, and only they may read it."
+    return refused(403, message, root, "Not yours")
+
+
+def output_text(game: str, outputs: Sequence[SeatOutput]) -> str:
+    """A bot's output in a game, as plain text, each line numbered as in its output file."""
+    if not outputs:
+        return f"{game}: no output of your bot was recorded for this game\n"
+    parts = []
+    for seat in outputs:
+        header = f"# {seat.bot} at seat {seat.seat} in {game}: its output ({seat.log}) during the game"
+        if not seat.lines:
+            parts.append(f"{header}: none\n")
+            continue
+        lines = "".join(f"{seat.first + number}: {line}\n" for number, line in enumerate(seat.lines, start=1))
+        more = f"... and {seat.more} more lines\n" if seat.more else ""
+        parts.append(f"{header}\n{lines}{more}")
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Season:
+    """What an author's page is drawn from: the ladder's output folder, its ladder file (if known), its games."""
+
+    output: Path
+    ladder: Ladder | None
+    games: GamesIndex
+
+
+def author(season: Season, name: str, api: str, refused_upload: str | None = None) -> str:
+    """The author's page, rendered from the ladder's records as they are now; ``api``: the upload's URL."""
+    return _templates.get_template("author.html").render(**_author_data(season, name, api, refused_upload))
+
+
+def _author_data(season: Season, name: str, api: str, refused_upload: str | None) -> dict[str, Any]:
+    output, ladder = season.output, season.ladder
+    report = read_report(output, name) or {"versions": []}
+    judged = versions_of(output, name)
+    rows = {row.get("bot"): row for row in read_board(output).get("rows", [])}
+    league = ladder.league if ladder else None
+    shown = season.games.shown()  # the games of deals still in play, or within the spectator delay: not yet
+    versions = [
+        _version(season, shown, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))
+    ]
+    return {
+        "site": league.name if league else output.name,
+        "author": name,
+        "game": league.game if league else "",
+        "table_size": league.table_size if league else "",
+        "root": "../../",
+        "refused": refused_upload,
+        "waiting": _waiting(output, name, judged),
+        "poll_s": f"{ladder.poll_s:g}" if ladder else "",
+        "uploads": ladder is not None,
+        "limits": _limits(ladder.uploads) if ladder else None,
+        "api": api,
+        "versions": versions,
+        "notices": _notices(versions),
+        "fault_games_read": FAULT_GAMES_READ,
+        "failures_shown": FAILURES_SHOWN,
+    }
+
+
+def _notices(versions: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """What needs the author, said first: each version suspended, and their newest version if it was rejected."""
+    notices = [
+        {"bot": version["bot"], "kind": "suspended", "text": version["status_reason"] or "it could not play"}
+        for version in versions
+        if version["status"] == SUSPENDED
+    ]
+    if versions and versions[0]["verdict"] == REJECTED and versions[0]["why"]:
+        notices.append({"bot": versions[0]["bot"], "kind": "rejected", "text": versions[0]["why"][0]["text"]})
+    return notices
+
+
+def _limits(limits: UploadLimits) -> dict[str, int]:
+    return {"archive_mb": limits.archive_bytes // MB, "unpacked_mb": limits.unpacked_bytes // MB,
+            "files": limits.files, "depth": limits.depth}  # fmt: skip
+
+
+def _waiting(output: Path, name: str, judged: Sequence[Any]) -> dict[str, str] | None:
+    """The author's last upload, when no version judged since has its content: it waits for the ladder."""
+    upload = last_upload(output, name)
+    if upload is None:
+        return None
+    if any(version.digest == upload.get("digest") and version.at >= upload.get("at", "") for version in judged):
+        return None
+    if judged and judged[-1].digest == upload.get("digest"):
+        return None
+    return {"at": utc_minute(upload.get("at")), "digest": str(upload.get("digest", "")),
+            "version": f"{name}-v{len(judged) + 1}"}  # fmt: skip
+
+
+def _version(season: Season, shown: Shown, entry: dict[str, Any], row: dict[str, Any] | None) -> dict[str, Any]:
+    output = season.output
+    bot = str(entry.get("bot"))
+    checks = [check for check in entry.get("checks", []) if isinstance(check, dict)]
+    games = season.games.of(bot, shown) if entry.get("verdict") == ACCEPTED else []
+    build_log = (output / BOT_LOGS / f"build-{bot}.log").is_file()
+    faults, games_read = faults_of(output, reversed(games), bot, FAULT_GAMES_READ) if row and _faulted(row) else ([], 0)
+    return {
+        "bot": bot,
+        "verdict": entry.get("verdict"),
+        "status": entry.get("status"),
+        "status_reason": entry.get("status_reason") or (row or {}).get("status_reason") or "",
+        "at": utc_minute(entry.get("at")),
+        "digest": str(entry.get("digest") or ""),
+        "why": _why_rejected(output, bot, entry, checks, build_log) if entry.get("verdict") == REJECTED else [],
+        "reason": plain_detail(str(entry.get("reason") or ""), output),
+        "row": _figures(row) if row else None,
+        "build_log": build_log,
+        "check_games": [
+            {"game_id": check["game_id"], "seat": check.get("seat"), "placed": check.get("placed")}
+            for check in checks
+            if check.get("check") == "game" and check.get("game_id")
+        ],
+        "checks": [{**check, "detail": plain_detail(str(check.get("detail") or ""), output)} for check in checks],
+        "games_total": len(games),
+        "games": [_game(game, bot, output) for game in games[:GAMES_SHOWN]],
+        "failures": _failures(output, bot) if entry.get("verdict") == ACCEPTED else [],
+        "faults": faults,
+        "fault_games": games_read,
+    }
+
+
+def _failures(output: Path, bot: str) -> list[dict[str, Any]]:
+    """Version ``bot``'s failures since it entered play (the first few): each start that failed with its output (the
+    output of a crash in a game is shown with that game's fault, once the game may be shown)."""
+    return [
+        {
+            "detail": failure.detail,
+            "at": utc_minute(failure.at),
+            "output": start_output(output, failure.kept, FAILURES_DIR) if failure.kept else None,
+        }
+        for failure in version_failures(output, bot)[:FAILURES_SHOWN]
+    ]
+
+
+def _why_rejected(
+    output: Path, bot: str, entry: dict[str, Any], checks: Sequence[dict[str, Any]], build_log: bool
+) -> list[dict[str, Any]]:
+    """What rejected a version, in plain words, one line a finding (``crashed: exit code 3 in its check game``), each
+    with the links the author can open, or the output itself where no page has it (a start that failed)."""
+    found: list[dict[str, Any]] = []
+    told_games: set[str] = set()
+    for check in checks:
+        name = str(check.get("check"))
+        if check.get("verdict") != "fail" or name in NOT_HELD_AGAINST or name == "game":
+            continue
+        detail = plain_detail(str(check.get("detail") or ""), output)
+        game = str(check.get("game_id") or "")
+        links = [("its replay", f"checks/{bot}/{game}.html"), ("your bot's output", f"checks/{bot}/{game}.txt")]
+        line: dict[str, Any] = {"links": links if game else [], "output": None}
+        if name == "manifest":
+            line["text"] = f"its bot.yaml is not valid: {detail}"
+        elif name == "build":
+            told = detail.removeprefix("build: ").splitlines()[0] if detail else ""
+            line["text"] = f"its build failed: {told}" if told else "its build failed"
+            line["links"] = [("the build's output", f"builds/{bot}.log")] if build_log else []
+        elif name == "fault":
+            kind = str(check.get("kind") or "fault")
+            at = f", at decision {check['decision']}" if check.get("decision") is not None else ""
+            if kind == "crash":
+                line["text"] = f"crashed: {detail.removeprefix('process ')} in its check game{at}"
+            else:
+                line["text"] = f"{kind} in its check game{at}: {detail}"
+            told_games.add(game)
+        elif name == "forfeit":
+            if game in told_games:
+                continue  # the fault that made it forfeit is told already
+            line["text"] = f"forfeited its check game: {detail}"
+        elif name in ("startup", "handshake"):
+            what = "could not start" if name == "startup" else "its handshake failed"
+            line["text"] = f"{what} in its check: {detail}"
+            line["output"] = check_start_output(output, bot, str(check.get("log") or ""))
+        else:
+            line["text"] = f"{name}: {detail}" if detail else name
+        found.append(line)
+    if not found and entry.get("reason"):
+        first = plain_detail(str(entry["reason"]), output).splitlines()[0]
+        found.append({"text": first.removeprefix("check: "), "links": [], "output": None})
+    return found
+
+
+def _faulted(row: dict[str, Any]) -> bool:
+    return any(row.get("faults", {}).values()) or bool(row.get("forfeits"))
+
+
+def _figures(row: dict[str, Any]) -> dict[str, Any]:
+    """A version's standing as the page shows it."""
+    low, high = row.get("rank_range") or (row.get("rank"), row.get("rank"))
+    rank = f"{row.get('rank')}" if low == high else f"{row.get('rank')} ({low}–{high})"
+    strength = row.get("strength")
+    if strength is None:
+        strength_text = "-"
+    else:
+        ends = [f"{value:+.0f}" if value is not None else "?" for value in (strength.get("low"), strength.get("high"))]
+        strength_text = f"{strength['estimate']:+.0f} ({ends[0]} to {ends[1]})"
+    faults = {kind: count for kind, count in (row.get("faults") or {}).items() if count}
+    faults_text = ", ".join(f"{kind} {count}" for kind, count in faults.items()) or "none"
+    if row.get("forfeits"):
+        faults_text += f"; {row['forfeits']} forfeit{'s' if row['forfeits'] != 1 else ''}"
+    mean = row.get("mean_score")
+    median = row.get("median_ms")
+    return {
+        "rank_text": rank,
+        "strength_text": strength_text,
+        "games": row.get("games", 0),
+        "wins": row.get("wins", 0),
+        "mean_score_text": "-" if mean is None else f"{mean:.3f}",
+        "faults_text": faults_text,
+        "median_text": "-" if median is None else f"{median:.1f} ms",
+    }
+
+
+def _game(game: Any, bot: str, output: Path) -> dict[str, Any]:
+    seat = game.seats.index(bot)
+    place = list(game.finish_order).index(seat) + 1 if seat in game.finish_order else None
+    faults = sum(game.faults[seat].values()) if seat < len(game.faults) else 0
+    replay = f"replays/{game.game_id}.html"
+    return {
+        "game_id": game.game_id,
+        "seat": seat,
+        "place": place if place is not None else "-",
+        "players": len(game.seats),
+        "faults": faults,
+        "replay": replay if (output / replay).is_file() else f"games/{game.game_id}.jsonl",
+    }
+
+
+def versions_json(output: Path, name: str, page: str) -> dict[str, Any]:
+    """``GET /api/submissions``: the author's versions, whole, and an upload waiting to be judged (for their CI)."""
+    report = read_report(output, name) or {"versions": []}
+    judged = versions_of(output, name)
+    keys = ("bot", "version", "verdict", "status", "at", "digest", "reason", "summary")
+    return {
+        "author": name,
+        "page": page,
+        "versions": [{key: entry.get(key) for key in keys} for entry in report.get("versions", [])],
+        "waiting": _waiting(output, name, judged),
+    }

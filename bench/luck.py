@@ -42,11 +42,10 @@ from referee.apps.league import run_league  # noqa: E402
 from referee.leaguefile.config import load_league  # noqa: E402
 from referee.records.luck import MODEL  # noqa: E402
 from referee.records.results import RESULTS_FILE, read_games  # noqa: E402
+from referee.records.sequential import SequentialTest, Verdict  # noqa: E402
 from referee.records.standings import folder_luck  # noqa: E402
 from referee.records.stats import (  # noqa: E402
     DealOutcome,
-    SequentialTest,
-    Verdict,
     deal_outcome,
     elo_from_score,
     mean_per_game,
@@ -64,10 +63,10 @@ FIELD = "  - name: field\n    command: python {root}/python/random_bot.py\n"
 
 
 def search_folder(where: Path) -> Path:
-    """The search bot as a submission of its own: it loads heuristic_bot.py from beside itself."""
+    """The search bot as a submission of its own: it loads brag_heuristic.py from beside itself."""
     folder = where / "search"
     folder.mkdir()
-    for name in ("search_bot.py", "heuristic_bot.py"):
+    for name in ("search_bot.py", "brag_heuristic.py"):
         shutil.copy(SAMPLE_BOTS / "python" / name, folder / name)
     (folder / "bot.yaml").write_text('name: search\nversion: "1.0"\nrun: python search_bot.py\n')
     return folder

@@ -39,7 +39,7 @@ def load_bot(name: str) -> ModuleType:
 
 
 # Importing must not start a server: run_bot sits behind `if __name__ == "__main__"`.
-heuristic = load_bot("heuristic_bot")
+heuristic = load_bot("brag_heuristic")  # how the heuristic bot plays
 random_bot = load_bot("random_bot")
 
 

@@ -15,11 +15,9 @@ from referee.records.luck import (
     MODEL,
     LuckMeter,
     _final_loss_chances,
-    _outlasts,
     deal_luck,
     draw_luck,
     luck_of_log,
-    placement_scores,
     strength,
 )
 
@@ -69,18 +67,6 @@ def test_the_chance_of_ending_worst_in_the_final_turns_is_the_product_over_the_o
             if chooser.random() < 0.5
         }
         assert _final_loss_chances(strengths, to_play) == plain(strengths, to_play), (strengths, to_play)
-
-
-def test_placements_from_lives_follow_the_problem_of_points() -> None:
-    assert _outlasts(1, 1) == 0.5
-    assert _outlasts(2, 1) == 0.75  # the other must lose once before this seat loses twice
-    assert _outlasts(1, 2) == 0.25
-    for left in ((1, 2, 3), (4, 4, 4, 1), (2, 0, 1)):
-        out = [seat for seat, losses in enumerate(left) if not losses]
-        scores = placement_scores(left, out)
-        assert sum(scores) == pytest.approx(len(left) / 2)  # the places 0, 1/(n-1), ..., 1 shared out
-    assert placement_scores((3, 3, 3), []) == pytest.approx([0.5, 0.5, 0.5])
-    assert placement_scores((1, 0, 0), [2, 1]) == pytest.approx([1.0, 0.5, 0.0])  # out second, above the first out
 
 
 def _draw_positions(game_name: str, players: int, games: int) -> list:

@@ -93,6 +93,7 @@ def test_the_wheel_holds_the_license_the_proto_the_sample_bots_and_the_tournamen
         "proto/referee/v2/bot.proto",
         "sample_bots/python/random_bot.py",
         "sample_bots/python/heuristic_bot.py",
+        "sample_bots/python/brag_heuristic.py",
         "sample_bots/python/bot.yaml",
         "tournaments/demo.yaml",
         "tournaments/demo_python.yaml",

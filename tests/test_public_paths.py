@@ -23,6 +23,7 @@ FACES = {
     "referee.hands": "referee.engine.hands",
     "referee.games": "referee.engine.games",
     "referee.games.actions": "referee.engine.games.actions",
+    "referee.placements": "referee.engine.placements",
 }
 DOCS = sorted(
     [

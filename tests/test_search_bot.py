@@ -4,6 +4,7 @@ real one, its values, its clock, and whole games, in process and as a real proce
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import time
@@ -19,7 +20,7 @@ from tests.bot_kits import REFEREE
 from tests.conftest import PYTHON
 from tests.test_heuristic_bot import SAMPLE_BOTS, load_bot
 
-heuristic = load_bot("heuristic_bot")
+heuristic = load_bot("brag_heuristic")
 search = load_bot("search_bot")
 
 TABLES = [("stop_the_bus", 2), ("stop_the_bus", 4), ("bastard_brag", 3), ("bastard_brag", 5)]
@@ -89,19 +90,6 @@ def test_strengthened_opponents_hold_stronger_hands_than_dealt() -> None:
     # The best of 4 random hands has a mean strength of 4/5; one hand as dealt, 1/2.
     assert mean_strength(1.0) == pytest.approx(0.5, abs=0.05)
     assert mean_strength(4.0) == pytest.approx(0.8, abs=0.05)
-
-
-def test_placement_values_count_the_opponents_a_seat_is_likely_to_finish_above() -> None:
-    assert search.placement_value(1, (1,)) == pytest.approx(0.5)
-    assert search.placement_value(2, (1,)) == pytest.approx(0.75)
-    assert search.placement_value(0, (3, 3)) == 0.0
-    # Each hand's loser drawn at random: equal lives, an even share of the places above.
-    assert search.placement_value(3, (3, 3, 3)) == pytest.approx(1.5)
-    assert search.placement_value(1, (2, 3)) < search.placement_value(2, (2, 3)) < search.placement_value(3, (2, 3))
-    # Stop the Bus counts the floating life: three lives and the float survive four losses; on the float, one.
-    assert search.losses_left("stop_the_bus", 3, False) == 4
-    assert search.losses_left("stop_the_bus", 0, True) == 1
-    assert search.losses_left("bastard_brag", 2, False) == 2
 
 
 @pytest.mark.parametrize(("game_name", "players"), TABLES)
@@ -200,3 +188,21 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
     # The search bot thinks inside the referee, beside the other test worker: the heuristic bot may wait for a CPU.
     assert_no_problem_but_slow_decisions(checked)
     assert "opponents, the seats taking them in turn: search (the sample bot, in the referee)" in checked.stdout
+
+
+def test_the_search_bot_plays_a_league_beside_the_heuristic_bot_whose_file_is_hidden_from_it(tmp_path, bots) -> None:
+    """A league that names both sample scripts hides heuristic_bot.py from the search bot (another bot's own file):
+    the search bot plays the heuristic's way from brag_heuristic.py, which no bot's command names."""
+    from tests.test_league import write_league
+
+    entries = [
+        ("search", bots.command(SAMPLE_BOTS / "search_bot.py")),
+        ("heuristic", bots.command(SAMPLE_BOTS / "heuristic_bot.py")),
+    ]
+    path = write_league(tmp_path / "league.yaml", bots, entries=entries, rounds=1)
+    run = subprocess.run([PYTHON, "-m", "referee", "run", str(path), "--no-progress"], capture_output=True, text=True,
+                         timeout=300, env=bots.subprocess_env())  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in (tmp_path / "results" / "games.jsonl").read_text().splitlines()]
+    assert len(records) == 2  # the deal played in both seatings
+    assert all(record["faults"] == [{}, {}] for record in records), records  # no seat's fault, of either bot

@@ -47,6 +47,7 @@ from referee.engine.cards import DECK, Card
 from referee.engine.games import ActionKind, Game, Phase
 from referee.engine.games.actions import Action
 from referee.engine.hands import rank_held
+from referee.engine.placements import losses_left, placement_scores
 from referee.records.gamelog import GameLogError, find_log, log_path, new_game, read_log
 
 
@@ -142,49 +143,15 @@ def potential(cards: Sequence[Card]) -> float:
     return _potential(mask)
 
 
-# ----- placements from lives ------------------------------------------------------------------------------------
-
-
-@cache
-def _outlasts(mine: int, theirs: int) -> float:
-    """The chance a seat with ``mine`` losses left outlasts one with ``theirs``, each hand's loser a fair coin
-    between them (the other seats change when, not which of the two goes first: the problem of points)."""
-    return float(sum(math.comb(theirs - 1 + lost, lost) / 2 ** (theirs + lost) for lost in range(mine)))
-
-
-def losses_left(game: Game, seat: int) -> int:
-    """How many more lost hands ``seat`` survives (0: out). Stop the Bus counts the floating life."""
-    if not game.in_game[seat]:
-        return 0
-    if game.name == "stop_the_bus":
-        return 1 if game.floating[seat] else game.lives[seat] + 1
-    return game.lives[seat]
-
-
-def placement_scores(left: Sequence[int], out_order: Sequence[int]) -> list[float]:
-    """Each seat's expected placement score (1 first, 0 last) from its losses ``left`` (0: out, and then its
-    place in ``out_order``, the seats out in the order they left) when each later hand's loser is drawn at random."""
-    seats = len(left)
-    out_rank = {seat: index for index, seat in enumerate(out_order)}
-    scores = []
-    for seat in range(seats):
-        above = 0.0
-        for other in range(seats):
-            if other == seat:
-                continue
-            if left[seat] and left[other]:
-                above += _outlasts(left[seat], left[other])
-            elif left[seat]:
-                above += 1.0
-            elif not left[other]:
-                above += float(out_rank.get(seat, -1) > out_rank.get(other, -1))
-        scores.append(above / (seats - 1))
-    return scores
+# ----- what a lost hand costs each seat, in places (the model: referee.engine.placements) -----------------------------
 
 
 def _scores_if_lost(game: Game) -> dict[int, list[float]]:
     """For each seat in the hand: every seat's expected placement score should that seat lose the hand."""
-    left = [losses_left(game, seat) for seat in range(game.num_players)]
+    left = [
+        losses_left(game.name, game.lives[seat], game.floating[seat]) if game.in_game[seat] else 0
+        for seat in range(game.num_players)
+    ]
     outcomes = {}
     for loser in range(game.num_players):
         if not game.in_hand[loser]:

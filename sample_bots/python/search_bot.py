@@ -22,8 +22,9 @@ How it thinks (determinized Monte Carlo with the heuristic as the rollout policy
 - **Value of a hand's end.** Placement, not the life alone: the expected
   number of opponents this seat will finish above, from the lives left after
   the hand, when every later hand's loser is a seat drawn at random
-  (:func:`placement_value`). Losing the last life costs more than losing one
-  of three; an opponent knocked out is a place gained.
+  (``referee.placements``, the model the luck of the cards uses too).
+  Losing the last life costs more than losing one of three; an opponent
+  knocked out is a place gained.
 - **Choice.** The heuristic's choice stands unless another action did better
   in the same worlds by a margin the simulations make sure of (a paired
   difference ``Z`` standard errors above zero). Thinking stops early, after
@@ -38,32 +39,23 @@ and what a life is worth at this score.
 
 from __future__ import annotations
 
-import importlib.util
 import random
+import sys
 import time
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
-from types import ModuleType
 
 from referee.botkit import MoveClock, run_bot
 from referee.cards import DECK, Card
 from referee.games import GAMES, Action, ActionKind, BastardBrag, EventKind, Game, Observation, Phase, StopTheBus
 from referee.games.actions import DRAW, KNOCK, STOP, TAKE, action
+from referee.placements import losses_left, places_above
 
+# The heuristic bot's way of playing is brag_heuristic.py, beside this file however this file is run or loaded.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import brag_heuristic as heuristic_bot
 
-def _beside_this_file(name: str) -> ModuleType:
-    """A sample bot in this file's folder (the sample bots are scripts, not a package)."""
-    path = Path(__file__).resolve().with_name(f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"search_bot_uses_{name}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"the search bot needs {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-heuristic_bot = _beside_this_file("heuristic_bot")  # its choices, its hand strengths, its model of opponents
 heuristic_decide = heuristic_bot.decide
 
 # The kit gives decide() the request's clock (botkit.MoveClock): run_bot(..., timed=TIMED) below.
@@ -83,27 +75,6 @@ SETTLE_WORLDS = 80
 MAX_WORLDS = 4000
 
 
-losses_left = heuristic_bot.losses_left
-
-
-@lru_cache(maxsize=100_000)
-def placement_value(mine: int, theirs: tuple[int, ...]) -> float:
-    """Expected number of opponents finished above, for a seat that survives ``mine`` more losses against
-    opponents surviving ``theirs`` (sorted), when each hand's loser is a seat drawn at random."""
-    if mine <= 0:
-        return 0.0
-    if not theirs:
-        return 0.0
-    total = placement_value(mine - 1, theirs)
-    for index, left in enumerate(theirs):
-        rest = theirs[:index] + theirs[index + 1 :]
-        if left == 1:
-            total += 1.0 + placement_value(mine, rest)
-        else:
-            total += placement_value(mine, tuple(sorted((*rest, left - 1))))
-    return total / (len(theirs) + 1)
-
-
 def hand_end_value(game: Game, seat: int, opponents: Sequence[int]) -> float:
     """The value to ``seat`` of ``game`` at a hand's end: the opponents already out, and the places to come."""
     if not game.in_game[seat]:
@@ -112,10 +83,8 @@ def hand_end_value(game: Game, seat: int, opponents: Sequence[int]) -> float:
         return float(sum(1 for other in opponents if other in order and order.index(other) < order.index(seat)))
     name = game.name
     out = sum(1 for other in opponents if not game.in_game[other])
-    left = tuple(
-        sorted(losses_left(name, game.lives[other], game.floating[other]) for other in opponents if game.in_game[other])
-    )
-    return out + placement_value(losses_left(name, game.lives[seat], game.floating[seat]), left)
+    theirs = [losses_left(name, game.lives[other], game.floating[other]) for other in opponents if game.in_game[other]]
+    return out + places_above(losses_left(name, game.lives[seat], game.floating[seat]), theirs)
 
 
 # ----- the rollout policy: the heuristic's way of playing, cheap enough for thousands of hands a move ----------

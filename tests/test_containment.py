@@ -682,3 +682,28 @@ def test_a_bot_whose_files_its_own_user_cannot_read_is_told_so_before_it_starts(
     spec = bots.spec([PYTHON, str(closed / "random_bot.py"), bots.marker], "closed")
     fault = start_fault(spec, ROOMY)
     assert fault.kind is FaultKind.STARTUP and f"which cannot read {closed} (mode 700)" in fault.detail, fault.detail
+
+
+READS_ANOTHER_BOTS_FILE = """import importlib.util
+spec = importlib.util.spec_from_file_location("theirs", {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+if not hasattr(module, "decide"):
+    raise SystemExit("nothing to play with in " + {path!r})
+"""
+
+
+def test_a_bot_failing_on_another_bots_hidden_file_is_told_which_file_and_whose(bots: Bots, tmp_path: Path) -> None:
+    """A bot that loads another bot's script fails, in its sandbox, on a masked file; the fault says which path its
+    output named, that the league hides it, and whose it is."""
+    from .test_league import write_league
+
+    theirs = str(SAMPLE_BOTS / "random_bot.py")
+    reader = tmp_path / "reader.py"
+    reader.write_text(READS_ANOTHER_BOTS_FILE.format(path=theirs))
+    entries = [("reader", bots.command(reader)), ("random", bots.command(theirs))]
+    path = write_league(tmp_path / "league.yaml", bots, entries=entries, extra="max_restarts: 0")
+    run = subprocess.run([PYTHON, "-m", "referee", "run", str(path), "--no-progress"], capture_output=True, text=True,
+                         timeout=300, env=bots.subprocess_env())  # fmt: skip
+    shown = run.stdout + run.stderr
+    assert f"its output names {theirs}, which this league hides from it (random's own files)" in shown, shown

@@ -89,7 +89,8 @@ class BotSpec:
     ``shared``: folders it may also write; a process that plays ``lane``
     ``k > 0`` of a league sees there its lane's copies, ``lane_copies[k - 1]``
     (:mod:`referee.leaguefile.lanes`). ``hidden``: paths it must never see, even inside
-    those (the league's output, other bots' folders). ``network`` (``none``
+    those (the league's output, other bots' folders); ``hidden_whose`` says, of those
+    a league hides, whose each is (``heuristic's own files``). ``network`` (``none``
     or ``host``) applies in the sandbox; without it a bot has the host's
     network. ``freeze``: the bot's processes are frozen while it is not on
     move (:mod:`referee.play.freezer`).
@@ -107,6 +108,7 @@ class BotSpec:
     folders: tuple[str, ...] | None = None
     shared: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    hidden_whose: Mapping[str, str] = field(default_factory=dict)  # a hidden path -> whose it is, for messages
     freeze: bool = True
     lane_copies: tuple[tuple[str, ...], ...] = ()  # for lanes 1, 2, ...: the folders shown at `shared` instead
     lane: int = 0
@@ -445,8 +447,10 @@ class BotProcess:
         return self.process is not None and _signal_of(self.process.returncode) is not None
 
     def log_hint(self) -> str:
-        """`` (its output is in PATH)``, to end a message about this bot; empty without a log."""
-        return output_hint(self.log_path)
+        """`` (its output is in PATH)``, to end a message about this bot; empty without a log. When its last output
+        names a path the league hides from it, the hint says so, and whose the path is: a bot that reads another
+        bot's file fails with a bare "permission denied" or an empty file, and its author cannot see why."""
+        return output_hint(self.log_path) + hidden_path_note(self.log_path, self.spec.hidden_whose)
 
     def limits_hit(self) -> list[str]:
         """The limits the bot hit so far, in words: what the referee stopped it for, and what the kernel enforced."""
@@ -598,6 +602,29 @@ LOG_TAIL_LINES = 40  # enough for a whole Go panic or a Node.js module error
 def output_hint(log_path: Path | None) -> str:
     """`` (its output is in PATH)``, the words that end a message about a bot whose output is in ``log_path``."""
     return f" (its output is in {log_path})" if log_path else ""
+
+
+HIDDEN_PATH_READ_BYTES = 16_384  # of a log's end, where a failure's traceback names the path it could not read
+
+
+def hidden_path_note(log_path: Path | None, hidden_whose: Mapping[str, str]) -> str:
+    """``; its output names PATH, which ...``: the first path hidden from the bot, deepest first, that the end of
+    its output names; empty if none (or no log)."""
+    if log_path is None or not hidden_whose:
+        return ""
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - HIDDEN_PATH_READ_BYTES))
+            tail = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    for path in sorted(hidden_whose, key=len, reverse=True):
+        if path in tail:
+            return (
+                f"; its output names {path}, which this league hides from it ({hidden_whose[path]}): a league "
+                "shows no bot another bot's files, so give each bot what it reads in a folder of its own"
+            )
+    return ""
 
 
 def log_tail(path: Path | None, lines: int = LOG_TAIL_LINES, show_path: bool = True) -> str:

@@ -122,7 +122,12 @@ def hide_from_each_other(bots: list[LeagueBot], output: Path, league_file: Path)
             folders = tuple(
                 sandbox.command_folders(spec.command, cwd, given_cwd, bare_cwd=not given_cwd, hidden=others)
             )
-        spec = dataclasses.replace(spec, folders=folders, hidden=tuple(path for path, _ in hidden[bot.name]))
+        spec = dataclasses.replace(
+            spec,
+            folders=folders,
+            hidden=tuple(path for path, _ in hidden[bot.name]),
+            hidden_whose=dict(hidden[bot.name]),
+        )
         hidden_bots.append(dataclasses.replace(bot, spec=spec))
     return hidden_bots
 

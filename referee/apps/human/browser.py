@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee.apps.human.terminal import TIME_UP, HumanSeat
+from referee.common.http_headers import NO_STORE
 from referee.protocol.clock import Timer
 
 PAGE = Path(__file__).resolve().parents[2] / "publish" / "html" / "play.html"
@@ -203,7 +204,7 @@ async def page_of(table: BrowserTable, request: Any) -> Any:
 
     if not _allowed(table, request):
         return _refused()
-    return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store"})
+    return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers=NO_STORE)
 
 
 async def screen_of(table: BrowserTable, request: Any) -> Any:
@@ -212,7 +213,7 @@ async def screen_of(table: BrowserTable, request: Any) -> Any:
 
     if not _allowed(table, request):
         return _refused()
-    return JSONResponse(table.screen(), headers={"Cache-Control": "no-store"})
+    return JSONResponse(table.screen(), headers=NO_STORE)
 
 
 async def choose_on(table: BrowserTable, request: Any) -> Any:

@@ -51,6 +51,8 @@ AUTHOR_PAGE = "authors/{author}/"  # the author's own page on `referee serve`, b
 
 
 def bot_name(author: str, version: int) -> str:
+    """The name of ``author``'s ``version``-th version, ``AUTHOR-vN`` (from 1): made here alone, for the ladder's
+    register, builds and checks and for the site's pages and answers, which name a version before it is judged."""
     return f"{author}-v{version}"
 
 

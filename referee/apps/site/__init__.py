@@ -2,21 +2,29 @@
 
 One module an idea:
 
-- ``app``: the routes, and the one place that decides who may read what
-  (the public pages; an author's own page, uploads and output; nothing
-  else of the folder);
+- ``app``: the application: every route, in the order they are matched,
+  and the one table of who may read what (the public pages; an author's
+  own page, uploads and output; nothing else of the folder);
+- ``served``: what is served (the folder, its ladder, authors and
+  sessions), and what every route asks of a request;
+- ``public_pages``: the league's page, its events, the leaderboard files,
+  ``games.jsonl`` and each game's replay and log, once it may be shown;
+- ``signing_in``: who a visitor is (a token or a session), signing in and out;
+- ``submissions_api``: ``/api/submissions``, an author's upload and versions;
+- ``author_routes``: an author's own page and what it links to, for them alone;
 - ``auth``: the authors' tokens, issued by ``referee ladder --add-author``,
   kept as salted hashes, compared in constant time; sessions; the limiter
   of failed sign-ins;
 - ``uploads``: an author's archive, checked and unpacked off the event
   loop, landed whole as their submission folder;
-- ``records``: what the site reads of the folder (reports, games, a bot's
-  output in a game), and its record of uploads;
-- ``author_page``: an author's private page;
+- ``season_folder``: what the site reads of the folder (reports, games, a
+  bot's output in a game), and its record of uploads;
+- ``author_page``: an author's private page, and the site's other pages, drawn;
 - ``connections``: the caps on connections (from the open-file limit, and per client) and the deadlines of a
   request, at the socket;
 - ``streams``: the server-sent event streams, one loop for ``/events`` and the games' feeds, and their caps;
 - ``spectating``: the games in play, their feeds read by one watcher;
+- ``offered``: with ``--offer-play``, games against the sample bots for visitors;
 - ``page_cache``: replay pages made on demand, kept once made.
 
 Starlette, uvicorn, Jinja2 and python-multipart are an optional extra

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from referee.apps.ladder.entries import NOT_HELD_AGAINST
+from referee.apps.ladder.entries import NOT_HELD_AGAINST, bot_name
 from referee.apps.ladder.file import MB, UploadLimits
 from referee.apps.ladder.guard import plain_detail
 from referee.apps.ladder.history import FAILURES_DIR, version_failures
@@ -107,7 +107,7 @@ def output_text(game: str, outputs: Sequence[SeatOutput]) -> str:
 
 
 @dataclass(frozen=True)
-class Season:
+class AuthorPageSources:
     """What an author's page is drawn from: the ladder's output folder, its ladder file (if known), its games."""
 
     output: Path
@@ -115,20 +115,20 @@ class Season:
     games: GamesIndex
 
 
-def author(season: Season, name: str, api: str, refused_upload: str | None = None) -> str:
+def author(sources: AuthorPageSources, name: str, api: str, refused_upload: str | None = None) -> str:
     """The author's page, rendered from the ladder's records as they are now; ``api``: the upload's URL."""
-    return _templates.get_template("author.html").render(**_author_data(season, name, api, refused_upload))
+    return _templates.get_template("author.html").render(**_author_data(sources, name, api, refused_upload))
 
 
-def _author_data(season: Season, name: str, api: str, refused_upload: str | None) -> dict[str, Any]:
-    output, ladder = season.output, season.ladder
+def _author_data(sources: AuthorPageSources, name: str, api: str, refused_upload: str | None) -> dict[str, Any]:
+    output, ladder = sources.output, sources.ladder
     report = read_report(output, name) or {"versions": []}
     judged = versions_of(output, name)
     rows = {row.get("bot"): row for row in read_board(output).get("rows", [])}
     league = ladder.league if ladder else None
-    shown = season.games.shown()  # the games of deals still in play, or within the spectator delay: not yet
+    shown = sources.games.shown()  # the games of deals still in play, or within the spectator delay: not yet
     versions = [
-        _version(season, shown, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))
+        _version(sources, shown, entry, rows.get(entry.get("bot"))) for entry in reversed(report.get("versions", []))
     ]
     return {
         "site": league.name if league else output.name,
@@ -176,14 +176,16 @@ def _waiting(output: Path, name: str, judged: Sequence[Any]) -> dict[str, str] |
     if judged and judged[-1].digest == upload.get("digest"):
         return None
     return {"at": utc_minute(upload.get("at")), "digest": str(upload.get("digest", "")),
-            "version": f"{name}-v{len(judged) + 1}"}  # fmt: skip
+            "version": bot_name(name, len(judged) + 1)}  # fmt: skip
 
 
-def _version(season: Season, shown: Shown, entry: dict[str, Any], row: dict[str, Any] | None) -> dict[str, Any]:
-    output = season.output
+def _version(
+    sources: AuthorPageSources, shown: Shown, entry: dict[str, Any], row: dict[str, Any] | None
+) -> dict[str, Any]:
+    output = sources.output
     bot = str(entry.get("bot"))
     checks = [check for check in entry.get("checks", []) if isinstance(check, dict)]
-    games = season.games.of(bot, shown) if entry.get("verdict") == ACCEPTED else []
+    games = sources.games.of(bot, shown) if entry.get("verdict") == ACCEPTED else []
     build_log = (output / BOT_LOGS / f"build-{bot}.log").is_file()
     faults, games_read = faults_of(output, reversed(games), bot, FAULT_GAMES_READ) if row and _faulted(row) else ([], 0)
     return {

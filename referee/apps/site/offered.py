@@ -49,6 +49,7 @@ from referee.apps.human.browser import (
 )
 from referee.apps.human.terminal import LeftTheGame
 from referee.common.errors import RefereeError
+from referee.common.http_headers import NO_STORE
 from referee.engine.games import game_class
 from referee.play.inprocess import sample_opponents
 from referee.play.match import Match
@@ -167,13 +168,13 @@ def offered_routes(game: str, players: int) -> list[Route]:
             .replace("{players}", str(players))
             .replace("{minutes}", str(MOVE_TIME_S // 60))
         )
-        return HTMLResponse(page, headers={"Cache-Control": "no-store"})
+        return HTMLResponse(page, headers=NO_STORE)
 
     async def new(request: Request) -> Response:
         try:
             game_id, table = offered.start(request.client.host if request.client else "unknown")
         except NoTable as refusal:
-            return PlainTextResponse(f"{refusal}\n", refusal.status, headers={"Cache-Control": "no-store"})
+            return PlainTextResponse(f"{refusal}\n", refusal.status, headers=NO_STORE)
         return RedirectResponse(f"{game_id}/?token={table.token}", status_code=303)
 
     def per_game(handler: Any) -> Any:

@@ -29,12 +29,12 @@ from starlette.routing import Route
 
 from referee.apps.site.season_folder import plain_name
 from referee.apps.site.streams import Broadcast, Watcher, event_stream
+from referee.common.http_headers import NO_STORE
 from referee.publish.replay_page import ASSETS, compact_source, page_script
 from referee.publish.spectators import FINISHED_KEPT_S, LIVE_DIR
 
 FEED_POLL_S = 0.1  # how often the feeds are looked at: with the referee's own 0.1 s, a move is shown within 0.2 s
 NOT_IN_PLAY = "no game of that name is in play (finished games are on the leaderboard, with their replays)\n"
-NO_STORE = {"Cache-Control": "no-store"}
 GONE = b"event: gone\ndata: {}\n\n"
 FEED_SUFFIX = ".jsonl"
 

@@ -16,21 +16,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from referee.apps.site.connections import ServeLimits, client_of
+from referee.common.http_headers import NO_STORE
 
 RETRY = b"retry: 2000\n\n"  # a browser reconnects 2 s after a stream breaks
 KEEPALIVE_S = 15.0
 KEEPALIVE = b": still here\n\n"
 RETRY_AFTER_S = 30  # a stream refused over a cap: when to ask again
 IDLE_STOP_S = 30.0  # a watcher nobody has asked anything for this long stops (the next question starts it again)
-STREAM_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+# Kept by no cache, and passed on as written by a proxy that would otherwise buffer it (nginx).
+STREAM_HEADERS: Mapping[str, str] = MappingProxyType({**NO_STORE, "X-Accel-Buffering": "no"})
 
 
 class Broadcast:
@@ -145,7 +148,7 @@ def event_stream(request: Request, broadcast: Broadcast, seen: int) -> Response:
             "every few seconds)\n",
             503,
             # Closed once answered: a refused client holds no connection while it waits.
-            headers={"Retry-After": str(RETRY_AFTER_S), "Cache-Control": "no-store", "Connection": "close"},
+            headers={"Retry-After": str(RETRY_AFTER_S), **NO_STORE, "Connection": "close"},
         )
     return _Stream(broadcast, seen, lambda: caps.give_back(client))
 

@@ -1,0 +1,125 @@
+"""An author's own, for them alone (``/authors/NAME/...``): their page, and what it links to (each version's build
+log, its check games' replays and output, their bots' output in each game of the league).
+
+Anyone else gets the sign-in page (401) or, signed in as another author, 403, the same for an author who does not
+exist, so that nothing is learnt of who does. A bot's output (its debug prints, and with them its strategy) is
+read by its author alone, and in a game of the league only once the game may be shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from referee.apps.checkbot import CANDIDATE
+from referee.apps.site import author_page as pages
+from referee.apps.site.season_folder import (
+    BOT_LOGS,
+    GAME_LOGS,
+    check_folder,
+    game_log,
+    outputs_in,
+    plain_name,
+    versions_of,
+)
+from referee.apps.site.served import AUTHOR_PAGE_ROUTE, Site, author_page_url, root_of, upload_url
+from referee.common.http_headers import NO_STORE
+from referee.publish.replay_page import replay_page
+from referee.records.results import ACCEPTED
+from referee.records.transcript import read_game
+
+
+class AuthorsOwn:
+    """The routes of every author's own page and what it links to, each answered to that author alone."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.output = site.output
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/authors/{author}", self.author_slash),
+            Route("/authors/{author}/", self.author_page, name=AUTHOR_PAGE_ROUTE),
+            Route("/authors/{author}/builds/{bot}.log", self.build_log),
+            Route("/authors/{author}/checks/{bot}/{game}.html", self.check_replay),
+            Route("/authors/{author}/checks/{bot}/{game}.txt", self.check_output),
+            Route("/authors/{author}/games/{game}.txt", self.game_output),
+        ]
+
+    def only_for(self, request: Request, author: str) -> Response | None:
+        """None when the visitor is ``author``; otherwise the answer: sign in (401), or not yours (403)."""
+        if not request.user.is_authenticated:
+            return HTMLResponse(pages.signin(self.site.name, None, author, root_of(request)), 401, headers=NO_STORE)
+        if request.user.display_name != author:
+            return HTMLResponse(pages.not_yours(request.user.display_name, root_of(request)), 403, headers=NO_STORE)
+        return None
+
+    def version_of(self, author: str, bot: str) -> bool:
+        """Whether ``bot`` names a version ``author`` submitted (and so, a name safe in a path)."""
+        return plain_name(bot) and any(judged.bot == bot for judged in versions_of(self.output, author))
+
+    async def author_page(self, request: Request) -> Response:
+        author = request.path_params["author"]
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        html = await asyncio.to_thread(pages.author, self.site.page_sources, author, upload_url(request))
+        return HTMLResponse(html, headers=NO_STORE)
+
+    async def author_slash(self, request: Request) -> Response:
+        return RedirectResponse(author_page_url(request, request.path_params["author"]), 308)
+
+    async def build_log(self, request: Request) -> Response:
+        author, bot = request.path_params["author"], request.path_params["bot"]
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        path = self.output / BOT_LOGS / f"build-{bot}.log"
+        if not self.version_of(author, bot) or not path.is_file():
+            return _missing(f"no build log of {bot}")
+        return FileResponse(path, media_type="text/plain; charset=utf-8", headers=NO_STORE)
+
+    async def check_replay(self, request: Request) -> Response:
+        author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        path = check_folder(self.output, bot) / f"{game}.jsonl"
+        if not self.version_of(author, bot) or not plain_name(game) or not path.is_file():
+            return _missing(f"no check game {game} of {bot}")
+        start, steps = await asyncio.to_thread(read_game, path)
+        return HTMLResponse(replay_page(start, steps, back="../../"), headers=NO_STORE)
+
+    async def check_output(self, request: Request) -> Response:
+        author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        folder = check_folder(self.output, bot)
+        records = game_log(folder, game) if self.version_of(author, bot) else None
+        if records is None:
+            return _missing(f"no check game {game} of {bot}")
+        # In its check the version plays as the candidate, against the sample bots.
+        return PlainTextResponse(pages.output_text(game, outputs_in(records, folder, [CANDIDATE])), headers=NO_STORE)
+
+    async def game_output(self, request: Request) -> Response:
+        author, game = request.path_params["author"], request.path_params["game"]
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        output, games = self.output, self.site.games
+        mine = [judged.bot for judged in versions_of(output, author) if judged.verdict == ACCEPTED]
+        if not plain_name(game) or not games.recorded(game, games.shown()):
+            return _missing(f"no game {game} of yours that may be shown yet (its deals are still in play)")
+        records = game_log(output / GAME_LOGS, game)
+        found = outputs_in(records, output / BOT_LOGS, mine) if records else []
+        if not records or not any(player in mine for player in records[0].get("players", [])):
+            return _missing(f"no game {game} of yours")
+        return PlainTextResponse(pages.output_text(game, found), headers=NO_STORE)
+
+
+def _missing(what: str) -> Response:
+    return PlainTextResponse(f"{what}\n", 404, headers=NO_STORE)

@@ -1,0 +1,220 @@
+"""What anyone may read: the league's page and its changes (``/events``), the leaderboard files, ``games.jsonl``,
+and each game's replay and log, a finished game only once it may be shown (:mod:`referee.records.visibility`) and
+each record as published (:mod:`referee.publish.redaction`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+
+from referee.apps.site.page_cache import PageCache
+from referee.apps.site.season_folder import GAME_LOGS, plain_name
+from referee.apps.site.served import Site
+from referee.apps.site.streams import FileChanges
+from referee.common.errors import RefereeError
+from referee.common.http_headers import NO_STORE
+from referee.publish.league_page import REPLAY_DIR
+from referee.publish.live import BACK_LINK
+from referee.publish.redaction import public_game_record, public_log, public_log_record
+from referee.publish.replay_page import replay_page
+from referee.records.gamelog import find_log, log_text
+from referee.records.results import RESULTS_FILE
+from referee.records.transcript import read_game
+from referee.records.visibility import Shown
+
+PAGE = "leaderboard.html"
+# The leaderboard files beside the page: written by the league runner with the games that may be shown alone.
+LEADERBOARD_FILES = {"leaderboard.md": "text/markdown", "leaderboard.json": "application/json",
+                     "leaderboard.csv": "text/csv"}  # fmt: skip
+POLL_SECONDS = 0.5  # how often the league's page file is looked at, for /events
+HELD_BACK = (
+    "not yet: a game on the same deals is still being played, and this one would show its cards; it is published "
+    "once the last game on its deals has ended and the league's spectator delay after it is over\n"
+)
+NOT_PUBLISHED = (
+    "not published: referee serve shows a league's pages and what they link to (replays and game logs); a bot's "
+    "output, checks and build log only to its author, on their page; never league.json (the seed), builds or "
+    "other records\n"
+)
+NO_LONGER_KEPT = (
+    "no longer kept: the league keeps the logs of each bot's latest games (keep_logs, docs/leagues.md), and this "
+    "game's log has been removed; its record is still in games.jsonl\n"
+)
+WAITING_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>waiting for the league</title>
+<style>body { font: 16px/1.5 system-ui, sans-serif; margin: 2em; color: #1d232a; } p { color: #66707a; }</style>
+</head><body data-waiting="1">
+<h1>Waiting for the league</h1>
+<p>No game has finished in this folder yet. This page turns into the league's page as soon as the referee
+writes it (<code>referee run</code> with this folder as its output).</p>
+<script>
+// Asks every 2 s whether leaderboard.html is written yet: a poll, not a stream held open, lets a browser that
+// waits for the network to go quiet (headless Chromium's --virtual-time-budget) finish with this page.
+setInterval(() => fetch(location.pathname, { method: "HEAD", cache: "no-store" })
+  .then((response) => { if (response.headers.get("x-referee-page") === "league") location.reload(); })
+  .catch(() => {}), 2000);
+</script>
+</body></html>
+"""
+
+
+def not_published() -> Response:
+    """404 for anything that is no page of the site: never a file of the folder."""
+    return PlainTextResponse(NOT_PUBLISHED, status_code=404)
+
+
+def events_route(page: Path, poll_seconds: float) -> Route:
+    """``/events``: an event each time the league's page ``page`` is rewritten, for the open pages to reload."""
+    changes = FileChanges(page, poll_seconds)  # one watcher of the page for every open page's stream
+
+    async def events(request: Request) -> Response:
+        return changes.stream(request)
+
+    return Route("/events", events)
+
+
+def page_routes(output: Path) -> list[Route]:
+    """``/`` (to the league's page), the league's page (or a page that waits for it) and the leaderboard files."""
+    page = output / PAGE
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse(PAGE)
+
+    async def league_page(request: Request) -> Response:
+        if page.is_file():
+            return FileResponse(page, headers={**NO_STORE, "X-Referee-Page": "league"})
+        return HTMLResponse(WAITING_PAGE, headers={**NO_STORE, "X-Referee-Page": "waiting"})
+
+    async def leaderboard_file(request: Request) -> Response:
+        name = request.url.path.rsplit("/", 1)[-1]
+        path = output / name
+        if not path.is_file():
+            return not_published()
+        return FileResponse(path, media_type=LEADERBOARD_FILES[name], headers=NO_STORE)
+
+    return [
+        Route("/", home),
+        Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
+        *(Route(f"/{name}", leaderboard_file) for name in LEADERBOARD_FILES),
+    ]
+
+
+class PublishedGames:
+    """``games.jsonl``, each game's replay (``replays/GAME.html``) and its log (``games/GAME.jsonl``): a game only
+    once it may be shown, each record as published."""
+
+    def __init__(self, site: Site) -> None:
+        self.output = site.output
+        self.games = site.games
+        self.replays = PageCache()
+
+    def routes(self) -> list[Route]:
+        return [
+            Route(f"/{RESULTS_FILE}", self.results_records),
+            Route(f"/{REPLAY_DIR}/{{game}}.html", self.game_replay),
+            Route(f"/{GAME_LOGS}/{{game}}.jsonl", self.game_log_records),
+        ]
+
+    def withheld(self, game: str) -> Response | None:
+        """404 for a game that is not a finished one that may be shown: a bad name, no record yet, or its deals
+        still in play or within the spectator delay (:mod:`referee.records.visibility`)."""
+        if not plain_name(game):
+            return not_published()
+        if not self.games.recorded(game, self.games.shown()):
+            return PlainTextResponse(HELD_BACK, status_code=404)
+        return None
+
+    async def results_records(self, request: Request) -> Response:
+        """``games.jsonl``: each record that may be shown (:mod:`referee.records.visibility`), as published."""
+        path = self.output / RESULTS_FILE
+        if not path.is_file():
+            return not_published()
+        shown = Shown.read(self.output)  # the rule first, then the records it accounts for
+
+        def public(record: dict[str, Any]) -> dict[str, Any] | None:
+            return public_game_record(record) if shown.game(str(record.get("game_id"))) else None
+
+        return StreamingResponse(
+            _lines_shown(path, public, shown.accounted), media_type="application/x-ndjson", headers=NO_STORE
+        )
+
+    async def game_replay(self, request: Request) -> Response:
+        """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
+        game's log, as published (:mod:`referee.publish.redaction`)."""
+        game = request.path_params["game"]
+        refusal = self.withheld(game)
+        if refusal is not None:
+            return refusal
+        written, log_file = self.output / REPLAY_DIR / f"{game}.html", find_log(self.output / GAME_LOGS, game)
+        if written.is_file():
+            return FileResponse(written)
+        if log_file is None:  # shown, so its log was written (before its record): the league's keep_logs pruned it
+            return PlainTextResponse(NO_LONGER_KEPT, status_code=404)
+        try:
+            stat = log_file.stat()
+        except OSError:
+            return not_published()
+
+        async def make() -> bytes:
+            start, steps = await asyncio.to_thread(read_game, log_file, public_log)
+            return (await asyncio.to_thread(replay_page, start, steps, BACK_LINK)).encode("utf-8")
+
+        # Made once for every visitor (and again if the log is written again): what passed withheld() alone.
+        version = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        return HTMLResponse(await self.replays.get(game, version, make))
+
+    async def game_log_records(self, request: Request) -> Response:
+        """A game's log, each record as published (:mod:`referee.publish.redaction`)."""
+        game = request.path_params["game"]
+        refusal = self.withheld(game)
+        path = None if refusal else find_log(self.output / GAME_LOGS, game)
+        if refusal is not None or path is None:
+            return refusal or PlainTextResponse(NO_LONGER_KEPT, status_code=404)
+        # Stored compressed, answered as JSON lines: unpacked in a worker thread, a log being some 20 KB of text.
+        try:
+            lines = (await asyncio.to_thread(log_text, path)).encode("utf-8").splitlines(keepends=True)
+        except (OSError, ValueError, RefereeError):  # removed since (pruned), or damaged: nothing to show
+            return PlainTextResponse(NO_LONGER_KEPT, status_code=404)
+        return StreamingResponse(_records_shown(lines, public_log_record), media_type="application/x-ndjson")
+
+
+def _lines_shown(
+    path: Path, shown: Callable[[dict[str, Any]], dict[str, Any] | None], limit: int | None = None
+) -> Iterator[bytes]:
+    """The JSON lines of ``path`` (its first ``limit`` bytes), each record as ``shown`` gives it, or left out where
+    it gives None (read a line at a time, in a worker thread)."""
+    with open(path, "rb") as lines:
+        yield from _records_shown(lines, shown, limit)
+
+
+def _records_shown(
+    lines: Iterable[bytes], shown: Callable[[dict[str, Any]], dict[str, Any] | None], limit: int | None = None
+) -> Iterator[bytes]:
+    """The JSON lines of ``lines`` (their first ``limit`` bytes), each record as ``shown`` gives it (see above)."""
+    read = 0
+    for line in lines:
+        read += len(line)
+        if not line.endswith(b"\n") or (limit is not None and read > limit):
+            return  # a line still being written, or written after the records were looked at
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        public = shown(record) if isinstance(record, dict) else None
+        if public is not None:
+            yield (json.dumps(public, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

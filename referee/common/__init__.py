@@ -1,1 +1,1 @@
-"""Below everything: the error types, a bot's text made printable, files replaced in one step, the files shipped with the referee."""
+"""Below everything: the error types, a bot's text made printable, files replaced in one step, the files shipped with the referee, the HTTP headers its pages share."""

@@ -344,18 +344,32 @@ class LuckMeter:
         game.apply(act)
         self._count_deal()
 
-    def _luck_of(self, act: Action, seat: int) -> list[float]:
+    def pool(self, act: Action) -> Sequence[Card]:
+        """Every card the chance event ``act`` could show, each as likely as another given all that came before.
+
+        For a draw, the stock's cards (the next card last, as the engine keeps
+        them); for a centre card nobody has seen, the centre's unseen cards and
+        the set-aside rest (no move has depended on which is where). The one
+        place the pools are chosen: tests/test_luck_pools.py holds them to the
+        cards that could truly come, and plants wrong ones through it.
+        """
         game = self.game
         if act.kind is ActionKind.DRAW:
-            return draw_luck(game, seat, game.stock, self.model)  # type: ignore[attr-defined]
+            return game.stock  # type: ignore[attr-defined,no-any-return]
         centre: list[Card] = game.centre  # type: ignore[attr-defined]
-        slots = sorted(self._unseen_slots)
-        unseen = [centre[slot] for slot in slots] + list(game.set_aside)  # type: ignore[attr-defined]
+        return [centre[slot] for slot in sorted(self._unseen_slots)] + list(game.set_aside)  # type: ignore[attr-defined]
+
+    def _luck_of(self, act: Action, seat: int) -> list[float]:
+        game = self.game
+        pool = self.pool(act)
+        if act.kind is ActionKind.DRAW:
+            return draw_luck(game, seat, pool, self.model)
+        centre: list[Card] = game.centre  # type: ignore[attr-defined]
         if act.kind is ActionKind.EXCHANGE:
             kept = [card for card in game.hands[seat] if card != act.card]
-            return reveal_luck(game, seat, kept, unseen, [centre[act.slot]], self.model)  # type: ignore[index]
+            return reveal_luck(game, seat, kept, pool, [centre[act.slot]], self.model)  # type: ignore[index]
         kept = [card for slot, card in enumerate(centre) if slot not in self._unseen_slots]
-        return reveal_luck(game, seat, kept, unseen, [centre[slot] for slot in slots], self.model)
+        return reveal_luck(game, seat, kept, pool, [centre[slot] for slot in sorted(self._unseen_slots)], self.model)
 
     def forfeit(self, seat: int, reason: str) -> None:
         self.game.forfeit(seat, reason)

@@ -991,8 +991,23 @@ def run_pytest(
     limits: dict[str, float] | None = None,
     default_limit: float = 0.0,
 ) -> Run:
+    """Run pytest on ``tests`` in ``copy``, seen where the checkout is (see the module's doc), and say how it went."""
     out = copy / ".mutation-audit-events.jsonl"
     out.unlink(missing_ok=True)
+    argv = pytest_command(tests, stop_at_first, deselect, ignore, workers, dist)
+    env = pytest_environment(out, tests, limits, default_limit)
+    output, returncode, seconds = run_isolated(copy, argv, env, run_timeout)
+    run = Run("error", seconds, returncode)
+    read_events(out, run)
+    run.outcome = run_outcome(run)
+    if run.outcome in ("error", "killed (timeout)") or not stop_at_first:
+        run.tail = output.decode(errors="replace")[-3000:]
+    return run
+
+
+def pytest_command(
+    tests: Sequence[str], stop_at_first: bool, deselect: Sequence[str], ignore: Sequence[str], workers: int, dist: str
+) -> list[str]:
     argv = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers)]
     if workers:
         argv += ["--dist", dist]
@@ -1001,8 +1016,15 @@ def run_pytest(
     argv += [f"--deselect={node}" for node in deselect]
     argv += [f"--ignore={path}" for path in ignore]
     argv += list(tests)
-    checkout, venv = editable_checkout()
-    env = {
+    return argv
+
+
+def pytest_environment(
+    out: Path, tests: Sequence[str], limits: dict[str, float] | None, default_limit: float
+) -> dict[str, str]:
+    """The run's environment: the copy's code seen where the checkout is, and the plugin's settings."""
+    checkout, _ = editable_checkout()
+    return {
         **os.environ,
         "PYTHONPATH": str(checkout),  # where the copy is seen
         "PYTHONDONTWRITEBYTECODE": "1",  # the copy's .pyc files are compiled once, checked by hash
@@ -1012,6 +1034,14 @@ def run_pytest(
         "MUTATION_AUDIT_DEFAULT_LIMIT": str(default_limit),
         "MUTATION_AUDIT_ORDER": json.dumps(list(tests)),
     }
+
+
+def run_isolated(
+    copy: Path, argv: list[str], env: dict[str, str], run_timeout: float
+) -> tuple[bytes, int | None, float]:
+    """Run ``argv`` with the copy mounted over the checkout, killed after ``run_timeout`` seconds: its output, its
+    exit status (None when it was killed) and the seconds it took."""
+    checkout, venv = editable_checkout()
     start = time.perf_counter()
     (copy / ".venv").mkdir(exist_ok=True)
     # In a mount namespace of the run's own: the real virtual environment into the copy, then the copy (and the
@@ -1026,15 +1056,18 @@ def run_pytest(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    run_timed_out = False
     try:
         output, _ = process.communicate(timeout=run_timeout)
     except subprocess.TimeoutExpired:
-        run_timed_out = True
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
-    seconds = time.perf_counter() - start
-    run = Run("error", seconds, None if run_timed_out else process.returncode)
+        return output, None, time.perf_counter() - start
+    return output, process.returncode, time.perf_counter() - start
+
+
+def read_events(out: Path, run: Run) -> None:
+    """Add to ``run`` what the plugin recorded in ``out``: the tests that failed, timed out or could not be
+    collected, with their messages, and each test's duration."""
     for line in out.read_text(encoding="utf-8").splitlines() if out.exists() else []:
         event = json.loads(line)
         nodeid = event["nodeid"]
@@ -1051,20 +1084,19 @@ def run_pytest(
             run.messages.setdefault(nodeid, event["message"])
         if event.get("when") == "call":
             run.durations[nodeid] = event["seconds"]
-    text = output.decode(errors="replace")
-    if run_timed_out:
-        run.outcome = "killed (timeout)"
-    elif process.returncode == 0:
-        run.outcome = "survived"
-    elif run.timed_out:
-        run.outcome = "killed (timeout)"
-    elif run.failed or run.collect_errors:
-        run.outcome = "killed"
-    else:
-        run.outcome = "error"  # pytest itself went wrong (a usage error, no tests collected): not a verdict
-    if run.outcome in ("error", "killed (timeout)") or not stop_at_first:
-        run.tail = text[-3000:]
-    return run
+
+
+def run_outcome(run: Run) -> str:
+    """What a run with these events and exit status says of its mutant (a returncode of None: the run was killed)."""
+    if run.returncode is None:
+        return "killed (timeout)"
+    if run.returncode == 0:
+        return "survived"
+    if run.timed_out:
+        return "killed (timeout)"
+    if run.failed or run.collect_errors:
+        return "killed"
+    return "error"  # pytest itself went wrong (a usage error, no tests collected): not a verdict
 
 
 # ----- a suite -----
@@ -1291,6 +1323,24 @@ def results_json(suites: Sequence[Suite], mutants: Sequence[Mutant], args: argpa
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    if args.table:
+        suites, chosen = suites_from_json(args.table)
+        print(report(suites, chosen))
+        return 0
+    mutants = chosen_mutants(args)
+    if args.list:
+        print_mutants(mutants)
+        return 0
+    if not mutants:
+        raise SystemExit(f"no mutant's name contains any of {args.only}")
+    suites = audit(mutants, args)
+    print()
+    print(report(suites, mutants))
+    return 0
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", choices=("before", "after", "both"), default="both")
     parser.add_argument("--only", action="append", default=[], help="run the mutants whose name contains this")
@@ -1320,30 +1370,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--table", type=Path, nargs="+", help="print the table of these --json files (a later one's results win)"
     )
-    args = parser.parse_args(argv)
-    if args.table:
-        suites, chosen = suites_from_json(args.table)
-        print(report(suites, chosen))
-        return 0
+    return parser.parse_args(argv)
 
+
+def chosen_mutants(args: argparse.Namespace) -> list[Mutant]:
+    """The mutants --only names (all without it), once every mutant of the table is checked: its text occurs once
+    in a file of the code's revision."""
     mutants = [mutant for mutant in MUTANTS if not args.only or any(part in mutant.name for part in args.only)]
     check_mutants(ROOT, MUTANTS)
     code_files = git("ls-tree", "-r", "--name-only", args.code).decode().split()
     stale = sorted({mutant.file for mutant in MUTANTS} - set(code_files))
     if stale:
         raise SystemExit(f"not files of {args.code}: {stale}")
-    if args.list:
-        rows = [(mutant.name, mutant.module, mutant.file, mutant.bug) for mutant in mutants]
-        print(tabulate(rows, headers=["mutant", "module", "file", "the bug"]))
-        print()
-        for module, paths in SELECTIONS.items():
-            print(f"{module}: {' '.join(paths)}")
-        for nodeid, why in LEFT_OUT.items():
-            print(f"left out of both: {nodeid}: {why}")
-        return 0
-    if not mutants:
-        raise SystemExit(f"no mutant's name contains any of {args.only}")
+    return mutants
 
+
+def print_mutants(mutants: Sequence[Mutant]) -> None:
+    """--list: the mutants, each module's test selection and the tests left out of both suites."""
+    rows = [(mutant.name, mutant.module, mutant.file, mutant.bug) for mutant in mutants]
+    print(tabulate(rows, headers=["mutant", "module", "file", "the bug"]))
+    print()
+    for module, paths in SELECTIONS.items():
+        print(f"{module}: {' '.join(paths)}")
+    for nodeid, why in LEFT_OUT.items():
+        print(f"left out of both: {nodeid}: {why}")
+
+
+def audit(mutants: Sequence[Mutant], args: argparse.Namespace) -> list[Suite]:
+    """Make each suite's copy of the code, run its baseline, then every mutant; the copies removed at the end
+    (unless --keep), the results written to --json after each mutant and at the end, however it ends."""
     workdir = Path(tempfile.mkdtemp(prefix="mutation-audit-", dir=args.workdir))
     workdir.chmod(0o755)  # a bot runs as a user of its own (the referee is root), and reads its files from the copy
     names = ("before", "after") if args.suite == "both" else (args.suite,)
@@ -1351,7 +1406,7 @@ def main(argv: list[str] | None = None) -> int:
     code = rev_name(args.code)
     print(f"code of {code}; mutants: {len(mutants)}; suites: {', '.join(f'{n} ({revs[n]})' for n in names)}")
     print(f"copies in {workdir}", flush=True)
-    suites = []
+    suites: list[Suite] = []
     try:
         for name in names:
             pristine = workdir / f"{name}-pristine"
@@ -1362,34 +1417,47 @@ def main(argv: list[str] | None = None) -> int:
         for suite in suites:
             suite.deselected.update(dict.fromkeys(args.deselect, "left out with --deselect"))
             run_baseline(suite, modules, args)
-        # A test that fails on the unmutated code in one suite's baseline (a flaky one, under load) is left out
-        # of the other too, where it has the same node id: neither suite is credited with what it alone kept.
+        share_deselections(suites)
         for suite in suites:
-            for other in suites:
-                for nodeid, why in other.deselected.items():
-                    if other is not suite and nodeid not in suite.deselected:
-                        suite.deselected[nodeid] = f"(in the {other.name} suite's baseline) {why}"
-        for suite in suites:
-            for number, mutant in enumerate(mutants, 1):
-                run = run_mutant(suite, mutant, args)
-                suite.results[mutant.name] = run
-                print(
-                    f"[{suite.name}] {number}/{len(mutants)} {mutant.name}: {verdict(run)} in {run.seconds:.0f} s"
-                    + (f" by {first_failure(run)}" if killed(run) else ""),
-                    flush=True,
-                )
-                if run.outcome == "error":
-                    print(run.tail, flush=True)
-                if args.json:
-                    args.json.write_text(json.dumps(results_json(suites, mutants, args), indent=1) + "\n")
+            run_mutants(suite, suites, mutants, args)
     finally:
         if args.json and suites:
-            args.json.write_text(json.dumps(results_json(suites, mutants, args), indent=1) + "\n")
+            write_results(suites, mutants, args)
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
-    print()
-    print(report(suites, mutants))
-    return 0
+    return suites
+
+
+def share_deselections(suites: Sequence[Suite]) -> None:
+    """Leave out of each suite the tests that another suite's baseline left out."""
+    # A test that fails on the unmutated code in one suite's baseline (a flaky one, under load) is left out
+    # of the other too, where it has the same node id: neither suite is credited with what it alone kept.
+    for suite in suites:
+        for other in suites:
+            for nodeid, why in other.deselected.items():
+                if other is not suite and nodeid not in suite.deselected:
+                    suite.deselected[nodeid] = f"(in the {other.name} suite's baseline) {why}"
+
+
+def run_mutants(suite: Suite, suites: Sequence[Suite], mutants: Sequence[Mutant], args: argparse.Namespace) -> None:
+    """Run each mutant against ``suite``'s tests, saying how each went; with --json, every suite's results are
+    written after each."""
+    for number, mutant in enumerate(mutants, 1):
+        run = run_mutant(suite, mutant, args)
+        suite.results[mutant.name] = run
+        print(
+            f"[{suite.name}] {number}/{len(mutants)} {mutant.name}: {verdict(run)} in {run.seconds:.0f} s"
+            + (f" by {first_failure(run)}" if killed(run) else ""),
+            flush=True,
+        )
+        if run.outcome == "error":
+            print(run.tail, flush=True)
+        if args.json:
+            write_results(suites, mutants, args)
+
+
+def write_results(suites: Sequence[Suite], mutants: Sequence[Mutant], args: argparse.Namespace) -> None:
+    args.json.write_text(json.dumps(results_json(suites, mutants, args), indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.publish.text import sequential_test_text
+from referee.leaguefile.duel_state import DuelState
+from referee.leaguefile.schedule import Sprt
+from referee.publish.text import duel_lines
 from referee.records.standings import compute_standings
 from referee.records.standings import tally as standings_tally
 from referee.records.stats import (
@@ -451,22 +453,43 @@ def test_the_verdict_is_fixed_at_the_first_crossing():
     assert test.verdict is Verdict.ACCEPT_H1 and test.decided_after == decided and test.deals == decided + 40
 
 
-def test_the_paragraph_of_a_test_says_which_bot_is_stronger_and_how_sure():
-    test = SequentialTest.for_elo(0, 50)
-    assert "No verdict yet after 0 deals" in sequential_test_text(test, "alice", "bob")
-    while test.verdict is Verdict.CONTINUE:
-        test.add(DealOutcome(3, 3, 2.0))
-        test.add(DealOutcome(3, 1, -0.5))
-    text = sequential_test_text(test, "alice", "bob")
-    assert text.startswith(f"H1 accepted after {test.decided_after} deals")
-    assert f"Over {test.deals} deals ({test.games} games)" in text
+def duel_of(measure: Measure, h0: float, h1: float, alice_wins) -> DuelState:
+    """A duel of alice and bob at two-seat tables, dealt until its test decides; ``alice_wins(deal, rotation)``
+    says who finishes first in each game."""
+    state = DuelState(Sprt(("alice", "bob"), measure, h0, h1, max_games=400), 2)
+    deal = 0
+    while not state.decided:
+        deal += 1
+        for rotation, seats in enumerate((["alice", "bob"], ["bob", "alice"])):
+            first, second = ("alice", "bob") if alice_wins(deal, rotation) else ("bob", "alice")
+            state.add(
+                {
+                    "index": state.records,
+                    "game_id": f"d{deal}-s{rotation}",
+                    "table": deal,
+                    "rotation": rotation,
+                    "seats": seats,
+                    "finish_order": [seats.index(first), seats.index(second)],
+                }
+            )
+    return state
+
+
+def test_a_duels_lines_say_the_verdict_which_bot_is_stronger_and_how_sure():
+    undecided = DuelState(Sprt(("alice", "bob"), Measure.ELO, 0.0, 50.0, max_games=400), 2)
+    assert duel_lines(undecided)[1] == "  no verdict yet after 0 deals (0 games) of at most 200 deals"
+    winning = duel_of(Measure.ELO, 0.0, 50.0, lambda deal, rotation: rotation == 0 or deal % 2 == 0)
+    lines = duel_lines(winning)
+    assert lines[1] == (
+        f"  H1 accepted after {winning.deals} deals ({winning.games_counted} games): alice is stronger than bob"
+    )
+    text = "\n".join(lines)
+    assert f"alice against bob: {winning.test.games} shared games on {winning.test.deals} deals" in text
     assert "favour elo +50 over elo 0" in text and "at most 5%" in text
     assert "alice is the stronger bot with likelihood" in text
-    losing = SequentialTest.for_score_difference(0.0, 0.1)
-    while losing.verdict is Verdict.CONTINUE:
-        losing.add(DealOutcome(3, 0, -1.5))
-    text = sequential_test_text(losing, "alice", "bob")
-    assert text.startswith("H0 accepted") and "favour score difference 0 over score difference +0.1" in text
+    losing = duel_of(Measure.SCORE_DIFFERENCE, 0.0, 0.1, lambda deal, rotation: False)
+    text = "\n".join(duel_lines(losing))
+    assert "H0 accepted" in text and "favour score difference 0 over score difference +0.1" in text
     assert "bob is the stronger bot" in text
 
 

@@ -248,39 +248,16 @@ async def _browser_table(port: int, on_clock: bool) -> BrowserServer:
 
 
 async def _play(args: argparse.Namespace) -> int:
-    from referee.play.match import play_game
-
-    game = GAMES[args.game]
     human = args.human is not None
     seats = len(args.bot) + human
-    if not game.min_players <= seats <= game.max_players:
-        print(
-            f"referee play: {args.game} needs {game.min_players} to {game.max_players} "
-            f"{'players' if human else 'bots'}, got {seats}",
-            file=sys.stderr,
-        )
+    refusal = _seats_refusal(args, seats)
+    if refusal is None:
+        _check_human_options(args, seats)
+        refusal = _names_refusal(args)
+    if refusal is not None:
+        print(f"referee play: {refusal}", file=sys.stderr)
         return 2
-    if human and args.verbose:
-        raise UsageError("--verbose shows every seat's cards, which --human keeps from you; leave one out")
-    if args.browser and not human:
-        raise UsageError("--browser plays your seat in a browser: give it with --human SEAT")
-    if args.human_clock and not args.browser:
-        raise UsageError("--human-clock puts your seat in the browser on a clock: add --browser (a terminal has none)")
-    if human and not 0 <= args.human < seats:
-        raise UsageError(f"--human {args.human}: the game has seats 0 to {seats - 1} (one --bot for each other seat)")
-    names = args.name or []
-    if names and len(names) != len(args.bot):
-        print(
-            f"referee play: {len(names)} --name for {len(args.bot)} --bot; give one name per bot, in order",
-            file=sys.stderr,
-        )
-        return 2
-    # A bot is named after its program and its seat: with a person at --human, the bots after it sit one seat on.
-    bot_seats = [index + (human and index >= args.human) for index in range(len(args.bot))]
-    specs = [
-        bot_spec(command, seat, args, names[index] if names else None)
-        for index, (command, seat) in enumerate(zip(args.bot, bot_seats, strict=True))
-    ]
+    specs = _bot_specs(args)
     if len({spec.name for spec in specs}) != len(specs):
         print("referee play: two bots have the same name; give each its own with --name", file=sys.stderr)
         return 2
@@ -290,65 +267,71 @@ async def _play(args: argparse.Namespace) -> int:
     if refusal:
         print(refusal, file=sys.stderr)
         return 1
+    return await _play_and_report(args, specs, seats)
+
+
+def _seats_refusal(args: argparse.Namespace, seats: int) -> str | None:
+    """Why the game cannot be played with ``seats`` players, or None."""
+    game = GAMES[args.game]
+    if game.min_players <= seats <= game.max_players:
+        return None
+    players = "players" if args.human is not None else "bots"
+    return f"{args.game} needs {game.min_players} to {game.max_players} {players}, got {seats}"
+
+
+def _check_human_options(args: argparse.Namespace, seats: int) -> None:
+    """Raise :class:`UsageError` for options that do not go with a person's seat (--human) as given."""
+    human = args.human is not None
+    if human and args.verbose:
+        raise UsageError("--verbose shows every seat's cards, which --human keeps from you; leave one out")
+    if args.browser and not human:
+        raise UsageError("--browser plays your seat in a browser: give it with --human SEAT")
+    if args.human_clock and not args.browser:
+        raise UsageError("--human-clock puts your seat in the browser on a clock: add --browser (a terminal has none)")
+    if human and not 0 <= args.human < seats:
+        raise UsageError(f"--human {args.human}: the game has seats 0 to {seats - 1} (one --bot for each other seat)")
+
+
+def _names_refusal(args: argparse.Namespace) -> str | None:
+    """Why the --name options cannot name the bots, or None."""
+    names = args.name or []
+    if names and len(names) != len(args.bot):
+        return f"{len(names)} --name for {len(args.bot)} --bot; give one name per bot, in order"
+    return None
+
+
+def _bot_specs(args: argparse.Namespace) -> list[BotSpec]:
+    """The bots of the --bot options, each named by its --name or after its program and seat."""
+    names = args.name or []
+    # A bot is named after its program and its seat: with a person at --human, the bots after it sit one seat on.
+    human = args.human is not None
+    bot_seats = [index + (human and index >= args.human) for index in range(len(args.bot))]
+    return [
+        bot_spec(command, seat, args, names[index] if names else None)
+        for index, (command, seat) in enumerate(zip(args.bot, bot_seats, strict=True))
+    ]
+
+
+async def _play_and_report(args: argparse.Namespace, specs: list[BotSpec], seats: int) -> int:
+    """Play the game, print its hands and result, and tell each bot's faults; 1 if a bot failed, else 0.
+
+    The bots' output is kept where --bot-logs says, or where a bot failed; otherwise it goes with the game.
+    """
     timing = timing_of(args)
+    policy = FaultPolicy(PolicyMode(args.policy), args.max_faults)
     kept = args.bot_logs is not None
     bot_logs = args.bot_logs or Path(tempfile.mkdtemp(prefix="referee-play-"))
     bot_logs.mkdir(parents=True, exist_ok=True)
-    observer = None
-    if args.verbose:
-        from referee.records.transcript import LivePrinter
-
-        observer = LivePrinter(lambda line: print(line, flush=True))
-    policy = FaultPolicy(PolicyMode(args.policy), args.max_faults)
     try:
-        if human:
-            from referee.apps.human.terminal import play_as_human
-
-            browser = await _browser_table(args.port, args.human_clock) if args.browser else None
-            try:
-                result = await play_as_human(
-                    args.game,
-                    args.human,
-                    specs,
-                    seed=args.seed,
-                    timing=timing,
-                    turn_limit=args.turn_limit,
-                    policy=policy,
-                    log_path=args.log,
-                    bot_log_dir=bot_logs,
-                    person=browser.table.seat if browser else None,
-                )
-            finally:
-                if browser is not None:
-                    browser.table.ended()
-                    await browser.stop(linger_s=10.0)  # the page reads the last screen: the places
+        if args.human is not None:
+            result = await _play_with_person(args, specs, timing, policy, bot_logs)
         else:
-            result = await play_game(
-                args.game,
-                specs,
-                seed=args.seed,
-                game_id=f"play-{args.seed}",
-                timing=timing,
-                turn_limit=args.turn_limit,
-                policy=policy,
-                log_path=args.log,
-                bot_log_dir=bot_logs,
-                observer=observer,
-            )
-        if not args.quiet and not args.verbose and not human:
+            result = await _play_bots(args, specs, timing, policy, bot_logs)
+        if not args.quiet and not args.verbose and args.human is None:
             for hand in result.hand_results:
                 print(_with_names(hand.describe(), result.players))
         print(_result_text(result))
-        # A bot's faults, with its output; a person's (a move not made in time on --human-clock) are the game's own.
-        failed = [seat for seat in range(seats) if result.faults[seat] and seat != args.human]
-        for seat in failed:
-            log_path = bot_logs / f"seat{seat}-{result.players[seat]}.log"
-            print(
-                f"seat {seat} ({result.players[seat]}) failed: "
-                + "; ".join(f"{count} {kind}" for kind, count in sorted(result.faults[seat].items()))
-                + log_tail(log_path),
-                file=sys.stderr,
-            )
+        failed = _tell_failures(args, result, seats, bot_logs)
         if failed and not kept:
             kept = True
             print(f"bot output is kept in {bot_logs}", file=sys.stderr)
@@ -358,6 +341,72 @@ async def _play(args: argparse.Namespace) -> int:
     finally:
         if not kept:
             shutil.rmtree(bot_logs, ignore_errors=True)
+
+
+async def _play_bots(
+    args: argparse.Namespace, specs: list[BotSpec], timing: Timing, policy: FaultPolicy, bot_logs: Path
+) -> MatchResult:
+    """A game of bots alone, each hand printed as it is played with --verbose."""
+    from referee.play.match import play_game
+
+    observer = None
+    if args.verbose:
+        from referee.records.transcript import LivePrinter
+
+        observer = LivePrinter(lambda line: print(line, flush=True))
+    return await play_game(
+        args.game,
+        specs,
+        seed=args.seed,
+        game_id=f"play-{args.seed}",
+        timing=timing,
+        turn_limit=args.turn_limit,
+        policy=policy,
+        log_path=args.log,
+        bot_log_dir=bot_logs,
+        observer=observer,
+    )
+
+
+async def _play_with_person(
+    args: argparse.Namespace, specs: list[BotSpec], timing: Timing, policy: FaultPolicy, bot_logs: Path
+) -> MatchResult:
+    """A game with a person at seat --human, in the terminal or, with --browser, in a browser."""
+    from referee.apps.human.terminal import play_as_human
+
+    browser = await _browser_table(args.port, args.human_clock) if args.browser else None
+    try:
+        return await play_as_human(
+            args.game,
+            args.human,
+            specs,
+            seed=args.seed,
+            timing=timing,
+            turn_limit=args.turn_limit,
+            policy=policy,
+            log_path=args.log,
+            bot_log_dir=bot_logs,
+            person=browser.table.seat if browser else None,
+        )
+    finally:
+        if browser is not None:
+            browser.table.ended()
+            await browser.stop(linger_s=10.0)  # the page reads the last screen: the places
+
+
+def _tell_failures(args: argparse.Namespace, result: MatchResult, seats: int, bot_logs: Path) -> list[int]:
+    """Print each failed bot's faults with the end of its output; return the seats of the bots that failed."""
+    # A person's faults (a move not made in time on --human-clock) are the game's own, not a bot's.
+    failed = [seat for seat in range(seats) if result.faults[seat] and seat != args.human]
+    for seat in failed:
+        log_path = bot_logs / f"seat{seat}-{result.players[seat]}.log"
+        print(
+            f"seat {seat} ({result.players[seat]}) failed: "
+            + "; ".join(f"{count} {kind}" for kind, count in sorted(result.faults[seat].items()))
+            + log_tail(log_path),
+            file=sys.stderr,
+        )
+    return failed
 
 
 def _with_names(text: str, players: list[str]) -> str:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,12 +146,6 @@ def league_logs(directory: Path) -> list[Path]:
     if not logs:
         raise ExportError(f"{directory}: no game logs in {games}; give a league's output folder after its run")
     return logs
-
-
-def league_decisions(directory: Path) -> Iterator[Decision]:
-    """Every decision of every game of the league in ``directory`` (game by game)."""
-    for log in league_logs(directory):
-        yield from game_decisions(log)
 
 
 @dataclass(frozen=True)

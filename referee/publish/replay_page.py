@@ -196,7 +196,3 @@ def write_replay_of_log(log_path: Path, page_path: Path, back: str | None = None
     (:mod:`referee.publish.redaction`); return the page's size in bytes."""
     start, steps = read_game(log_path, public_log)
     return write_replay_page(start, steps, page_path, back)
-
-
-def _html_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

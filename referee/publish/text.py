@@ -1,4 +1,4 @@
-"""The words around the figures: what a person reads of a comparison, a sequential test, a duel and a season.
+"""The words around the figures: what a person reads of a comparison, a duel (its sequential test) and a season.
 
 :mod:`referee.records.stats` and :mod:`referee.records.standings` compute numbers and records; this module says them. The
 console, the Markdown leaderboard and ``referee compare`` print these lines; ``leaderboard.json`` carries the
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from referee.common.printable import printable_line
 from referee.records.luck import MODEL as LUCK_MODEL
 from referee.records.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR
-from referee.records.stats import CONFIDENCE, Comparison, Interval, SequentialTest, Verdict, describe_hypothesis
+from referee.records.stats import CONFIDENCE, Comparison, Interval, Verdict, describe_hypothesis
 
 if TYPE_CHECKING:
     from referee.leaguefile.duel_state import DuelState
@@ -146,41 +146,7 @@ def luck_adjusted_text(adjusted: LuckAdjusted) -> str:
     )
 
 
-# ----- a sequential test and a duel ----------------------------------------------------------------
-
-
-def sequential_test_text(test: SequentialTest, bot: str = "A", other: str = "B") -> str:
-    """One paragraph: the test's verdict, which bot the games put first and how sure that is."""
-    lower, upper = test.bounds
-    h0, h1 = describe_hypothesis(test.measure, test.h0), describe_hypothesis(test.measure, test.h1)
-    progress = f"{test.deals} deals ({test.games} games)"
-    if test.verdict is Verdict.ACCEPT_H1:
-        verdict = (
-            f"H1 accepted after {test.decided_after} deals: the log-likelihood ratio reached the upper bound "
-            f"{upper:.2f}, so the results favour {h1} over {h0} (this verdict comes out of a true {h0} "
-            f"at most {test.alpha:.0%} of the time)."
-        )
-    elif test.verdict is Verdict.ACCEPT_H0:
-        verdict = (
-            f"H0 accepted after {test.decided_after} deals: the log-likelihood ratio reached the lower bound "
-            f"{lower:.2f}, so the results favour {h0} over {h1} (this verdict comes out of a true {h1} "
-            f"at most {test.beta:.0%} of the time)."
-        )
-    else:
-        verdict = (
-            f"No verdict yet after {progress}: the log-likelihood ratio {test.llr:.2f} lies between the "
-            f"bounds {lower:.2f} and {upper:.2f} ({h0} against {h1})."
-        )
-    comparison = test.comparison()
-    rate, elo, los = comparison.above_rate, comparison.elo, comparison.los
-    if rate is None or elo is None or los is None or comparison.score_difference is None:
-        return verdict
-    return (
-        f"{verdict} Over {progress}, {bot} finished above {other} in {rate.estimate:.1%} "
-        f"of their games ({format_elo(elo)}, {CONFIDENCE:.0%} interval) and their mean scores "
-        f"differed by {format_interval(comparison.score_difference, '{:+.3f}')}; "
-        f"{order_sentence(bot, other, elo, los)}"
-    )
+# ----- a duel --------------------------------------------------------------------------------------
 
 
 def duel_lines(state: DuelState) -> list[str]:

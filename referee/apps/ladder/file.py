@@ -141,15 +141,39 @@ class Ladder:
 def load_ladder(path: str | os.PathLike[str]) -> Ladder:
     """Read and check a ladder file; raise :class:`LeagueError` naming the file, line and key of any problem."""
     source = Path(path)
-    label = str(path)
+    checker, keys = _ladder_keys(source, str(path))
+    folder = source.resolve().parent
+    name: str = checker.key(keys, _KEYS["name"])
+    game: str = checker.key(keys, _KEYS["game"])
+    table_size = _table_size(checker, keys, game)
+    submissions = _submissions_folder(checker, keys, folder)
+    output = resolve_path(folder, checker.key(keys, _KEYS["output"])) if "output" in keys else folder / "results" / name
+    league = _ladder_league(checker, keys, source, folder, name, game, table_size, output)
+    return Ladder(
+        league=league,
+        submissions=submissions,
+        placement_games=checker.key(keys, _KEYS["placement_games"]),
+        poll_s=checker.key(keys, _KEYS["poll_s"]),
+        check_games=checker.key(keys, _KEYS["check_games"]),
+        uploads=_upload_limits(checker, keys.get("uploads")),
+        draw=checker.key(keys, _KEYS["draw"]),
+        forfeits_in_a_row=checker.key(keys, _KEYS["forfeits_in_a_row"]),
+        rest=_rest(checker, keys.get("rest")),
+    )
+
+
+def _ladder_keys(source: Path, label: str) -> tuple[Checker, dict[str, yaml.Node]]:
+    """The ladder file's top-level keys, each a key a ladder takes and every required one given, with the checker
+    that reads them."""
     root = compose(read_text(source, label, "the ladder file"), label)
     if root is None:
         raise LeagueError(f"{label}:1: the ladder file is empty; see tournaments/ladder.example.yaml for every key")
     checker = Checker(label)
-    keys = checker.mapping(root, "", LADDER_KEYS, LADDER_REQUIRED, what="the ladder file")
-    folder = source.resolve().parent
-    name: str = checker.key(keys, _KEYS["name"])
-    game: str = checker.key(keys, _KEYS["game"])
+    return checker, checker.mapping(root, "", LADDER_KEYS, LADDER_REQUIRED, what="the ladder file")
+
+
+def _table_size(checker: Checker, keys: dict[str, yaml.Node], game: str) -> int:
+    """``table_size``, within the players ``game`` seats."""
     table_size: int = checker.key(keys, _KEYS["table_size"])
     game_class = GAMES[game]
     if not game_class.min_players <= table_size <= game_class.max_players:
@@ -159,6 +183,11 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
             f"{table_size} players is outside the range of {game}; "
             f"allowed: {game_class.min_players} to {game_class.max_players}",
         )
+    return table_size
+
+
+def _submissions_folder(checker: Checker, keys: dict[str, yaml.Node], folder: Path) -> Path:
+    """``submissions``, resolved from the ladder file's ``folder``: a folder that exists."""
     submissions = resolve_path(folder, checker.key(keys, _KEYS["submissions"]))
     if not submissions.is_dir():
         raise checker.error(
@@ -166,26 +195,28 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
             "submissions",
             f"{submissions} is not a folder; make it (one folder per author inside, each with bot.yaml)",
         )
-    output = resolve_path(folder, checker.key(keys, _KEYS["output"])) if "output" in keys else folder / "results" / name
+    return submissions
+
+
+def _ladder_league(
+    checker: Checker,
+    keys: dict[str, yaml.Node],
+    source: Path,
+    folder: Path,
+    name: str,
+    game: str,
+    table_size: int,
+    output: Path,
+) -> League:
+    """The league the ladder's games are played as: the keys it shares with a league file, with no bots yet."""
     transport: Transport = checker.key(keys, _KEYS["transport"])
     sandboxed = checker.key(keys, _KEYS["sandbox"]) == "bubblewrap"
-    concurrency_node = keys.get("concurrency")
-    auto = isinstance(concurrency_node, yaml.ScalarNode) and concurrency_node.value == "auto"
     limits: ResourceLimits = _KEYS["limits"].default
     if "limits" in keys:
         limits = checker.limits(keys["limits"], "limits", limits)
     fault_policy: FaultPolicy = read_fault_policy(checker, keys.get("fault_policy"))
     seed: int = checker.key(keys, _KEYS["seed"])
-    warnings = []
-    if is_guessable(seed):
-        warnings.append(
-            checker.located(
-                keys["seed"],
-                "seed",
-                f"warning: {seed} can be guessed, and with it every deal; keep a secret 64-bit seed (`referee seed`)",
-            )
-        )
-    league = League(
+    return League(
         source=source,
         folder=folder,
         name=name,
@@ -193,16 +224,11 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         seed=seed,
         table_size=table_size,
         rounds=1,
-        timing=Timing(
-            move_time_ms=checker.key(keys, _KEYS["move_time_ms"]),
-            time_bank_ms=checker.key(keys, _KEYS["time_bank_ms"]),
-            grace_ms=checker.key(keys, _KEYS["grace_ms"]),
-            startup_timeout_ms=checker.key(keys, _KEYS["startup_timeout_ms"]),
-        ),
+        timing=_timing(checker, keys),
         turn_limit=checker.key(keys, _KEYS["turn_limit"]),
         fault_policy=fault_policy,
         max_restarts=checker.key(keys, _KEYS["max_restarts"]),
-        concurrency=None if auto else checker.key(keys, _KEYS["concurrency"]),
+        concurrency=_concurrency(checker, keys),
         output=output,
         transport=transport,
         network=read_network(checker, keys, "network", "none" if sandboxed else "host", transport, sandboxed),
@@ -217,18 +243,38 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         spectator_delay_s=checker.key(keys, _KEYS["spectator_delay_s"]),
         static_replays=checker.key(keys, _KEYS["static_replays"]),
         keep_logs=checker.key(keys, _KEYS["keep_logs"]),
-        warnings=tuple(warnings),
+        warnings=_seed_warnings(checker, keys, seed),
     )
-    return Ladder(
-        league=league,
-        submissions=submissions,
-        placement_games=checker.key(keys, _KEYS["placement_games"]),
-        poll_s=checker.key(keys, _KEYS["poll_s"]),
-        check_games=checker.key(keys, _KEYS["check_games"]),
-        uploads=_upload_limits(checker, keys.get("uploads")),
-        draw=checker.key(keys, _KEYS["draw"]),
-        forfeits_in_a_row=checker.key(keys, _KEYS["forfeits_in_a_row"]),
-        rest=_rest(checker, keys.get("rest")),
+
+
+def _timing(checker: Checker, keys: dict[str, yaml.Node]) -> Timing:
+    return Timing(
+        move_time_ms=checker.key(keys, _KEYS["move_time_ms"]),
+        time_bank_ms=checker.key(keys, _KEYS["time_bank_ms"]),
+        grace_ms=checker.key(keys, _KEYS["grace_ms"]),
+        startup_timeout_ms=checker.key(keys, _KEYS["startup_timeout_ms"]),
+    )
+
+
+def _concurrency(checker: Checker, keys: dict[str, yaml.Node]) -> int | None:
+    """``concurrency``: a number of games at once, or None for ``auto`` (as many as the machine can run)."""
+    node = keys.get("concurrency")
+    if isinstance(node, yaml.ScalarNode) and node.value == "auto":
+        return None
+    concurrency: int | None = checker.key(keys, _KEYS["concurrency"])
+    return concurrency
+
+
+def _seed_warnings(checker: Checker, keys: dict[str, yaml.Node], seed: int) -> tuple[str, ...]:
+    """A warning where ``seed`` can be guessed (and with it every deal), or none."""
+    if not is_guessable(seed):
+        return ()
+    return (
+        checker.located(
+            keys["seed"],
+            "seed",
+            f"warning: {seed} can be guessed, and with it every deal; keep a secret 64-bit seed (`referee seed`)",
+        ),
     )
 
 

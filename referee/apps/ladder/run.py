@@ -73,8 +73,8 @@ from referee.records.visibility import DealsInPlay
 
 __all__ = [  # change_status, ladder_league and write_ladder_league: where the ladder's callers have found them
     "LadderGames",
+    "LadderRun",
     "LadderSummary",
-    "Season",
     "change_status",
     "ladder_league",
     "published_places",
@@ -158,21 +158,21 @@ async def run_ladder(
         write_reports(ladder, register)
         # What may be shown and when: every table drawn is known before any game starts (referee.records.visibility).
         deals = DealsInPlay(output, league.spectator_delay_s, accounted=results.size)
-        season = Season(ladder, league, register, tables, results, deals, summary, say)
+        ladder_run = LadderRun(ladder, league, register, tables, results, deals, summary, say)
         await asyncio.to_thread(deals.write)
-        site = season.site = LiveSite(output, None, deals=deals, static_replays=league.static_replays)
+        site = ladder_run.site = LiveSite(output, None, deals=deals, static_replays=league.static_replays)
         deals.on_shown = site.shown
         site.rebuild(sorted(results.finished.difference(deals.held())))
-        await season.guard_from_records()  # a version past its limits when the last run stopped is suspended now
+        await ladder_run.guard_from_records()  # a version past its limits when the last run stopped is suspended now
         showing = asyncio.get_running_loop().create_task(deals.run())
         try:
             async with contextlib.AsyncExitStack() as playing, asyncio.TaskGroup() as tasks:
                 helpers = [
-                    tasks.create_task(_judge_submissions(season)),
-                    tasks.create_task(_take_orders(season)),
-                    tasks.create_task(_keep_players_current(season)),
+                    tasks.create_task(_judge_submissions(ladder_run)),
+                    tasks.create_task(_take_orders(ladder_run)),
+                    tasks.create_task(_keep_players_current(ladder_run)),
                 ]
-                await _play(season, playing, backend or LocalBackend, concurrency, max_games)
+                await _play(ladder_run, playing, backend or LocalBackend, concurrency, max_games)
                 for helper in helpers:
                     helper.cancel()  # --games reached: a version being judged is judged afresh by the next run
             await asyncio.gather(deals.settle(), site.spectators.settle())  # the last games' spectator delay
@@ -189,8 +189,9 @@ async def run_ladder(
     return summary
 
 
-class Season:
-    """What the judge, the orders and the games share: the league the ladder plays now, and the backend playing it."""
+class LadderRun:
+    """One run of a ladder, as its judge, orders and games share it: its records, the league it plays now, and the
+    backend playing it."""
 
     site: LiveSite  # the pages, set once the deals are known
 
@@ -297,23 +298,23 @@ class Season:
         return orders.Answer(True, orders.said(change, order))
 
 
-async def _judge_submissions(season: Season) -> None:
+async def _judge_submissions(ladder_run: LadderRun) -> None:
     """Judge each new or changed submission, every ``poll_s`` seconds, for as long as the run lasts; and, while the
     ladder rests, have it look again when the standings are published anew."""
-    ladder, register, summary = season.ladder, season.register, season.summary
+    ladder, register, summary = ladder_run.ladder, ladder_run.register, ladder_run.summary
     published = _modified(ladder.output / LEADERBOARD_FILE)
     while True:
         # Reading every author's folder takes time: in a thread, so the games' clocks are not held up.
         for author, folder, digest in await asyncio.to_thread(changed_submissions, ladder, register):
-            verdict = await judge(ladder, register, author, folder, digest, season.say, season.tables_drawn)
+            verdict = await judge(ladder, register, author, folder, digest, ladder_run.say, ladder_run.tables_drawn)
             if verdict is None:
                 continue  # the folder changed while it was copied: judged afresh at the next look
             (summary.accepted if verdict.verdict == ACCEPTED else summary.rejected).append(verdict.bot)
-            await season.judged(verdict.bot, verdict.verdict)
-        if season.games.resting is not None:
+            await ladder_run.judged(verdict.bot, verdict.verdict)
+        if ladder_run.games.resting is not None:
             now_published = _modified(ladder.output / LEADERBOARD_FILE)
             if now_published != published:
-                season.changed.set()  # the standings it rested on may have moved
+                ladder_run.changed.set()  # the standings it rested on may have moved
             published = now_published
         await asyncio.sleep(ladder.poll_s)
 
@@ -325,28 +326,28 @@ def _modified(path: Path) -> int:
         return 0
 
 
-async def _take_orders(season: Season) -> None:
+async def _take_orders(ladder_run: LadderRun) -> None:
     """Apply the organiser's orders, every ``poll_s`` seconds, for as long as the run lasts."""
-    output = season.ladder.output
+    output = ladder_run.ladder.output
     while True:
         for order in await asyncio.to_thread(lambda: list(orders.take(output))):
-            outcome = await season.obey(order)
+            outcome = await ladder_run.obey(order)
             await asyncio.to_thread(orders.answer, output, order.id, outcome)
-            season.say(("order: " if outcome.ok else "order refused: ") + outcome.said)
-        await asyncio.sleep(season.ladder.poll_s)
+            ladder_run.say(("order: " if outcome.ok else "order refused: ") + outcome.said)
+        await asyncio.sleep(ladder_run.ladder.poll_s)
 
 
-async def _keep_players_current(season: Season) -> None:
+async def _keep_players_current(ladder_run: LadderRun) -> None:
     """Tell the backend of the league as it is after a suspension (made where nothing can wait for the backend)."""
     while True:
-        await season.renewal.wait()
-        season.renewal.clear()
-        if season.players is not None:
-            await season.players.renew(season.league)
+        await ladder_run.renewal.wait()
+        ladder_run.renewal.clear()
+        if ladder_run.players is not None:
+            await ladder_run.players.renew(ladder_run.league)
 
 
 async def _play(
-    season: Season,
+    ladder_run: LadderRun,
     playing: contextlib.AsyncExitStack,
     backend: BackendFactory,
     concurrency: int | None,
@@ -354,20 +355,20 @@ async def _play(
 ) -> None:
     """Play games while there are tables to draw, waiting for versions when too few are active, resting when the
     standings are settled."""
-    ladder, output, say = season.ladder, season.ladder.output, season.say
+    ladder, output, say = ladder_run.ladder, ladder_run.ladder.output, ladder_run.say
     concurrency = concurrency or ladder.league.concurrency
     started = 0
     said_waiting = ""
     awake = await playing.enter_async_context(contextlib.AsyncExitStack())  # the backend, while there are games
 
     def finished(done: FinishedGame) -> None:
-        season.results.append(done.record)
-        season.games.deals.ended(done.game.game_id, season.results.size)
-        season.games.in_play.discard(done.game.game_id)
-        season.summary.played += 1
+        ladder_run.results.append(done.record)
+        ladder_run.games.deals.ended(done.game.game_id, ladder_run.results.size)
+        ladder_run.games.in_play.discard(done.game.game_id)
+        ladder_run.summary.played += 1
         seats = done.record["seats"]
         say(f"{done.game.game_id}: " + " > ".join(seats[seat] for seat in done.record["finish_order"]))
-        season.guard.finished(done.record)
+        ladder_run.guard.finished(done.record)
 
     running = asyncio.current_task()
 
@@ -385,39 +386,39 @@ async def _play(
             yield game
 
     while not stop():
-        season.changed.clear()
-        games = season.games
+        ladder_run.changed.clear()
+        games = ladder_run.games
         if not games.has_games():
             if games.resting is not None:
                 waiting = (
                     f"resting: {games.resting}; no new table until a version arrives, is reinstated or is withdrawn"
                 )
             else:
-                size = season.league.table_size
+                size = ladder_run.league.table_size
                 waiting = (
                     f"waiting for submissions: a table needs {size} active versions, the ladder has {len(games.active)}"
                 )
             if waiting != said_waiting:
                 say(waiting)
-                season.last_change = ""  # what wakes the ladder is told when it wakes
+                ladder_run.last_change = ""  # what wakes the ladder is told when it wakes
             said_waiting = waiting
-            if season.players is not None and season.players.name == "local":
+            if ladder_run.players is not None and ladder_run.players.name == "local":
                 # Idle, a bot's process still costs the referee a timer (its session's clock): while the ladder
                 # waits, none is kept. The restart count goes on from the register's (_carry_failures).
-                season.players = None
+                ladder_run.players = None
                 await awake.aclose()
-            await season.changed.wait()
+            await ladder_run.changed.wait()
             continue
         if said_waiting.startswith("resting"):
-            say(f"awake: {season.last_change or 'the standings moved'}; tables are drawn again")
+            say(f"awake: {ladder_run.last_change or 'the standings moved'}; tables are drawn again")
         said_waiting = ""
-        if season.players is None:
-            players = backend(season.league, output, concurrency)
-            _carry_failures(players, season.guard.failures)
-            players.restarts.told = season.failed
-            season.players = await awake.enter_async_context(players)
-            season.players.watcher = season.site.watch()
-        await season.players.play(counted(iter(games)), finished, stop)
+        if ladder_run.players is None:
+            players = backend(ladder_run.league, output, concurrency)
+            _carry_failures(players, ladder_run.guard.failures)
+            players.restarts.told = ladder_run.failed
+            ladder_run.players = await awake.enter_async_context(players)
+            ladder_run.players.watcher = ladder_run.site.watch()
+        await ladder_run.players.play(counted(iter(games)), finished, stop)
 
 
 def _carry_failures(players: Backend, failures: Mapping[str, list[str]]) -> None:

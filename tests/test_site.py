@@ -8,6 +8,7 @@ in tests/test_site_ladder.py.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import re
@@ -167,8 +168,9 @@ def test_signing_in_keeps_a_session_not_the_token_and_revoking_ends_it(season) -
     async def calls(http):
         form = await http.get("/signin")
         assert form.status_code == 200 and 'type="password"' in form.text
-        wrong = await http.post("/signin", data={"token": "brag_nope"})
-        signed_in = await http.post("/signin", data={"token": tokens["ann"]})
+        own = {"Origin": "http://127.0.0.1:8000"}  # a browser's form on this site's page
+        wrong = await http.post("/signin", data={"token": "brag_nope"}, headers=own)
+        signed_in = await http.post("/signin", data={"token": tokens["ann"]}, headers=own)
         cookie = signed_in.headers["set-cookie"]
         page = await http.get("/authors/ann/", headers={"Accept": "text/html"})
         other = await http.get("/authors/bob/")
@@ -196,6 +198,56 @@ def test_signing_in_keeps_a_session_not_the_token_and_revoking_ends_it(season) -
     assert other.status_code == 403
     assert cross_site.status_code == 403  # a form posted from another site with the cookie
     assert after.status_code == 401
+
+
+def test_every_post_not_from_the_sites_own_pages_is_refused_by_one_rule_and_a_token_is_judged_alone(
+    season,
+) -> None:
+    """Every route that changes something (sign-in, sign-out, an upload from a page, a game on /play/, a click) takes
+    a request whose Origin, else Referer, names this site; one naming another site, or neither, is refused (403, in
+    a sentence) before the route reads it. Only a request carrying a token in its Authorization header is judged by
+    the token alone: no page of another site can make a browser send one."""
+    path, tokens = season
+    out = path.parent / "out"
+    (out / "league.json").write_text(
+        json.dumps({"name": "season", "league": {"rules": {"game": "stop_the_bus", "table_size": 3}}})
+    )
+    app = create_app(path, offer_play=True)
+    site = "http://127.0.0.1:8000"
+    posts = ["/signin", "/signout", "/api/submissions", "/play/new", "/play/0123456789abcdef/choose"]
+    elsewhere = [{}, {"Origin": "http://evil.example"}, {"Origin": "null"}, {"Referer": "http://evil.example/x"},
+                 {"Origin": site + ".evil.example"}]  # fmt: skip
+
+    async def calls(http):
+        signed_in = await http.post("/signin", data={"token": tokens["ann"]}, headers={"Origin": site})
+        refused = {
+            (path, str(headers), accept): await http.post(path, content=b"x", headers={**headers, "Accept": accept})
+            for path in posts
+            for headers in elsewhere
+            for accept in ("application/json", "text/html")
+        }
+        still_in = await http.get("/authors/ann/")  # no refused sign-out ended the session
+        # From this site's pages: by Origin, or by Referer where a browser sends no Origin.
+        own = {
+            "signout by Origin": await http.post("/signout", headers={"Origin": site}),
+            "play by Referer": await http.post("/play/new", headers={"Referer": site + "/play/"}),
+        }
+        # A script with its token: no Origin needed (the upload is judged by the token: an empty body is no archive).
+        token = await http.post("/api/submissions", content=b"", headers=bearer(tokens["ann"]))
+        return signed_in, refused, still_in, own, token
+
+    signed_in, refused, still_in, own, token = visit(app, calls)
+    assert signed_in.status_code == 303
+    for (path, headers, accept), answer in refused.items():
+        assert answer.status_code == 403, (path, headers, accept, answer.status_code, answer.text)
+        said = answer.json()["error"] if accept == "application/json" else html.unescape(answer.text)
+        assert "is taken from this site's own pages (127.0.0.1:8000) alone" in said, said
+        if headers == "{}":
+            assert "neither by Origin nor Referer" in said
+        assert accept == "application/json" or "<h1>Refused</h1>" in answer.text  # a page, for a browser
+    assert still_in.status_code == 200
+    assert own["signout by Origin"].status_code == 303 and own["play by Referer"].status_code == 303
+    assert token.status_code not in (401, 403), token.text
 
 
 def test_nothing_but_the_pages_is_served_to_anyone(season) -> None:

@@ -38,25 +38,39 @@ words whichever it is; a client that keeps failing is refused (429) for a
 while (:class:`referee.apps.site.auth.FailureLimiter`), and each refusal is
 logged, never with the token. A token travels only in an ``Authorization:
 Bearer`` header or a sign-in form's body, never in a URL; a browser keeps a
-session cookie (HttpOnly, SameSite=Strict) instead of it, and a form posted
-with that cookie from another origin is refused.
+session cookie (HttpOnly, SameSite=Strict) instead of it.
+
+Every request that changes something (a sign-in or sign-out, an upload from
+an author's page, a game started or a click on ``/play/``: any method but
+GET, HEAD and OPTIONS) must come from this site's own pages: its ``Origin``,
+or without one its ``Referer``, names this site. One that says neither is
+refused as one from another site is (403, in a sentence): a browser sends
+``Origin`` with every POST, so only a script sends neither, and a script
+shows who it is by a token in an ``Authorization`` header, which no page of
+another site can make a browser send; a request with that header is judged
+by its token alone. This module holds that rule, for every route
+(:class:`SameOriginOnly`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import HTTPConnection
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.apps.site import ServeError
+from referee.apps.site import author_page as pages
 from referee.apps.site.auth import FailureLimiter
 from referee.apps.site.author_routes import AuthorsOwn
 from referee.apps.site.public_pages import PAGE, POLL_SECONDS, PublishedGames, events_route, not_published, page_routes
-from referee.apps.site.served import Site
+from referee.apps.site.served import Site, root_of, wants_html
 from referee.apps.site.signing_in import Credentials, refusal_answer, signin_routes
 from referee.apps.site.spectating import live_routes
 from referee.apps.site.submissions_api import submission_routes
@@ -97,6 +111,54 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})  # the methods that change nothing
+
+
+class SameOriginOnly:
+    """Refuses (403) every request that changes something and is not from this site's own pages
+    (:func:`from_elsewhere`), before any route reads it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            connection = HTTPConnection(scope)
+            problem = from_elsewhere(connection)
+            if problem is not None:
+                await _refused_from_elsewhere(connection, problem)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def from_elsewhere(connection: HTTPConnection) -> str | None:
+    """Why a request that changes something is not from this site's own pages, or None when it is, or when it
+    carries a token in an ``Authorization`` header (judged by the token alone): its ``Origin``, else its
+    ``Referer``, must name this site's host, and a request that names neither is refused (the module's doc)."""
+    if "authorization" in connection.headers:
+        return None
+    host = connection.headers.get("host", "")
+    allowed = f"this site's own pages ({host or 'a request naming its Host'})"
+    source = connection.headers.get("origin") or connection.headers.get("referer")
+    if not source:
+        return (
+            f"a form, a click or an upload is taken from {allowed} alone: this request says where it came from "
+            "neither by Origin nor Referer"
+        )
+    if not host or urlsplit(source).netloc != host:
+        return f"a form, a click or an upload is taken from {allowed} alone: this request came from {source[:200]!r}"
+    return None
+
+
+def _refused_from_elsewhere(connection: HTTPConnection, problem: str) -> Response:
+    """403 for a request from elsewhere: a page for a browser, else JSON. Its body is left unread, so the
+    connection is closed rather than read on."""
+    headers = {"Connection": "close"}
+    if wants_html(connection):
+        return HTMLResponse(pages.refused(403, problem, root_of(connection)), 403, headers=headers)
+    return JSONResponse({"error": problem}, 403, headers=headers)
+
+
 def create_app(
     target: Path,
     *,
@@ -122,6 +184,7 @@ def create_app(
         routes=routes,
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(SameOriginOnly),
             Middleware(AuthenticationMiddleware, backend=Credentials(site), on_error=refusal_answer),
         ],
     )

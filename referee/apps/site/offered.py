@@ -12,9 +12,10 @@ A table is a share of the server's one event loop, so a stranger is held to
 little: at most :data:`MOST_GAMES` games are played at once, and at most
 :data:`MOST_GAMES_PER_CLIENT` for one client address (a visitor beyond
 either is told to come back); every POST of ``/play/`` must come from this
-site's own pages (its ``Origin``, else its ``Referer``: a request with
-neither is refused) and carry a body of at most :data:`MOST_BODY_BYTES`
-(refused as it arrives, whatever its ``Content-Length`` says); a person who
+site's own pages, as every request of the site that changes something must
+(the site's one rule: :class:`referee.apps.site.app.SameOriginOnly`), and
+carry a body of at most :data:`MOST_BODY_BYTES` (refused as it arrives,
+whatever its ``Content-Length`` says); a person who
 makes no move for :data:`MOVE_TIME_S` seconds forfeits. A table is given
 back when its game's task is done, however it ends: played out, left, failed
 or cancelled; its page is kept :data:`KEPT_S` for its last screen, and at
@@ -31,7 +32,6 @@ import secrets
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -197,32 +197,17 @@ def offered_routes(game: str, players: int) -> list[Route]:
 
 
 def posted(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` for a POST of ``/play/``: its body read first, up to :data:`MOST_BODY_BYTES` (413 past that,
-    the rest unread), then where it came from checked (403 unless this site's own pages)."""
+    """``handler`` for a POST of ``/play/`` (from this site's own pages: the site refused any other before), its
+    body read first, up to :data:`MOST_BODY_BYTES` (413 past that, the rest unread)."""
 
     async def route(request: Request) -> Response:
         body = await body_within(request, MOST_BODY_BYTES)
         if body is None:
             response: Response = too_large(MOST_BODY_BYTES)
             return response
-        problem = foreign(request)
-        if problem is not None:
-            return PlainTextResponse(f"{problem}\n", 403)
         return await handler(Request(request.scope, _replayed(body, request.receive)))
 
     return route
-
-
-def foreign(request: Request) -> str | None:
-    """Why a POST is not from this site's own pages (by its Origin, else its Referer), or None when it is."""
-    host = request.headers.get("host", "")
-    allowed = f"this site's own pages ({host or 'a request naming its Host'})"
-    source = request.headers.get("origin") or request.headers.get("referer")
-    if not source:
-        return f"a game is played from {allowed}: this request says where it came from neither by Origin nor Referer"
-    if not host or urlsplit(source).netloc != host:
-        return f"a game is played from {allowed}: this request came from {source[:200]!r}"
-    return None
 
 
 def _replayed(body: bytes, receive: Receive) -> Receive:

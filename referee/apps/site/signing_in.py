@@ -4,13 +4,13 @@ sign an author in (``/signin``: a form, then a session cookie) and out (``/signo
 A token travels only in an ``Authorization: Bearer`` header or the sign-in form's body, never in a URL. A missing,
 wrong or revoked token gets 401, in the same words whichever it is; a client that keeps failing gets 429 for a
 while (:meth:`referee.apps.site.served.Site.check_token`). A session's cookie is HttpOnly and SameSite=Strict, and
-a form posted with it must come from this site (:func:`same_origin`).
+a form posted with it comes from this site's own pages, as every POST of the site does
+(:class:`referee.apps.site.app.SameOriginOnly`).
 """
 
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlsplit
 
 from starlette.authentication import AuthCredentials, AuthenticationBackend, AuthenticationError, SimpleUser
 from starlette.requests import HTTPConnection, Request
@@ -60,14 +60,6 @@ def refusal_answer(connection: HTTPConnection, error: AuthenticationError) -> Re
     return JSONResponse({"error": str(error)}, status, headers=headers)
 
 
-def same_origin(request: Request) -> bool:
-    """Whether a form posted with a session cookie comes from a page of this site (its Origin, else its Referer)."""
-    source = request.headers.get("origin") or request.headers.get("referer")
-    if not source:
-        return True  # not a browser's cross-site post: browsers send Origin with every POST
-    return urlsplit(source).netloc == request.headers.get("host", "")
-
-
 def signin_routes(site: Site) -> list[Route]:
     """``/signin`` (the form, and the token posted from it) and ``/signout``."""
 
@@ -75,8 +67,6 @@ def signin_routes(site: Site) -> list[Route]:
         return HTMLResponse(pages.signin(site.name), headers=NO_STORE)
 
     async def signin(request: Request) -> Response:
-        if not same_origin(request):
-            return HTMLResponse(pages.refused(403, "a sign-in from another site", root_of(request)), 403)
         form = await request.form(max_files=0, max_fields=4, max_part_size=4096)
         token = str(form.get("token") or "").strip()
         try:

@@ -28,7 +28,7 @@ from referee.apps.ladder.file import MB, Ladder
 from referee.apps.site import author_page as pages
 from referee.apps.site.season_folder import record_upload, versions_of
 from referee.apps.site.served import UPLOAD_PATH, Refused, Site, author_page_url, client_address, upload_url, wants_html
-from referee.apps.site.signing_in import SESSION, same_origin
+from referee.apps.site.signing_in import SESSION
 from referee.apps.site.uploads import TOO_LARGE, Landed, UploadRefused, admit, land
 from referee.common.http_headers import NO_STORE
 
@@ -46,8 +46,6 @@ def submission_routes(site: Site) -> list[Route]:
             error = "sign in: send your token as Authorization: Bearer TOKEN, or upload from your page"
             return JSONResponse({"error": error}, 401, headers=Refused(401, "").headers())
         author = request.user.display_name
-        if SESSION in request.auth.scopes and not same_origin(request):
-            return JSONResponse({"error": "an upload from another site"}, 403)
         if site.ladder is None:
             error = "this server takes no uploads: the organiser serves the ladder's folder without its ladder file"
             return JSONResponse({"error": error}, 409)

@@ -1,4 +1,5 @@
-"""An author's own page on ``referee serve``, and the site's other pages: sign-in, refusals, a bot's output as text.
+"""An author's own page on ``referee serve``, and the site's other pages: sign-in, refusals, a bot's output (a page
+for a browser, plain text for a script).
 
 The author's page is their report. First, in plain words, what needs them:
 a version suspended (it could not play: why, and how it plays again) or
@@ -10,11 +11,12 @@ its output, or the output itself where there is no game), then in full
 file they cannot open); its failures since it entered play, each start that
 failed with its output; its build log, its check games (replays and their
 output), its standing (rank, strength with its interval, games, faults),
-its newest games with a link to its output in each, and its faults grouped
+its newest games, each with a link to its replay and to its output in it, and its faults grouped
 by cause, the first of each cause with the output around it (read from its
 oldest games with faults: what went wrong first). It is rendered when asked
 for, from the ladder's records (:mod:`referee.apps.site.season_folder`), by Jinja2 with
-every value escaped, and it is one column that reads on a phone.
+every value escaped, and it is one column that reads on a phone. So is each page of a bot's output (in a game,
+in a check game, a build's), with its lines wrapped and the way back to the author's page.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from referee.apps.ladder.history import FAILURES_DIR, version_failures
 from referee.apps.site.auth import SESSION_HOURS
 from referee.apps.site.season_folder import (
     BOT_LOGS,
+    GAME_LOGS,
     SeatOutput,
     check_start_output,
     faults_of,
@@ -44,6 +47,7 @@ from referee.apps.site.season_folder import (
     versions_of,
 )
 from referee.protocol.standing import SUSPENDED
+from referee.records.gamelog import find_log
 from referee.records.results import ACCEPTED, REJECTED
 from referee.records.visibility import Shown
 
@@ -104,6 +108,31 @@ def output_text(game: str, outputs: Sequence[SeatOutput]) -> str:
         more = f"... and {seat.more} more lines\n" if seat.more else ""
         parts.append(f"{header}\n{lines}{more}")
     return "\n".join(parts)
+
+
+def output_page(
+    title: str, outputs: Sequence[SeatOutput], back: str, links: Sequence[tuple[str, str]] = (), empty: str = ""
+) -> str:
+    """A bot's output as a page (the lines of :func:`output_text`, wrapped to the screen): ``title`` over each
+    seat's lines, or ``empty`` where there are none; ``back`` leads to the author's page, ``links`` (label, href)
+    to what goes with the output (the game's replay)."""
+    parts = [
+        {"heading": f"{seat.bot} at seat {seat.seat}, its output ({seat.log}) during the game", "first": seat.first,
+         "lines": seat.lines, "more": f"... and {seat.more} more lines, not shown" if seat.more else ""}
+        for seat in outputs
+    ]  # fmt: skip
+    return _templates.get_template("output.html").render(
+        title=title, parts=parts, back=back, links=list(links), empty=empty or "no output of your bot was recorded"
+    )
+
+
+def build_log_page(bot: str, lines: Sequence[str], more: bool, back: str) -> str:
+    """The output of version ``bot``'s build as a page (``more``: the log goes on past ``lines``)."""
+    part = {"heading": f"builds/{bot}.log", "first": 0, "lines": list(lines),
+            "more": "... and more lines, not shown" if more else ""}  # fmt: skip
+    return _templates.get_template("output.html").render(
+        title=f"The build of {bot}", parts=[part], back=back, links=[], empty="the build wrote nothing"
+    )
 
 
 @dataclass(frozen=True)
@@ -307,14 +336,15 @@ def _game(game: Any, bot: str, output: Path) -> dict[str, Any]:
     seat = game.seats.index(bot)
     place = list(game.finish_order).index(seat) + 1 if seat in game.finish_order else None
     faults = sum(game.faults[seat].values()) if seat < len(game.faults) else 0
-    replay = f"replays/{game.game_id}.html"
+    replay = f"replays/{game.game_id}.html"  # written by the league, or made by referee serve from the game's log
+    kept = (output / replay).is_file() or find_log(output / GAME_LOGS, game.game_id) is not None
     return {
         "game_id": game.game_id,
         "seat": seat,
         "place": place if place is not None else "-",
         "players": len(game.seats),
         "faults": faults,
-        "replay": replay if (output / replay).is_file() else f"games/{game.game_id}.jsonl",
+        "replay": replay if kept else None,  # none once keep_logs has removed its log
     }
 
 

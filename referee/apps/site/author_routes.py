@@ -1,5 +1,7 @@
 """An author's own, for them alone (``/authors/NAME/...``): their page, and what it links to (each version's build
-log, its check games' replays and output, their bots' output in each game of the league).
+log, its check games' replays and output, their bots' output in each game of the league). A build log and a bot's
+output are pages for a browser (wrapped to the screen, with the way back to the author's page), plain text for a
+script.
 
 Anyone else gets the sign-in page (401) or, signed in as another author, 403, the same for an author who does not
 exist, so that nothing is learnt of who does. A bot's output (its debug prints, and with them its strategy) is
@@ -9,6 +11,7 @@ read by its author alone, and in a game of the league only once the game may be 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -19,13 +22,15 @@ from referee.apps.site import author_page as pages
 from referee.apps.site.season_folder import (
     BOT_LOGS,
     GAME_LOGS,
+    OUTPUT_LINES_SHOWN,
     check_folder,
     game_log,
     outputs_in,
     plain_name,
+    read_lines,
     versions_of,
 )
-from referee.apps.site.served import AUTHOR_PAGE_ROUTE, Site, author_page_url, root_of, upload_url
+from referee.apps.site.served import AUTHOR_PAGE_ROUTE, Site, author_page_url, root_of, upload_url, wants_html
 from referee.common.http_headers import NO_STORE
 from referee.publish.replay_page import replay_page
 from referee.records.results import ACCEPTED
@@ -80,6 +85,9 @@ class AuthorsOwn:
         path = self.output / BOT_LOGS / f"build-{bot}.log"
         if not self.version_of(author, bot) or not path.is_file():
             return _missing(f"no build log of {bot}")
+        if wants_html(request):
+            lines, more = await asyncio.to_thread(_build_lines, path)
+            return HTMLResponse(pages.build_log_page(bot, lines, more, "../"), headers=NO_STORE)
         return FileResponse(path, media_type="text/plain; charset=utf-8", headers=NO_STORE)
 
     async def check_replay(self, request: Request) -> Response:
@@ -103,7 +111,12 @@ class AuthorsOwn:
         if records is None:
             return _missing(f"no check game {game} of {bot}")
         # In its check the version plays as the candidate, against the sample bots.
-        return PlainTextResponse(pages.output_text(game, outputs_in(records, folder, [CANDIDATE])), headers=NO_STORE)
+        found = outputs_in(records, folder, [CANDIDATE])
+        if wants_html(request):
+            title = f"{bot}'s output in its check game {game}"
+            page = pages.output_page(title, found, "../../", [("the check game's replay", f"{game}.html")])
+            return HTMLResponse(page, headers=NO_STORE)
+        return PlainTextResponse(pages.output_text(game, found), headers=NO_STORE)
 
     async def game_output(self, request: Request) -> Response:
         author, game = request.path_params["author"], request.path_params["game"]
@@ -118,7 +131,21 @@ class AuthorsOwn:
         found = outputs_in(records, output / BOT_LOGS, mine) if records else []
         if not records or not any(player in mine for player in records[0].get("players", [])):
             return _missing(f"no game {game} of yours")
+        if wants_html(request):
+            replay = [("the game's replay", f"{root_of(request)}replays/{game}.html")]
+            page = pages.output_page(f"Your bot's output in {game}", found, "../", replay)
+            return HTMLResponse(page, headers=NO_STORE)
         return PlainTextResponse(pages.output_text(game, found), headers=NO_STORE)
+
+
+def _build_lines(path: Path) -> tuple[list[str], bool]:
+    """The lines of a build's log a page shows, and whether it has more."""
+    lines, _ = read_lines(path, 0, OUTPUT_LINES_SHOWN)
+    try:
+        with path.open("rb") as log:
+            return lines, sum(1 for _ in log) > len(lines)
+    except OSError:
+        return lines, False
 
 
 def _missing(what: str) -> Response:

@@ -121,7 +121,7 @@ def test_each_feed_is_read_once_for_all_its_viewers_who_get_what_they_missed_and
         done = Viewer(base, "g1", after=207)  # it had everything: told so, and not to reconnect
         done.join(timeout=15)
         assert done.status == 204
-        assert listed(base) == [("g1", True), ("g2", False)]
+        assert listed(base) == [("g2", False), ("g1", True)]  # the games in play first
         # A feed removed: its viewers are told the game is gone, and it is no longer listed.
         (live / "g2.jsonl").unlink()
         warm.join(timeout=15)

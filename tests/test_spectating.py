@@ -10,6 +10,7 @@ face up in Bastard Brag) or once its hand's showdown showed it. The same check i
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -25,8 +26,9 @@ import pytest
 
 from referee.engine.cards import format_cards
 from referee.engine.games import GAMES, Game
-from referee.publish.spectators import SpectatorFeeds, event_json, view_json
-from referee.records.gamelog import log_files, log_game_id, read_log
+from referee.engine.games.base import Action
+from referee.publish.spectators import LIVE_DIR, SpectatorFeeds, event_json, view_json
+from referee.records.gamelog import find_log, log_files, log_game_id, new_game, read_log
 from referee.records.visibility import DealsInPlay
 
 from .conftest import PYTHON
@@ -441,6 +443,7 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
         page.wait_for_selector("#moves li")
         seen_counts, faces_in_play = [], []
         page_widths: dict[int, list[int]] = {DESKTOP: [], PHONE: []}  # the page's width, seen while a hand is played
+        scrolled: dict[int, list[float]] = {DESKTOP: [], PHONE: []}  # how far the page scrolled itself, meanwhile
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and page.locator("#state").inner_text() != "finished":
             moves, in_play, faces = page.evaluate(SHOWN_NOW)
@@ -448,6 +451,7 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
             if in_play:
                 faces_in_play.append(faces)
                 page_widths[width].append(page.evaluate("document.documentElement.scrollWidth"))
+                scrolled[width].append(page.evaluate("window.scrollY"))
                 if width == DESKTOP and len(set(seen_counts)) > 12:
                     width = PHONE
                     page.set_viewport_size({"width": width, "height": 900})
@@ -455,13 +459,153 @@ def test_a_spectators_page_shows_the_game_move_by_move_with_every_seats_cards_fa
         assert page.locator("#state").inner_text() == "finished"
         assert len(set(seen_counts)) > 10  # the list grew move by move while the page was open
         assert faces_in_play and set(faces_in_play) == {0}  # while a hand is played, only the backs of its cards
-        assert page.locator("#note a").get_attribute("href").startswith("../replays/")  # the replay, one click away
-        # Nothing runs off the screen, on a desktop or a phone, in play or finished.
+        # The replay, one click away once it may be shown (the other rotations over: tests below).
+        assert page.locator("#note a").get_attribute("href", timeout=60_000).startswith("../replays/")
+        # Nothing runs off the screen, on a desktop or a phone, in play or finished; the page never scrolls itself
+        # (the list of moves scrolls in its own box), so the game's title stays in view.
         assert page_widths[DESKTOP] and max(page_widths[DESKTOP]) <= DESKTOP
         assert page_widths[PHONE] and max(page_widths[PHONE]) <= PHONE
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE
+        assert scrolled[PHONE] and max(scrolled[DESKTOP] + scrolled[PHONE]) == 0, scrolled
+        assert page.locator("#moves").evaluate("(list) => list.parentElement.scrollTop") > 0  # its newest move shown
+        assert page.locator("#title").bounding_box()["y"] >= 0
     finally:
         context.close()
         league.send_signal(signal.SIGINT)  # one game watched is enough: the league stops as an organiser stops it
         league.wait(timeout=60)
+    assert not errors, errors
+
+
+# ----- in Chromium: the list of games in play, and a finished game's replay held back --------------------------
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished league's folder (one table of three, its rotations at once), as `referee run` leaves it."""
+    folder = tmp_path_factory.mktemp("played")
+    run = subprocess.run(
+        [PYTHON, "-m", "referee.cli", "run", str(_league(folder, "stop_the_bus", sleep_ms=0, concurrency=3))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=folder,
+    )
+    assert run.returncode == 0, run.stderr
+    return folder / "results" / LEAGUE_NAME
+
+
+def write_feed(output: Path, game_id: str, decisions: int | None = None) -> None:
+    """``live/GAME_ID.jsonl`` as the league's own writer (SpectatorFeeds) writes it while ``game_id`` is played, made
+    again from its log: its first ``decisions`` moves, or the whole game to its end."""
+    records = read_log(find_log(output / "games", game_id))
+    # The feeds written before, kept as they are: a writer starting removes those it finds (a stopped run's).
+    kept = {path: (path.read_bytes(), path.stat().st_mtime) for path in (output / LIVE_DIR).glob("*.jsonl")}
+    deals = DealsInPlay(output)
+    deals.deal([game_id])  # a deal of its own: each frame due at once
+    feeds = SpectatorFeeds(output, deals)
+    game = new_game(records[0])
+    feeds.started(game_id, game, records[0]["players"])
+    played_decisions = 0
+    for record in records[1:]:
+        if record["type"] == "decision":
+            if decisions is not None and played_decisions == decisions:
+                break
+            game.apply(Action.parse(record["action"]))
+            played_decisions += 1
+            feeds.poll()
+    if decisions is None:
+        feeds.finished(game_id)
+    feeds.poll()
+    for path, (data, modified) in kept.items():
+        path.write_bytes(data)
+        os.utime(path, (modified, modified))
+
+
+def serve_folder(output: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "referee.cli", "serve", str(output), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_until_serving(base, "/live/games.json")
+    return server, base
+
+
+def hold(output: Path, game_ids: list[str]) -> None:
+    """``visibility.json`` as a run writes it while ``game_ids`` wait for a game on their deals still in play."""
+    accounted = (output / "games.jsonl").stat().st_size
+    (output / "visibility.json").write_text(json.dumps({"accounted": accounted, "held": dict.fromkeys(game_ids)}))
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_list_counts_the_games_in_play_apart_from_those_just_finished_and_lists_them_first(
+    chromium, played: Path, tmp_path: Path, width: int
+) -> None:
+    output = tmp_path / "out"
+    shutil.copytree(played, output)
+    games = sorted(log_game_id(path) for path in log_files(output / "games"))
+    for game_id in games[1:]:  # two games just finished ...
+        write_feed(output, game_id)
+        # ... and listed a while yet (a finished game is listed a second after its end: long enough to be seen).
+        ahead = time.time() + 300
+        os.utime(output / "live" / f"{game_id}.jsonl", (ahead, ahead))
+    write_feed(output, games[0], decisions=6)  # and one in play, first by name
+    server, base = serve_folder(output)
+    context = chromium.new_context(viewport={"width": width, "height": 844 if width == PHONE else 800})
+    page = context.new_page()
+    try:
+        page.goto(base + "/live/")
+        page.wait_for_selector("#games li")
+        assert page.locator("#state").inner_text() == "1 in play"
+        assert page.locator("#note").inner_text() == "2 just finished"
+        listed = page.eval_on_selector_all("#games li", "items => items.map(item => item.textContent)")
+        assert listed[0].startswith(games[0]) and "just finished" not in listed[0], listed
+        assert all("(just finished)" in item for item in listed[1:]), listed
+        # The list alone: nothing of a game's view (its caption, its table, its moves), no empty box.
+        assert page.locator("#game-view").bounding_box() is None
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert page.locator("#games li").first.bounding_box()["y"] < 150  # the list right under the heading
+    finally:
+        context.close()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=10)
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_a_finished_games_replay_is_linked_once_its_deals_are_over_and_until_then_the_page_says_when(
+    chromium, played: Path, tmp_path: Path, width: int
+) -> None:
+    output = tmp_path / "out"
+    shutil.copytree(played, output)
+    game_id = sorted(log_game_id(path) for path in log_files(output / "games"))[0]
+    hold(output, [game_id])  # a game on its deals still in play: its replay would show that game's cards
+    write_feed(output, game_id)
+    server, base = serve_folder(output)
+    context = chromium.new_context(viewport={"width": width, "height": 844 if width == PHONE else 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        assert httpx.get(f"{base}/replays/{game_id}.html", timeout=5).status_code == 404
+        page.goto(f"{base}/live/{game_id}")
+        page.wait_for_selector("#state:text('finished')")
+        note = page.locator("#note")
+        note.locator(".waiting").wait_for()
+        assert "its replay is published once every game dealt alike with it" in note.inner_text()
+        assert note.locator("a").count() == 0, "no link to a page that is not there yet"
+        hold(output, [])  # the last game on its deals over, and the delay: shown
+        link = note.locator("a")
+        link.wait_for(timeout=20_000)  # the page asks again by itself
+        assert link.inner_text() == "the replay" and note.locator(".waiting").count() == 0
+        with page.expect_navigation():
+            link.click()
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.text_content("h1").startswith(game_id)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=10)
     assert not errors, errors

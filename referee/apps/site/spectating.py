@@ -119,7 +119,7 @@ class LiveGames:
 
     def listing(self) -> list[dict[str, Any]]:
         """Each game with a feed: its id, game, players, and whether it is over (a finished game is listed for
-        :data:`FINISHED_KEPT_S` seconds after its end, for those watching it)."""
+        :data:`FINISHED_KEPT_S` seconds after its end, for those watching it); the games in play first."""
         self.watcher.wanted()
         shown = []
         now = time.time()
@@ -128,7 +128,7 @@ class LiveGames:
             if start is None or (feed.ended_at is not None and feed.ended_at < now - FINISHED_KEPT_S):
                 continue
             shown.append({**start, "over": feed.ended_at is not None})
-        return sorted(shown, key=lambda game: str(game["game_id"]))
+        return sorted(shown, key=lambda game: (game["over"], str(game["game_id"])))
 
     def feed(self, game: str) -> Feed | None:
         """The feed of ``game``, if it is in play (or just finished)."""

@@ -16,10 +16,17 @@
       fetch("games.json", { cache: "no-store" })
         .then((answer) => answer.json())
         .then((games) => {
+          // Listed in play first (referee/apps/site/spectating.py), then those just finished, counted apart.
           const list = $("games");
           list.replaceChildren();
-          setState(games.length ? games.length + " in play" : "no game in play", games.length > 0);
-          $("note").textContent = games.length ? "" : "games appear here while a league, duel or ladder plays";
+          const playing = games.filter((game) => !game.over).length;
+          const finished = games.length - playing;
+          setState(playing ? playing + " in play" : "no game in play", playing > 0);
+          $("note").textContent = finished
+            ? finished + " just finished"
+            : playing
+              ? ""
+              : "games appear here while a league, duel or ladder plays";
           for (const game of games) {
             const item = el("li");
             const link = el("a", "", game.game_id);
@@ -143,7 +150,10 @@
     const item = el("li", event.kind === "deal" ? "deal" : event.kind === "showdown" ? "hand" : "", line(event));
     item.dataset.kind = event.kind;
     $("moves").append(item);
-    item.scrollIntoView({ block: "nearest" });
+    // The newest move in view, by scrolling the list's own box: scrolling the item into view would scroll the page
+    // too, and on a phone (the list under the table) take the game's title off the screen.
+    const box = $("moves").parentElement;
+    box.scrollTop = box.scrollHeight;
     $("caption").textContent = line(event);
   }
 
@@ -201,14 +211,41 @@
       draw();
     } else if (kind === "end") {
       setState("finished", false);
-      const note = $("note");
-      note.replaceChildren("places: " + data.placements.map(name).join(", ") + " \u2014 ");
-      const replay = el("a", "", "the replay");
-      replay.href = "../replays/" + encodeURIComponent(game) + ".html";
-      note.append(replay);
+      $("note").replaceChildren("places: " + data.placements.map(name).join(", ") + " \u2014 ", el("span", "", ""));
+      linkReplay();
     } else if (kind === "gone") {
       setState("no longer in play", false);
     }
+  }
+
+  // A finished game's replay is published once every game dealt alike with it has ended, and the league's spectator
+  // delay after (referee/records/visibility.py): until then it would show the cards of a game in play. Until then the
+  // note says when it will be, and asks again every few seconds; then it links the replay.
+  const REPLAY_POLL_MS = 5000;
+  const replayAddress = "../replays/" + encodeURIComponent(game) + ".html";
+
+  function linkReplay() {
+    const place = $("note").lastChild;
+    fetch(replayAddress, { method: "HEAD", cache: "no-store" })
+      .then((answer) => answer.ok)
+      .catch(() => false)
+      .then((ready) => {
+        if (ready) {
+          const replay = el("a", "", "the replay");
+          replay.href = replayAddress;
+          place.replaceChildren(replay);
+          return;
+        }
+        place.replaceChildren(
+          el(
+            "span",
+            "waiting",
+            "its replay is published once every game dealt alike with it (such as its table's other seat " +
+              "rotations) has ended, and the league's spectator delay after them: this page links it then"
+          )
+        );
+        setTimeout(linkReplay, REPLAY_POLL_MS);
+      });
   }
 
   function connect() {

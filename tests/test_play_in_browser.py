@@ -81,6 +81,7 @@ def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
         assert all(re.search(r", keep (\S+ ){3}\S", label) for label in labels if label.startswith("discard"))
         table = page.locator("#table-lines").inner_text()
         assert "Your hand:" in table and "you" in table
+        cards_drawn_as_the_screen_says(page)
 
     try:
         page = chromium.new_page(viewport={"width": width, "height": 860})
@@ -89,7 +90,7 @@ def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
         page.goto(address)
         clicked = click_to_the_end(page, each_turn)
         assert page.get_attribute("body", "data-over") == "1"
-        assert "Placings:" in page.locator("main").inner_text()
+        assert "Placings:" in page.locator("#result").inner_text() and page.locator("#move").is_hidden()
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # a phone reads it all
         assert not errors, errors
         page.close()
@@ -104,6 +105,78 @@ def test_a_person_plays_a_whole_game_in_the_browser_by_clicking(
     ]
     assert len(mine) == len(clicked) >= 3  # every click, and nothing else, played the seat's moves
     assert log[-1]["type"] == "game_end"
+
+
+PRETTY_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2663\u2666\u2665\u2660]")
+
+
+def cards_drawn_as_the_screen_says(page: Any) -> None:
+    """The hand and the table's face-up cards are drawn as cards (as the replays draw them), the cards the screen's
+    words name, in its order, each readable and on the screen."""
+    lines = page.locator("#table-lines").inner_text().splitlines()
+    (hand,) = [line for line in lines if line.startswith("Your hand: ")]
+    named = PRETTY_CARD.findall(hand.split("   ")[0])  # its cards (and the one just drawn), not its rank's words
+    piles = [line for line in lines if line.startswith(("Discard pile: ", "Centre: "))]
+    named = PRETTY_CARD.findall(piles[0].split(" (")[0]) + named if piles else named
+    faces = page.eval_on_selector_all("#table-cards .card[data-card]", "cards => cards.map(c => c.title)")
+    assert faces == named, (faces, lines)
+    width = page.viewport_size["width"]
+    for box in (card.bounding_box() for card in page.locator("#table-cards .card").all()):
+        assert box and box["width"] >= 30 and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_play_human_browser_alone_plays_the_sample_bots_draws_the_cards_and_says_when_you_left(
+    bots: Bots, chromium: Any, width: int
+) -> None:
+    """`referee play --human 0 --browser` and nothing more: a game of the default game against the sample bots,
+    whose page draws the cards and, once the person leaves, says so in place of the moves."""
+    play = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "play", "--human", "0", "--browser"],
+        env=bots.subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert play.stdout is not None
+    line = play.stdout.readline()
+    address = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+) in a browser", line)
+    try:
+        assert address, line + (play.stderr.read() if play.poll() is not None and play.stderr else "")
+        page = chromium.new_page(viewport={"width": width, "height": 844 if width == 390 else 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(address[1])
+        page.wait_for_selector("#choices button[data-choice]", timeout=30_000)
+        assert "Stop the Bus" in page.locator("#title").inner_text()
+        # The sample bots, by default: the heuristic and the random bot.
+        assert "seat 0 (you), seat 1 heuristic_bot#1, seat 2 random_bot#2" in page.locator("#since-lines").inner_text()
+        cards_drawn_as_the_screen_says(page)
+        page.locator("#choices button.leave").click()
+        page.wait_for_selector("body[data-over='1']")
+        assert page.locator("#move").is_hidden(), "no empty box for a move that will not come"
+        assert (
+            page.locator("#result").inner_text().endswith("You left the game: it ended there, and counts for no one.")
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert not errors, errors
+        page.close()
+        assert play.wait(timeout=30) == 1 and "you left the game" in (play.stderr.read() if play.stderr else "")
+    finally:
+        if play.poll() is None:
+            play.kill()
+            play.wait()
+
+
+def test_a_sample_bots_name_is_that_sample_bot(bots: Bots) -> None:
+    """As check-bot's --opponent takes it: `--bot heuristic` is the sample bot, not a program called heuristic."""
+    run = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "play", "--game", "bastard_brag", "--quiet", "--bot", "heuristic",
+         "--bot", "random", "--bot", "heuristic"],
+        env=bots.subprocess_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "heuristic_bot#0" in run.stdout and "random_bot#1" in run.stdout and "faults" not in run.stdout
 
 
 def test_the_page_answers_only_with_its_token_and_takes_only_a_buttons_click(bots: Bots, tmp_path: Path) -> None:

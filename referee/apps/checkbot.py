@@ -50,9 +50,10 @@ from typing import Any, TextIO
 from referee import __version__
 from referee.common.errors import LeagueError
 from referee.common.printable import printable
+from referee.common.resources import SAMPLE_OPPONENTS
 from referee.engine.games import GAMES
 from referee.engine.games.base import DEFAULT_TURN_LIMIT
-from referee.play.inprocess import SAMPLE_BOTS, InProcessBot, sample_bot, sample_opponents
+from referee.play.inprocess import InProcessBot, sample_bot, sample_opponents
 from referee.play.match import Match, stop_bots
 from referee.play.processes import BotSpec, log_tail, output_hint
 from referee.play.sandbox import DEFAULT_LIMITS
@@ -282,8 +283,8 @@ async def build_bot(submission: Submission, report: Report) -> BotSpec | None:
 async def _opponents(given: tuple[BotSpec | Submission | str, ...], report: Report) -> tuple[BotSpec | str, ...] | None:
     """The opponents to play, submission folders built, each named in the report; None if one cannot be built."""
     if not given:
-        report.opponents = [f"{name} (the sample bot, in the referee)" for name in SAMPLE_BOTS]
-        report.say(f"opponents: the sample bots {' and '.join(SAMPLE_BOTS)}, in turn, inside the referee")
+        report.opponents = [f"{name} (the sample bot, in the referee)" for name in SAMPLE_OPPONENTS]
+        report.say(f"opponents: the sample bots {' and '.join(SAMPLE_OPPONENTS)}, in turn, inside the referee")
         return ()
     opponents: list[BotSpec | str] = []
     for opponent in given:

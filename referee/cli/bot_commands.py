@@ -23,7 +23,7 @@ from referee.cli.options import (
     timing_of,
 )
 from referee.common.errors import OutputError, RefereeError
-from referee.common.resources import SAMPLE_BOT_NAMES
+from referee.common.resources import SAMPLE_BOT_NAMES, SAMPLE_OPPONENTS, sample_bot_path
 from referee.engine.games import GAMES
 from referee.play.processes import BotSpec, log_tail
 from referee.protocol.clock import Timing
@@ -35,18 +35,23 @@ if TYPE_CHECKING:
     from referee.cli.options import Commands
     from referee.play.match import MatchResult
 
+DEFAULT_GAME = "stop_the_bus"  # referee play's game when --game names none
+
 
 def add_play(commands: Commands) -> None:
     """Add ``referee play``: one game between bots (or a bot and you), every hand printed."""
     play = commands.add_parser("play", help="play one game between bots and print every hand")
-    play.add_argument("--game", choices=sorted(GAMES), required=True, help="the game to play")
+    play.add_argument(
+        "--game", choices=sorted(GAMES), default=DEFAULT_GAME, help=f"the game to play (default {DEFAULT_GAME})"
+    )
     play.add_argument("--seed", type=int, default=1, help="the game's seed: it names every deal (default 1)")
     play.add_argument(
         "--bot",
         action="append",
-        required=True,
-        metavar="CMD",
-        help="a bot's command line, one per seat in seat order (repeat); `python` is the referee's own",
+        metavar="CMD|NAME",
+        help="a bot's command line, one per seat in seat order (repeat); `python` is the referee's own; "
+        f"{', '.join(SAMPLE_BOT_NAMES)}: that sample bot (default: the sample bots "
+        f"{' and '.join(SAMPLE_OPPONENTS)} in turn, as many as the game needs)",
     )
     play.add_argument(
         "--name",
@@ -249,6 +254,7 @@ async def _browser_table(port: int, on_clock: bool) -> BrowserServer:
 
 async def _play(args: argparse.Namespace) -> int:
     human = args.human is not None
+    args.bot = args.bot or _sample_bots(args.game, human)
     seats = len(args.bot) + human
     refusal = _seats_refusal(args, seats)
     if refusal is None:
@@ -268,6 +274,13 @@ async def _play(args: argparse.Namespace) -> int:
         print(refusal, file=sys.stderr)
         return 1
     return await _play_and_report(args, specs, seats)
+
+
+def _sample_bots(game: str, human: bool) -> list[str]:
+    """The bots of a game whose --bot options name none: the sample opponents in turn, at least two of them, and as
+    many as the game's smallest table needs."""
+    count = max(len(SAMPLE_OPPONENTS), GAMES[game].min_players - human)
+    return [SAMPLE_OPPONENTS[index % len(SAMPLE_OPPONENTS)] for index in range(count)]
 
 
 def _seats_refusal(args: argparse.Namespace, seats: int) -> str | None:
@@ -301,15 +314,23 @@ def _names_refusal(args: argparse.Namespace) -> str | None:
 
 
 def _bot_specs(args: argparse.Namespace) -> list[BotSpec]:
-    """The bots of the --bot options, each named by its --name or after its program and seat."""
+    """The bots of the --bot options (a sample bot's name is that sample bot's script, run as any bot is), each
+    named by its --name or after its program and seat."""
     names = args.name or []
     # A bot is named after its program and its seat: with a person at --human, the bots after it sit one seat on.
     human = args.human is not None
     bot_seats = [index + (human and index >= args.human) for index in range(len(args.bot))]
     return [
-        bot_spec(command, seat, args, names[index] if names else None)
+        bot_spec(_command_of(command), seat, args, names[index] if names else None)
         for index, (command, seat) in enumerate(zip(args.bot, bot_seats, strict=True))
     ]
+
+
+def _command_of(bot: str) -> str | list[str]:
+    """A --bot's command line: a sample bot's name is its script's (``python .../heuristic_bot.py``)."""
+    if bot in SAMPLE_BOT_NAMES:
+        return ["python", str(sample_bot_path(f"{bot}_bot.py"))]
+    return bot
 
 
 async def _play_and_report(args: argparse.Namespace, specs: list[BotSpec], seats: int) -> int:

@@ -23,9 +23,11 @@ def shipped(relative: str) -> Path:
     raise FileNotFoundError(f"{relative} is not shipped with this referee (looked in {_SHIPPED} and {_SOURCE_TREE})")
 
 
-# The Python sample bots a player may be named by (check-bot --opponent NAME, the environments' opponents):
-# each is sample_bots/python/NAME_bot.py.
+# The Python sample bots a player may be named by (check-bot --opponent NAME, play --bot NAME, the environments'
+# opponents): each is sample_bots/python/NAME_bot.py.
 SAMPLE_BOT_NAMES = ("random", "heuristic", "search")
+# Who a bot or a person plays when no opponent is named (check-bot, play, the site's /play/): these, in turn.
+SAMPLE_OPPONENTS = ("heuristic", "random")
 
 
 def sample_bot_path(file_name: str) -> Path:

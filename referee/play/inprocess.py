@@ -22,15 +22,13 @@ from collections.abc import Callable
 from functools import cache
 from types import ModuleType
 
-from referee.common.resources import SAMPLE_BOT_NAMES, sample_bot_path
+from referee.common.resources import SAMPLE_BOT_NAMES, SAMPLE_OPPONENTS, sample_bot_path
 from referee.engine.games import GAMES
 from referee.play.kit import BotServicer, DecideFunction
 from referee.play.session import Reply, decision_action
 from referee.protocol.clock import TimeControl
 from referee.protocol.faults import BotFault
 from referee.v2 import bot_pb2 as pb
-
-SAMPLE_BOTS = ("heuristic", "random")  # check-bot's opponents when none is named
 
 
 @cache
@@ -122,5 +120,6 @@ class InProcessBot:
 
 
 def sample_opponents(count: int) -> list[InProcessBot]:
-    """``count`` sample opponents, heuristic and random in turn."""
-    return [sample_bot(SAMPLE_BOTS[i % 2], f"{SAMPLE_BOTS[i % 2]}-{i + 1}") for i in range(count)]
+    """``count`` sample opponents, those of :data:`SAMPLE_OPPONENTS` (heuristic and random) in turn."""
+    names = [SAMPLE_OPPONENTS[index % len(SAMPLE_OPPONENTS)] for index in range(count)]
+    return [sample_bot(name, f"{name}-{index + 1}") for index, name in enumerate(names)]

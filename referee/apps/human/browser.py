@@ -5,8 +5,10 @@ view (what :meth:`Game.observation` gives the seat, and the public events)
 and the same words; only its screen and its answers travel another way. A
 server on 127.0.0.1 (uvicorn, with the ``serve`` extra) serves one page,
 which shows the screen (what happened since the person's last turn, the
-seats and their lives, the table, the hand) and the legal actions as
-buttons, each with the hand it leaves. The page asks for the screen
+seats and their lives, the table, the hand: its cards drawn as the replays
+draw them, with the discard pile's top or the centre) and the legal actions as
+buttons, each with the hand it leaves; at the end, the result (the places,
+or that the person left). The page asks for the screen
 (``GET screen``) every few tenths of a second and sends a click (``POST
 choose``: the screen's number and the button's, in at most
 :data:`MOST_BODY_BYTES`); the seat, waiting in its own thread as it waits at
@@ -23,7 +25,9 @@ browser cannot play for the person.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import re
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -32,11 +36,16 @@ from typing import Any, Protocol
 
 from referee.apps.human.terminal import TIME_UP, HumanSeat
 from referee.common.http_headers import NO_STORE
+from referee.engine.cards import Card
 from referee.protocol.clock import Timer
 
 PAGE = Path(__file__).resolve().parents[2] / "publish" / "html" / "play.html"
+CARDS_SCRIPT = PAGE.with_name("cards.js")  # how the replays draw a card, which the page draws its cards with
 LEAVE = "q"  # the terminal's answer for leaving the game
 MOST_BODY_BYTES = 4096  # a click is some 30 bytes of JSON; a body past this is refused unread
+LEFT = "You left the game: it ended there, and counts for no one."
+STOPPED = "The game was stopped before its end: it counts for no one."
+_PRETTY_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2663\u2666\u2665\u2660]")  # a card as the screen writes it: 10♥
 
 
 class Deadlines(Protocol):
@@ -96,6 +105,7 @@ class BrowserTable:
         self._deadline: Timer | None = None
         self._missed = False  # the last decision's time ran out: the next screen says so
         self._over = False
+        self._left = False  # the person clicked "leave the game"
         self.seat = HumanSeat("you", screen=self)
 
     def screen(self) -> dict[str, Any]:
@@ -115,15 +125,17 @@ class BrowserTable:
             return number
 
     def ended(self) -> None:
-        """The game is over (or stopped, or the person left): the page shows the last screen as the end, and a
-        seat's thread still waiting for an answer is let go."""
+        """The game is over (or stopped, or the person left): the page shows the last screen as the end, with the
+        result (the places, or why there are none), and a seat's thread still waiting for an answer is let go."""
         with self._lock:
             self._over = True
             self._shown = None
             if self._deadline is not None:
                 self._deadline.cancel()
-            if not self._screen["over"]:
-                self._screen = {**self._screen, "n": self._screen["n"] + 1, "choices": [], "over": True}
+            if not self._screen["over"]:  # no end screen, with its places: the game did not reach its end
+                result = LEFT if self._left else STOPPED
+                self._screen = {**self._screen, "n": self._screen["n"] + 1, "choices": [], "over": True,
+                                "result": result}  # fmt: skip
             self._lock.notify_all()
 
     def choose(self, number: object, choice: object) -> str | None:
@@ -135,6 +147,7 @@ class BrowserTable:
                 return f"screen {number!r} is not the one waiting for a move (screen {screen['n']})"
             if choice == "leave":
                 answer = LEAVE
+                self._left = True
             elif isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice < len(screen["choices"]):
                 answer = str(choice + 1)
             else:
@@ -163,7 +176,7 @@ class BrowserTable:
             if decision is not None and (decision <= self._settled or self._over):
                 return
             self._screen = {"n": self._screen["n"] + 1, "lines": list(lines), "choices": list(labels),
-                            "over": not labels}  # fmt: skip
+                            "over": not labels, "cards": cards_on_screen(lines)}  # fmt: skip
             self._shown = decision if labels else None
             if self._missed:  # said on the next screen: the one that said it (no choices) may pass unseen
                 self._screen["time_up"] = True
@@ -198,13 +211,39 @@ class BrowserTable:
         self._lock.notify_all()
 
 
+def cards_on_screen(lines: Sequence[str]) -> dict[str, Any]:
+    """The cards a screen's lines show (:meth:`HumanSeat._table`'s words), for the page to draw as cards: the seat's
+    ``hand`` and the card it just ``drawn`` (or took), the ``discard_top`` (None: the pile is empty) or the
+    ``centre`` (None for a face-down card the seat has not seen), each in its text form (``TH``)."""
+    shown: dict[str, Any] = {}
+    for line in lines:
+        if line.startswith("Your hand: "):
+            held, _, drawn = line.removeprefix("Your hand: ").partition(", and ")
+            shown["hand"] = [str(Card.parse(text)) for text in _PRETTY_CARD.findall(held)]
+            if drawn:
+                shown["drawn"] = str(Card.parse(_PRETTY_CARD.findall(drawn)[0]))
+        elif line.startswith("Discard pile: "):
+            top = _PRETTY_CARD.findall(line.removeprefix("Discard pile: ").partition(" (")[0])
+            shown["discard_top"] = str(Card.parse(top[0])) if top else None
+        elif line.startswith("Centre: "):
+            slots = line.removeprefix("Centre: ").replace(" face down,", "").replace(" face up", "").split()
+            shown["centre"] = [None if text == "??" else str(Card.parse(text)) for text in slots]
+    return shown
+
+
 async def page_of(table: BrowserTable, request: Any) -> Any:
     """The person's page, for a request with the game's token."""
     from starlette.responses import HTMLResponse
 
     if not _allowed(table, request):
         return _refused()
-    return HTMLResponse(PAGE.read_text(encoding="utf-8"), headers=NO_STORE)
+    return HTMLResponse(_page(), headers=NO_STORE)
+
+
+@functools.cache
+def _page() -> str:
+    """The page with the replays' way of drawing a card inlined (the files ship with the referee)."""
+    return PAGE.read_text(encoding="utf-8").replace("/*{{cards}}*/", CARDS_SCRIPT.read_text(encoding="utf-8"))
 
 
 async def screen_of(table: BrowserTable, request: Any) -> Any:

@@ -266,7 +266,8 @@ ENUMERATED = {
 
 def check_means(game_name: str, meter_class: type[LuckMeter] = LuckMeter) -> Counter[str]:
     """At chance events of random games, a few of each kind: the luck the meter counts averages zero over every
-    outcome the engine could have given. Returns how many of each kind were gone through."""
+    outcome the engine could have given; a move whose outcome is known (it shows nothing unseen) counts none.
+    Returns how many chance events of each kind were gone through."""
     play = PLAY[game_name]
     wanted = {kind: count for kind, count in ENUMERATED.items() if kind in COVERED[game_name]}
     done: Counter[str] = Counter()
@@ -289,12 +290,16 @@ def check_means(game_name: str, meter_class: type[LuckMeter] = LuckMeter) -> Cou
         act = next(act for act in table.game.legal_actions() if act.kind is ActionKind.EXCHANGE_ALL)
         go_through(table, act, table.true_event(act))  # type: ignore[arg-type]
     for table in tables(game_name, meter_class):
-        while not table.game.is_over and table.hand <= play.hands and done.total() < sum(wanted.values()):
+        game, meter = table.game, table.meter
+        while not game.is_over and table.hand <= play.hands and done.total() < sum(wanted.values()):
             act = table.choose(play.end_rate)
             event = None if act is None else table.true_event(act)
             if act is not None and event is not None:
                 go_through(table, act, event)
+            before, hand = list(meter.luck), game.hand_number
             table.play(act)
+            if event is None and game.hand_number == hand:  # its one outcome known: its luck is nil
+                assert meter.luck == before, f"{game_name} at {game.num_players}: {act} shows nothing, yet counts luck"
     return done
 
 

@@ -5,7 +5,7 @@ in-process, decided by the deal's luck (shared by every rotation of a deal)
 or by a Plackett-Luce draw from planted strengths, so every figure has an
 exact true value. Three studies, each printed as a table:
 
-1. The sequential test (``referee.records.stats.SequentialTest``): A and B seated
+1. The sequential test (``referee.records.sequential.SequentialTest``): A and B seated
    with a field on the same deals, every rotation played, until the test
    decides. For each true difference: how often it accepts H1 and H0, and
    the mean, 90th percentile and largest number of deals it needed. At the
@@ -41,9 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.records.ranking import RESAMPLES  # noqa: E402
+from referee.records.sequential import SequentialTest, Verdict  # noqa: E402
 from referee.records.standings import compute_standings  # noqa: E402
 from referee.records.standings import tally as standings_tally  # noqa: E402
-from referee.records.stats import SequentialTest, Verdict, elo_from_score  # noqa: E402
+from referee.records.stats import elo_from_score  # noqa: E402
 from tests.simulated_bots import (  # noqa: E402
     above_probability,
     expected_score,

@@ -30,7 +30,8 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 
-from referee.records.stats import SequentialTest, Verdict, deal_outcome, elo_from_score, score_from_elo
+from referee.records.sequential import SequentialTest, Verdict
+from referee.records.stats import deal_outcome, elo_from_score, score_from_elo
 
 Game = tuple[list[str], list[int]]  # (bot name by seat, seats from first place to last)
 

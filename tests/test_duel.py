@@ -33,7 +33,8 @@ from referee.leaguefile.duel_state import DuelState, duel_report
 from referee.leaguefile.schedule import Sprt, SprtSchedule
 from referee.records.gamelog import log_path
 from referee.records.results import read_league, read_records
-from referee.records.stats import Measure, SequentialTest, deal_outcome
+from referee.records.sequential import Measure, SequentialTest
+from referee.records.stats import deal_outcome
 from tests.simulated_bots import planted_difference, play_deal, strengths_from_elo
 from tests.test_league import write_league as league_file
 

@@ -25,7 +25,8 @@ from referee.apps.league import run_league
 from referee.cli import main as referee_main
 from referee.engine.games.base import Action
 from referee.leaguefile.config import load_league
-from referee.play.session import _status_text, _v1_fault, decision_action
+from referee.play.session import decision_action
+from referee.play.transport import status_text, v1_fault
 from referee.protocol.faults import BotFault, without_bot_words
 from referee.publish.files import html_leaderboard, leaderboard_data
 from referee.publish.league_page import page_data_of as league_data_of
@@ -271,7 +272,7 @@ def test_a_fault_told_on_the_page_keeps_the_referees_words_and_leaves_out_the_bo
     assert without_bot_words("the stream broke: INTERNAL: my secret plan") == (
         "the stream broke: INTERNAL (its own words left out)"
     )
-    v1 = _v1_fault("b", _status_text(grpc.StatusCode.UNIMPLEMENTED, "my secret plan"))
+    v1 = v1_fault("b", status_text(grpc.StatusCode.UNIMPLEMENTED, "my secret plan"))
     void = f"no bot got to make a decision; b (handshake: {v1.detail}); c (startup: exit code 1)"
     assert without_bot_words(void) == void.replace(": my secret plan", "")
     for kept in ("the stream broke: UNAVAILABLE", "KNOCK is not legal (legal: draw, take QS)", "process exit code 1"):

@@ -21,16 +21,13 @@ from hypothesis import strategies as st
 from referee.leaguefile.duel_state import DuelState
 from referee.leaguefile.schedule import Sprt
 from referee.publish.text import duel_lines
+from referee.records.sequential import MIN_ADJUSTED_DEALS, Measure, SequentialTest, Verdict
 from referee.records.standings import compute_standings
 from referee.records.standings import tally as standings_tally
 from referee.records.stats import (
-    MIN_ADJUSTED_DEALS,
     DealOutcome,
-    Measure,
     PairTally,
-    SequentialTest,
     StatisticsError,
-    Verdict,
     deal_outcome,
     deal_outcomes,
     elo_from_score,

@@ -201,7 +201,8 @@ def _duel_format(args: argparse.Namespace, league: League) -> Sprt:
     """The sprt format the options of ``referee duel`` ask for; a :class:`UsageError` names a bad one."""
     from referee.leaguefile.config import MAX_GAMES
     from referee.leaguefile.schedule.sprt import MAX_ELO
-    from referee.records.stats import Measure, SequentialTest, StatisticsError
+    from referee.records.sequential import Measure, SequentialTest
+    from referee.records.stats import StatisticsError
 
     for name in (args.bot, args.other):
         if name not in league.bot_names:

@@ -15,8 +15,9 @@ from pathlib import Path
 from referee.leaguefile.schedule.sprt import Sprt
 from referee.records.luck import LuckError
 from referee.records.results import GameRecord, LeagueRecord
+from referee.records.sequential import Measure, Verdict
 from referee.records.standings import LuckOf, folder_luck
-from referee.records.stats import DealGame, Measure, Verdict, deal_outcome
+from referee.records.stats import DealGame, deal_outcome
 
 
 class DuelState:

@@ -26,7 +26,7 @@ import grpc
 import grpc.aio
 
 from referee.engine.games import Action
-from referee.play.session import Stream
+from referee.play.transport import Stream
 from referee.protocol.messages import GAME_TO_PB, PROTOCOL_VERSION, action_to_pb
 from referee.v2 import bot_pb2 as pb
 
@@ -136,7 +136,7 @@ HANDSHAKE = handshake_bytes()
 
 
 class FakeStream:
-    """A :class:`referee.play.session.Stream` whose bot side a test writes: every request it is sent is kept
+    """A :class:`referee.play.transport.Stream` whose bot side a test writes: every request it is sent is kept
     (:attr:`requests`), every message it gives the session is one the test put in.
 
     It answers the handshake by itself (``handshake``, None to leave that to
@@ -209,7 +209,7 @@ class FakeStream:
 
 
 class FakeTransport:
-    """A :class:`referee.play.session.Transport` that opens its :class:`FakeStream` at once (``refusal``: what
+    """A :class:`referee.play.transport.Transport` that opens its :class:`FakeStream` at once (``refusal``: what
     :meth:`play_refusal` says, as a v1 bot's server would)."""
 
     def __init__(self, stream: FakeStream | None = None, refusal: str | None = None) -> None:

@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import grpc
 import grpc.aio
@@ -39,14 +39,14 @@ from google.protobuf.message import DecodeError
 
 from referee.engine.games.base import Action
 from referee.play.freezer import OffMove
-from referee.play.processes import ADDRESS_VARIABLE, BotProcess, BotSpec
+from referee.play.processes import BotProcess, BotSpec
+from referee.play.transport import MAX_REPLY_BYTES, GrpcTransport, Stream, Transport, status_text, v1_fault
 from referee.protocol.clock import Clock, LoopClock, TimeControl, Timer, charged_seconds
 from referee.protocol.codec import decision_from_bytes, play_request
-from referee.protocol.faults import COULD_NOT_DECIDE, NOT_SERVED, STREAM_BROKE, V1_MOVED, BotFault, FaultKind
+from referee.protocol.faults import COULD_NOT_DECIDE, STREAM_BROKE, BotFault, FaultKind
 from referee.protocol.messages import (
     GAME_FROM_PB,
     GAME_TO_PB,
-    PLAY_METHOD,
     PROTOCOL_VERSION,
     MalformedMessage,
     action_from_pb,
@@ -55,15 +55,9 @@ from referee.protocol.messages import (
 from referee.protocol.setup import GameSetup
 from referee.v2 import bot_pb2 as pb
 
-MAX_REPLY_BYTES = 1 << 20  # a real reply is a few bytes; anything near this is a fault
 # How long a broken stream waits for the bot's exit status, so the fault can name it. It passes
 # through the sandbox's own processes, which takes a few milliseconds, more on a busy machine.
 EXIT_STATUS_WAIT_SECONDS = 1.0
-# How long a failed handshake's probe waits for a bot's server to say it has no Play method (a v1 bot).
-V1_PROBE_SECONDS = 1.0
-# gRPC waits a second before retrying a connection by default; a starting bot listens sooner.
-RECONNECT_BACKOFF_MS = 50
-MAX_RECONNECT_BACKOFF_MS = 500
 # However little of it the honest clock charges, a decision ends as a timeout once the wall clock
 # reaches this many times its limit, plus the extra: the referee never waits without end.
 WALL_CAP_FACTOR = 3
@@ -145,148 +139,12 @@ class Player(Protocol):
     ) -> Reply: ...
 
 
-class Stream(Protocol):
-    """The bot's Play stream as a session uses it: PlayRequests' bytes out, PlayResponses' bytes in.
-
-    A ``grpc.aio`` stream-stream call without serializers is one; :class:`referee.play.fakes.FakeStream`,
-    which a test scripts message by message, is another. A stream that breaks raises
-    :class:`grpc.aio.AioRpcError` (its final status) from :meth:`read` and :meth:`write`.
-    """
-
-    async def write(self, request: bytes) -> None: ...
-
-    async def read(self) -> object:
-        """The next message's bytes, or :data:`grpc.aio.EOF` once the bot has ended its side."""
-        ...
-
-    async def done_writing(self) -> None:
-        """End the referee's side: the bot sees the stream end, and may end its own."""
-        ...
-
-    def cancel(self) -> bool: ...
-
-
-class Transport(Protocol):
-    """How a session reaches its bot once the process is launched: :class:`GrpcTransport`, or a test's fake."""
-
-    async def open(self, timeout: float) -> Stream:
-        """Wait (at most ``timeout`` seconds) until the bot listens, and open its Play stream; raise a
-        ``startup`` :class:`BotFault` if it does not listen."""
-        ...
-
-    async def play_refusal(self) -> str | None:
-        """How the bot refuses a Play stream (``UNIMPLEMENTED: ...``: a v1 bot), or None if it does not."""
-        ...
-
-    async def close(self) -> None: ...
-
-
-class GrpcTransport:
-    """The real :class:`Transport`: a ``grpc.aio`` channel to the bot's address and the Play call on it.
-
-    A failure to connect is named from what the process did meanwhile (it
-    exited, hit a limit, listens without speaking gRPC), so it is given the process.
-    """
-
-    def __init__(self, process: BotProcess) -> None:
-        self.process = process
-        self.channel: grpc.aio.Channel | None = None
-
-    async def open(self, timeout: float) -> Stream:
-        address = self.process.address
-        assert address is not None  # launched: the bot's address is known
-        self.channel = grpc.aio.insecure_channel(
-            address,
-            options=[
-                ("grpc.max_receive_message_length", MAX_REPLY_BYTES),
-                ("grpc.enable_retries", 0),
-                ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS),
-                ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_BACKOFF_MS),
-                # No bandwidth probes: each is a ping, which a bot frozen off move would leave unanswered,
-                # and gRPC closes a connection whose ping goes unanswered for a minute.
-                ("grpc.http2.bdp_probe", 0),
-            ],
-        )
-        await self._wait_ready(timeout)
-        # No serializers: requests go as the bytes referee.protocol.messages makes, replies come as bytes
-        # the session parses, so a reply that does not parse is a fault it can name.
-        call: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
-        return call
-
-    async def close(self) -> None:
-        if self.channel is not None:
-            channel, self.channel = self.channel, None
-            with contextlib.suppress(Exception):
-                await channel.close(grace=None)
-
-    async def _wait_ready(self, timeout: float) -> None:
-        assert self.channel is not None  # opened by open()
-        ready = asyncio.ensure_future(self.channel.channel_ready())
-        waiters: set[asyncio.Future[Any]] = {ready}
-        exited: asyncio.Future[int] | None = None
-        process = self.process.process
-        if process is not None:
-            exited = asyncio.ensure_future(process.wait())
-            waiters.add(exited)
-        try:
-            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in waiters:
-                task.cancel()
-        if ready in done and not ready.cancelled():
-            return
-        # The address the bot was given, as it sees it (in its sandbox, not the host's path to the socket).
-        address = f"{self.process.bot_address} (its {ADDRESS_VARIABLE})"
-        hint = self.process.log_hint()
-        if exited is not None and exited in done:
-            ended = "was" if self.process.killed_by_signal() else "exited with"
-            detail = f"{ended} {self.process.exit_detail(cause=' (%s)')}"
-            raise BotFault(FaultKind.STARTUP, f"{detail} before listening on {address}" + hint, self.process.spec.name)
-        hits = self.process.limits_hit()
-        if hits:  # still running, but held back by a limit (a fork bomb at the process limit, say)
-            raise BotFault(
-                FaultKind.STARTUP,
-                f"did not listen on {address} within {timeout:g} s: {'; '.join(hits)}" + hint,
-                self.process.spec.name,
-            )
-        if self.process.accepts_connections():
-            raise BotFault(
-                FaultKind.STARTUP,
-                f"listens on {address} but does not speak gRPC's HTTP/2, so not the bot protocol "
-                f"(docs/bot-protocol.md): no answer the referee could connect with within {timeout:g} s" + hint,
-                self.process.spec.name,
-            )
-        raise BotFault(
-            FaultKind.STARTUP, f"did not listen on {address} within {timeout:g} s" + hint, self.process.spec.name
-        )
-
-    async def play_refusal(self) -> str | None:
-        """How the bot's server refuses Play (``UNIMPLEMENTED: ...``), asked on a fresh call that sends nothing;
-        None if it does not refuse it.
-
-        A v1 bot refuses the stream at once, but a handshake written at that
-        moment can fail first, and gRPC then ends the call with INTERNAL
-        instead: this second call, which writes nothing, cannot race.
-        """
-        assert self.channel is not None  # opened by open()
-        probe: grpc.aio.StreamStreamCall[bytes, bytes] = self.channel.stream_stream(PLAY_METHOD)()
-        try:
-            async with asyncio.timeout(V1_PROBE_SECONDS):
-                code = await probe.code()
-                details = await probe.details()
-        except (TimeoutError, grpc.aio.AioRpcError):
-            return None  # it serves Play (or is too far gone to say): the stream's own fault stands
-        finally:
-            probe.cancel()
-        return _status_text(code, details) if code is grpc.StatusCode.UNIMPLEMENTED else None
-
-
 class BotSession:
     """One bot: its process (see :mod:`referee.play.processes`) and the v2 stream the referee talks to it on.
 
-    The stream comes from a :class:`Transport` and the decisions are timed on a
-    :class:`~referee.protocol.clock.Clock`, both parts a session may be given: by
-    default the real ones (:class:`GrpcTransport`, :class:`~referee.protocol.clock.LoopClock`);
+    The stream comes from a :class:`~referee.play.transport.Transport` and the decisions are timed on a
+    :class:`~referee.protocol.clock.Clock`, both parts a session may be given: by default the real ones
+    (:class:`~referee.play.transport.GrpcTransport`, :class:`~referee.protocol.clock.LoopClock`);
     :mod:`referee.play.fakes` has fakes that play a decision's races in memory.
     """
 
@@ -388,7 +246,7 @@ class BotSession:
             if fault.kind is FaultKind.CRASH and not self.process.has_exited():
                 refusal = await self.transport.play_refusal()
             if refusal is not None:
-                raise _v1_fault(self.name, refusal) from None
+                raise v1_fault(self.name, refusal) from None
             raise BotFault(FaultKind.HANDSHAKE, fault.detail, self.name) from None
         finally:
             waiter, self._handshake_waiter = self._handshake_waiter, None
@@ -618,7 +476,7 @@ class BotSession:
             return self._broken
         self.healthy = False
         if isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.UNIMPLEMENTED:
-            fault = _v1_fault(self.name, _status_text(error.code(), error.details()))
+            fault = v1_fault(self.name, status_text(error.code(), error.details()))
         elif isinstance(error, grpc.aio.AioRpcError) and error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
             fault = BotFault(
                 FaultKind.MALFORMED, f"a reply over the {MAX_REPLY_BYTES} byte limit broke the stream", self.name
@@ -633,7 +491,7 @@ class BotSession:
                 )
             else:
                 how = (
-                    _status_text(error.code(), error.details())
+                    status_text(error.code(), error.details())
                     if isinstance(error, grpc.aio.AioRpcError)
                     else str(error)
                 )
@@ -772,17 +630,3 @@ def decision_action(decision: pb.Decision, bot: str) -> Action:
 
 class _StreamEnded(Exception):
     """The bot ended its side of the stream."""
-
-
-def _status_text(code: grpc.StatusCode, details: str | None) -> str:
-    """A call's final status as a fault names it: ``UNIMPLEMENTED: Method not found!``."""
-    return f"{code.name}{': ' + details if details else ''}"
-
-
-def _v1_fault(name: str, how: str) -> BotFault:
-    """The handshake fault of a bot that serves only the v1 protocol, saying where the v2 guide is."""
-    return BotFault(
-        FaultKind.HANDSHAKE,
-        f"{NOT_SERVED} {PLAY_METHOD} ({how}): {V1_MOVED}, one stream per bot; docs/bot-protocol.md is the guide",
-        name,
-    )

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from referee.common.printable import printable_line
 from referee.records.luck import MODEL as LUCK_MODEL
+from referee.records.sequential import Verdict, describe_hypothesis
 from referee.records.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR
-from referee.records.stats import CONFIDENCE, Comparison, Interval, Verdict, describe_hypothesis
+from referee.records.stats import CONFIDENCE, Comparison, Interval
 
 if TYPE_CHECKING:
     from referee.leaguefile.duel_state import DuelState

@@ -29,15 +29,14 @@ number, wrapping round.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, MutableSequence, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from functools import cache
 from typing import Any, ClassVar, Protocol, Self
 
 from referee.common.errors import DecksExhaustedError, GameArgumentError, GameOverError, IllegalActionError
-from referee.engine.cards import DECK, Card, shuffled_deck
+from referee.engine.cards import Card
 from referee.engine.games.actions import (
     CENTRE_SLOTS,
-    DECK_CARDS,
     DRAW,
     KNOCK,
     PASS,
@@ -50,6 +49,7 @@ from referee.engine.games.actions import (
     check_action_form,
     require_int,
 )
+from referee.engine.games.decks import checked_deck, checked_decks, seeded_deck
 from referee.engine.games.events import EndReason, Event, EventKind, GameResult, HandResult, Observation, Phase, made
 from referee.engine.hands import HandRank, rank_held
 from referee.engine.seeding import SeedStream
@@ -77,7 +77,6 @@ __all__ = [
     "RandomSource",
     "action",
     "check_action_form",
-    "seeded_deck",
 ]
 
 DEFAULT_TURN_LIMIT = 200
@@ -91,38 +90,11 @@ _SHOWDOWN = EventKind.SHOWDOWN
 _new_tuple = tuple.__new__  # _new_tuple(Event, all seven fields) is Event(...) without its keyword defaults' cost
 
 
-def _checked_deck(deck: object, source: str) -> tuple[Card, ...]:
-    """Return ``deck`` as a tuple after checking it holds distinct cards of the deck; else raise."""
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Iterable):
-        raise GameArgumentError(
-            f"{source}: a deck is a sequence of Card (for example parse_cards('AS KD 2C ...')), "
-            f"got {type(deck).__name__}"
-        )
-    cards = tuple(deck)
-    seen: set[Card] = set()
-    for position, card in enumerate(cards):
-        if not (
-            isinstance(card, Card) and card in DECK_CARDS and card.rank.__class__ is int and card.suit.__class__ is int
-        ):
-            raise GameArgumentError(
-                f"{source}: position {position} holds {card!r} ({type(card).__name__}), not a Card of the deck"
-            )
-        if card in seen:
-            raise GameArgumentError(f"{source}: card {card} appears more than once (again at position {position})")
-        seen.add(card)
-    return cards
-
-
 @cache
 def _turn_order(num_players: int, seat: int, in_hand: tuple[bool, ...]) -> tuple[int, ...]:
     """The seats in the hand (``in_hand``) in turn order from ``seat``'s left, ``seat`` left out (a pure function,
     its answers kept: every deal, stop and knock asks it, and a table has few states)."""
     return tuple(other % num_players for other in range(seat + 1, seat + num_players) if in_hand[other % num_players])
-
-
-def seeded_deck(seed: int, hand_number: int) -> list[Card]:
-    """Return the deck of hand ``hand_number`` of a game with ``seed``, as a game deals it without ``decks``."""
-    return shuffled_deck(SeedStream.derive(seed, "hand", hand_number, "deck"))
 
 
 class RandomSource(Protocol):
@@ -133,10 +105,6 @@ class RandomSource(Protocol):
     def getrandbits(self, k: int, /) -> int: ...
 
     def random(self) -> float: ...
-
-
-def _deck_in_order(hand_number: int) -> tuple[Card, ...]:
-    return DECK
 
 
 class Game(ABC):
@@ -206,14 +174,7 @@ class Game(ABC):
         if callable(decks):
             self._deck_source = decks
         elif decks is not None:
-            if isinstance(decks, (str, bytes)) or not isinstance(decks, Sequence):
-                raise GameArgumentError(
-                    f"decks must be a list of decks (one per hand) or a callable hand_number -> deck, "
-                    f"got {type(decks).__name__}"
-                )
-            self._fixed_decks = [
-                _checked_deck(deck, f"decks[{number - 1}] (hand {number})") for number, deck in enumerate(decks, 1)
-            ]
+            self._fixed_decks = checked_decks(decks)
         self.lives = [STARTING_LIVES] * num_players
         self.floating = [False] * num_players
         self.in_game = [True] * num_players
@@ -391,64 +352,6 @@ class Game(ABC):
     def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[Self]:
         """Endless states drawn as :meth:`from_observation` draws one, the observation read once, up front."""
 
-    @classmethod
-    def _seats_dealt_in(cls, observation: Observation, kind: type[Observation]) -> list[bool]:
-        """Check that ``observation`` is a ``kind`` of a game still on; return the seats dealt into its hand
-        (those in it, and those that forfeited since)."""
-        if not isinstance(observation, kind):
-            raise GameArgumentError(f"from_observation: a {kind.__name__} is needed, got {type(observation).__name__}")
-        if observation.phase is Phase.OVER:
-            raise GameArgumentError("from_observation: the game is over; there is no state to play on from")
-        forfeited_now = {event.seat for event in observation.hand_events if event.kind is EventKind.FORFEIT}
-        return [observation.in_hand[seat] or seat in forfeited_now for seat in range(observation.num_players)]
-
-    @classmethod
-    def _from_public_record(cls, observation: Observation, rng: RandomSource, forfeits: list[int]) -> Self:
-        """A game in the public state ``observation`` shows, for ``from_observation``: each game then places the cards.
-
-        ``forfeits`` are the seats that forfeited in this hand, in order.
-        The hands are left empty. What no seat can know is drawn with
-        ``rng``: the seed of later hands' decks, and the order in which seats
-        left the game in earlier hands (this hand's forfeits last).
-        """
-        players = observation.num_players
-        # Built on the deck in order (no shuffle to pay for: the caller places every card), then given the state.
-        game = cls(
-            players,
-            seed=rng.getrandbits(64),
-            first_dealer=observation.dealer,
-            decks=_deck_in_order,
-            turn_limit=observation.turn_limit,
-        )
-        game._deck_source = None  # later hands are dealt from the drawn seed
-        game.lives = list(observation.lives)
-        game.floating = list(observation.floating)
-        game.in_game = list(observation.in_game)
-        game.in_hand = list(observation.in_hand)
-        game.hands = [[] for _ in range(players)]
-        game.out_of_play = []
-        earlier = [seat for seat in range(players) if not observation.in_game[seat] and seat not in forfeits]
-        rng.shuffle(earlier)
-        game.eliminations = earlier + forfeits
-        game.forfeited = list(forfeits)
-        game._eliminated_this_hand = list(forfeits)
-        game.events = list(observation.hand_events)
-        game.hand_results = []
-        game._hand_event_start = 0
-        game.hand_number = observation.hand_number
-        game.dealer = observation.dealer
-        game.phase = observation.phase
-        game.current_seat = observation.current_seat
-        game.ender = observation.ender
-        game.turns_this_hand = observation.turns_this_hand
-        game.final_queue = []
-        if observation.phase is Phase.FINAL and observation.ender is not None and observation.current_seat is not None:
-            order = game._seats_from_left_of(observation.ender)
-            game.final_queue = order[order.index(observation.current_seat) + 1 :]
-        game._next_deck = None
-        game._legal = game._view = None  # nothing of the deal it was built with is kept
-        return game
-
     # ----- forfeit ----------------------------------------------------------
 
     def forfeit(self, seat: int, reason: str = "") -> None:
@@ -510,7 +413,7 @@ class Game(ABC):
         if self._deck_source is not None:
             source = f"decks({hand_number})"
             given = self._deck_source(hand_number)
-            deck = seeded_deck(self.seed, hand_number) if given is None else list(_checked_deck(given, source))
+            deck = seeded_deck(self.seed, hand_number) if given is None else list(checked_deck(given, source))
         elif self._fixed_decks is not None:
             if hand_number > len(self._fixed_decks):
                 raise DecksExhaustedError(hand_number, len(self._fixed_decks))

@@ -33,6 +33,7 @@ from referee.engine.games.base import (
 )
 from referee.engine.games.brag_sampling import CardInference, NoConfiguration
 from referee.engine.games.events import made
+from referee.engine.games.sampling import public_state, seats_dealt_in
 
 FACE_UP_SLOT = 2
 # from_observation's passes over the hand: another is made only where resampling dropped every agreeing configuration.
@@ -115,7 +116,7 @@ class BastardBrag(Game):
     def states_from_observation(cls, observation: Observation, rng: RandomSource) -> Iterator[BastardBrag]:
         """Endless states drawn as :meth:`from_observation` draws one: the hand's record is followed once, up
         front (so a bad observation raises here), and each state after costs only its draw."""
-        starting = cls._seats_dealt_in(observation, BastardBragObservation)
+        starting = seats_dealt_in(observation, BastardBragObservation)
         assert isinstance(observation, BastardBragObservation)  # checked just above
         seat, players = observation.seat, observation.num_players
         for attempt in range(1, _PASSES + 1):
@@ -148,7 +149,7 @@ class BastardBrag(Game):
                     f"from_observation: no game of Bastard Brag shows this observation: {len(places.set_aside)} "
                     f"cards would be set aside, not {set_aside}"
                 )
-            game = cls._from_public_record(observation, rng, inference.forfeits)
+            game = public_state(cls, observation, rng, inference.forfeits)
             game.hands = places.hands
             game.centre = places.centre
             game.set_aside = places.set_aside

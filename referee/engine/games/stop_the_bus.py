@@ -38,6 +38,7 @@ from referee.engine.games.base import (
     action,
 )
 from referee.engine.games.events import made
+from referee.engine.games.sampling import public_state, seats_dealt_in
 from referee.engine.seeding import SeedStream
 
 _NORMAL_TURN = (DRAW, TAKE, STOP)
@@ -418,7 +419,7 @@ def _inconsistent(problem: str) -> GameArgumentError:
 
 
 def _sampled_states(cls: type[StopTheBus], observation: Observation, rng: RandomSource) -> Iterator[StopTheBus]:
-    starting = cls._seats_dealt_in(observation, StopTheBusObservation)
+    starting = seats_dealt_in(observation, StopTheBusObservation)
     assert isinstance(observation, StopTheBusObservation)  # checked just above
     seat, players = observation.seat, observation.num_players
     walk = _Walk(players)
@@ -475,7 +476,7 @@ def _draws(
             hands[holder].sort()
         hands[seat] = list(observation.hand)
 
-        game = cls._from_public_record(observation, rng, forfeits)
+        game = public_state(cls, observation, rng, forfeits)
         game.hands = hands
         game.out_of_play = out_of_play
         game.discard_pile = list(walk.pile)  # each state its own

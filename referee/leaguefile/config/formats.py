@@ -20,7 +20,7 @@ from referee.leaguefile.config.schema import (
 )
 from referee.leaguefile.schedule import FORMATS, Format, Gauntlet, RoundRobin, Sampled, Sprt
 from referee.leaguefile.schedule.sprt import HYPOTHESIS_KEYS
-from referee.records.stats import Measure
+from referee.records.sequential import Measure
 
 _SAMPLED = by_name(FORMAT[Sampled.type])
 _GAUNTLET = by_name(FORMAT[Gauntlet.type])

@@ -4,7 +4,7 @@
 beta: 0.05, max_games: N}`` (or ``difference0`` and ``difference1`` for a
 test on the mean score difference; ``alpha`` and ``beta`` default to 0.05,
 ``max_games`` to :data:`DEFAULT_MAX_GAMES`). The test itself is
-:class:`referee.records.stats.SequentialTest`; this module says which games feed it.
+:class:`referee.records.sequential.SequentialTest`; this module says which games feed it.
 
 A *deal* is one table of A, B and ``table_size - 2`` field bots (every bot
 that is not a candidate, in the league file's order; at a table of two, A
@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 from referee.engine.seeding import derive_seed
 from referee.leaguefile.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group
 from referee.records.luck import MODEL as LUCK_MODEL
-from referee.records.stats import Measure, SequentialTest, describe_hypothesis
+from referee.records.sequential import Measure, SequentialTest, describe_hypothesis
 
 DEFAULT_MAX_GAMES = 10_000  # a duel's bound when the league file sets none: about an hour of the sample bots
 DEFAULT_ERROR_RATE = 0.05  # alpha and beta when the league file sets none, as fastchess's examples use

@@ -143,6 +143,25 @@ def test_a_fault_found_in_every_game_is_one_problem_told_once_with_its_first_gam
     shutil.rmtree(Path(kept).parent)
 
 
+def test_each_games_line_marks_the_game_that_failed_and_what_failed_in_it(bots, tmp_path) -> None:
+    # The bot crashes at its fourth decision of its second game (of three, in one process): that game's line says so,
+    # as it is said, and the other two read as games that went well.
+    crashing = [PYTHON, str(BAD_BOTS / "crash.py"), "--at", "4", "--in-game", "2", "--marker", bots.marker]
+    checked = check_bot(bots, "--game", "stop_the_bus", "--seats", "3", "--games", "3", "--", *crashing)
+    assert checked.returncode == 1
+    games = [line for line in checked.stdout.splitlines() if line.startswith("- stop_the_bus at 3 seats, game ")]
+    assert len(games) == 3, checked.stdout
+    first, second, third = games
+    assert "FAILED" not in first and "FAILED" not in third, checked.stdout
+    kept = Path(checked.stdout.split("are kept in ")[1].split()[0])
+    crash = next(record for record in read_log(kept / "check-stop_the_bus-3-2.jsonl") if record["type"] == "fault")
+    assert second.startswith(
+        f"- stop_the_bus at 3 seats, game 2 (seat 2, seed 3002): FAILED (a crash fault at decision {crash['n']}, "
+        "which forfeited the game): placed 3 of 3, "
+    ), second
+    shutil.rmtree(kept)
+
+
 def test_the_opponents_are_named_and_a_submission_folder_is_an_opponent(bots, tmp_path) -> None:
     random_bot = [PYTHON, str(SAMPLE_BOTS / "random_bot.py"), "--marker", bots.marker]
     checked = check_bot(bots, *QUICK, "--", *random_bot)

@@ -410,6 +410,10 @@ class _Table:
     def _is_self(self, name: str) -> bool:
         return name.startswith(f"{SELF}-")
 
+    def _own(self, fault: dict[str, Any], seat: int) -> bool:
+        """Whether a fault of the game's log is the bot's own: at its seat, or of a copy of it (--opponent self)."""
+        return bool(fault["seat"] == seat or self._is_self(fault["bot"]))
+
     async def check(self) -> None:
         try:
             for number in range(self.settings.games_per_size):
@@ -538,12 +542,16 @@ class _Table:
         self.report.games += 1
         decisions = len(result.latencies_ms[seat])
         timed = f", slowest {max(times):.1f} ms" if times else (", none answered" if decisions else "")
+        forfeit = str(result.forfeits[seat]) if seat in result.forfeits else None
+        limit = settings.timing.move_time_ms * SLOW_FRACTION
+        slow = [record for record in answered if record["ms"] > limit]
+        own = [record for record in records if record["type"] == "fault" and self._own(record, seat)]
+        failed = _what_failed(own, forfeit, len(slow))
         self.report.say(
-            f"- {game_label}: placed {result.place_of(seat)} of {seats}, {decisions} "
-            f"decision{'' if decisions == 1 else 's'}{timed}"
+            f"- {game_label}: {f'FAILED ({failed}): ' if failed else ''}placed {result.place_of(seat)} of {seats}, "
+            f"{decisions} decision{'' if decisions == 1 else 's'}{timed}"
         )
         problems = len(self.report.problems)
-        forfeit = str(result.forfeits[seat]) if seat in result.forfeits else None
         told = self._faults(records, seat, game_label, where, forfeit, bot.log_path)
         if forfeit is not None:
             check = Check("forfeit", FAIL, forfeit, **where, facts={"log": str(bot.log_path)})
@@ -557,8 +565,6 @@ class _Table:
                     particulars=log_tail(bot.log_path),
                     in_a_game=True,
                 )
-        limit = settings.timing.move_time_ms * SLOW_FRACTION
-        slow = [record for record in answered if record["ms"] > limit]
         if slow:
             self.report.problem(
                 f"{len(slow)} slow decision{'' if len(slow) == 1 else 's'} (over half the "
@@ -595,7 +601,7 @@ class _Table:
         """Report the bot's faults in a game (and its copies', under --opponent self); note the other opponents'.
         Return whether one of them is what ``forfeit`` (the bot's forfeit of the game, if any) was for."""
         faults = [record for record in records if record["type"] == "fault"]
-        own = [record for record in faults if record["seat"] == seat or self._is_self(record["bot"])]
+        own = [record for record in faults if self._own(record, seat)]
         told = False
         for kind in sorted({record["kind"] for record in own}):
             of_kind = [record for record in own if record["kind"] == kind]
@@ -661,6 +667,27 @@ class _Table:
                 Check("slow messages", FAIL, detail, game=self.game, seats=self.seats),
                 where=self.label,
             )
+
+
+def _what_failed(own: list[dict[str, Any]], forfeit: str | None, slow: int) -> str:
+    """What went wrong for the bot in one game, for its line (empty: nothing): its faults by kind, each with the
+    decision of the first, the forfeit, the slow decisions."""
+    found = []
+    kinds = list(dict.fromkeys(record["kind"] for record in own))  # in the order first met
+    for kind in kinds:
+        of_kind = [record for record in own if record["kind"] == kind]
+        first = of_kind[0]["n"]
+        found.append(
+            f"a {kind} fault at decision {first}"
+            if len(of_kind) == 1
+            else f"{len(of_kind)} {kind} faults, the first at decision {first}"
+        )
+    if forfeit is not None:
+        cost = any(forfeit.startswith(f"{kind}:") for kind in kinds)
+        found.append("which forfeited the game" if cost else f"forfeited the game: {forfeit}")
+    if slow:
+        found.append(f"{slow} slow decision{'' if slow == 1 else 's'}")
+    return ", ".join(found)
 
 
 def _without_output_hint(detail: str, log_path: Path | None) -> tuple[str, str]:

@@ -8,6 +8,14 @@
     if __name__ == "__main__":
         run_bot(decide, name="first-legal")
 
+``run_bot`` takes what the bot says of itself in its handshake: ``name``
+(required), ``version`` (``"1.0"`` by default) and ``author``; and ``games``,
+the games it plays, by their names (``"stop_the_bus"``, ``"bastard_brag"``;
+both by default). A league seats it only at a game it lists: a league of
+another game refuses it at its handshake (``does not play bastard_brag``),
+and ``referee check-bot`` checks it at the games it lists alone. A bot of
+one game says so: ``run_bot(decide, name="bus-only", games=["stop_the_bus"])``.
+
 ``obs`` is the engine's own observation type
 (:class:`referee.engine.games.StopTheBusObservation` or
 :class:`referee.engine.games.BastardBragObservation`): your hand as
@@ -314,7 +322,13 @@ def run_bot(
     argv: list[str] | None = None,
     timed: bool = False,
 ) -> None:
-    """Serve ``decide`` as a bot until the referee stops it; ``timed``: call it as ``decide(obs, clock)``."""
+    """Serve ``decide`` as a bot until the referee stops it.
+
+    ``name``, ``version`` and ``author`` are what its handshake says of it; ``games`` the games it plays, by name
+    (both by default: a league of a game it does not list refuses it at its handshake); the hooks are called as the
+    module's doc says; ``argv`` is the command line read for ``--address`` (by default the process's); ``timed``:
+    call ``decide(obs, clock)`` with the request's :class:`MoveClock`.
+    """
     servicer = BotServicer(
         decide,  # type: ignore[arg-type]
         name,

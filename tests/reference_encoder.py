@@ -121,8 +121,10 @@ def decision_request_to_pb(
     move_time_ms: int,
     time_bank_ms: int,
     default: Action | None = None,
+    last_charged_ms: int = 0,
 ) -> pb.DecisionRequest:
-    """The reference DecisionRequest for the game's current seat, built from ``Game.observation``.
+    """The reference DecisionRequest for the game's current seat, built from ``Game.observation``: its clock is
+    the move time, the bank left and what the seat's previous decision was charged (``last_charged_ms``).
 
     :class:`referee.protocol.codec.RequestEncoder` writes the same bytes faster; a test holds them equal.
     """
@@ -136,6 +138,7 @@ def decision_request_to_pb(
         seat=seat,
         move_time_ms=move_time_ms,
         time_bank_ms=time_bank_ms,
+        last_charged_ms=last_charged_ms,
     )
     fill_observation(message.observation, obs)
     fill_events(message.events, game, first_event)

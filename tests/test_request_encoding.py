@@ -30,7 +30,7 @@ from referee.records.gamelog import GameLog, decision_record
 from referee.v2 import bot_pb2 as pb
 from tests.reference_encoder import decision_request_to_pb, game_end_to_pb
 
-# Decision numbers and banks that cross the varint sizes (1, 2 and 3 bytes).
+# Decision numbers, banks and charges that cross the varint sizes (1, 2 and 3 bytes).
 NUMBER_STEPS = (1, 1, 1, 126, 16_255)
 BANKS = (0, 5, 127, 128, 10_000, 16_384)
 
@@ -57,8 +57,12 @@ def test_every_request_and_game_end_encoded_from_the_game_equals_the_reference(g
             number += rng.choice(NUMBER_STEPS)
             bank_ms = rng.choice(BANKS)
             default = game.default_action() if seed % 2 else None
-            encoded = encoder.request(number, TimeControl(move_time_ms, bank_ms, 50), events_sent[seat], default)
-            expected = decision_request_to_pb(game, game_id, number, events_sent[seat], move_time_ms, bank_ms, default)
+            last_charged_ms = rng.choice(BANKS)
+            clock = TimeControl(move_time_ms, bank_ms, 50, last_charged_ms)
+            encoded = encoder.request(number, clock, events_sent[seat], default)
+            expected = decision_request_to_pb(
+                game, game_id, number, events_sent[seat], move_time_ms, bank_ms, default, last_charged_ms
+            )
             assert encoded == expected.SerializeToString(), (
                 f"seed {seed}, decision {number}, seat {seat}:\n{pb.DecisionRequest.FromString(encoded)}\n"
                 f"expected:\n{expected}"

@@ -39,8 +39,8 @@ the referee records a malformed-reply fault quoting it.
 
 A bot that thinks for as long as it may (a search) asks for its clock:
 ``run_bot(decide, name=..., timed=True)`` calls ``decide(obs, clock)``, the
-:class:`MoveClock` of the request (its move time, its bank, and when it
-arrived).
+:class:`MoveClock` of the request (its move time, its bank left, when it
+arrived, and what the previous decision was charged).
 """
 
 from __future__ import annotations
@@ -98,12 +98,18 @@ class MoveClock:
     The referee charges the time the bot's process uses from the request's
     arrival (docs/bot-protocol.md, "Time"); ``arrived`` is that moment on
     :func:`time.perf_counter`, so wall time since then is never less than
-    what is charged.
+    what is charged. This decision may be charged ``move_time_ms`` plus
+    ``time_bank_ms`` (plus the grace of ``GameStart.time_limits``) before it
+    is a timeout; what it is charged beyond ``move_time_ms`` comes out of the
+    bank. ``last_charged_ms`` is what the referee charged the bot's previous
+    decision in this game (0 for the first): set beside the time that decision
+    meant to use, it says how the machine treats the bot.
     """
 
     move_time_ms: int  # the time for this move
     time_bank_ms: int  # the bank left in this game, spent by moves that run over
     arrived: float  # time.perf_counter() as the request arrived
+    last_charged_ms: int = 0  # what the previous decision in this game was charged (0 for the first)
 
     def elapsed_s(self) -> float:
         """Seconds since the request arrived."""
@@ -244,7 +250,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
             observation = request.observation
             obs = observation_from_pb(observation, self.history.current_hand(observation.hand_number), legal)
             if self._timed:
-                clock = MoveClock(request.move_time_ms, request.time_bank_ms, arrived)
+                clock = MoveClock(request.move_time_ms, request.time_bank_ms, arrived, request.last_charged_ms)
                 chosen = self._decide(obs, clock)  # type: ignore[call-arg]
             else:
                 chosen = self._decide(obs)

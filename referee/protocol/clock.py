@@ -56,12 +56,15 @@ class TimeControl:
     A decision may be charged up to :attr:`limit_ms` (move time, bank left and
     grace) before it is a timeout; what it is charged beyond the move time
     comes out of the bank (:meth:`spend`). The charge itself is the honest
-    clock's (:func:`charged_seconds`), measured by the session.
+    clock's (:func:`charged_seconds`), measured by the session; the last one,
+    to the nearest millisecond, is :attr:`last_charged_ms`, told to the bot
+    in its next request (0 before its first decision).
     """
 
     move_time_ms: int
     bank_ms: int
     grace_ms: int
+    last_charged_ms: int = 0
 
     @classmethod
     def of(cls, timing: Timing) -> TimeControl:
@@ -74,7 +77,9 @@ class TimeControl:
         return self.move_time_ms + self.bank_ms + self.grace_ms
 
     def spend(self, charged_ms: float) -> None:
-        """Take what a decision was charged beyond the move time out of the bank (never below zero)."""
+        """Take what a decision was charged beyond the move time out of the bank (never below zero), and keep
+        the charge as :attr:`last_charged_ms`."""
+        self.last_charged_ms = round(charged_ms)
         over = charged_ms - self.move_time_ms
         if over > 0:
             self.bank_ms = max(0, int(self.bank_ms - over))

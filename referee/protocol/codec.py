@@ -272,7 +272,7 @@ class RequestEncoder:
 
         It carries the seat's observation and legal actions, the game's
         events from index ``first_event`` on, the seat's ``clock`` (move time
-        and bank left), and ``default`` as the default action.
+        and bank left, and what its previous decision was charged), and ``default`` as the default action.
         """
         game = self._game
         event_fields = self._event_fields
@@ -300,6 +300,9 @@ class RequestEncoder:
         ]
         if default is not None:
             request.append(_default_field(default))
+        last_charged_ms = clock.last_charged_ms
+        if last_charged_ms:
+            request.append(_scalar(_REQUEST.LAST_CHARGED_MS_FIELD_NUMBER, last_charged_ms))
         return b"".join(request)
 
     def game_end(self, first_event: int, is_void: bool) -> bytes:

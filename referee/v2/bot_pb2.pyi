@@ -362,7 +362,7 @@ class Event(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., hand_number: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., seat: _Optional[int] = ..., card: _Optional[_Union[Card, _Mapping]] = ..., taken: _Optional[_Union[Card, _Mapping]] = ..., slot: _Optional[int] = ..., count: _Optional[int] = ..., showdown: _Optional[_Union[Showdown, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("game_id", "decision_number", "seat", "observation", "events", "legal_actions", "move_time_ms", "time_bank_ms", "default_action")
+    __slots__ = ("game_id", "decision_number", "seat", "observation", "events", "legal_actions", "move_time_ms", "time_bank_ms", "default_action", "last_charged_ms")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -372,6 +372,7 @@ class DecisionRequest(_message.Message):
     MOVE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_ACTION_FIELD_NUMBER: _ClassVar[int]
+    LAST_CHARGED_MS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     decision_number: int
     seat: int
@@ -381,7 +382,8 @@ class DecisionRequest(_message.Message):
     move_time_ms: int
     time_bank_ms: int
     default_action: Action
-    def __init__(self, game_id: _Optional[str] = ..., decision_number: _Optional[int] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., default_action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    last_charged_ms: int
+    def __init__(self, game_id: _Optional[str] = ..., decision_number: _Optional[int] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., default_action: _Optional[_Union[Action, _Mapping]] = ..., last_charged_ms: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("decision_number", "action", "error")

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iostream>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -270,7 +271,20 @@ v2::Action decide_bastard_brag(const Turn& turn) {
   return *best;
 }
 
+// The clock, in the log once every kClockLogEvery decisions (the first included): the time left for
+// this move and in the bank, and what the referee charged the previous decision.
+constexpr int kClockLogEvery = 20;
+
+void log_clock(const v2::DecisionRequest& request) {
+  static int decisions_made = 0;
+  if (decisions_made++ % kClockLogEvery != 0) return;
+  std::cerr << "clock: decision " << request.decision_number() << ": move " << request.move_time_ms()
+            << " ms, bank " << request.time_bank_ms() << " ms left; the previous decision was charged "
+            << request.last_charged_ms() << " ms\n";
+}
+
 v2::Action decide(const Turn& turn) {
+  log_clock(turn.request);
   return turn.observation.has_stop_the_bus() ? decide_stop_the_bus(turn) : decide_bastard_brag(turn);
 }
 

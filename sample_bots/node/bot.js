@@ -231,7 +231,22 @@ function decideBastardBrag(obs) {
 // `obs` is the request's observation with `legal_actions` and `hand_events` (the kit keeps the
 // hand's public history). Returning one of obs.legal_actions, as decoded, serializes it back exactly.
 function decide(obs) {
+  logClock(obs);
   return obs.view === 'stop_the_bus' ? decideStopTheBus(obs) : decideBastardBrag(obs);
+}
+
+// The clock, in the log once every CLOCK_LOG_EVERY decisions (the first included): the time left
+// for this move and in the bank, and what the referee charged the previous decision.
+const CLOCK_LOG_EVERY = 20;
+let decisionsMade = 0;
+
+function logClock(obs) {
+  decisionsMade += 1;
+  if (decisionsMade % CLOCK_LOG_EVERY !== 1) return;
+  console.error(
+    `clock: decision ${obs.decision_number}: move ${obs.move_time_ms} ms, bank ${obs.time_bank_ms} ms left;` +
+      ` the previous decision was charged ${obs.last_charged_ms} ms`,
+  );
 }
 
 if (require.main === module) runBot(decide, { name: NAME, version: VERSION, author: 'sample' });

@@ -29,8 +29,18 @@ How it thinks (determinized Monte Carlo with the heuristic as the rollout policy
   in the same worlds by a margin the simulations make sure of (a paired
   difference ``Z`` standard errors above zero). Thinking stops early, after
   ``SETTLE_WORLDS`` worlds, once no action can catch up, or the best is
-  sure; at most ``THINK_SHARE`` of the move time is used (the referee
-  charges only the time used).
+  sure; the time it may take is its clock's (:func:`think_seconds`).
+- **Time.** Each request tells the move time, the bank left and what the
+  previous decision was charged. The search thinks ``THINK_SHARE`` of the
+  move time plus its share of the bank: the bank left spread over the next
+  ``BANK_DECISIONS`` decisions (so it is never used up: a decision spends at
+  most that share of what is left). What the previous decision was charged
+  beyond what the bot itself measured from its request's arrival to its reply
+  is time the bot cannot see (the stream, the kit, a thaw, a slow machine):
+  it is taken off this decision's thinking, so a bot the machine runs slowly
+  thinks less and is charged what it meant to be. At the default clock
+  (1,000 ms a move, a 10,000 ms bank) that is 450 ms at most, under the half
+  of the move time check-bot calls slow.
 
 The search keeps what the heuristic knows and adds what it cannot see: how
 the draws of this hand may actually fall, how the opponents will play them,
@@ -63,6 +73,9 @@ TIMED = True
 # Of the move time, the share thinking may use: check-bot calls a reply slower than half the move time slow,
 # and the rest covers the stream and a busy machine.
 THINK_SHARE = 0.4
+# The bank left is spread over this many decisions: each may think that share of it on top (a game of most
+# tables has fewer decisions a seat, so the bank is never run down to nothing).
+BANK_DECISIONS = 200
 # Without a clock (called in process, no move time known): think this long.
 DEFAULT_THINK_MS = 200.0
 # An action displaces the heuristic's choice only when its paired gain is this many standard errors above 0.
@@ -472,22 +485,40 @@ class Search:
         return chosen
 
 
-def think_seconds(clock: MoveClock | None) -> float:
-    """How long this decision may think: ``THINK_SHARE`` of the move time, less what has passed since the request
-    arrived (the bank is never spent)."""
+# What the bot measured of each seat's last decision, from its request's arrival to its reply, in ms (by seat:
+# in process, one module may play several seats).
+measured_ms: dict[int, float] = {}
+
+
+def think_seconds(clock: MoveClock | None, seat: int = 0) -> float:
+    """How long this decision of ``seat`` may think, from its request's arrival: ``THINK_SHARE`` of the move time
+    plus the bank left over ``BANK_DECISIONS``, less the time the seat's previous decision was charged beyond
+    what the bot measured of it (time it cannot see, so it thinks less on a machine that runs it slowly), less
+    what has passed since the request arrived."""
     if clock is None:
         return DEFAULT_THINK_MS / 1000
-    return max(0.0, THINK_SHARE * clock.move_time_ms / 1000 - clock.elapsed_s())
+    budget_ms = THINK_SHARE * clock.move_time_ms + clock.time_bank_ms / BANK_DECISIONS
+    if clock.last_charged_ms:  # 0: this game's first decision, nothing charged yet
+        budget_ms -= max(0.0, clock.last_charged_ms - measured_ms.get(seat, 0.0))
+    return max(0.0, budget_ms / 1000 - clock.elapsed_s())
 
 
 def decide(obs: Observation, clock: MoveClock | None = None) -> Action:
     """Choose an action for either game within the time ``clock`` gives (see the module's docstring)."""
+    try:
+        return _search(obs, clock)
+    finally:
+        if clock is not None:
+            measured_ms[obs.seat] = clock.elapsed_s() * 1000
+
+
+def _search(obs: Observation, clock: MoveClock | None) -> Action:
     started = time.perf_counter()
     legal = obs.legal_actions
     if len(legal) == 1:
         return legal[0]
     search = Search(obs, random.Random(_seed_of(obs)))
-    deadline = started + think_seconds(clock)
+    deadline = started + think_seconds(clock, obs.seat)
     world_cost = 0.0  # the last world's time: no world is begun that would likely end past the deadline
     while search.count < MAX_WORLDS and not search.settled():
         now = time.perf_counter()

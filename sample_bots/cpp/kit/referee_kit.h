@@ -52,7 +52,8 @@ class GameHistory {
 
 // What `decide` gets for one decision_request.
 struct Turn {
-  const v2::DecisionRequest& request;                       // decision_number(), move_time_ms(), ...
+  const v2::DecisionRequest& request;                       // decision_number(), move_time_ms(),
+                                                            // time_bank_ms(), last_charged_ms(), ...
   const v2::Observation& observation;                       // exactly what your seat may know
   const std::vector<v2::Action>& legal_actions;             // return one of these
   const std::vector<const v2::Event*>& hand_events;         // the current hand's public events

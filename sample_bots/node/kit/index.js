@@ -199,6 +199,7 @@ function observationOf(request, history) {
     default_action: request.default_action,
     move_time_ms: request.move_time_ms,
     time_bank_ms: request.time_bank_ms,
+    last_charged_ms: request.last_charged_ms,
     hand_events: history.handEvents(request.observation.hand_number),
     history,
   };

@@ -8,6 +8,7 @@ package main
 
 import (
 	"errors"
+	"log"
 	"math"
 	"os"
 	"sort"
@@ -355,7 +356,24 @@ func decideBastardBrag(turn *kit.Turn) (*pb.Action, error) {
 	return best, nil
 }
 
+// clockLogEvery: the clock is in the log once every clockLogEvery decisions (the first included).
+const clockLogEvery = 20
+
+var decisionsMade = 0
+
+// logClock logs the time left for this move and in the bank, and what the referee charged the previous
+// decision.
+func logClock(request *pb.DecisionRequest) {
+	decisionsMade++
+	if decisionsMade%clockLogEvery != 1 {
+		return
+	}
+	log.Printf("clock: decision %d: move %d ms, bank %d ms left; the previous decision was charged %d ms",
+		request.GetDecisionNumber(), request.GetMoveTimeMs(), request.GetTimeBankMs(), request.GetLastChargedMs())
+}
+
 func decide(turn *kit.Turn) (*pb.Action, error) {
+	logClock(turn.Request)
 	if turn.Observation.GetStopTheBus() != nil {
 		return decideStopTheBus(turn)
 	}

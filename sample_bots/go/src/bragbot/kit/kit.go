@@ -83,7 +83,7 @@ func (h *GameHistory) Showdowns() []*pb.Event {
 
 // Turn is what decide gets for one decision_request.
 type Turn struct {
-	Request      *pb.DecisionRequest // DecisionNumber, MoveTimeMs, TimeBankMs, ...
+	Request      *pb.DecisionRequest // DecisionNumber, MoveTimeMs, TimeBankMs, LastChargedMs, ...
 	Observation  *pb.Observation     // exactly what your seat may know
 	LegalActions []*pb.Action        // return one of these
 	HandEvents   []*pb.Event         // the current hand's public events, oldest first

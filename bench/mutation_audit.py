@@ -506,12 +506,12 @@ MUTANTS: tuple[Mutant, ...] = (
         "a frame that shows a new hand's deal waits only for the hand that ended before it",
     ),
     Mutant(
-        "feeds-waiting-lines-kept-on-stop",
+        "feeds-left-on-stop",
         "feeds",
         SPECTATORS,
-        "            if not watched.over or watched.waiting:",
-        "            if not watched.over:",
-        "a finished game's feed is left whole-looking on stop although its last lines were never written",
+        "        for watched in self._games.values():\n            watched.path.unlink(missing_ok=True)",
+        "        for watched in self._games.values():\n            pass",
+        "a league stopped leaves its games' partial feeds, listed, showing deals the resumed league plays again",
     ),
     Mutant(
         "feeds-stopped-game-kept",
@@ -532,7 +532,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-records-unfiltered",
         "site",
-        "referee/apps/site/app.py",
+        "referee/apps/site/public_pages.py",
         'return public_game_record(record) if shown.game(str(record.get("game_id"))) else None',
         "return public_game_record(record)",
         "games.jsonl lists every record the rule accounts for, those held back too",
@@ -540,8 +540,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "site-author-output-unchecked",
         "site",
-        "referee/apps/site/app.py",
-        "        if not plain_name(game) or not site.games.recorded(game, site.games.shown()):",
+        "referee/apps/site/author_routes.py",
+        "        if not plain_name(game) or not games.recorded(game, games.shown()):",
         "        if not plain_name(game):",
         "an author's bot's output in a game is served while the game's deals are still in play",
     ),
@@ -588,10 +588,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "play-origin-unchecked",
         "play",
-        "referee/apps/site/offered.py",
-        '    if not source:\n        return f"a game is played from {allowed}',
-        '    if True:\n        return None\n    if not source:\n        return f"a game is played from {allowed}',
-        "a POST to /play/ from any site, or with no Origin, takes a table",
+        "referee/apps/site/app.py",
+        '    if "authorization" in connection.headers:\n        return None\n    host',
+        '    if True:\n        return None\n    host',
+        "a POST to /play/ (or a sign-in, an upload) from any site, or with no Origin, is taken",
     ),
     Mutant(
         "play-client-cap-off",

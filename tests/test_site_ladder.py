@@ -194,8 +194,10 @@ def test_authors_upload_to_a_running_ladder_and_follow_their_bots(season) -> Non
         assert "\n" not in refusal["error"] and str(season["tmp"]) not in refusal["error"], (name, refusal)
     assert snapshot(season["submissions"]) == before
     wait_for("more games", lambda: len(lines(out / "games.jsonl")) > played + 2, ladder)
+    # A script without its token is told to send it (as any request from no page of the site that changes something).
     status, refusal = curl(base + "api/submissions", None, scratch / "ann.tar.gz")
-    assert status == 401 and snapshot(season["submissions"]) == before
+    assert status == 403 and "Authorization: Bearer TOKEN" in refusal["error"], refusal
+    assert snapshot(season["submissions"]) == before
 
     # bob uploads with the form on his page, in Chromium, and follows his version there, on a phone too.
     if sync_playwright is not None and CHROMIUM.exists():

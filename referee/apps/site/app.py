@@ -138,15 +138,18 @@ def from_elsewhere(connection: HTTPConnection) -> str | None:
     if "authorization" in connection.headers:
         return None
     host = connection.headers.get("host", "")
-    allowed = f"this site's own pages ({host or 'a request naming its Host'})"
+    allowed = (
+        f"this site's own pages ({host or 'a request naming its Host'}) alone, or from a script that sends its token "
+        "(Authorization: Bearer TOKEN)"
+    )
     source = connection.headers.get("origin") or connection.headers.get("referer")
     if not source:
         return (
-            f"a form, a click or an upload is taken from {allowed} alone: this request says where it came from "
-            "neither by Origin nor Referer"
+            f"a form, a click or an upload is taken from {allowed}: this request says where it came from neither by "
+            "Origin nor Referer"
         )
     if not host or urlsplit(source).netloc != host:
-        return f"a form, a click or an upload is taken from {allowed} alone: this request came from {source[:200]!r}"
+        return f"a form, a click or an upload is taken from {allowed}: this request came from {source[:200]!r}"
     return None
 
 

@@ -45,8 +45,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.leaguefile.schedule.base import spaced_shifts  # noqa: E402
 from referee.leaguefile.schedule.sampled_draw import draw_blocks, draw_tables  # noqa: E402
+from referee.leaguefile.schedule.scheduled_games import spaced_shifts  # noqa: E402
 from referee.leaguefile.schedule.seating import Seating  # noqa: E402
 
 GIB = 1 << 30

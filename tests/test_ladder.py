@@ -31,7 +31,7 @@ from referee.apps.ladder.redraw import redraw
 from referee.apps.ladder.run import run_ladder
 from referee.backends.local import LocalBackend
 from referee.common.errors import LeagueError
-from referee.leaguefile.schedule.base import rotate
+from referee.leaguefile.schedule.scheduled_games import rotate
 from tests.conftest import PYTHON, ROOT, SAMPLE_BOTS, Bots
 from tests.test_organiser import INTERRUPTIBLE_REFEREE
 from tests.test_ray_backend import ray_here  # noqa: F401 - the fixture: skip where Ray cannot run

@@ -32,8 +32,8 @@ from referee.leaguefile.schedule import (
     tables_for_games,
 )
 from referee.leaguefile.schedule import sampled_draw as draw_module
-from referee.leaguefile.schedule.base import schedule_json_lines, spaced_shifts
 from referee.leaguefile.schedule.sampled_draw import draw_tables
+from referee.leaguefile.schedule.scheduled_games import schedule_json_lines, spaced_shifts
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 SIZES = [(2, 2, 1), (3, 3, 2), (4, 3, 1), (5, 4, 2), (6, 2, 3), (6, 3, 1)]  # (bots, table size, rounds)

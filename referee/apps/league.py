@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.backends import BackendName
-from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
+from referee.backends.backend import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame
 from referee.backends.local import LocalBackend
 from referee.common.atomic import remove_stale_temporaries
 from referee.common.errors import OutputError

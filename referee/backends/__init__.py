@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Literal, get_args
 from referee.common.errors import LeagueError
 
 if TYPE_CHECKING:
-    from referee.backends.base import BackendFactory
+    from referee.backends.backend import BackendFactory
 
 # Importing this package loads no gRPC (the command line reads the names when it builds its options): the parts
-# of a backend are in referee.backends.base, each backend in its own module.
+# of a backend are in referee.backends.backend, each backend in its own module.
 __all__ = ["BACKENDS", "BackendName", "backend_factory"]
 
 BackendName = Literal["local", "ray"]

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
+from referee.backends.backend import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
 from referee.leaguefile.schedule import ScheduledGame
 from referee.records.gamelog import log_path

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import __version__
-from referee.backends.base import Backend, FinishedGame, auto_concurrency, first_error
+from referee.backends.backend import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
 from referee.common.errors import RefereeError

@@ -15,7 +15,7 @@ from referee.leaguefile.schedule.sprt import DEFAULT_ERROR_RATE, DEFAULT_MAX_GAM
 from referee.play import freezer, sandbox
 
 if TYPE_CHECKING:
-    from referee.backends.base import BackendFactory
+    from referee.backends.backend import BackendFactory
     from referee.cli.options import Commands
     from referee.leaguefile.config import League
 
@@ -340,7 +340,7 @@ def _schedule(args: argparse.Namespace) -> int:
     """Stream the schedule, a line at a time: as JSON objects, or as a table for people."""
     from referee.leaguefile.config import load_league
     from referee.leaguefile.schedule import table_lines
-    from referee.leaguefile.schedule.base import schedule_json_lines
+    from referee.leaguefile.schedule.scheduled_games import schedule_json_lines
 
     games = load_league(args.league).schedule()
     write = sys.stdout.write

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.apps.duel import DuelState, DuelWatch
 from referee.apps.league import RunPlan, RunSummary, run_league
-from referee.backends.base import auto_concurrency
+from referee.backends.backend import auto_concurrency
 from referee.cli.interrupts import describe_os_error, run_interruptibly
 from referee.common.errors import OutputError, RefereeError
 from referee.leaguefile.schedule.sprt import Sprt
@@ -31,7 +31,7 @@ from referee.records.standings import Standings, folder_luck, folder_standings
 from referee.records.visibility import Shown
 
 if TYPE_CHECKING:
-    from referee.backends.base import BackendFactory
+    from referee.backends.backend import BackendFactory
     from referee.leaguefile.config import League
 
 PROGRESS_LINE_EVERY_S = 10.0  # without a terminal, a duel's progress line at most this often

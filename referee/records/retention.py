@@ -34,7 +34,7 @@ from typing import Any
 from referee.records.gamelog import log_files, log_game_id, remove_log
 from referee.records.results import RESULTS_FILE, read_records
 
-GAME_LOG_DIR = "games"  # referee.backends.base.GAME_LOG_DIR, a layer above
+GAME_LOG_DIR = "games"  # referee.backends.backend.GAME_LOG_DIR, a layer above
 REPLAY_DIR = "replays"  # where static_replays pages are (referee.publish.league_page.REPLAY_DIR)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 from referee.apps.ladder.table_draw import EVEN, UNSURE, Place
 from referee.common.atomic import append_whole
 from referee.common.errors import OutputError
-from referee.leaguefile.schedule.base import ScheduledGame, rotation_group
+from referee.leaguefile.schedule.scheduled_games import ScheduledGame, rotation_group
 from referee.protocol.standing import ACTIVE, DISQUALIFIED, SUSPENDED, WITHDRAWN, BotStatus
 from referee.records.results import ACCEPTED
 

@@ -58,7 +58,7 @@ from referee.apps.ladder.orders import change_status
 from referee.apps.ladder.rest import settled
 from referee.apps.ladder.table_draw import UNSURE, Place, Played, draw_table
 from referee.apps.league import claim_output, output_folder, publish_standings
-from referee.backends.base import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame, first_error
+from referee.backends.backend import BOT_LOG_DIR, GAME_LOG_DIR, Backend, BackendFactory, FinishedGame, first_error
 from referee.backends.local import LocalBackend
 from referee.backends.pool import IN_GAME
 from referee.backends.pool import Failure as ProcessFailure

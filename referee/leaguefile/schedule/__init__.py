@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from referee.leaguefile.schedule.base import Schedule, ScheduledGame, game_id, rotate, tables_for_games
 from referee.leaguefile.schedule.gauntlet import Gauntlet, GauntletSchedule
 from referee.leaguefile.schedule.round_robin import RoundRobin, RoundRobinSchedule, combination_at, table_seed
 from referee.leaguefile.schedule.sampled import MAX_SAMPLED_BOTS, Sampled, SampledSchedule
+from referee.leaguefile.schedule.scheduled_games import Schedule, ScheduledGame, game_id, rotate, tables_for_games
 from referee.leaguefile.schedule.sprt import Sprt, SprtSchedule
 
 Format = RoundRobin | Sampled | Gauntlet | Sprt

@@ -51,7 +51,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.engine.seeding import derive_seed
-from referee.leaguefile.schedule.base import (
+from referee.leaguefile.schedule.round_robin import combination_at, tables
+from referee.leaguefile.schedule.sampled import MAX_SAMPLED_BOTS
+from referee.leaguefile.schedule.sampled_draw import draw_tables
+from referee.leaguefile.schedule.scheduled_games import (
     Schedule,
     ScheduledGame,
     check_bots,
@@ -59,9 +62,6 @@ from referee.leaguefile.schedule.base import (
     rotation_group,
     tables_for_games,
 )
-from referee.leaguefile.schedule.round_robin import combination_at, tables
-from referee.leaguefile.schedule.sampled import MAX_SAMPLED_BOTS
-from referee.leaguefile.schedule.sampled_draw import draw_tables
 
 
 @dataclass(frozen=True)

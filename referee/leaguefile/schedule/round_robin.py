@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.engine.seeding import derive_seed
-from referee.leaguefile.schedule.base import Schedule, ScheduledGame, check_bots, plural, rotation_group
+from referee.leaguefile.schedule.scheduled_games import Schedule, ScheduledGame, check_bots, plural, rotation_group
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from referee.engine.seeding import derive_seed
-from referee.leaguefile.schedule.base import (
+from referee.leaguefile.schedule.meetings import COVER_FROM
+from referee.leaguefile.schedule.sampled_draw import draw_blocks
+from referee.leaguefile.schedule.scheduled_games import (
     Schedule,
     ScheduledGame,
     check_bots,
@@ -16,8 +18,6 @@ from referee.leaguefile.schedule.base import (
     spaced_shifts,
     tables_for_games,
 )
-from referee.leaguefile.schedule.meetings import COVER_FROM
-from referee.leaguefile.schedule.sampled_draw import draw_blocks
 from referee.leaguefile.schedule.seating import Seating
 
 MAX_SAMPLED_BOTS = 2000  # the draw keeps one count per pair of bots

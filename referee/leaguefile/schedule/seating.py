@@ -2,7 +2,7 @@
 
 A table that plays every seat rotation seats each of its bots once in each
 seat, whatever order its bots come in. A table that plays ``rotations`` of
-its ``n`` seat rotations, shifted by ``shifts`` (:func:`referee.leaguefile.schedule.base.spaced_shifts`),
+its ``n`` seat rotations, shifted by ``shifts`` (:func:`referee.leaguefile.schedule.scheduled_games.spaced_shifts`),
 does not: the bot at *place* ``p`` of the table's order (its seat in the
 game of shift 0) sits in seat ``(p - shift) % n`` in each game, so its place
 decides which seats it gets. :class:`Seating` chooses every table's order so

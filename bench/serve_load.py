@@ -255,7 +255,8 @@ def main(quick: bool, tree: Path | None) -> None:
                     b"Content-Type: application/gzip\r\nContent-Length: %d\r\n\r\n" % body
                 ),
                 "POST /signin, a form": (
-                    b"POST /signin HTTP/1.1\r\nHost: bench\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    b"POST /signin HTTP/1.1\r\nHost: bench\r\nOrigin: http://bench\r\n"
+                    b"Content-Type: application/x-www-form-urlencoded\r\n"
                     b"Content-Length: %d\r\n\r\ntoken=" % (body + 6)
                 ),
             }

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import io
 import json
 import re
+import tarfile
 import threading
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +44,7 @@ VARIANTS = (
     "/leaderboard.html/../games.jsonl", "/league.json", "//league.json", "/league.json/", "/visibility.json",
     "/held_back.json", "/tables.jsonl", "/register.jsonl", "/authors.json", "/replays/", "/games/", "/logs/",
     "/live/x/../../games.jsonl", "/./league.json", "/games/../league.json", "/%2e/games.jsonl",
+    "/games.tar.gz/", "//games.tar.gz", "/pairs/", "/pairs/x/../../games.jsonl",
 )  # fmt: skip
 
 
@@ -76,6 +80,7 @@ class Recorder:
     rounds: int = 0
 
     def __post_init__(self) -> None:
+        self._pairs: set[str] = set()  # the head-to-head pages the league's figures name (pairs/A/B.html)
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._streaming: set[str] = set()
@@ -115,18 +120,25 @@ class Recorder:
     def _crawl(self) -> None:
         connection = self._connection()
         while not self._done.is_set():
-            self._round(connection, variants=self.rounds % VARIANTS_EVERY == 0)
+            variants = self.rounds % VARIANTS_EVERY == 0
+            self._round(connection, variants=variants, archive=not variants and self.rounds % 2 == 1)
             self.rounds += 1
 
-    def _round(self, connection: http.client.HTTPConnection, variants: bool = True) -> None:
+    def _round(self, connection: http.client.HTTPConnection, variants: bool = True, archive: bool = True) -> None:
         """Ask for everything once; the paths spelled other ways only when ``variants`` (every few rounds, so that a
-        round is short on a loaded machine, and the pages that change as games end are asked for often)."""
+        round is short on a loaded machine, and the pages that change as games end are asked for often), the archive
+        of every game shown and each two bots' page only when ``archive`` (every other round, those of no variants)."""
         for path in ("/", "/leaderboard.html", "/leaderboard.json", "/leaderboard.md", "/leaderboard.csv",
-                     "/games.jsonl", "/live/", "/live/games.json", *(VARIANTS if variants else ())):  # fmt: skip
+                     "/games.jsonl", *(("/games.tar.gz",) if archive else ()), "/live/", "/live/games.json",
+                     *(VARIANTS if variants else ())):  # fmt: skip
             answer = self._get(connection, path)
             if answer is not None and path == "/live/games.json" and answer.status == 200:
                 for game in json.loads(answer.body):
                     self._follow(game["game_id"])
+            if answer is not None and path == "/leaderboard.json" and answer.status == 200:
+                self._pairs.update(_pair_pages(answer.body))
+        for path in sorted(self._pairs) if archive else ():
+            self._get(connection, path)
         for game_id in self.game_ids:
             for path in (f"/games/{game_id}.jsonl", f"/replays/{game_id}.html", f"/live/{game_id}",
                          *(game_variants(game_id) if variants else ())):  # fmt: skip
@@ -160,6 +172,15 @@ class Recorder:
         thread = threading.Thread(target=stream, daemon=True)
         thread.start()
         self._threads.append(thread)
+
+
+def _pair_pages(board: bytes) -> set[str]:
+    """The head-to-head page of each two bots of a leaderboard.json (whether the pair shared a game yet or not)."""
+    try:
+        bots = sorted(json.loads(board)["head_to_head"])
+    except (ValueError, KeyError, TypeError):
+        return set()
+    return {f"/pairs/{a}/{b}.html" for i, a in enumerate(bots) for b in bots[i + 1 :]}
 
 
 # ----- the truth, from the league's folder once it is over ------------------------------------------------------
@@ -240,6 +261,10 @@ def early(answers: Iterable[Answer], truth: Truth) -> list[str]:
                     due = max(truth.hand_due(game_id, truth.last_hand(game_id)), truth.end[game_id] + truth.delay_s)
                     require(answer.at, due, f"{where} says {game_id} is over")
         counted = _games_counted(answer.path, text)
+        if answer.path == "/games.tar.gz":
+            counted = sum(
+                len(text.splitlines()) for name, text in _archived(answer.body) if name.endswith("/games.jsonl")
+            )
         if counted is not None:
             shown = sum(truth.shown_at(game_id) <= answer.at for game_id in truth.seed)
             if counted > shown:
@@ -284,7 +309,10 @@ def _feed_early(game_id: str, chunks: list[tuple[float, str]], truth: Truth) -> 
 
 
 def _readable(body: bytes) -> str:
-    """An answer's text, with the data a page packs (gzipped, in base64) unpacked beside it."""
+    """An answer's text, with the data a page packs (gzipped, in base64) unpacked beside it; an archive's, each of
+    its files' (games.tar.gz)."""
+    if body[:2] == b"\x1f\x8b":
+        return "\n".join(text for _, text in _archived(body))
     text = body.decode("utf-8", errors="replace")
     if "<html" in text[:200].lower():
         for unpack in (replay_page_data, league_page_data):
@@ -293,6 +321,21 @@ def _readable(body: bytes) -> str:
             except (ValueError, KeyError, EOFError, OSError, gzip.BadGzipFile, TypeError):
                 continue
     return text
+
+
+def _archived(body: bytes) -> list[tuple[str, str]]:
+    """The files of an archive (games.tar.gz), each as its name and text; of one that is not whole, all of it that
+    unpacks, as one text named "" (whatever it holds is still checked)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(body), mode="r:gz") as archive:
+            return [
+                (member.name, archive.extractfile(member).read().decode("utf-8", errors="replace"))  # type: ignore[union-attr]
+                for member in archive.getmembers()
+                if member.isfile()
+            ]
+    except (tarfile.TarError, OSError, EOFError):
+        unpacked = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body)
+        return [("", unpacked.decode("utf-8", errors="replace"))]
 
 
 def _games_counted(path: str, text: str) -> int | None:

@@ -107,6 +107,9 @@ def recorded_league(folder: Path, game: str, delay_s: float, rounds: int, plant:
     feeds = {answer.feed for answer in answers if answer.feed}
     assert feeds == set(truth.seed)  # every game was watched
     assert any(answer.path == "/games.jsonl" and answer.status == 200 and answer.body for answer in answers)
+    # The archive of every game shown, and each two bots' page, were asked for too, and given.
+    assert any(answer.path == "/games.tar.gz" and answer.status == 200 for answer in answers)
+    assert any(answer.path.startswith("/pairs/") and answer.status == 200 for answer in answers)
     return early(answers, truth)
 
 

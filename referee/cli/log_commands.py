@@ -57,21 +57,30 @@ def add_replay(commands: Commands) -> None:
 
 
 def add_export(commands: Commands) -> None:
-    """Add ``referee export``: a league's games as training data."""
+    """Add ``referee export``: a league's games as training data, or as one archive of what may be published."""
     export = commands.add_parser(
         "export",
-        help="write every decision of a league's games as training data",
-        description="Every seat's decisions of the league's games, replayed from their logs: the observation as "
-        "the learning environments encode it, the legal actions, the action played and the seat's final reward "
-        "(docs/environments.md).",
+        help="write a league's games as training data, or as one archive of every game that may be shown",
+        description="--trajectories: every seat's decisions of the league's games, replayed from their logs: the "
+        "observation as the learning environments encode it, the legal actions, the action played and the seat's "
+        "final reward (docs/environments.md). --archive: every game that may be shown now (none still held back "
+        "for the games dealt alike with it), its record and its log, with the league's public record, as one "
+        "compressed tar archive (docs/viewing.md).",
     )
     export.add_argument("output", type=Path, metavar="DIR", help="a league's output folder (the one holding games/)")
-    export.add_argument(
+    what = export.add_mutually_exclusive_group(required=True)
+    what.add_argument(
         "--trajectories",
         type=Path,
         metavar="OUT",
-        required=True,
         help="the file to write: JSON lines, or numpy arrays if OUT ends in .npz",
+    )
+    what.add_argument(
+        "--archive",
+        type=Path,
+        metavar="OUT",
+        help="the archive to write: OUT ends in .tar.gz (or .tgz), gzip, or .tar.zst, Zstandard (written into DIR "
+        "as games.tar.gz, it is linked from the league's page opened from disk)",
     )
     export.set_defaults(func=_export)
 
@@ -154,8 +163,25 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.archive is not None:
+        return _export_archive(args.output, args.archive)
     from referee.env.trajectories import export_trajectories
 
     summary = export_trajectories(args.output, args.trajectories)
     print(f"{summary.path}: {summary.decisions} decisions of {summary.games} games")
+    return 0
+
+
+def _export_archive(output: Path, archive: Path) -> int:
+    from referee.publish.archive import compression_of, export_archive
+
+    compression_of(archive)  # a name it cannot be, said before the folder is read
+    archived = export_archive(output, archive)
+    games = len(archived.games)
+    held = f"; {archived.held} held back (a game dealt alike still in play, or the spectator delay)"
+    print(
+        f"{archive}: {games} game{'' if games == 1 else 's'}, {archived.logs} with {'its' if archived.logs == 1 else 'their'} "
+        f"log{'' if archived.logs == 1 else 's'}, in {archived.root}/ ({archive.stat().st_size / 1024:.0f} KiB)"
+        + (held if archived.held else "")
+    )
     return 0

@@ -47,7 +47,7 @@ from referee.publish.text import (
     void_note,
 )
 from referee.records.luck import MODEL as LUCK_MODEL
-from referee.records.results import REJECTED, read_league
+from referee.records.results import REJECTED, RESULTS_FILE, read_league
 from referee.records.standings import FAULT_KINDS, LATENCY_RELATIVE_ERROR, BotStanding, Standings
 from referee.records.stats import CONFIDENCE, Comparison
 from referee.records.visibility import Shown
@@ -73,7 +73,9 @@ def write_leaderboards(
     scheduled: int | None = None,
     shown: Shown | None = None,
 ) -> list[Path]:
-    """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically.
+    """Write leaderboard.md, .csv, .json and .html into ``directory``, each replaced atomically, and in a league's
+    folder (one with ``games.jsonl``) the page of each pair of bots that shared a game (``pairs/A/B.html``:
+    :mod:`referee.publish.head_to_head`).
 
     The HTML page also lists the newest games of ``directory``'s ``games.jsonl``
     that may be shown (``shown``, the rule the standings were computed by; else
@@ -85,6 +87,7 @@ def write_leaderboards(
     while a league runs, ``scheduled`` games in all.
     """
     from referee.leaguefile.duel_state import duel_report
+    from referee.publish.head_to_head import write_pair_pages
     from referee.publish.league_page import page_data, render
 
     directory = Path(directory)
@@ -103,7 +106,10 @@ def write_leaderboards(
     duel = duel_report(league, shown.games(directory, latencies=False), directory)
     submissions = public_submissions(league.submissions if league else (), directory)  # a ladder's verdicts
     board = leaderboard_data(standings, title, duel, directory, submissions)
-    page = page_data(directory, board, games, history, live=live, scheduled=scheduled)
+    league_folder = (directory / RESULTS_FILE).is_file()  # its pairs' pages list their games
+    page = page_data(directory, board, games, history, live=live, scheduled=scheduled, pair_pages=league_folder)
+    if league_folder:  # each pair's page before the league's page that links to it, by the same rule of what is shown
+        write_pair_pages(directory, board, {"name": page["league"]["name"], "game": page["league"]["game"]}, shown)
     contents = {
         "leaderboard.md": markdown_leaderboard(standings, title, duel, submissions),
         "leaderboard.csv": csv_leaderboard(standings),

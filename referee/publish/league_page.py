@@ -16,7 +16,10 @@ folder are written relative to it, others by their last part.
 Each game links to its replay page, ``replays/GAME_ID.html``: a file where
 the league writes them (``static_replays``), else made from the game's log by
 ``referee serve`` (so the link is shown on a served page, not on one opened
-from disk); :func:`replay_of` is the one place that says which. The page is
+from disk); :func:`replay_of` is the one place that says which, and
+:func:`archive_of` likewise of the archive of every game shown
+(:mod:`referee.publish.archive`). Each cell of the head to head links to the two
+bots' own page (:mod:`referee.publish.head_to_head`), where the folder has them. The page is
 self-contained (its script, style and data inline), so
 a finished league's directory is a static site; while a league runs the page
 refreshes itself (see :mod:`referee.publish.live` and ``referee serve``).
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 
 ASSETS = Path(__file__).resolve().parent / "html"
 REPLAY_DIR = "replays"
+ARCHIVE_NAME = "games.tar.gz"  # every game shown, as one archive: beside the page, or served at /games.tar.gz
 FAULTS_SHOWN = 50  # fault entries listed per bot (every fault is counted)
 LOGS_KEPT = 4096  # games' fault entries kept between rewrites of a page (each bot's newest games with faults)
 DETAIL_CHARS = 300
@@ -61,23 +65,24 @@ def page_data(
     *,
     live: bool = False,
     scheduled: int | None = None,
+    pair_pages: bool = False,
 ) -> dict[str, Any]:
     """The page's data: the league, the leaderboard (``publish.leaderboard_data``), the games, faults, history.
 
     ``games`` and ``history`` are what the standings read of the folder (:class:`referee.records.standings.Standings`'s
-    ``shown`` and ``history``); without them, the page has the standings alone.
+    ``shown`` and ``history``); without them, the page has the standings alone. ``pair_pages``: each pair of bots
+    that shared a game has its page (:mod:`referee.publish.head_to_head`), which the head to head links to.
     """
     league = _league_of(directory)
     newest = sorted(games.newest, key=lambda game: -game.index) if games else []  # the schedule's latest first
     first = games.first if games else None
     count = games.count if games else 0
-    replays = directory / REPLAY_DIR if directory is not None else None
     settings = dict(league.settings) if league and league.settings else _settings_from_logs(directory, first)
     return {
         "league": {
             "name": league.name if league else board["title"],
             "game": (league.game if league else None) or (first.game if first else None),
-            "settings": _public_settings(settings, finished=scheduled is not None and count >= scheduled),
+            "settings": public_settings(settings, finished=scheduled is not None and count >= scheduled),
             "bots": len(board["rows"]),
             **_season_counts(board),
             "referee_version": (league.referee_version if league else None) or __version__,
@@ -90,9 +95,11 @@ def page_data(
             "updated": datetime.now(UTC).isoformat(timespec="seconds"),
             "live": live,
             "changes": [dict(change) for change in league.changes] if league else [],  # a season's recorded edits
+            "pair_pages": pair_pages,
+            "archive": archive_of(directory),
         },
         "board": board,
-        "games": [_game_row(record, replays, directory) for record in newest],
+        "games": [game_row(record, directory) for record in newest],
         **(_faults(directory, games) if directory is not None and games else {"faults": {}, "causes": {}}),
         # The chart leaves out what the standings do: the games of disqualified bots (and void games).
         "history": history_data(history, [row["bot"] for row in board["rows"]]),
@@ -141,7 +148,7 @@ def _league_of(directory: Path | None) -> LeagueRecord | None:
         return None
 
 
-def _public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, Any]:
+def public_settings(settings: Mapping[str, Any], finished: bool) -> dict[str, Any]:
     """The settings a page may show: until every game is played, the seed's commitment in place of the seed.
 
     A page may be published while the league runs; a bot that learnt the
@@ -173,10 +180,20 @@ def replay_of(directory: Path | None, game_id: str) -> int:
     return 1 if find_log(directory / "games", game_id) is not None else 0
 
 
-def _game_row(record: GameRecord, replays: Path | None, directory: Path | None) -> list[Any]:
-    """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay."""
+def archive_of(directory: Path | None) -> int:
+    """Where the archive of every game shown is (:mod:`referee.publish.archive`): 2, a file in the folder
+    (``games.tar.gz``, as ``referee export DIR --archive DIR/games.tar.gz`` writes it); 1, made by ``referee serve``
+    when asked; 0, nowhere (a page of the standings alone)."""
+    if directory is None:
+        return 0
+    return 2 if (directory / ARCHIVE_NAME).is_file() else 1
+
+
+def game_row(record: GameRecord, directory: Path | None) -> list[Any]:
+    """One game, compactly: index, id, seats, finish order (seats), hands, decisions, faults by seat, void, replay
+    (:func:`replay_of`); the league's page and the head-to-head pages list games so."""
     faults = record.faults or ()
-    replay = replay_of(directory if replays is not None else None, record.game_id)
+    replay = replay_of(directory, record.game_id)
     return [
         record.index,
         record.game_id,
@@ -304,7 +321,7 @@ def strength_history(
     return history_data(compute_standings(records, history=points or HISTORY_POINTS).history, bots)
 
 
-def _script_json(data: dict[str, Any]) -> str:
+def script_json(data: dict[str, Any]) -> str:
     """JSON to put inside a <script> element: nothing in it can close the element."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -317,7 +334,7 @@ def render(data: dict[str, Any]) -> str:
     return (
         template.replace("{{title}}", html.escape(title))
         .replace("/*{{style}}*/", (ASSETS / "leaderboard.css").read_text(encoding="utf-8"))
-        .replace("{{data}}", _script_json(data))
+        .replace("{{data}}", script_json(data))
         .replace("/*{{script}}*/", (ASSETS / "leaderboard.js").read_text(encoding="utf-8"))
     )
 

@@ -7,8 +7,10 @@ games offered to visitors (:mod:`referee.apps.site.offered`), signing in and out
 pages (:mod:`referee.apps.site.author_routes`). What each visitor may read:
 
 ========================  =====================================================================
-anyone                    the league's page and leaderboards (``leaderboard.*``), ``games.jsonl``,
-                          the replays and game logs (``replays/``, ``games/``); a finished game,
+anyone                    the league's page and leaderboards (``leaderboard.*``), each two bots'
+                          page (``pairs/A/B.html``), ``games.jsonl``, every game shown as one
+                          archive (``games.tar.gz``), the replays and game logs (``replays/``,
+                          ``games/``); a finished game,
                           its record, log, replay and seed only once every game on its deals has
                           ended and the spectator delay is over (:mod:`referee.records.visibility`
                           decides), ``/events``, the

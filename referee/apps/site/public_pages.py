@@ -1,14 +1,18 @@
-"""What anyone may read: the league's page and its changes (``/events``), the leaderboard files, ``games.jsonl``,
-and each game's replay and log, a finished game only once it may be shown (:mod:`referee.records.visibility`) and
-each record as published (:mod:`referee.publish.redaction`)."""
+"""What anyone may read: the league's page and its changes (``/events``), the leaderboard files, the head-to-head
+pages (``pairs/A/B.html``), ``games.jsonl``, each game's replay and log, and every game shown as one archive
+(``games.tar.gz``), a finished game only once it may be shown (:mod:`referee.records.visibility`) and each record
+as published (:mod:`referee.publish.redaction`)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable, Iterator
+import os
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from starlette.requests import Request
 from starlette.responses import (
@@ -27,7 +31,9 @@ from referee.apps.site.served import Site
 from referee.apps.site.streams import FileChanges
 from referee.common.errors import RefereeError
 from referee.common.http_headers import NO_STORE
-from referee.publish.league_page import REPLAY_DIR
+from referee.publish.archive import Archived, write_archive
+from referee.publish.head_to_head import PAIRS_DIR
+from referee.publish.league_page import ARCHIVE_NAME, REPLAY_DIR
 from referee.publish.live import BACK_LINK
 from referee.publish.redaction import public_game_record, public_log, public_log_record
 from referee.publish.replay_page import replay_page
@@ -50,6 +56,8 @@ NOT_PUBLISHED = (
     "output, checks and build log only to its author, on their page; never league.json (the seed), builds or "
     "other records\n"
 )
+ARCHIVE_AGAIN_S = 2.0  # the least time between two makings of games.tar.gz (and ten times what one took)
+ARCHIVE_UNAVAILABLE = "the archive of the games could not be made just now; try again in a minute\n"
 NO_LONGER_KEPT = (
     "no longer kept: the league keeps the logs of each bot's latest games (keep_logs, docs/leagues.md), and this "
     "game's log has been removed; its record is still in games.jsonl\n"
@@ -89,7 +97,8 @@ def events_route(page: Path, poll_seconds: float) -> Route:
 
 
 def page_routes(output: Path) -> list[Route]:
-    """``/`` (to the league's page), the league's page (or a page that waits for it) and the leaderboard files."""
+    """``/`` (to the league's page), the league's page (or a page that waits for it), the leaderboard files and the
+    head-to-head pages: files the league's page writer writes with the games that may be shown alone."""
     page = output / PAGE
 
     async def home(request: Request) -> Response:
@@ -107,10 +116,21 @@ def page_routes(output: Path) -> list[Route]:
             return not_published()
         return FileResponse(path, media_type=LEADERBOARD_FILES[name], headers=NO_STORE)
 
+    async def pair_page(request: Request) -> Response:
+        """Two bots' page (:mod:`referee.publish.head_to_head`), the first named first in sorted order."""
+        first, second = request.path_params["first"], request.path_params["second"]
+        if not (plain_name(first) and plain_name(second) and first < second):
+            return not_published()
+        path = output / PAIRS_DIR / first / f"{second}.html"
+        if not path.is_file():
+            return not_published()
+        return FileResponse(path, media_type="text/html", headers=NO_STORE)
+
     return [
         Route("/", home),
         Route(f"/{PAGE}", league_page, methods=["GET", "HEAD"]),
         *(Route(f"/{name}", leaderboard_file) for name in LEADERBOARD_FILES),
+        Route(f"/{PAIRS_DIR}/{{first}}/{{second}}.html", pair_page),
     ]
 
 
@@ -122,10 +142,12 @@ class PublishedGames:
         self.output = site.output
         self.games = site.games
         self.replays = PageCache()
+        self.archive = GamesArchive(site.output)
 
     def routes(self) -> list[Route]:
         return [
             Route(f"/{RESULTS_FILE}", self.results_records),
+            Route(f"/{ARCHIVE_NAME}", self.games_archive),
             Route(f"/{REPLAY_DIR}/{{game}}.html", self.game_replay),
             Route(f"/{GAME_LOGS}/{{game}}.jsonl", self.game_log_records),
         ]
@@ -152,6 +174,22 @@ class PublishedGames:
         return StreamingResponse(
             _lines_shown(path, public, shown.accounted), media_type="application/x-ndjson", headers=NO_STORE
         )
+
+    async def games_archive(self, request: Request) -> Response:
+        """``games.tar.gz``: every game that may be shown, its record and log, with the league's public record
+        (:mod:`referee.publish.archive`), as :class:`GamesArchive` keeps it."""
+        if not (self.output / RESULTS_FILE).is_file():
+            return not_published()
+        try:
+            archive, name = await self.archive.open()
+        except (OSError, RefereeError):
+            return PlainTextResponse(ARCHIVE_UNAVAILABLE, status_code=503, headers={"Retry-After": "30"})
+        headers = {
+            **NO_STORE,
+            "Content-Length": str(os.fstat(archive.fileno()).st_size),
+            "Content-Disposition": f'attachment; filename="{name}-games.tar.gz"',
+        }
+        return StreamingResponse(_chunks(archive), media_type="application/gzip", headers=headers)
 
     async def game_replay(self, request: Request) -> Response:
         """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
@@ -191,6 +229,77 @@ class PublishedGames:
         except (OSError, ValueError, RefereeError):  # removed since (pruned), or damaged: nothing to show
             return PlainTextResponse(NO_LONGER_KEPT, status_code=404)
         return StreamingResponse(_records_shown(lines, public_log_record), media_type="application/x-ndjson")
+
+
+class GamesArchive:
+    """``games.tar.gz``, made when asked for, in a worker thread, into a temporary file of the server's own with no
+    name in any folder (never the league's), and kept for every visitor until what may be shown changes.
+
+    Made again only once every ten times it took to make (at least :data:`ARCHIVE_AGAIN_S`): a season's archive
+    costs the server a tenth of a CPU at most, however often it is asked for; meanwhile the one kept is served, which
+    holds fewer games, never more. Unless a game it holds is held back now (a folder whose rule says so, however
+    unlikely): then it is made again at once, and what it holds is never shown before its time. An archive made
+    again is closed once the last visitor reading it has read it.
+    """
+
+    def __init__(self, output: Path) -> None:
+        self.output = output
+        self._lock = asyncio.Lock()
+        self._file: IO[bytes] | None = None
+        self._name = "league"  # the archive's one folder
+        self._key: tuple[Any, ...] | None = None
+        self._games: frozenset[str] = frozenset()
+        self._again = 0.0  # time.monotonic() before which it is not made again (but to hold a game back)
+        self.made = 0  # archives made, for the tests
+
+    def _key_of(self, shown: Shown) -> tuple[Any, ...]:
+        """What the archive is made of: the results file as it is now and the games the rule holds now."""
+        try:
+            status = (self.output / RESULTS_FILE).stat()
+            results = (status.st_ino, status.st_size, status.st_mtime_ns)
+        except FileNotFoundError:
+            results = None
+        held = frozenset(game for game in shown.held if not shown.game(game))
+        return results, shown.accounted, shown.everything_held, held
+
+    async def open(self) -> tuple[IO[bytes], str]:
+        """The archive (a file each visitor reads at its own offsets, :func:`_chunks`) and the name of its folder."""
+        async with self._lock:
+            shown = Shown.read(self.output)
+            key = self._key_of(shown)
+            unsafe = shown.everything_held or not self._games.isdisjoint(key[-1])
+            if self._file is None or unsafe or (key != self._key and time.monotonic() >= self._again):
+                await self._make(shown, key)
+            assert self._file is not None  # made above
+            return self._file, self._name
+
+    async def _make(self, shown: Shown, key: tuple[Any, ...]) -> None:
+        self.made += 1
+        started = time.monotonic()
+        file, archived = await asyncio.to_thread(self._write, shown)
+        took = time.monotonic() - started
+        # The one made before is dropped, not closed: a visitor still reading it holds it until done.
+        self._file, self._key, self._games, self._name = file, key, frozenset(archived.games), archived.root
+        self._again = time.monotonic() + max(ARCHIVE_AGAIN_S, 10 * took)
+
+    def _write(self, shown: Shown) -> tuple[IO[bytes], Archived]:
+        file = tempfile.TemporaryFile()  # noqa: SIM115 - kept open for its readers; no name in any folder
+        try:
+            archived = write_archive(self.output, file, "gz", shown=shown)
+            file.flush()
+        except BaseException:
+            file.close()
+            raise
+        return file, archived
+
+
+async def _chunks(file: IO[bytes], size: int = 1 << 16) -> AsyncIterator[bytes]:
+    """A file's bytes from its start, a chunk at a time, read in a worker thread at this reader's own offsets (the
+    file is shared by every visitor; it is kept open for as long as this reads it)."""
+    offset = 0
+    while chunk := await asyncio.to_thread(os.pread, file.fileno(), size, offset):
+        offset += len(chunk)
+        yield chunk
 
 
 def _lines_shown(

@@ -20,11 +20,12 @@
 
   const PAIRS_SHOWN = 12; // a head-to-head matrix larger than this is cut to the top bots, or one bot's row and column
   const CHART_SHOWN = 8; // lines drawn at first when the field is larger; the legend adds or removes bots
+  const GAMES_PAGE = 100; // games listed at first, newest first, and how many more each "show more" adds
 
   // What the reader chose survives the page's own refreshes (sessionStorage, per page).
   const STATE_KEY = "referee-leaderboard:" + location.pathname;
   const ui = Object.assign(
-    { sort: "rank", dir: 1, more: false, bot: "", faulty: false, shown: 100, fault: null, scrollY: 0, pairs: "", chart: null },
+    { sort: "rank", dir: 1, more: false, bot: "", faulty: false, shown: GAMES_PAGE, fault: null, scrollY: 0, pairs: "", chart: null },
     JSON.parse(sessionStorage.getItem(STATE_KEY) || "{}")
   );
   const saveState = () => {
@@ -422,6 +423,15 @@
 
   // ----- head to head ----------------------------------------------------------------
 
+  // A name that may name a file and a path of referee serve (referee/publish/head_to_head.py's PAGE_NAME).
+  const PAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+  const hasPage = (bot) => PAGE_NAME.test(bot) && !bot.includes("..");
+  // The page of two bots, seen from ``bot``'s side: pairs/A/B.html#bot, A first in sorted order.
+  function pairHref(bot, other) {
+    const [a, b] = [bot, other].sort();
+    return "pairs/" + encodeURIComponent(a) + "/" + encodeURIComponent(b) + ".html#" + encodeURIComponent(bot);
+  }
+
   function pairCell(bot, other) {
     const td = el("td");
     const pair = bot !== other && data.board.head_to_head[bot] ? data.board.head_to_head[bot][other] : null;
@@ -429,7 +439,13 @@
     else if (!pair.games) td.append(el("span", "none", "0/0"));
     else {
       const above = pair.above + (pair.ties || 0) / 2;
-      td.textContent = (pair.ties ? above.toFixed(1) : pair.above) + "/" + pair.games;
+      const text = (pair.ties ? above.toFixed(1) : pair.above) + "/" + pair.games;
+      if (data.league.pair_pages && hasPage(bot) && hasPage(other)) {
+        // Each pair's own page: the figures with their intervals, and the games they shared.
+        const link = el("a", "pair", text);
+        link.href = pairHref(bot, other);
+        td.append(link);
+      } else td.textContent = text;
       // Strength: the likelihood of superiority where the data has it, else the share of games above.
       const strength = typeof pair.los === "number" ? pair.los : above / pair.games;
       const hue = strength >= 0.5 ? 135 : 0;
@@ -595,6 +611,13 @@
 
   // ----- games -----------------------------------------------------------------------
 
+  // A game's count, labelled for a phone, where a game is a block of lines rather than a row of columns (leaderboard.css).
+  const count = (value, label) => {
+    const td = el("td", "count", value === null ? "-" : String(value));
+    td.dataset.label = label;
+    return td;
+  };
+
   function drawGames() {
     const select = $("bot-filter");
     const bots = data.board.rows.map((r) => r.bot).slice().sort();
@@ -606,6 +629,9 @@
     // The newest games alone are listed, newest first: a page costs the same however long the league.
     const listed = data.games.length < data.league.games ? "the newest " + data.games.length + " of " + data.league.games : String(data.games.length);
     $("games-count").textContent = games.length + " of " + listed + (data.league.games === 1 ? " game" : " games");
+    const archive = $("archive");
+    archive.hidden = !hasReplay(data.league.archive) || !data.league.games; // where it is: flagged as a replay is
+    archive.href = "games.tar.gz";
     const table = $("games");
     table.replaceChildren();
     const head = el("tr");
@@ -629,15 +655,17 @@
       const result = el("td", "players");
       if (voidReason) result.append(el("span", "void", "void: " + voidReason + " \u2014 "));
       finishOrder.forEach((seat, place) => {
+        // "2. bravo", a place never apart from its bot however the cell wraps (leaderboard.css: .player).
         const player = el("span", "player" + (place === 0 ? " winner" : ""), (place + 1) + ". " + seats[seat]);
         player.dataset.bot = seats[seat];
         result.append(player);
         if (place < finishOrder.length - 1) result.append(document.createTextNode(", "));
       });
       tr.append(result);
-      tr.append(el("td", null, hands === null ? "-" : String(hands)));
-      tr.append(el("td", null, decisions === null ? "-" : String(decisions)));
-      tr.append(el("td", "text", faults ? seats.map((s, i) => (faults[i] ? s + " " + faults[i] : "")).filter(Boolean).join(", ") : ""));
+      tr.append(count(hands, "hands"), count(decisions, "decisions"));
+      const faulted = el("td", "text faulted", faults ? seats.map((s, i) => (faults[i] ? s + " " + faults[i] : "")).filter(Boolean).join(", ") : "");
+      faulted.dataset.label = "faults";
+      tr.append(faulted);
       const open = el("td");
       if (hasReplay(replay)) {
         const link = el("a", null, "replay");
@@ -648,7 +676,9 @@
       body.append(tr);
     }
     table.append(body);
-    $("games-more").hidden = games.length <= ui.shown;
+    const more = $("games-more");
+    more.hidden = games.length <= ui.shown;
+    more.textContent = "show " + Math.min(GAMES_PAGE, games.length - ui.shown) + " more (" + (games.length - ui.shown) + " not shown)";
   }
 
   function drawAll() {
@@ -664,10 +694,10 @@
 
   $("more").checked = ui.more;
   $("more").onchange = (event) => { ui.more = event.target.checked; drawStandings(); saveState(); };
-  $("bot-filter").onchange = (event) => { ui.bot = event.target.value; ui.shown = 100; drawGames(); saveState(); };
+  $("bot-filter").onchange = (event) => { ui.bot = event.target.value; ui.shown = GAMES_PAGE; drawGames(); saveState(); };
   $("pairs-bot").onchange = (event) => { ui.pairs = event.target.value; drawPairs(); saveState(); };
-  $("faulty").onchange = (event) => { ui.faulty = event.target.checked; drawGames(); saveState(); };
-  $("games-more").onclick = () => { ui.shown += 200; drawGames(); saveState(); };
+  $("faulty").onchange = (event) => { ui.faulty = event.target.checked; ui.shown = GAMES_PAGE; drawGames(); saveState(); };
+  $("games-more").onclick = () => { ui.shown += GAMES_PAGE; drawGames(); saveState(); };
   let chartWidth = $("chart").clientWidth;
   window.addEventListener("resize", () => {
     if ($("chart").clientWidth !== chartWidth) { chartWidth = $("chart").clientWidth; drawChart(); }

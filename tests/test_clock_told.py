@@ -69,11 +69,12 @@ def test_the_search_bot_thinks_by_the_move_time_the_bank_and_the_last_charge() -
         return search.think_seconds(clock, 0) * 1000
 
     share, spread = search.THINK_SHARE, search.BANK_DECISIONS
-    # The first decision: a share of the move time, and the bank spread over the decisions to come.
-    assert think_ms(1000, 10_000) == pytest.approx(share * 1000 + 10_000 / spread, abs=5)
+    # A share of the move time, or where it is more, of the bank spread over the decisions to come.
     assert think_ms(1000, 0) == pytest.approx(share * 1000, abs=5)
-    # At the default clock it stays under the half of the move time check-bot calls slow.
-    assert think_ms(1000, 10_000) < 500
+    assert think_ms(100, 30_000) == pytest.approx(30_000 / spread, abs=5)
+    assert think_ms(100, 30_000) > 100, "a short move time beside a big bank: the bank is spent"
+    # At the default clock, a share of the move time under the half check-bot calls slow; the bank is kept.
+    assert think_ms(1000, 10_000) == pytest.approx(share * 1000, abs=5)
     # Charged what it measured: nothing hidden, nothing taken off.
     assert think_ms(1000, 0, last_charged_ms=390, measured_ms=390.4) == pytest.approx(share * 1000, abs=5)
     # Charged 150 ms more than it measured (a slow machine, the stream): it thinks 150 ms less.

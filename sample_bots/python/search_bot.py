@@ -31,16 +31,18 @@ How it thinks (determinized Monte Carlo with the heuristic as the rollout policy
   ``SETTLE_WORLDS`` worlds, once no action can catch up, or the best is
   sure; the time it may take is its clock's (:func:`think_seconds`).
 - **Time.** Each request tells the move time, the bank left and what the
-  previous decision was charged. The search thinks ``THINK_SHARE`` of the
-  move time plus its share of the bank: the bank left spread over the next
-  ``BANK_DECISIONS`` decisions (so it is never used up: a decision spends at
-  most that share of what is left). What the previous decision was charged
-  beyond what the bot itself measured from its request's arrival to its reply
-  is time the bot cannot see (the stream, the kit, a thaw, a slow machine):
-  it is taken off this decision's thinking, so a bot the machine runs slowly
-  thinks less and is charged what it meant to be. At the default clock
-  (1,000 ms a move, a 10,000 ms bank) that is 450 ms at most, under the half
-  of the move time check-bot calls slow.
+  previous decision was charged. The search thinks the larger of
+  ``THINK_SHARE`` of the move time and its share of the bank, the bank left
+  spread over the next ``BANK_DECISIONS`` decisions: where the move time is
+  short beside the bank, it spends the bank (never all of it: a decision
+  takes at most that share of what is left); at the default clock (1,000 ms
+  a move, a 10,000 ms bank) it thinks 400 ms and keeps the bank for a slow
+  machine, under the half of the move time check-bot calls slow. What the
+  previous decision was charged beyond what the bot itself measured from
+  its request's arrival to its reply is time the bot cannot see (the stream,
+  the kit, a thaw, a slow machine): it is taken off this decision's
+  thinking, so a bot the machine runs slowly thinks less and is charged what
+  it meant to be.
 
 The search keeps what the heuristic knows and adds what it cannot see: how
 the draws of this hand may actually fall, how the opponents will play them,
@@ -73,8 +75,9 @@ TIMED = True
 # Of the move time, the share thinking may use: check-bot calls a reply slower than half the move time slow,
 # and the rest covers the stream and a busy machine.
 THINK_SHARE = 0.4
-# The bank left is spread over this many decisions: each may think that share of it on top (a game of most
-# tables has fewer decisions a seat, so the bank is never run down to nothing).
+# The bank left is spread over this many decisions: each may think that share of it where that is more than
+# THINK_SHARE of the move time (a game of most tables has fewer decisions a seat, and each takes a share of what
+# is left, so the bank never runs out).
 BANK_DECISIONS = 200
 # Without a clock (called in process, no move time known): think this long.
 DEFAULT_THINK_MS = 200.0
@@ -492,12 +495,12 @@ measured_ms: dict[int, float] = {}
 
 def think_seconds(clock: MoveClock | None, seat: int = 0) -> float:
     """How long this decision of ``seat`` may think, from its request's arrival: ``THINK_SHARE`` of the move time
-    plus the bank left over ``BANK_DECISIONS``, less the time the seat's previous decision was charged beyond
-    what the bot measured of it (time it cannot see, so it thinks less on a machine that runs it slowly), less
-    what has passed since the request arrived."""
+    or, where it is more, the bank left over ``BANK_DECISIONS``; less the time the seat's previous decision was
+    charged beyond what the bot measured of it (time it cannot see, so it thinks less on a machine that runs it
+    slowly), less what has passed since the request arrived."""
     if clock is None:
         return DEFAULT_THINK_MS / 1000
-    budget_ms = THINK_SHARE * clock.move_time_ms + clock.time_bank_ms / BANK_DECISIONS
+    budget_ms = max(THINK_SHARE * clock.move_time_ms, clock.time_bank_ms / BANK_DECISIONS)
     if clock.last_charged_ms:  # 0: this game's first decision, nothing charged yet
         budget_ms -= max(0.0, clock.last_charged_ms - measured_ms.get(seat, 0.0))
     return max(0.0, budget_ms / 1000 - clock.elapsed_s())

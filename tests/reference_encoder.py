@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from referee.common.errors import GameOverError
-from referee.engine.games.base import Action, EventKind, Game, HandResult, Observation
 from referee.engine.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
+from referee.engine.games.game import Action, EventKind, Game, HandResult, Observation
 from referee.engine.games.stop_the_bus import StopTheBusObservation
 from referee.protocol.messages import (
     EVENT_KIND_TO_PB,

@@ -10,8 +10,8 @@ import pytest
 
 from referee.common.errors import GameOverError, IllegalActionError
 from referee.engine.cards import DECK, Card, parse_cards, shuffled_deck
-from referee.engine.games.base import KNOCK, PASS, Action, ActionKind, EndReason, Event, EventKind, Phase, action
 from referee.engine.games.bastard_brag import BastardBrag
+from referee.engine.games.game import KNOCK, PASS, Action, ActionKind, EndReason, Event, EventKind, Phase, action
 from referee.engine.hands import Category, hand_rank
 from referee.engine.seeding import SeedStream
 

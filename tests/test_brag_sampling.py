@@ -21,8 +21,8 @@ import pytest
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card
 from referee.engine.games import BastardBrag, StopTheBus, brag_sampling
-from referee.engine.games.base import ActionKind, EventKind, Phase
 from referee.engine.games.bastard_brag import BastardBragObservation
+from referee.engine.games.game import ActionKind, EventKind, Phase
 
 from .test_search_api import chi_square_limit, position, random_step
 

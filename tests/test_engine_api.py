@@ -17,8 +17,8 @@ from referee.common.errors import (
 )
 from referee.engine.cards import DECK, Card, parse_cards
 from referee.engine.games import BastardBrag, StopTheBus, game_class
-from referee.engine.games.base import DRAW, PASS, STOP, Action, ActionKind, EndReason, Game, Phase, action
 from referee.engine.games.decks import seeded_deck
+from referee.engine.games.game import DRAW, PASS, STOP, Action, ActionKind, EndReason, Game, Phase, action
 from referee.engine.hands import hand_rank
 
 # Three players, dealer 2: the deal goes 0, 1, 2 for three rounds, so deck positions 0-8 are the hands.

@@ -18,7 +18,7 @@ import pytest
 
 from referee.engine.cards import DECK, Card, parse_cards
 from referee.engine.games import BastardBrag, Game, Observation, Phase, StopTheBus
-from referee.engine.games.base import DRAW, PASS, STOP, TAKE, Action, ActionKind
+from referee.engine.games.game import DRAW, PASS, STOP, TAKE, Action, ActionKind
 from referee.engine.hands import hand_rank
 from referee.play.kit import BotServicer
 from referee.protocol.messages import action_to_pb

@@ -16,7 +16,7 @@ import pexpect
 import pytest
 
 from referee.engine.cards import parse_cards
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from tests.conftest import SAMPLE_BOTS, Bots, read_log
 
 CLEAR = "\x1b[H\x1b[2J"

@@ -44,7 +44,7 @@ import pytest
 from referee.apps.league import GAME_LOG_DIR, run_league
 from referee.engine.cards import DECK, Card, format_cards, parse_cards
 from referee.engine.games import BastardBrag, Game, StopTheBus, game_class
-from referee.engine.games.base import Action, ActionKind
+from referee.engine.games.game import Action, ActionKind
 from referee.leaguefile.config import load_league
 from referee.leaguefile.lanes import LANES_DIR
 from referee.protocol.messages import GAME_TO_PB, card_to_pb

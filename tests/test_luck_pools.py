@@ -48,7 +48,7 @@ import pytest
 from referee.engine.cards import DECK, Card, format_cards
 from referee.engine.games import GAMES, BastardBrag, BastardBragObservation, Game
 from referee.engine.games.actions import Action, action
-from referee.engine.games.base import ActionKind, EventKind, Phase
+from referee.engine.games.game import ActionKind, EventKind, Phase
 from referee.records.luck import LuckMeter, deal_luck, draw_luck, strength
 
 GAME_NAMES = tuple(GAMES)

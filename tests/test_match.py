@@ -14,7 +14,7 @@ import pytest
 
 from referee.engine.cards import DECK
 from referee.engine.games import game_class
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.play.sandbox import DEFAULT_LIMITS
 from referee.play.session import BotSession
 from referee.protocol.clock import Timing

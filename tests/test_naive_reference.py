@@ -25,8 +25,8 @@ import pytest
 from bench.naive_reference import NAIVE_GAMES, NaiveBastardBrag, NaiveGame, NaiveStopTheBus
 from referee.engine.cards import Card
 from referee.engine.games import GAMES, BastardBrag, Event, Game, HandResult, Observation, StopTheBus
-from referee.engine.games.base import KNOCK, Action, ActionKind
 from referee.engine.games.decks import seeded_deck
+from referee.engine.games.game import KNOCK, Action, ActionKind
 
 GAMES_PER_SIZE = 6
 ENDING = (ActionKind.STOP, ActionKind.KNOCK)

@@ -23,7 +23,7 @@ import pytest
 
 from referee.apps.league import run_league
 from referee.cli import main as referee_main
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.leaguefile.config import load_league
 from referee.play.session import decision_action
 from referee.play.transport import status_text, v1_fault

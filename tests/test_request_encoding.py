@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from referee.engine.cards import DECK, Card
 from referee.engine.games import GAMES
-from referee.engine.games.base import Action, ActionKind, action
+from referee.engine.games.game import Action, ActionKind, action
 from referee.protocol.clock import TimeControl
 from referee.protocol.codec import RequestEncoder, decision_from_bytes
 from referee.protocol.messages import MalformedMessage, action_from_pb, action_to_pb

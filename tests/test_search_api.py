@@ -21,7 +21,7 @@ import pytest
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card
 from referee.engine.games import BastardBrag, Game, StopTheBus
-from referee.engine.games.base import ActionKind, EventKind, Phase
+from referee.engine.games.game import ActionKind, EventKind, Phase
 from referee.engine.games.stop_the_bus import StopTheBusObservation
 from referee.engine.seeding import SeedStream
 

@@ -12,7 +12,7 @@ import pytest
 
 from referee.cli import main as referee_main
 from referee.engine.cards import Card, parse_cards, pretty_cards
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.records.gamelog import new_game
 from referee.records.transcript import read_game, transcript_json, transcript_lines
 

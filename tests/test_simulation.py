@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from referee.engine.cards import DECK, Card
 from referee.engine.games import BastardBrag, EndReason, EventKind, Game, Phase, StopTheBus
-from referee.engine.games.base import TAKE, Action, ActionKind, HandResult
+from referee.engine.games.game import TAKE, Action, ActionKind, HandResult
 from referee.engine.hands import hand_rank, worst_hand
 
 FULL_DECK = frozenset(DECK)

@@ -26,7 +26,7 @@ import pytest
 
 from referee.engine.cards import format_cards
 from referee.engine.games import GAMES, Game
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.publish.spectators import LIVE_DIR, SpectatorFeeds, event_json, view_json
 from referee.records.gamelog import find_log, log_files, log_game_id, new_game, read_log
 from referee.records.visibility import DealsInPlay

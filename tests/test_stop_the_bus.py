@@ -8,7 +8,7 @@ import pytest
 
 from referee.common.errors import GameOverError, IllegalActionError
 from referee.engine.cards import DECK, Card, format_cards, parse_cards, shuffle
-from referee.engine.games.base import (
+from referee.engine.games.game import (
     DRAW,
     KNOCK,
     PASS,

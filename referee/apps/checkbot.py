@@ -52,7 +52,7 @@ from referee.common.errors import LeagueError
 from referee.common.printable import printable
 from referee.common.resources import SAMPLE_OPPONENTS
 from referee.engine.games import GAMES
-from referee.engine.games.base import DEFAULT_TURN_LIMIT
+from referee.engine.games.game import DEFAULT_TURN_LIMIT
 from referee.play.inprocess import InProcessBot, sample_bot, sample_opponents
 from referee.play.match import Match, stop_bots
 from referee.play.processes import BotSpec, log_tail, output_hint

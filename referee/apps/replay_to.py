@@ -34,7 +34,7 @@ from referee.apps.checkbot import Report, Submission, build_bot
 from referee.common.errors import RefereeError
 from referee.engine.cards import parse_cards
 from referee.engine.games import Game
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.play.match import Match, illegal_action_fault
 from referee.play.processes import BotSpec, log_tail
 from referee.play.session import BotSession, Player, Reply

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee.common.errors import RefereeError
-from referee.engine.games.base import DEFAULT_TURN_LIMIT
+from referee.engine.games.game import DEFAULT_TURN_LIMIT
 from referee.play import sandbox
 from referee.play.processes import BotSpec
 from referee.protocol.clock import Timing

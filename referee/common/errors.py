@@ -40,7 +40,7 @@ class MalformedActionError(IllegalActionError):
     """An action that is no action at all: a kind, card or slot of the wrong type or shape.
 
     Raised by :meth:`Game.apply`, :meth:`Game.check_action`, :meth:`Game.is_legal`
-    and :func:`referee.engine.games.base.action` for, say, slot ``1.0`` or ``True``
+    and :func:`referee.engine.games.game.action` for, say, slot ``1.0`` or ``True``
     (a slot is the ``int`` 0, 1 or 2), a card given as text, or ``discard``
     without a card. It is an :class:`IllegalActionError`, so code that
     handles illegal actions handles these too.

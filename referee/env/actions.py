@@ -38,7 +38,7 @@ import numpy.typing as npt
 from referee.common.errors import EnvArgumentError
 from referee.engine.cards import DECK
 from referee.engine.games import BastardBrag, StopTheBus
-from referee.engine.games.base import CENTRE_SLOTS, DRAW, KNOCK, PASS, STOP, TAKE, Action, ActionKind, action
+from referee.engine.games.game import CENTRE_SLOTS, DRAW, KNOCK, PASS, STOP, TAKE, Action, ActionKind, action
 
 Mask = npt.NDArray[np.int8]
 

@@ -27,7 +27,7 @@ except ImportError as error:
 
 from referee.common.errors import EnvArgumentError, IllegalActionError
 from referee.engine.games import Game, Observation, game_class
-from referee.engine.games.base import DEFAULT_TURN_LIMIT
+from referee.engine.games.game import DEFAULT_TURN_LIMIT
 from referee.env.actions import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
 from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward

@@ -43,7 +43,7 @@ from referee.engine.games import (
     StopTheBus,
     StopTheBusObservation,
 )
-from referee.engine.games.base import STARTING_LIVES
+from referee.engine.games.game import STARTING_LIVES
 
 Vector = npt.NDArray[np.float32]
 

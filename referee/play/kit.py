@@ -59,7 +59,7 @@ from typing import Any, TypeVar
 import grpc
 import grpc.aio
 
-from referee.engine.games.base import Action, Event, Observation
+from referee.engine.games.game import Action, Event, Observation
 from referee.protocol.messages import (
     GAME_TO_PB,
     PROTOCOL_VERSION,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from referee.common.printable import printable
 from referee.engine.cards import Card
 from referee.engine.games import Game, HandResult, StopTheBus, game_class
-from referee.engine.games.base import DEFAULT_TURN_LIMIT, Action, ActionKind
+from referee.engine.games.game import DEFAULT_TURN_LIMIT, Action, ActionKind
 from referee.engine.seeding import derive_seed
 from referee.play.processes import BotSpec
 from referee.play.session import BotSession, Player, Reply

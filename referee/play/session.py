@@ -37,7 +37,7 @@ import grpc
 import grpc.aio
 from google.protobuf.message import DecodeError
 
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 from referee.play.freezer import OffMove
 from referee.play.processes import BotProcess, BotSpec
 from referee.play.transport import MAX_REPLY_BYTES, GrpcTransport, Stream, Transport, status_text, v1_fault

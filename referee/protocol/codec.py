@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.engine.cards import DECK, Card
-from referee.engine.games.base import Action, EventKind, Game, HandResult, Phase
 from referee.engine.games.bastard_brag import FACE_UP_SLOT, BastardBrag
+from referee.engine.games.game import Action, EventKind, Game, HandResult, Phase
 from referee.engine.games.stop_the_bus import StopTheBus
 from referee.engine.hands import HandRank
 from referee.protocol.clock import TimeControl
@@ -195,7 +195,7 @@ def _rank_name_field(rank: HandRank) -> bytes:
 
 # Each action as an element of DecisionRequest.legal_actions and as DecisionRequest.default_action, by id:
 # Action's hash goes through its kind's Python-level enum hash, and ids are safe because each entry keeps
-# its action alive. Actions come from referee.engine.games.base.action(), so these stay small.
+# its action alive. Actions come from referee.engine.games.game.action(), so these stay small.
 _LEGAL_FIELD: dict[int, tuple[Action, bytes]] = {}
 _DEFAULT_FIELD: dict[int, tuple[Action, bytes]] = {}
 
@@ -235,7 +235,7 @@ class RequestEncoder:
     ``action_to_pb``). This encoder reads the same values from the game,
     skipping the observation object (a dict, a frozen dataclass and a copy of
     the hand's events at every decision); what the seat may see of the table
-    comes from the game's :meth:`~referee.engine.games.base.Game.table_view`, which
+    comes from the game's :meth:`~referee.engine.games.game.Game.table_view`, which
     the observation uses too. tests/test_request_encoding.py plays random
     games of both games at every table size, with forfeits, and checks at
     every decision that its bytes equal the reference's.

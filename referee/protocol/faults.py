@@ -93,7 +93,7 @@ class FaultPolicy:
     """What the referee does when a bot faults during a game.
 
     ``forfeit`` (the default): the bot leaves the game at once. ``default_action``:
-    the game's :meth:`~referee.engine.games.base.Game.default_action` is played for it, and after ``max_faults`` faults
+    the game's :meth:`~referee.engine.games.game.Game.default_action` is played for it, and after ``max_faults`` faults
     in one game it forfeits.
     """
 

@@ -26,7 +26,8 @@ from typing import Any
 from referee import __version__
 from referee.common.errors import RefereeError
 from referee.engine.cards import DECK, Card
-from referee.engine.games.base import (
+from referee.engine.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
+from referee.engine.games.game import (
     Action,
     ActionKind,
     EndReason,
@@ -38,7 +39,6 @@ from referee.engine.games.base import (
     Phase,
     action,
 )
-from referee.engine.games.bastard_brag import FACE_UP_SLOT, BastardBragObservation
 from referee.engine.games.stop_the_bus import StopTheBusObservation
 from referee.protocol.clock import Timing
 from referee.protocol.faults import BotFault, FaultKind, FaultPolicy, PolicyMode

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.engine.games.base import DEFAULT_TURN_LIMIT
+from referee.engine.games.game import DEFAULT_TURN_LIMIT
 from referee.protocol.clock import Timing
 
 

@@ -9,6 +9,8 @@ helper, writing a short league's replay pages, never loads the standings' fit an
 - ``redaction``: what a published record shows (no path of the organiser's machine, no bot's own words);
 - ``league_page`` and ``replay_page``: the HTML pages (``html/``: their templates, script and style); ``live``
   writes them while a league runs, ``spectators`` feeds the games in play;
+- ``head_to_head``: a page for each pair of bots that shared a game; ``archive``: every game that may be shown,
+  as one archive;
 
 and beside them ``columns``, the leaderboard's columns the console and the files share, and ``rounding``, the
 digits the files publish figures with.

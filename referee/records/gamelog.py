@@ -75,7 +75,7 @@ from referee import __version__
 from referee.common.errors import RefereeError
 from referee.engine.cards import Card, format_cards, parse_cards
 from referee.engine.games import BastardBrag, Game, HandResult, StopTheBus, game_class
-from referee.engine.games.base import Action
+from referee.engine.games.game import Action
 
 if TYPE_CHECKING:
     from referee.protocol.clock import Timing
@@ -98,7 +98,7 @@ MAX_LOG_BYTES = 256 * 2**20  # what a log may unpack to: logs are tens of KB, so
 
 # Each action's text and JSON text, by id: Action's hash goes through its kind's Python-level
 # enum hash, and ids are safe because each entry keeps its action alive. Actions come from
-# referee.engine.games.base.action(), which makes each one once, so these stay small.
+# referee.engine.games.game.action(), which makes each one once, so these stay small.
 _ACTION_TEXT: dict[int, tuple[Action, str]] = {}
 _ACTION_JSON: dict[int, tuple[Action, str]] = {}
 

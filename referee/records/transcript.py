@@ -35,7 +35,7 @@ from referee.engine.games import (
     StopTheBus,
     StopTheBusObservation,
 )
-from referee.engine.games.base import Action, ActionKind
+from referee.engine.games.game import Action, ActionKind
 from referee.records.gamelog import GameLogError, LogRecord, new_game, read_game_log
 
 HIDDEN = "??"  # a card a seat cannot see

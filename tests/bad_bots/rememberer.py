@@ -38,7 +38,7 @@ from pathlib import Path
 
 from referee.engine.cards import DECK
 from referee.engine.games import Action, Observation
-from referee.engine.games.base import ActionKind, EventKind
+from referee.engine.games.game import ActionKind, EventKind
 from referee.play.kit import BotServicer, bot_address, serve
 
 STOP_AFTER_ROUNDS = 3

@@ -28,7 +28,7 @@ from typing import Protocol, TextIO
 from referee.common.errors import MalformedActionError, RefereeError
 from referee.engine.cards import Card, pretty_cards
 from referee.engine.games import BastardBragObservation, Observation, StopTheBusObservation
-from referee.engine.games.base import Action, ActionKind, Phase
+from referee.engine.games.game import Action, ActionKind, Phase
 from referee.engine.hands import hand_rank
 from referee.play.inprocess import InProcessBot
 from referee.play.match import Match, MatchResult, start_bots, stop_bots

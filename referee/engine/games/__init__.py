@@ -1,9 +1,10 @@
-"""The two games, behind one interface (:class:`referee.engine.games.base.Game`)."""
+"""The two games, behind one interface (:class:`referee.engine.games.game.Game`)."""
 
 from __future__ import annotations
 
 from referee.common.errors import GameArgumentError
-from referee.engine.games.base import (
+from referee.engine.games.bastard_brag import BastardBrag, BastardBragObservation
+from referee.engine.games.game import (
     SPECTATOR,
     Action,
     ActionKind,
@@ -16,7 +17,6 @@ from referee.engine.games.base import (
     Observation,
     Phase,
 )
-from referee.engine.games.bastard_brag import BastardBrag, BastardBragObservation
 from referee.engine.games.stop_the_bus import StopTheBus, StopTheBusObservation
 
 GAMES: dict[str, type[Game]] = {StopTheBus.name: StopTheBus, BastardBrag.name: BastardBrag}

@@ -181,7 +181,7 @@ def check_action_form(act: object, seat: int | None = None) -> None:
     if not isinstance(act, Action):
         raise MalformedActionError(
             act,
-            f"an action is an Action (Action.parse('discard QS'), or referee.engine.games.base.action(kind, card, slot)), "
+            f"an action is an Action (Action.parse('discard QS'), or referee.engine.games.game.action(kind, card, slot)), "
             f"not {type(act).__name__}",
             seat,
         )

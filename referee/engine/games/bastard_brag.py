@@ -17,7 +17,9 @@ from typing import Any
 
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card, format_cards
-from referee.engine.games.base import (
+from referee.engine.games.brag_sampling import CardInference, NoConfiguration
+from referee.engine.games.events import made
+from referee.engine.games.game import (
     CENTRE_SLOTS,
     KNOCK,
     Action,
@@ -31,8 +33,6 @@ from referee.engine.games.base import (
     RandomSource,
     action,
 )
-from referee.engine.games.brag_sampling import CardInference, NoConfiguration
-from referee.engine.games.events import made
 from referee.engine.games.sampling import public_state, seats_dealt_in
 
 FACE_UP_SLOT = 2

@@ -48,8 +48,8 @@ from itertools import accumulate
 
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card
-from referee.engine.games.base import RandomSource
 from referee.engine.games.events import Event, EventKind
+from referee.engine.games.game import RandomSource
 
 # Past this many configurations, the forward pass carries a weighted sample of them (see _resampled).
 FOLLOWED_CONFIGURATIONS = 400

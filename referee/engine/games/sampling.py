@@ -12,8 +12,8 @@ from typing import TypeVar
 
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card
-from referee.engine.games.base import Game, RandomSource
 from referee.engine.games.events import EventKind, Observation, Phase
+from referee.engine.games.game import Game, RandomSource
 
 AnyGame = TypeVar("AnyGame", bound=Game)
 

@@ -21,7 +21,8 @@ from typing import Any, Self
 
 from referee.common.errors import GameArgumentError
 from referee.engine.cards import DECK, Card, format_cards, shuffle
-from referee.engine.games.base import (
+from referee.engine.games.events import made
+from referee.engine.games.game import (
     DRAW,
     PASS,
     STOP,
@@ -37,7 +38,6 @@ from referee.engine.games.base import (
     RandomSource,
     action,
 )
-from referee.engine.games.events import made
 from referee.engine.games.sampling import public_state, seats_dealt_in
 from referee.engine.seeding import SeedStream
 

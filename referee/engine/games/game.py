@@ -54,7 +54,7 @@ from referee.engine.games.events import EndReason, Event, EventKind, GameResult,
 from referee.engine.hands import HandRank, rank_held
 from referee.engine.seeding import SeedStream
 
-# Actions and records are re-exported: ``from referee.engine.games.base import Action`` keeps working.
+# Actions and records are re-exported: ``from referee.engine.games.game import Action`` keeps working.
 __all__ = [
     "CENTRE_SLOTS",
     "DEFAULT_TURN_LIMIT",

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from google.protobuf import text_format
 
-from referee.apps.checkbot import Report
+from referee.apps.check_report import Report
 from referee.apps.replay_to import Answer, ReplayReport, _summary
 from referee.cli import _parse
 from referee.leaguefile.config import MANIFEST_KEYS

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from referee.apps.checkbot import FAIL, PASS, Check
+from referee.apps.check_report import FAIL, PASS, Check
 from referee.apps.ladder.entries import held_against
 from referee.apps.ladder.file import Rest
 from referee.apps.ladder.guard import TAIL_BYTES, forfeit_streaks

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.apps.checkbot import Report, Submission, build_bot
+from referee.apps.check_report import Report
+from referee.apps.checkbot import Submission, build_bot
 from referee.common.errors import RefereeError
 from referee.engine.cards import parse_cards
 from referee.engine.games import Game

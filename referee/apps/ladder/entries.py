@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from referee.apps.checkbot import CANDIDATE, FAIL, Check, CheckSettings, check_built
+from referee.apps.check_report import FAIL, Check
+from referee.apps.checkbot import CANDIDATE, CheckSettings, check_built
 from referee.apps.ladder.file import Ladder
 from referee.apps.ladder.history import Judged, Register
 from referee.common.atomic import replace_json

@@ -89,6 +89,15 @@ def refused(status: int, message: str, root: str = "", heading: str | None = Non
     return _templates.get_template("refused.html").render(status=status, heading=heading, message=message, root=root)
 
 
+HELD_BACK_RELOAD_S = 5  # how often a page waiting for a held-back replay looks again
+
+
+def held_back(game: str, root: str = "") -> str:
+    """The page for a replay whose deals are still in play elsewhere: what it waits for, and it reloads itself.
+    It names no time: with a spectator delay, the time another game on the deals ended is not yet public."""
+    return _templates.get_template("held_back.html").render(game=game, root=root, every_s=HELD_BACK_RELOAD_S)
+
+
 def not_yours(signed_in: str, root: str = "") -> str:
     message = f"You are signed in as {signed_in}; this page is another author's, and only they may read it."
     return refused(403, message, root, "Not yours")

@@ -25,9 +25,10 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from referee.apps.site.author_page import held_back
 from referee.apps.site.page_cache import PageCache
 from referee.apps.site.season_folder import GAME_LOGS, plain_name
-from referee.apps.site.served import Site
+from referee.apps.site.served import Site, root_of, wants_html
 from referee.apps.site.streams import FileChanges
 from referee.common.errors import RefereeError
 from referee.common.http_headers import NO_STORE
@@ -152,12 +153,15 @@ class PublishedGames:
             Route(f"/{GAME_LOGS}/{{game}}.jsonl", self.game_log_records),
         ]
 
-    def withheld(self, game: str) -> Response | None:
+    def withheld(self, game: str, request: Request) -> Response | None:
         """404 for a game that is not a finished one that may be shown: a bad name, no record yet, or its deals
-        still in play or within the spectator delay (:mod:`referee.records.visibility`)."""
+        still in play or within the spectator delay (:mod:`referee.records.visibility`); for a browser, a page
+        that says what it waits for and looks again by itself."""
         if not plain_name(game):
             return not_published()
         if not self.games.recorded(game, self.games.shown()):
+            if wants_html(request):
+                return HTMLResponse(held_back(game, root_of(request)), status_code=404, headers=NO_STORE)
             return PlainTextResponse(HELD_BACK, status_code=404)
         return None
 
@@ -195,7 +199,7 @@ class PublishedGames:
         """A game's replay page: its file where the league writes them (``static_replays``), else made now from the
         game's log, as published (:mod:`referee.publish.redaction`)."""
         game = request.path_params["game"]
-        refusal = self.withheld(game)
+        refusal = self.withheld(game, request)
         if refusal is not None:
             return refusal
         written, log_file = self.output / REPLAY_DIR / f"{game}.html", find_log(self.output / GAME_LOGS, game)
@@ -219,7 +223,7 @@ class PublishedGames:
     async def game_log_records(self, request: Request) -> Response:
         """A game's log, each record as published (:mod:`referee.publish.redaction`)."""
         game = request.path_params["game"]
-        refusal = self.withheld(game)
+        refusal = self.withheld(game, request)
         path = None if refusal else find_log(self.output / GAME_LOGS, game)
         if refusal is not None or path is None:
             return refusal or PlainTextResponse(NO_LONGER_KEPT, status_code=404)

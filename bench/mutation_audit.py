@@ -590,7 +590,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "play",
         "referee/apps/site/app.py",
         '    if "authorization" in connection.headers:\n        return None\n    host',
-        '    if True:\n        return None\n    host',
+        "    if True:\n        return None\n    host",
         "a POST to /play/ (or a sign-in, an upload) from any site, or with no Origin, is taken",
     ),
     Mutant(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from .published import copy_of, hold, play_league, served, table_games
 
@@ -47,9 +48,15 @@ def test_a_held_back_replay_waits_on_a_page_that_reloads_itself_into_the_replay(
         # Every game on the deals has passed: the page, looking again, becomes the replay.
         accounted = (output / "games.jsonl").stat().st_size
         (output / "visibility.json").write_text(json.dumps({"accounted": accounted, "held": {}}), encoding="utf-8")
-        deadline = time.monotonic() + 20
-        while "is not ready yet" in page.content() and time.monotonic() < deadline:
+        deadline, content = time.monotonic() + 20, ""
+        while time.monotonic() < deadline:
             page.wait_for_timeout(250)
-        assert "is not ready yet" not in page.content() and game in page.content()
+            try:  # the page reloads itself: read it between two loads
+                content = page.content()
+            except PlaywrightError:
+                continue
+            if "is not ready yet" not in content:
+                break
+        assert "is not ready yet" not in content and game in content
     finally:
         context.close()

@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -619,7 +620,8 @@ def hidden_path_note(log_path: Path | None, hidden_whose: Mapping[str, str]) -> 
     except OSError:
         return ""
     for path in sorted(hidden_whose, key=len, reverse=True):
-        if path in tail:
+        # The path itself, or a path inside it: not a longer name (/a/bc for /a/b), nor a way out of it (/a/b/..).
+        if re.search(re.escape(path) + r"(?![\w.-])(?!/\.\.)", tail):
             return (
                 f"; its output names {path}, which this league hides from it ({hidden_whose[path]}): a league "
                 "shows no bot another bot's files, so give each bot what it reads in a folder of its own"

@@ -22,11 +22,17 @@ by the other (which goes first alternates) from the same seed and the same
 random choices, so they deal the same cards and make the same decisions;
 interleaved game by game, a moment of load elsewhere falls on both.
 
+Then the learning environments (``referee.env``, when PettingZoo is
+installed): random steps per second of each game's PettingZoo environment at
+each table size, ``env()`` (PettingZoo's checks included: the target, 50,000
+a second at every size, is its) beside ``raw_env()``, the two playing the
+same games interleaved (see :func:`bench_environments`).
+
 Run from the repository root (no install needed):
 
-    python bench/engine.py            # about 6 seconds per game and size, about 2 minutes
-    python bench/engine.py --quick    # about 1 second per game and size, under 30 seconds
-    python bench/engine.py --games 200  # exactly 200 games per game and size, on each engine
+    python bench/engine.py            # about 6 seconds per game and size on each part, about 5 minutes
+    python bench/engine.py --quick    # about 1 second per game and size, about a minute
+    python bench/engine.py --games 200  # exactly 200 games per game and size, on each engine and environment
 
 It prints the Python version, the machine and the cost of an empty timed
 interval, then one line per game and size:
@@ -37,7 +43,9 @@ second, and the mean CPU time of ``game.clone()`` and of sampling a whole
 state from the current seat's observation, the two calls a search bot makes
 most, over positions taken every few decisions of random games. Games and
 choices are seeded (``random.Random``), so every run plays the same games.
-The last line gives the lowest ratio and whether the target is met.
+The engines' last line gives the lowest ratio and whether the target is met;
+then one line per game and size, ``environment <game> <players> players:
+steps/s: env() N, raw_env() M``, and the fewest of env()'s with the verdict.
 """
 
 from __future__ import annotations
@@ -231,50 +239,68 @@ TARGET_ENV_STEPS_PER_SECOND = 50_000
 def bench_environments(seconds: float, games: int | None) -> None:
     """Print the random steps per second of each game's PettingZoo environment at each table size.
 
-    A step is what a learner's loop does for each decision: ``env.last()`` (the
-    numeric observation and mask of the agent to act), an action drawn from the
-    mask, and ``env.step(action)``; the steps of agents that left the game
-    (``step(None)``) and each ``reset`` are timed but not counted. Both ways
-    of making one are timed, in CPU time of this process: ``env()``, as users
-    call it (in PettingZoo's wrappers, which check each call: the target is
-    this one's), and ``raw_env()``, the environment alone.
+    A step is what a user's loop does for each decision, as PettingZoo's
+    documentation writes it: ``for agent in env.agent_iter()``, ``env.last()``
+    (the numeric observation and the legal mask of the agent to act, made at
+    every step), an action drawn uniformly from the mask's legal indices
+    (``mask.nonzero()[0]``, then ``random.Random.randrange``), and
+    ``env.step(action)``; the steps of agents that left the game
+    (``step(None)``) and each ``reset`` are timed but not counted. Both ways of
+    making one are timed, in CPU time of this process: ``env()``, as users call
+    it (in PettingZoo's wrappers, which check each call: the target is this
+    one's), and ``raw_env()``, the environment alone. They play the very same
+    games (the same seeds, the same random choices), interleaved game by game
+    (which goes first alternates), so that a moment of load elsewhere falls on
+    both.
     """
     try:
         from referee.env import bastard_brag_v0, stop_the_bus_v0
     except ImportError as error:
         print(f"environment: skipped ({error})")
         return
-    print(f"target: {TARGET_ENV_STEPS_PER_SECOND} environment steps/s for every game and size", flush=True)
+    print(f"target: {TARGET_ENV_STEPS_PER_SECOND} environment steps/s for every game and size (env())", flush=True)
+    lowest: tuple[float, str] | None = None
     for module in (stop_the_bus_v0, bastard_brag_v0):
         game_class = GAMES[module.GAME]
         for players in range(game_class.min_players, game_class.max_players + 1):
-            rates = []
-            for made in (module.env, module.raw_env):
-                steps, cpu = environment_steps(made(players), seconds, games)
-                rates.append(round(steps / cpu))
+            made = (module.env(players), module.raw_env(players))  # env(), raw_env()
+            figures = [[0, 0.0], [0, 0.0]]  # decisions and CPU seconds of each
+            deadline = perf_counter() + seconds
+            played = 0
+            while (played < games) if games is not None else (played == 0 or perf_counter() < deadline):
+                rng_seed = f"bench-env:{module.GAME}:{players}:{played}"  # the same random choices in both
+                for which in (0, 1) if played % 2 == 0 else (1, 0):
+                    steps, cpu = environment_game(made[which], played, random.Random(rng_seed))
+                    figures[which][0] += steps
+                    figures[which][1] += cpu
+                if figures[0][0] != figures[1][0]:
+                    raise AssertionError(f"{module.GAME} {players} players, seed {played}: env() and raw_env() differ")
+                played += 1
+            rates = [round(steps / cpu) for steps, cpu in figures]
             print(
                 f"environment {module.GAME} {players} players: steps/s: env() {rates[0]}, raw_env() {rates[1]}",
                 flush=True,
             )
+            if lowest is None or rates[0] < lowest[0]:
+                lowest = (rates[0], f"{module.GAME} {players} players")
+    if lowest is not None:
+        verdict = "met" if lowest[0] >= TARGET_ENV_STEPS_PER_SECOND else "NOT met"
+        print(f"fewest environment steps/s: {lowest[0]} ({lowest[1]}): target {TARGET_ENV_STEPS_PER_SECOND} {verdict}")
 
 
-def environment_steps(env, seconds: float, games: int | None) -> tuple[int, float]:
-    """Play random games in ``env``; return the decisions played and the CPU seconds they took."""
-    rng = random.Random(f"bench-env:{env}:{env.num_players}")
-    steps = played = 0
-    deadline = perf_counter() + seconds
+def environment_game(env: Any, seed: int, rng: random.Random) -> tuple[int, float]:
+    """Play one random game of ``env`` dealt with ``seed``; return its decisions and the CPU seconds it took."""
+    steps = 0
     start = process_time()
-    while (played < games) if games is not None else (perf_counter() < deadline):
-        env.reset(seed=played)
-        while env.agents:
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            legal = observation["action_mask"].nonzero()[0]
-            env.step(int(legal[rng.randrange(len(legal))]))
-            steps += 1
-        played += 1
+    env.reset(seed=seed)
+    for _agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = observation["action_mask"].nonzero()[0]
+        env.step(int(legal[rng.randrange(len(legal))]))
+        steps += 1
     return steps, process_time() - start
 
 

@@ -4,6 +4,7 @@ observations through them, real league logs replayed through them, the Gymnasium
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import random
@@ -22,7 +23,17 @@ from pettingzoo.test import api_test, seed_test
 from referee.apps.league import run_league
 from referee.cli import main as referee_main
 from referee.common.errors import EnvArgumentError, ExportError
-from referee.engine.games import GAMES, Action, BastardBrag, EventKind, Game, Observation, StopTheBus
+from referee.engine.games import (
+    GAMES,
+    Action,
+    BastardBrag,
+    BastardBragObservation,
+    EventKind,
+    Game,
+    Observation,
+    StopTheBus,
+    StopTheBusObservation,
+)
 from referee.env import bastard_brag_v0, single_seat, stop_the_bus_v0
 from referee.env.actions import BASTARD_BRAG_ACTIONS, STOP_THE_BUS_ACTIONS, action_index
 from referee.env.encoding import (
@@ -214,6 +225,84 @@ def test_the_wrapped_environment_behaves_as_pettingzoos_own_wrappers_step_for_st
             env.step(10_000)
 
 
+def outcome(call: Any) -> tuple[str, str]:
+    """What a call did: its exception's type and message, or what it returned, with PettingZoo's warnings."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    EnvLogger.flush()
+    try:
+        result = call()
+    except Exception as error:  # noqa: BLE001 - every kind of refusal is compared
+        return f"{type(error).__name__}: {error}", repr(EnvLogger.mqueue)
+    if isinstance(result, tuple) and result and isinstance(result[0], dict):  # last(): the arrays by their bytes
+        result = ({key: value.tobytes() for key, value in result[0].items()}, *result[1:4], sorted(result[4]))
+    return f"returned {result!r}", repr(EnvLogger.mqueue)
+
+
+@pytest.mark.parametrize("module", [stop_the_bus_v0, bastard_brag_v0])
+def test_the_wrapped_environments_checks_refuse_and_end_as_pettingzoos_own_wrappers(module: Any) -> None:
+    # Every call a user may get wrong, in turn, on env() and on PettingZoo's own chain: the same refusal (type and
+    # message), the same warning, the same state after. The checks are kept; only their cost is not.
+    from pettingzoo.utils import wrappers
+
+    from referee.env.aec import ILLEGAL_ACTION_REWARD
+
+    def stock() -> Any:
+        chain: Any = wrappers.TerminateIllegalWrapper(module.raw_env(3), illegal_reward=ILLEGAL_ACTION_REWARD)
+        return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(chain))
+
+    size = module.raw_env(3).actions.size
+
+    def after_last(env: Any, action: Any) -> None:
+        env.last()  # the observation TerminateIllegalWrapper reads the mask of
+        env.step(action)
+
+    def illegal(env: Any) -> int:
+        return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+
+    def legal(env: Any) -> Any:
+        return np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]  # a numpy int, as users pass
+
+    script: list[tuple[str, Any]] = [
+        ("step before reset", lambda env: env.step(0)),
+        ("observe before reset", lambda env: env.observe("player_0")),
+        ("last before reset", lambda env: env.last()),
+        ("agent_iter before reset", lambda env: env.agent_iter()),
+        ("reset", lambda env: env.reset(seed=4)),
+        ("a step with no observation made", lambda env: env.step(int(legal(env)))),
+        *(
+            (f"step({bad!r})", lambda env, bad=bad: after_last(env, bad))
+            for bad in (size, 10_000, -1, None, True, np.bool_(False), 2.5, "0", np.int64(size), np.array(0))
+        ),
+        ("a numpy int", lambda env: after_last(env, legal(env))),
+        ("agent_iter twice with no step between", lambda env: [next(iter(env.agent_iter())) for _ in range(2)]),
+        ("an illegal move", lambda env: after_last(env, illegal(env))),
+        ("last() after it", lambda env: env.last()),
+        ("a live action for an agent that is out", lambda env: env.step(0)),
+        *(("step(None) for each agent that is out", lambda env: after_last(env, None)) for _ in range(3)),
+        ("step after the game", lambda env: env.step(None)),
+        ("agents after the game", lambda env: (env.agents, env.rewards, env._cumulative_rewards)),
+    ]
+    ours, theirs = module.env(players=3), stock()
+    for what, call in script:
+        mine, pettingzoos = outcome(lambda call=call: call(ours)), outcome(lambda call=call: call(theirs))
+        assert mine == pettingzoos, what
+        if ours._has_reset:
+            state = [(env.agents, env.agent_selection, env.rewards, env.terminations, env.truncations,
+                      env._cumulative_rewards, env._has_updated) for env in (ours, theirs)]  # fmt: skip
+            assert state[0] == state[1], what
+
+
+def test_the_action_space_answers_as_gymnasiums_discrete() -> None:
+    from gymnasium import spaces
+
+    ours, theirs = stop_the_bus_v0.raw_env(players=3).action_space("player_0"), spaces.Discrete(56)
+    assert ours == theirs and isinstance(ours, spaces.Discrete)
+    for value in (0, 55, 56, -1, 2**70, True, False, np.int64(3), np.int32(60), np.uint8(7), np.bool_(True), 3.0,
+                  "3", None, np.array(3), np.array([3])):  # fmt: skip
+        assert ours.contains(value) == theirs.contains(value), repr(value)
+
+
 def test_a_forfeit_terminates_the_seat_with_its_place() -> None:
     env = bastard_brag_v0.raw_env(players=3)
     env.reset(seed=8)
@@ -315,6 +404,140 @@ def test_the_encoding_follows_the_events_step_by_step_as_if_read_from_the_start(
                 assert list(vector[row : row + SEAT_WIDTH]) == pytest.approx(list(map(float, expected))), shown
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
+
+
+def reference_vector(observation: Observation) -> np.ndarray:
+    """The observation vector written plainly from docs/environments.md's tables, the hand's events read from the
+    start: what the encoder, which follows the events step by step and joins ready-made blocks, must equal."""
+    stop_the_bus = observation.game == StopTheBus.name
+    at = {field.name: field.offset for field in (STOP_THE_BUS_FIELDS if stop_the_bus else BASTARD_BRAG_FIELDS)}
+    vector = np.zeros(STOP_THE_BUS_SIZE if stop_the_bus else BASTARD_BRAG_SIZE, dtype=np.float32)
+    n, seat = observation.num_players, observation.seat
+    pile: list[Any] = []
+    taken: list[set[Any]] = [set() for _ in range(n)]
+    played = [False] * n
+    for event in observation.hand_events:
+        kind = event.kind
+        if kind is EventKind.DEAL and stop_the_bus:
+            pile = [event.card]
+        elif kind is EventKind.DISCARD:
+            taken[event.seat].discard(event.card)
+            pile.append(event.card)
+        elif kind is EventKind.TAKE:
+            pile.pop()
+            taken[event.seat].add(event.card)
+        elif kind is EventKind.RECYCLE:
+            pile = pile[-1:]
+        elif kind in (EventKind.EXCHANGE, EventKind.EXCHANGE_ALL, EventKind.KNOCK):
+            played[event.seat] = True
+            if kind is EventKind.EXCHANGE and event.slot == 2:
+                taken[event.seat].discard(event.card)
+                taken[event.seat].add(event.taken)
+            elif kind is EventKind.EXCHANGE_ALL:
+                taken[event.seat] = {event.taken}
+        elif kind is EventKind.FORFEIT:
+            taken[event.seat] = set()
+
+    def cards(name: str, held: Any) -> None:
+        for card in held:
+            if card is not None:
+                vector[at[name] + card.index] = 1.0
+
+    fifth = observation.floating if stop_the_bus else played
+    for relative in range(n):
+        shown = (seat + relative) % n
+        vector[at[f"seat[{relative}].present"] : at[f"seat[{relative}].present"] + SEAT_WIDTH] = [
+            1.0, observation.in_game[shown], observation.in_hand[shown], observation.lives[shown] / 3, fifth[shown],
+            shown == observation.dealer, shown == observation.current_seat, shown == observation.ender,
+        ]  # fmt: skip
+        if relative:
+            cards(f"taken[{relative}]", taken[shown])
+    vector[at["final_turns"]] = observation.phase.value == "final"
+    vector[at["turns"]] = min(1.0, observation.turns_this_hand / observation.turn_limit)
+    cards("hand", observation.hand)
+    if stop_the_bus:
+        assert isinstance(observation, StopTheBusObservation)
+        cards("drawn", [observation.drawn_card])
+        vector[at["took_discard"]] = observation.drawn_card is not None and observation.took_discard
+        cards("discard_top", [observation.discard_top])
+        vector[at["stock_count"]] = observation.stock_count / 52
+        vector[at["discard_count"]] = observation.discard_count / 52
+        cards("discard_pile", pile)
+    else:
+        assert isinstance(observation, BastardBragObservation)
+        for slot, card in enumerate(observation.centre):
+            cards(f"centre[{slot}]", [card])
+    return vector
+
+
+@pytest.mark.parametrize("game, players", SIZES)
+def test_the_encoding_is_the_documented_layout_at_every_table_size(game: str, players: int) -> None:
+    # Seeded random games, now and then a forfeit: every seat's observation at every step, the encoder following
+    # the events as the environments use it, against the layout written plainly.
+    cls = GAMES[game]
+    encoder = ObservationEncoder(game)
+    rng = random.Random(f"layout:{game}:{players}")
+    for seed in range(3):
+        state = cls(players, seed=seed)
+        while not state.is_over:
+            for seat in (state.current_seat, rng.randrange(players)):
+                observation = state.observation(seat)
+                assert np.array_equal(encoder.encode(observation), reference_vector(observation)), (seed, seat)
+            if rng.random() < 0.01 and sum(state.in_game) > 2:
+                state.forfeit(rng.choice([s for s in range(players) if state.in_game[s]]), "left")
+                continue
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        final = state.observation(0)
+        assert np.array_equal(encoder.encode(final), reference_vector(final))
+
+
+# What env() showed, step for step, before its checks and encoding were made faster (commit 87310c0's code): a
+# digest of every last() (agent, reward, flags, info keys, place, vector and mask) of one seeded random game.
+SHOWN_BEFORE = {
+    ("stop_the_bus", 2): "a4e5023b87355e07",
+    ("stop_the_bus", 5): "65ae7164dda8eee7",
+    ("stop_the_bus", 9): "8afa8fc18ff06a10",
+    ("bastard_brag", 3): "d678ab6b35923988",
+    ("bastard_brag", 6): "8fe9724911a6efa4",
+    ("bastard_brag", 10): "85c79577ff8561e7",
+}
+
+
+@pytest.mark.parametrize("game, players", list(SHOWN_BEFORE))
+def test_the_environments_show_what_they_showed_before_step_for_step(game: str, players: int) -> None:
+    for make in (MODULES[game].env, MODULES[game].raw_env):
+        env = make(players=players)
+        env.reset(seed=11 + players)
+        chooser = random.Random(11 + players)
+        digest = hashlib.sha256()
+        kept = []
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, info = env.last()
+            digest.update(f"{agent} {reward} {terminated} {truncated} {sorted(info)} {info.get('place')}".encode())
+            digest.update(observation["observation"].tobytes())
+            digest.update(observation["action_mask"].tobytes())
+            kept.append((observation, observation["observation"].tobytes(), observation["action_mask"].tobytes()))
+            if terminated or truncated:
+                env.step(None)
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                env.step(int(legal[chooser.randrange(len(legal))]))
+        assert digest.hexdigest()[:16] == SHOWN_BEFORE[game, players]
+        # Each observation is arrays of its own, writable, that no later step changed.
+        for observation, vector, mask in kept:
+            assert observation["observation"].tobytes() == vector and observation["action_mask"].tobytes() == mask
+            assert observation["observation"].flags.writeable and observation["action_mask"].flags.writeable
+        first = kept[0][0]["observation"]
+        first[0] = 0.5
+        assert not any(observation["observation"][0] == 0.5 for observation, _, _ in kept[1:])
+
+
+def test_a_mask_takes_actions_made_anew_and_names_what_is_no_action() -> None:
+    mask = STOP_THE_BUS_ACTIONS.mask([Action.parse("draw"), Action.parse("discard AS")])  # equal, not the engine's
+    assert np.flatnonzero(mask).tolist() == [0, 55] and mask.dtype == np.int8 and mask.flags.writeable
+    with pytest.raises(EnvArgumentError, match=r"knock is not an action of stop_the_bus"):
+        STOP_THE_BUS_ACTIONS.mask([Action.parse("draw"), Action.parse("knock")])
 
 
 def test_the_documented_fields_fill_the_vector_exactly() -> None:

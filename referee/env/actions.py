@@ -41,6 +41,7 @@ from referee.engine.games import BastardBrag, StopTheBus
 from referee.engine.games.game import CENTRE_SLOTS, DRAW, KNOCK, PASS, STOP, TAKE, Action, ActionKind, action
 
 Mask = npt.NDArray[np.int8]
+_INT8 = np.dtype(np.int8)
 
 
 class ActionIndex:
@@ -54,6 +55,8 @@ class ActionIndex:
         # live as long as the program, so their ids are stable; an equal action made anew is found by value.
         self._by_id = {id(act): index for index, act in enumerate(self.actions)}
         self._by_value = {act: index for index, act in enumerate(self.actions)}
+        self._index_of_id = self._by_id.get
+        self._no_actions = bytearray(self.size)  # copied, never written
 
     def __len__(self) -> int:
         return self.size
@@ -91,13 +94,18 @@ class ActionIndex:
 
     def mask(self, legal: Iterable[Action]) -> Mask:
         """Return a new mask: 1 at the index of each action of ``legal``, 0 elsewhere (int8)."""
-        # Written into a zeroed buffer, then handed to numpy without a copy: cheaper than numpy's own indexing.
-        buffer = bytearray(self.size)
-        by_id = self._by_id
-        for act in legal:
-            index = by_id.get(id(act))
-            buffer[self.index(act) if index is None else index] = 1
-        return np.frombuffer(buffer, dtype=np.int8)
+        # Written into a copy of a zeroed buffer, then handed to numpy without a copy: cheaper than numpy's own
+        # indexing. An action the engine did not hand out has no index by identity (None: a TypeError as an
+        # index) and is looked up by value instead.
+        buffer = self._no_actions.copy()
+        index_of_id = self._index_of_id
+        try:
+            for act in legal:
+                buffer[index_of_id(id(act))] = 1  # type: ignore[index]  # None raises TypeError, taken below
+        except TypeError:
+            for act in legal:
+                buffer[self.index(act)] = 1
+        return np.frombuffer(buffer, _INT8)
 
     def describe(self, index: int) -> str:
         """The action at ``index`` in its text form, for messages."""

@@ -22,11 +22,14 @@ from referee.env.extra import unavailable
 try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+    from pettingzoo.utils.env_logger import EnvLogger
+    from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 except ImportError as error:
     raise unavailable(error) from None
 
 from referee.common.errors import EnvArgumentError, IllegalActionError
-from referee.engine.games import Game, Observation, game_class
+from referee.engine.games import Game, Observation, Phase, game_class
 from referee.engine.games.game import DEFAULT_TURN_LIMIT
 from referee.env.actions import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
@@ -34,6 +37,25 @@ from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
 
 ObsDict = dict[str, Any]  # "observation": the vector (float32), "action_mask": the mask (int8)
 ActionType = int | np.int64 | None
+_OVER = Phase.OVER
+
+
+class ActionSpace(spaces.Discrete):
+    """Gymnasium's ``Discrete(n)``, whose ``contains`` answers a plain ``int`` at once.
+
+    ``Discrete.contains`` asks numpy for the bounds of its dtype and casts the value on every call (a few µs,
+    and PettingZoo's ``AssertOutOfBoundsWrapper`` asks it at every step); for an ``int`` (not a ``bool``) the
+    answer is always ``0 <= x < n``, and every other value gets Gymnasium's own answer.
+    """
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self._size = n
+
+    def contains(self, x: Any) -> bool:
+        if x.__class__ is int:
+            return 0 <= x < self._size
+        return super().contains(x)
 
 
 class BragEnv(AECEnv[str, ObsDict, ActionType]):
@@ -81,11 +103,14 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
-        self.action_spaces = {agent: spaces.Discrete(self.actions.size) for agent in self.possible_agents}
+        self.action_spaces = {agent: ActionSpace(self.actions.size) for agent in self.possible_agents}
         self._seeds = GameSeeds(seed)
         self.game: Game | None = None
         self.game_seed: int | None = None
         self._empty_mask = np.zeros(self.actions.size, dtype=np.int8)
+        self._action_of = self.actions.actions  # index -> action, for the common case of a plain int in range
+        self._encode, self._memory = self.encoder.function, self.encoder.memory  # for this game's own observations
+        self._mask = self.actions.mask
 
     # ----- the spaces -------------------------------------------------------------------------------------
 
@@ -112,8 +137,7 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
         self._rewarded = False  # whether rewards holds anything but zeros
         self._left = 0  # seats whose leaving the game has been turned into a termination
         self.placements: dict[str, int] = {}  # agent -> place, as each is known
-        self._step = 0
-        self._seen: tuple[int, str, ObsDict] | None = None
+        self._seen: tuple[str, ObsDict] | None = None  # the agent observed since the last move, and what it saw
         self._to_act()
 
     def step(self, action: ActionType) -> None:
@@ -124,7 +148,10 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
             return
         game = self.game
         assert game is not None  # agent_selection is set by reset
-        act = self.actions.action(action)
+        if action.__class__ is int and 0 <= action < len(self._action_of):  # the common case, at once
+            act = self._action_of[action]
+        else:
+            act = self.actions.action(action)
         try:
             game.apply(act)
         except IllegalActionError as error:
@@ -133,13 +160,23 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
                 f"{agent}: action {action} ({act}) is not legal now: {error.reason}; the legal actions are "
                 + ", ".join(f"{index} ({self.actions.describe(index)})" for index in legal)
             ) from None
-        self._step += 1
+        self._seen = None
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self._clear_rewards()
             self._rewarded = False
-        self.infos[agent] = {}
-        self._settle()
+        infos = self.infos
+        infos[agent] = {}
+        # _settle() written out, as every step takes it: the seats that left, then the agent to act.
+        if len(game.eliminations) != self._left or game.phase is _OVER:
+            self._terminate_leavers(game)
+        seat = game.current_seat
+        if seat is not None:
+            agent = self.possible_agents[seat]
+            self.agent_selection = agent
+            infos[agent] = {INFO_OBSERVATION: game.observation(seat)}
+        if self._rewarded:
+            self._deads_step_first()
 
     def forfeit(self, agent: str, reason: str = "") -> None:
         """Remove ``agent``'s seat from the game at once, as the referee's fault policy does (RULES.md, players
@@ -158,7 +195,7 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
             self._skip_agent_selection = None  # type: ignore[assignment]  # as above
         self.infos[self.agent_selection] = {}
         game.forfeit(seat, reason)
-        self._step += 1
+        self._seen = None
         self._settle()
 
     @property
@@ -170,8 +207,7 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
         """After the game moved: terminate the seats that left it, then point at the agent to act."""
         game = self.game
         assert game is not None
-        left = game.eliminations
-        if len(left) != self._left or game.is_over:
+        if len(game.eliminations) != self._left or game.phase is _OVER:
             self._terminate_leavers(game)
         self._to_act()
 
@@ -204,29 +240,29 @@ class BragEnv(AECEnv[str, ObsDict, ActionType]):
         if seat is not None:
             agent = self.possible_agents[seat]
             self.agent_selection = agent
-            observation = game.observation(seat)
-            self.infos[agent] = {INFO_OBSERVATION: observation}
+            self.infos[agent] = {INFO_OBSERVATION: game.observation(seat)}
         if self._rewarded:
             self._deads_step_first()
 
     def observe(self, agent: str) -> ObsDict:
         """``agent``'s observation: the numbers of :mod:`referee.env.encoding` and the mask of its legal actions."""
-        seen = self._seen
-        step = self._step
-        if seen is not None and seen[0] == step and seen[1] == agent:
-            return seen[2]
+        seen = self._seen  # asked again before a move (last(), then a wrapper's check): the same dict
+        if seen is not None and seen[0] == agent:
+            return seen[1]
         game = self.game
         seat = self._seat_of.get(agent)
         if game is None or seat is None:
             raise EnvArgumentError(f"observe: no agent {agent!r}; the agents are {', '.join(self.possible_agents)}")
-        info_observation = self.infos.get(agent, {}).get(INFO_OBSERVATION)
-        observation: Observation = info_observation if info_observation is not None else game.observation(seat)
+        info = self.infos.get(agent)
+        observation: Observation | None = info.get(INFO_OBSERVATION) if info else None
+        if observation is None:
+            observation = game.observation(seat)
         legal = observation.legal_actions
         result: ObsDict = {
-            "observation": self.encoder.encode(observation),
-            "action_mask": self.actions.mask(legal) if legal else self._empty_mask.copy(),
+            "observation": self._encode(observation, self._memory),
+            "action_mask": self._mask(legal) if legal else self._empty_mask.copy(),
         }
-        self._seen = (step, agent, result)
+        self._seen = (agent, result)
         return result
 
     def engine_observation(self, agent: str) -> Observation:
@@ -271,20 +307,16 @@ def wrapped(raw: BragEnv) -> Any:
     :data:`ILLEGAL_ACTION_REWARD` to the agent that played it and 0 to the others (a penalty is policy, not
     a rule: the raw environment raises instead); an index out of range is refused; the calls must come in order.
 
-    The wrappers are PettingZoo's own, each checking what it checks, with one difference of cost, none of
-    behaviour: the attributes every step reads (:data:`STEP_STATE`), which a wrapper hands down to the
-    environment one ``__getattr__`` at a time (some 60% of a step, through three wrappers), each wrapper reads
-    from the environment itself, and the outermost still refuses them before ``reset()`` as PettingZoo's does
-    (tests/test_env.py holds the wrapped environment to PettingZoo's ``api_test`` and step for step to
-    PettingZoo's own wrappers, illegal moves, indices out of range and calls before reset included).
+    The wrappers are PettingZoo's own, ``TerminateIllegalWrapper`` in ``AssertOutOfBoundsWrapper`` in
+    ``OrderEnforcingWrapper``, the outermost a subclass (:class:`OrderEnforcing`) that makes the three
+    wrappers' checks of an ordinary step itself, reading the environment directly, where PettingZoo's chain
+    hands every call and every read down one wrapper at a time (each read through a ``__getattr__``: most of
+    a step's cost); anything but an ordinary step goes down the chain, to PettingZoo's own code.
+    tests/test_env.py holds the wrapped environment to PettingZoo's ``api_test``, and step for step to
+    PettingZoo's own chain, illegal moves, indices out of range and calls out of order included.
     """
-    from pettingzoo.utils import wrappers
-
-    environment: Any = _reading_through(wrappers.TerminateIllegalWrapper, raw)(
-        raw, illegal_reward=ILLEGAL_ACTION_REWARD
-    )
-    environment = _reading_through(wrappers.AssertOutOfBoundsWrapper, raw)(environment)
-    return _reading_through(wrappers.OrderEnforcingWrapper, raw)(environment)
+    terminate_illegal = wrappers.TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_REWARD)
+    return OrderEnforcing(wrappers.AssertOutOfBoundsWrapper(terminate_illegal), terminate_illegal)
 
 
 # What an agent's step reads of the environment's state (AECEnv.last(), and the wrappers' own checks).
@@ -302,14 +334,121 @@ STEP_STATE = (
 )
 
 
-def _reading_through(wrapper: type[Any], raw: BragEnv) -> type[Any]:
-    """A subclass of PettingZoo's ``wrapper`` whose :data:`STEP_STATE` reads ``raw``'s attribute directly (the
-    wrappers set none of them on themselves: they change the environment's own).
+class OrderEnforcing(wrappers.OrderEnforcingWrapper[str, ObsDict, ActionType]):
+    """PettingZoo's ``OrderEnforcingWrapper`` (nothing of the game before ``reset()``, a step only while
+    agents are left, a loop over ``agent_iter()`` that steps each time) over the other two, making their
+    checks of an ordinary step itself, as their own code makes them:
 
-    Before ``reset()`` the environment has none of them: the property's AttributeError sends Python to the
-    wrapper's own ``__getattr__``, so OrderEnforcingWrapper still refuses them in its own words."""
+    - ``AssertOutOfBoundsWrapper``'s: the action is in the agent's action space, or is ``None`` for an
+      agent terminated or truncated;
+    - ``TerminateIllegalWrapper``'s: the mask of the observation last made for the agent to act (``last()``
+      makes it) allows the action, or the agent is terminated or truncated; and no illegal move has ended
+      the game.
 
-    def reads(name: str) -> property:
-        return property(lambda self: getattr(raw, name))
+    A step that passes them goes to the environment itself; any other (before ``reset()``, after the game,
+    out of range, an illegal move, a step with no observation made) goes down the chain, to PettingZoo's own
+    code. ``last()`` and ``observe()`` keep what ``TerminateIllegalWrapper.observe`` keeps.
 
-    return type(wrapper.__name__, (wrapper,), {name: reads(name) for name in STEP_STATE})
+    The step's state (:data:`STEP_STATE`) is read from the environment itself: the wrappers set none of it
+    on themselves (they change the environment's own). Before ``reset()`` the environment has none of it:
+    the property's AttributeError sends Python to ``__getattr__``, which refuses it in PettingZoo's words.
+    """
+
+    def __init__(self, env: Any, terminate_illegal: Any) -> None:
+        super().__init__(env)
+        self._raw: BragEnv = env.unwrapped
+        self._below = terminate_illegal  # the TerminateIllegalWrapper: its record of the last observation is kept here
+
+    def step(self, action: ActionType) -> None:
+        raw = self._raw
+        below = self._below
+        seen = below._prev_obs
+        if (
+            self._has_reset
+            and raw.agents
+            and not below._terminated
+            and seen.__class__ is dict
+            and "action_mask" in seen
+        ):
+            agent = raw.agent_selection
+            done = raw.terminations[agent] or raw.truncations[agent]
+            if action is None:
+                ordinary = done
+            elif action.__class__ is int or isinstance(action, np.integer):  # an index: the mask can be read at it
+                ordinary = raw.action_space(agent).contains(action) and (done or bool(seen["action_mask"][action]))
+            else:
+                ordinary = False
+            if ordinary:
+                self._has_updated = True
+                below._prev_obs = below._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)  # down the chain: refused, warned of, or an illegal move that ends the game
+
+    def observe(self, agent: str) -> ObsDict:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        observation = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._below._prev_obs = observation
+            self._below._prev_info = raw.infos.get(agent, {})
+        return observation
+
+    def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # refused, in PettingZoo's words
+        raw = self._raw
+        agent = raw.agent_selection
+        assert agent is not None
+        infos = raw.infos
+        observation = None
+        if observe:  # observe(agent), written out
+            observation = raw.observe(agent)
+            self._below._prev_obs = observation
+            self._below._prev_info = infos.get(agent, {})
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            infos[agent],
+        )
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)  # type: ignore[no-untyped-call]  # PettingZoo's __init__ is not annotated
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's own OrderEnforcingWrapper names itself: the environment's name
+
+
+def _read_from_raw(name: str) -> property:
+    return property(lambda self: getattr(self._raw, name))
+
+
+for _name in STEP_STATE:
+    setattr(OrderEnforcing, _name, _read_from_raw(_name))
+
+
+class _AgentIterable(AECOrderEnforcingIterable[str, ObsDict, ActionType]):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator[str, ObsDict, ActionType]):
+    """PettingZoo's iterator of ``agent_iter()``, reading the environment itself: the next agent while agents
+    are left, and only after a step (or a reset) since the last."""
+
+    env: OrderEnforcing
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection

@@ -122,124 +122,191 @@ BASTARD_BRAG_SIZE = BASTARD_BRAG_FIELDS[-1].offset + BASTARD_BRAG_FIELDS[-1].wid
 
 _FLOAT = 4  # bytes of a float32
 _PLANE = CARDS * _FLOAT  # bytes of a 52-wide block
+_ROW = SEAT_WIDTH * _FLOAT  # bytes of a seat's block
+_FINAL = Phase.FINAL  # read at every encoding, as a global (a member read through its enum class costs more)
+_DISCARD, _TAKE, _DEAL, _RECYCLE, _FORFEIT = (
+    EventKind.DISCARD,
+    EventKind.TAKE,
+    EventKind.DEAL,
+    EventKind.RECYCLE,
+    EventKind.FORFEIT,
+)
+_EXCHANGE, _EXCHANGE_ALL, _KNOCK = EventKind.EXCHANGE, EventKind.EXCHANGE_ALL, EventKind.KNOCK
+_INDEX = {card: card.index for card in DECK}  # cheaper than Card.index, a property
+_ROW_FORMAT = struct.Struct(f"{SEAT_WIDTH}f")
+_TO_ACT = STOP_THE_BUS_SEAT_FIELDS.index("to_act")  # its place in a seat's block, the same in both games
+_FIFTH = BASTARD_BRAG_SEAT_FIELDS.index("played")  # floating in Stop the Bus
+_LIVES_SCALE = 1.0 / STARTING_LIVES
+
+
+# What an observation shows of the seats: lives, in_game, in_hand, floating (None in Bastard Brag), dealer, ender.
+SeatsShown = tuple[tuple[int, ...], tuple[bool, ...], tuple[bool, ...], tuple[bool, ...] | None, int, int | None]
 
 
 class EncoderMemory:
-    """What one game's public events of the current hand show, followed event by event.
+    """What one game's public events of the current hand show, followed event by event, and the seats' blocks.
 
-    ``pile`` holds the cards of the discard pile (Stop the Bus), ``taken`` the
+    ``pile`` holds the cards of the discard pile (Stop the Bus), and
+    ``pile_plane`` the same as a 52-wide block of float32 values; ``taken`` the
     cards each absolute seat took face up and still holds as far as the events
-    show (52 float32 values a seat, one after another), ``played[s]`` whether
-    seat ``s`` has had a turn this hand (Bastard Brag). Shared by every seat
-    of one game: all of it is public.
+    show, 52 float32 values a seat; ``played[s]`` whether seat ``s`` has had a
+    turn this hand (Bastard Brag); ``rows`` every seat's block of the seat
+    fields (``to_act`` left 0), built again when what they show changes.
+    ``taken`` and ``rows`` hold the table's seats twice over (``0 .. n-1``
+    then ``0 .. n-1`` again), so that the seats from any observer's on, in
+    order, are one run of bytes. Shared by every seat of one game: all of it
+    is public.
     """
 
     def __init__(self, max_players: int) -> None:
+        self.max_players = max_players
+        self.num_players = max_players
         self.pile: list[int] = []  # card indices, bottom first
         self.pile_plane = bytearray(_PLANE)
         self.pile_values = memoryview(self.pile_plane).cast("f")
-        self.taken = bytearray(max_players * _PLANE)
+        self.taken = bytearray(2 * max_players * _PLANE)
         self.taken_bytes = memoryview(self.taken)
         self.taken_values = self.taken_bytes.cast("f")
         self.played: list[bool] = [False] * max_players
-        self._hand_number = -1
+        self.rows = bytearray(2 * max_players * _ROW)
+        self.rows_bytes = memoryview(self.rows)
+        self.rows_values = self.rows_bytes.cast("f")
+        self.rows_show: SeatsShown | None = None  # what the rows were built from (see build_rows)
         self._done = 0  # events taken so far
         self._first: Event | None = None
         self._last: Event | None = None
 
     def clear(self) -> None:
         """Forget everything: the next observation is read from its hand's first event."""
-        self._hand_number = -1
         self._done = 0
         self._first = self._last = None
+        self.rows_show = None
 
     def catch_up(self, observation: Observation, follow: Callable[[EncoderMemory, Event], None]) -> None:
         """Take the events of ``observation``'s hand not yet taken (all of them if it is not what was seen)."""
         events = observation.hand_events
+        count = len(events)
         done = self._done
-        # Events are values the engine makes once; a history that holds the very first and last events
-        # seen, at the same places, is the one seen, extended (a clone's events are its original's).
-        if (
-            observation.hand_number != self._hand_number
-            or len(events) < done
-            or (done and (events[0] is not self._first or events[done - 1] is not self._last))
-        ):
-            self._restart(observation.hand_number)
+        # Events are values the engine makes once, each of one hand: a history that holds the very first and
+        # last events seen, at the same places, is the one seen, extended (a clone's events are its original's).
+        if done and count >= done and events[done - 1] is self._last and events[0] is self._first:
+            if count == done:
+                return
+            if count == done + 1:  # one move since: its event
+                follow(self, events[done])
+                self._done = count
+                self._last = events[done]
+                return
+        else:
+            self._restart(observation.num_players)
             done = 0
-        for index in range(done, len(events)):
-            follow(self, events[index])
-        self._done = len(events)
-        if events:
+            if not count:
+                return
             self._first = events[0]
-            self._last = events[-1]
+        for event in events[done:]:
+            follow(self, event)
+        self._done = count
+        self._last = events[-1]
 
     def clear_seat(self, seat: int) -> None:
         """Forget the cards ``seat`` is known to hold."""
-        self.taken_bytes[seat * _PLANE : (seat + 1) * _PLANE] = bytes(_PLANE)
+        for row in (seat, seat + self.num_players):
+            self.taken_bytes[row * _PLANE : (row + 1) * _PLANE] = _ZERO_PLANE
 
-    def _restart(self, hand_number: int) -> None:
-        self._hand_number = hand_number
+    def mark_played(self, seat: int) -> None:
+        """Note that ``seat`` has had a turn this hand (its block's fifth field too)."""
+        self.played[seat] = True
+        values = self.rows_values
+        values[seat * SEAT_WIDTH + _FIFTH] = values[(seat + self.num_players) * SEAT_WIDTH + _FIFTH] = 1.0
+
+    def build_rows(self, shown: SeatsShown) -> None:
+        """Build every seat's block (``to_act`` 0), in seat order, twice over, from what an observation shows of
+        the seats: ``(lives, in_game, in_hand, floating, dealer, ender)``; with ``floating`` ``None``, the fifth
+        field is whether the seat has played (Bastard Brag, followed in ``played``)."""
+        lives, in_game, in_hand, floating, dealer, ender = shown
+        fifth = self.played if floating is None else floating
+        rows = b"".join(  # each row's fields in *_SEAT_FIELDS order, to_act 0 (marked per observation)
+            _ROW_FORMAT.pack(
+                1.0, in_game[s], in_hand[s], lives[s] * _LIVES_SCALE, fifth[s], s == dealer, 0.0, s == ender
+            )
+            for s in range(len(lives))
+        )
+        self.rows[: 2 * len(rows)] = rows * 2
+        self.rows_show = shown
+
+    def _restart(self, num_players: int) -> None:
         self._done = 0
+        self.num_players = num_players
         self.pile = []
-        self.pile_values[:] = _ZEROS[:CARDS]
+        self.pile_plane[:] = _ZERO_PLANE
         self.taken_bytes[:] = bytes(len(self.taken))
-        self.played = [False] * len(self.played)
+        self.played = [False] * self.max_players
+        self.rows_show = None
 
 
-_ZEROS = memoryview(bytearray(CARDS * _FLOAT)).cast("f")
+_ZERO_PLANE = bytes(_PLANE)
 
 
 def _follow_stop_the_bus(memory: EncoderMemory, event: Event) -> None:
-    kind = event.kind
-    card = event.card
-    if kind is EventKind.DISCARD and card is not None and event.seat is not None:
-        memory.taken_values[event.seat * CARDS + card.index] = 0.0
-        memory.pile.append(card.index)
-        memory.pile_values[card.index] = 1.0
-    elif kind is EventKind.TAKE and card is not None and event.seat is not None:
+    kind, _, seat, card, _, _, _ = event
+    if card is None:
+        if kind is _RECYCLE:
+            pile = memory.pile
+            for index in pile[:-1]:
+                memory.pile_values[index] = 0.0
+            memory.pile = pile[-1:]
+        elif kind is _FORFEIT and seat is not None:
+            memory.clear_seat(seat)
+        return
+    index = _INDEX[card]
+    if kind is _DISCARD and seat is not None:
+        taken = memory.taken_values
+        taken[seat * CARDS + index] = taken[(seat + memory.num_players) * CARDS + index] = 0.0
+        memory.pile.append(index)
+        memory.pile_values[index] = 1.0
+    elif kind is _TAKE and seat is not None:
         if memory.pile:
             memory.pile_values[memory.pile.pop()] = 0.0
-        memory.taken_values[event.seat * CARDS + card.index] = 1.0
-    elif kind is EventKind.DEAL and card is not None:
-        memory.pile = [card.index]
-        memory.pile_values[card.index] = 1.0
-    elif kind is EventKind.RECYCLE:
-        for index in memory.pile[:-1]:
-            memory.pile_values[index] = 0.0
-        memory.pile = memory.pile[-1:]
-    elif kind is EventKind.FORFEIT and event.seat is not None:
-        memory.clear_seat(event.seat)
+        taken = memory.taken_values
+        taken[seat * CARDS + index] = taken[(seat + memory.num_players) * CARDS + index] = 1.0
+    elif kind is _DEAL:
+        memory.pile = [index]
+        memory.pile_values[index] = 1.0
 
 
 def _follow_bastard_brag(memory: EncoderMemory, event: Event) -> None:
-    kind = event.kind
-    seat = event.seat
+    kind, _, seat, card, took, slot, _ = event
     if seat is None:
         return
-    if kind is EventKind.EXCHANGE:
-        memory.played[seat] = True
-        if event.slot == FACE_UP_SLOT and event.card is not None and event.taken is not None:
-            memory.taken_values[seat * CARDS + event.card.index] = 0.0
-            memory.taken_values[seat * CARDS + event.taken.index] = 1.0
-    elif kind is EventKind.EXCHANGE_ALL:
-        memory.played[seat] = True
+    if kind is _EXCHANGE:
+        if not memory.played[seat]:
+            memory.mark_played(seat)
+        if slot == FACE_UP_SLOT and card is not None and took is not None:
+            taken, other = memory.taken_values, seat + memory.num_players
+            given, took_index = _INDEX[card], _INDEX[took]
+            taken[seat * CARDS + given] = taken[other * CARDS + given] = 0.0
+            taken[seat * CARDS + took_index] = taken[other * CARDS + took_index] = 1.0
+    elif kind is _EXCHANGE_ALL:
+        if not memory.played[seat]:
+            memory.mark_played(seat)
         memory.clear_seat(seat)  # the whole hand went to the centre
-        if event.taken is not None:
-            memory.taken_values[seat * CARDS + event.taken.index] = 1.0
-    elif kind is EventKind.KNOCK:
-        memory.played[seat] = True
-    elif kind is EventKind.FORFEIT:
+        if took is not None:
+            taken, took_index = memory.taken_values, _INDEX[took]
+            taken[seat * CARDS + took_index] = taken[(seat + memory.num_players) * CARDS + took_index] = 1.0
+    elif kind is _KNOCK:
+        if not memory.played[seat]:
+            memory.mark_played(seat)
+    elif kind is _FORFEIT:
         memory.clear_seat(seat)
 
 
 # ----- the encodings ----------------------------------------------------------------------------------------
 
+# The vector is written as float32 values into a copy of a zeroed buffer, then handed to numpy without a copy:
+# the seats' blocks and the taken cards as runs of the memory's bytes (one slice each, whatever the table), the
+# rest a value at a time through a memoryview, far cheaper than numpy's item or fancy-index assignment.
 _FLOAT32 = np.dtype(np.float32)
-_INDEX = {card: card.index for card in DECK}  # cheaper than Card.index, a property
-_LIVES_SCALE = 1.0 / STARTING_LIVES
 _COUNT_SCALE = 1.0 / CARDS
-# The vector is written as float32 values into a zeroed buffer, then handed to numpy without a copy: a
-# few dozen writes through a memoryview cost far less than as many numpy item or fancy-index assignments.
 
 _STB = {field.name: field.offset for field in STOP_THE_BUS_FIELDS}
 _STB_GLOBAL = _STB["final_turns"]
@@ -250,7 +317,7 @@ _STB_TOP = _STB["discard_top"]
 _STB_STOCK = _STB["stock_count"]
 _STB_PILE = _STB["discard_pile"] * _FLOAT
 _STB_TAKEN = _STB["taken[1]"] * _FLOAT
-_STB_BYTES = STOP_THE_BUS_SIZE * _FLOAT
+_STB_ZEROS = bytearray(STOP_THE_BUS_SIZE * _FLOAT)  # copied, never written
 
 
 def encode_stop_the_bus(observation: StopTheBusObservation, memory: EncoderMemory | None = None) -> Vector:
@@ -262,28 +329,42 @@ def encode_stop_the_bus(observation: StopTheBusObservation, memory: EncoderMemor
     if memory is None:
         memory = EncoderMemory(StopTheBus.max_players)
     memory.catch_up(observation, _follow_stop_the_bus)
-    buffer = bytearray(_STB_BYTES)
+    # The seats' blocks are built again only when what they show changes (a few times a hand): the tuples
+    # compare as values, at once when they are the very ones the blocks were built from.
+    shown = (
+        observation.lives,
+        observation.in_game,
+        observation.in_hand,
+        observation.floating,
+        observation.dealer,
+        observation.ender,
+    )
+    if shown != memory.rows_show:
+        memory.build_rows(shown)
+    seat, current, n = observation.seat, observation.current_seat, observation.num_players
+    buffer = _STB_ZEROS.copy()
+    buffer[: n * _ROW] = memory.rows_bytes[seat * _ROW : (seat + n) * _ROW]  # seat[r], r < n
+    buffer[_STB_PILE : _STB_PILE + _PLANE] = memory.pile_plane  # discard_pile
+    buffer[_STB_TAKEN : _STB_TAKEN + (n - 1) * _PLANE] = memory.taken_bytes[(seat + 1) * _PLANE : (seat + n) * _PLANE]
     out = memoryview(buffer).cast("f")
-    _write_seats(observation, buffer, observation.floating)
-    if observation.phase is Phase.FINAL:
+    if current is not None:
+        out[(current - seat) % n * SEAT_WIDTH + _TO_ACT] = 1.0
+    if observation.phase is _FINAL:
         out[_STB_GLOBAL] = 1.0
-    turns = observation.turns_this_hand / observation.turn_limit
-    out[_STB_GLOBAL + 1] = min(1.0, turns)
+    out[_STB_GLOBAL + 1] = min(1.0, observation.turns_this_hand / observation.turn_limit)
     index = _INDEX
     for card in observation.hand:
         out[_STB_HAND + index[card]] = 1.0
     drawn = observation.drawn_card
     if drawn is not None:
-        out[_STB_DRAWN + drawn.index] = 1.0
+        out[_STB_DRAWN + index[drawn]] = 1.0
         if observation.took_discard:
             out[_STB_TOOK] = 1.0
     top = observation.discard_top
     if top is not None:
-        out[_STB_TOP + top.index] = 1.0
+        out[_STB_TOP + index[top]] = 1.0
     out[_STB_STOCK] = observation.stock_count * _COUNT_SCALE
     out[_STB_STOCK + 1] = observation.discard_count * _COUNT_SCALE
-    buffer[_STB_PILE : _STB_PILE + _PLANE] = memory.pile_plane
-    _write_taken(buffer, _STB_TAKEN, memory, observation.num_players, observation.seat)
     return np.frombuffer(buffer, _FLOAT32)
 
 
@@ -291,8 +372,9 @@ _BB = {field.name: field.offset for field in BASTARD_BRAG_FIELDS}
 _BB_GLOBAL = _BB["final_turns"]
 _BB_HAND = _BB["hand"]
 _BB_CENTRE = _BB["centre[0]"]
+_BB_FACE_UP = _BB["centre[2]"]
 _BB_TAKEN = _BB["taken[1]"] * _FLOAT
-_BB_BYTES = BASTARD_BRAG_SIZE * _FLOAT
+_BB_ZEROS = bytearray(BASTARD_BRAG_SIZE * _FLOAT)  # copied, never written
 
 
 def encode_bastard_brag(observation: BastardBragObservation, memory: EncoderMemory | None = None) -> Vector:
@@ -304,78 +386,29 @@ def encode_bastard_brag(observation: BastardBragObservation, memory: EncoderMemo
     if memory is None:
         memory = EncoderMemory(BastardBrag.max_players)
     memory.catch_up(observation, _follow_bastard_brag)
-    buffer = bytearray(_BB_BYTES)
+    shown = (observation.lives, observation.in_game, observation.in_hand, None, observation.dealer, observation.ender)
+    if shown != memory.rows_show:  # as in Stop the Bus; whether a seat has played is followed in the memory
+        memory.build_rows(shown)
+    seat, current, n = observation.seat, observation.current_seat, observation.num_players
+    buffer = _BB_ZEROS.copy()
+    buffer[: n * _ROW] = memory.rows_bytes[seat * _ROW : (seat + n) * _ROW]  # seat[r], r < n
+    buffer[_BB_TAKEN : _BB_TAKEN + (n - 1) * _PLANE] = memory.taken_bytes[(seat + 1) * _PLANE : (seat + n) * _PLANE]
     out = memoryview(buffer).cast("f")
-    _write_seats(observation, buffer, tuple(memory.played[: observation.num_players]))
-    if observation.phase is Phase.FINAL:
+    if current is not None:
+        out[(current - seat) % n * SEAT_WIDTH + _TO_ACT] = 1.0
+    if observation.phase is _FINAL:
         out[_BB_GLOBAL] = 1.0
-    turns = observation.turns_this_hand / observation.turn_limit
-    out[_BB_GLOBAL + 1] = min(1.0, turns)
+    out[_BB_GLOBAL + 1] = min(1.0, observation.turns_this_hand / observation.turn_limit)
     index = _INDEX
     for card in observation.hand:
         out[_BB_HAND + index[card]] = 1.0
     slot0, slot1, face_up = observation.centre
     if slot0 is not None:
-        out[_BB_CENTRE + slot0.index] = 1.0
+        out[_BB_CENTRE + index[slot0]] = 1.0
     if slot1 is not None:
-        out[_BB_CENTRE + CARDS + slot1.index] = 1.0
-    out[_BB_CENTRE + 2 * CARDS + face_up.index] = 1.0
-    _write_taken(buffer, _BB_TAKEN, memory, observation.num_players, observation.seat)
+        out[_BB_CENTRE + CARDS + index[slot1]] = 1.0
+    out[_BB_FACE_UP + index[face_up]] = 1.0
     return np.frombuffer(buffer, _FLOAT32)
-
-
-# The seats' rows, in seat order, by what they show but for who is to act (a bounded cache): they change a few
-# times a hand, and an observation's blocks are these rows from the observer's on, then the seat to act marked.
-_SEAT_BLOCKS: dict[tuple[object, ...], bytes] = {}
-_SEAT_BLOCKS_KEPT = 4096
-_TO_ACT = STOP_THE_BUS_SEAT_FIELDS.index("to_act")  # its place in a seat's row, the same in both games
-_ROW_FORMAT = struct.Struct(f"{SEAT_WIDTH}f")
-_ROW_BYTES = _ROW_FORMAT.size
-_ONE = struct.Struct("f")
-
-
-def _write_seats(observation: Observation, buffer: bytearray, fifth: tuple[bool, ...]) -> None:
-    """Write every seat's block, the observer's first, then each seat on its left in turn.
-
-    The fifth flag is ``floating`` in Stop the Bus and ``played`` in Bastard Brag.
-    """
-    in_game, in_hand, lives, dealer, ender = (
-        observation.in_game,
-        observation.in_hand,
-        observation.lives,
-        observation.dealer,
-        observation.ender,
-    )
-    key = (lives, fifth, in_game, in_hand, dealer, ender)
-    rows = _SEAT_BLOCKS.get(key)
-    if rows is None:
-        rows = b"".join(  # each row's fields in *_SEAT_FIELDS order, to_act 0 here (marked below, per observation)
-            _ROW_FORMAT.pack(
-                1.0, in_game[s], in_hand[s], lives[s] * _LIVES_SCALE, fifth[s], s == dealer, 0.0, s == ender
-            )
-            for s in range(observation.num_players)
-        )
-        if len(_SEAT_BLOCKS) >= _SEAT_BLOCKS_KEPT:
-            _SEAT_BLOCKS.clear()
-        _SEAT_BLOCKS[key] = rows
-    cut = observation.seat * _ROW_BYTES
-    size = len(rows)
-    buffer[: size - cut] = rows[cut:]
-    buffer[size - cut : size] = rows[:cut]
-    current = observation.current_seat
-    if current is not None:
-        _ONE.pack_into(
-            buffer, ((current - observation.seat) % observation.num_players * SEAT_WIDTH + _TO_ACT) * _FLOAT, 1.0
-        )
-
-
-def _write_taken(buffer: bytearray, start: int, memory: EncoderMemory, n: int, seat: int) -> None:
-    """Copy the other seats' taken cards into ``buffer`` from ``start``, the seat on the observer's left first."""
-    # Relative seats 1..n-1 are absolute seats seat+1..n-1, then 0..seat-1: two runs of the memory's rows.
-    after = (n - 1 - seat) * _PLANE
-    taken = memory.taken_bytes
-    buffer[start : start + after] = taken[(seat + 1) * _PLANE : n * _PLANE]
-    buffer[start + after : start + after + seat * _PLANE] = taken[: seat * _PLANE]
 
 
 # ----- one encoder per game ---------------------------------------------------------------------------------
@@ -407,6 +440,9 @@ class ObservationEncoder:
             raise EnvArgumentError(f"unknown game {game!r}; the games are: {StopTheBus.name}, {BastardBrag.name}")
         self.game = game
         self.memory = EncoderMemory(max_players)
+        # The game's encoding, (observation, memory) -> vector, for callers that hand it only this game's
+        # observations (the environments): encode() checks the observation's type first.
+        self.function = self._encode
 
     def encode(self, observation: Observation) -> Vector:
         """Return ``observation`` as this game's numeric observation (a new array)."""

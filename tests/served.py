@@ -19,6 +19,7 @@ The arrival time is after the server sent the answer, so an answer that arrived 
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import io
@@ -33,9 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import zstandard
+
 from referee.publish.league_page import page_data_of as league_page_data
 from referee.publish.replay_page import page_data_of as replay_page_data
 from referee.records.gamelog import log_path, log_text
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # the first bytes of a Zstandard frame
 
 # Paths no route names, each spelled as an attacker would: each must be 404, and none may hold a seed.
 VARIANTS = (
@@ -44,7 +49,7 @@ VARIANTS = (
     "/leaderboard.html/../games.jsonl", "/league.json", "//league.json", "/league.json/", "/visibility.json",
     "/held_back.json", "/tables.jsonl", "/register.jsonl", "/authors.json", "/replays/", "/games/", "/logs/",
     "/live/x/../../games.jsonl", "/./league.json", "/games/../league.json", "/%2e/games.jsonl",
-    "/games.tar.gz/", "//games.tar.gz", "/pairs/", "/pairs/x/../../games.jsonl",
+    "/games.tar.gz/", "//games.tar.gz", "/pairs/", "/pairs/x/../../games.jsonl", "/notes/", "/notes/../games.jsonl",
 )  # fmt: skip
 
 
@@ -55,7 +60,8 @@ def game_variants(game_id: str) -> list[str]:
     """A game's log, replay and feed file, each spelled another way."""
     return [f"/games/{game_id}.jsonl/", f"//games/{game_id}.jsonl", f"/games/./{game_id}.jsonl",
             f"/replays/{game_id}.html/", f"/replays//{game_id}.html", f"/live/{game_id}.jsonl",
-            f"/games/{game_id}%2Ejsonl", f"/live/{game_id}/../../games/{game_id}.jsonl"]  # fmt: skip
+            f"/games/{game_id}%2Ejsonl", f"/live/{game_id}/../../games/{game_id}.jsonl",
+            f"/notes/{game_id}.jsonl.zst", f"/games/../notes/{game_id}.jsonl.zst"]  # fmt: skip
 
 
 @dataclass
@@ -67,6 +73,7 @@ class Answer:
     status: int
     body: bytes
     feed: str | None = None
+    asker: str | None = None  # the author whose token it was asked with (None: a visitor)
 
 
 @dataclass
@@ -112,7 +119,8 @@ class Recorder:
         except (OSError, http.client.HTTPException):
             connection.close()
             return None
-        answer = Answer(time.time(), path, response.status, body)
+        asker = next((author for author, given in self.authors.items() if given == token), None) if token else None
+        answer = Answer(time.time(), path, response.status, body, asker=asker)
         with self._lock:
             self.answers.append(answer)
         return answer
@@ -145,6 +153,8 @@ class Recorder:
                 self._get(connection, path)
             for author, token in self.authors.items():
                 self._get(connection, f"/authors/{author}/games/{game_id}.txt", token)
+                for owner in self.authors:  # each author's private replay, asked for by them and by the others
+                    self._get(connection, f"/authors/{owner}/games/{game_id}.html", token)
         for author, token in self.authors.items():
             self._get(connection, f"/authors/{author}/", token)
             self._get(connection, "/api/submissions", token)
@@ -274,6 +284,19 @@ def early(answers: Iterable[Answer], truth: Truth) -> list[str]:
     return found
 
 
+def notes_seen(answers: Iterable[Answer], marks: dict[str, str]) -> list[str]:
+    """Every answer that showed a bot's private note to anyone but its author: ``marks`` holds, by author, a text
+    each note of their bots holds (empty: none did)."""
+    found = []
+    for answer in answers:
+        text = _readable(answer.body)
+        for author, mark in marks.items():
+            if mark in text and answer.asker != author:
+                who = f"{answer.asker}, another author," if answer.asker else "a visitor"
+                found.append(f"{answer.path} ({answer.status}) showed {who} a note of {author}'s bot")
+    return found
+
+
 def _feed_early(game_id: str, chunks: list[tuple[float, str]], truth: Truth) -> list[str]:
     found = []
     lines: list[str] = []
@@ -313,6 +336,9 @@ def _readable(body: bytes) -> str:
     its files' (games.tar.gz)."""
     if body[:2] == b"\x1f\x8b":
         return "\n".join(text for _, text in _archived(body))
+    if body[:4] == ZSTD_MAGIC:  # a file served as it is stored (a log, or notes): unpacked where it can be
+        with contextlib.suppress(zstandard.ZstdError):
+            body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
     text = body.decode("utf-8", errors="replace")
     if "<html" in text[:200].lower():
         for unpack in (replay_page_data, league_page_data):

@@ -1,9 +1,10 @@
 """An author's own pages as the author reads them in Chromium, on a phone (390x844) and a desktop (1280x800).
 
 Everything real: a ``referee ladder`` run of three authors' bots, a ``referee serve`` of its ladder file on
-loopback, the author signing in with the page's form. Each game on the author's page opens its replay (not a
-download of its log), and each page of their bot's output (in a game, in a check game, its build's) is a page
-that reads on a phone: wrapped to the screen, at the phone's width, with the way back to the author's page.
+loopback, the author signing in with the page's form. Each game on the author's page opens the author's private
+replay (not a download of its log), with the notes their bot wrote beside its decisions, wrapped to the screen;
+and each page of their bot's output (in a game, in a check game, its build's) is a page that reads on a phone:
+wrapped to the screen, at the phone's width, with the way back to the author's page.
 """
 
 from __future__ import annotations
@@ -24,16 +25,20 @@ from tests.test_serve import free_port, wait_until_serving
 from tests.test_site import add_author
 
 WORD = "ann-thinks-" + "x" * 240  # one unbroken word, longer than a phone is wide
+NOTE_WORD = "ann-believes-" + "z" * 240  # the same, in the bot's private notes
 TALKATIVE_BOT = f"""
 import random
 import sys
 
-from referee.play.kit import run_bot
+from referee.botkit import note, run_bot
 
 
 def decide(obs):
     print("{WORD}", obs.hand_number, file=sys.stderr, flush=True)
-    return random.Random(repr((obs.seat, obs.hand_number, obs.turns_this_hand))).choice(obs.legal_actions)
+    chosen = random.Random(repr((obs.seat, obs.hand_number, obs.turns_this_hand))).choice(obs.legal_actions)
+    note("{NOTE_WORD}")
+    note(f"chose {{chosen}} in hand {{obs.hand_number}}")
+    return chosen
 
 
 if __name__ == "__main__":
@@ -106,20 +111,30 @@ def test_an_authors_games_open_their_replays_and_their_bots_output_reads_on_a_ph
             game = page.locator("section#ann-v1 table.games tbody tr").first
             link = game.locator("td").first.locator("a")
             game_id = link.inner_text()
-            assert link.get_attribute("href") == f"../../replays/{game_id}.html", "the replay, not the game's log"
+            assert link.get_attribute("href") == f"games/{game_id}.html", "the private replay, not the game's log"
             with page.expect_navigation():
                 link.click()
             page.wait_for_selector("body[data-ready='1']", timeout=10_000)
             assert page.text_content("h1").startswith(game_id)
+            # The bot's notes, beside its decisions in the list of moves and under the caption at its step.
+            assert "notes of ann-v1" in page.locator("#private").inner_text()
+            noted = page.locator("#moves li .note")
+            assert noted.count() > 0
+            assert NOTE_WORD in noted.first.inner_text() and "chose " in noted.first.inner_text()
+            noted.first.click()
+            assert page.locator("#note").is_visible()
+            assert NOTE_WORD in page.locator("#note").inner_text()
+            assert "note of ann-v1" in page.locator("#note").inner_text()
+            box = page.locator("#note").bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+            reads_on_screen(page, width)
             page.go_back()
             # Its output in that game: a page, wrapped to the screen, with the way back.
             with page.expect_navigation():
                 page.locator("section#ann-v1 table.games tbody tr").first.get_by_text("output").click()
             read_output(page, width, f"Your bot's output in {game_id}")
             assert WORD in page.locator("pre.output").first.inner_text()
-            assert page.get_by_role("link", name="the game's replay").get_attribute("href") == (
-                f"../../../replays/{game_id}.html"
-            )
+            assert page.get_by_role("link", name="your replay of the game").get_attribute("href") == f"{game_id}.html"
             with page.expect_navigation():
                 page.click("#back")
             assert page.url == page_url

@@ -8,6 +8,10 @@ output, or feed line before every game dealt alike has passed that point and the
 (referee.records.visibility). The same check is shown to catch each leak planted in a running referee
 (tests/plants/sitecustomize.py): a seed served at a path spelled another way, a sibling's showdown early, a
 record before its delay, an author's output early.
+
+The ladder's bots also write private notes (referee.records.notes): every answer, to a visitor and to each of two
+signed-in authors, is checked for them too: a bot's notes reach its author's private replays, and nobody else
+(shown to catch a planted leak: an author's replay with every bot's notes).
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.publish.replay_page import page_data_of as replay_page_data
 from tests.conftest import PYTHON, Bots
-from tests.served import Recorder, Truth, early
+from tests.served import Recorder, Truth, early, notes_seen
 from tests.test_ladder import author, ladder_file
 from tests.test_serve import free_port, wait_until_serving
 from tests.test_site import add_author
@@ -167,11 +172,12 @@ import random
 import sys
 import time
 
-from referee.play.kit import run_bot
+from referee.botkit import note, run_bot
 
 
 def decide(obs):
     print("thinking about", obs.hand, file=sys.stderr, flush=True)  # its cards, in its author's output
+    note("private-note-of-AUTHOR: " + " ".join(str(card) for card in obs.hand))  # for its author alone
     time.sleep(0.03)
     return random.Random(repr((obs.seat, obs.hand_number, obs.turns_this_hand))).choice(obs.legal_actions)
 
@@ -181,22 +187,30 @@ if __name__ == "__main__":
 """
 
 
-def recorded_ladder(folder: Path, bots: Bots, plant: str | None = None) -> list[str]:
-    """A ladder of three authors whose bots think and print their cards, two games at a time, served and recorded
-    (ann signed in with her token); what was shown early."""
+def note_mark(name: str) -> str:
+    """What every note of author ``name``'s bot holds."""
+    return f"private-note-of-{name}: "
+
+
+def recorded_ladder(folder: Path, bots: Bots, plant: str | None = None) -> tuple[list[str], list[str]]:
+    """A ladder of three authors whose bots think, print their cards and note them, two games at a time, served
+    and recorded (ann and bob signed in with their tokens); what was shown early, and the notes shown to anyone
+    but their author."""
     path = ladder_file(folder, bots, {}, concurrency=2)
     for name in BOTS:
         submission = author(folder / "submissions", name, bots)
-        (submission / "thinking_bot.py").write_text(THINKING_AUTHOR)
+        (submission / "thinking_bot.py").write_text(
+            THINKING_AUTHOR.replace("private-note-of-AUTHOR: ", note_mark(name))
+        )
         (submission / "bot.yaml").write_text(f"name: {name}\nversion: '1'\nrun: [python, thinking_bot.py]\n")
     with path.open("a") as ladder:
         ladder.write("spectator_delay_s: 0.5\n")
-    token = add_author(path, "ann")
+    tokens = {name: add_author(path, name) for name in ("ann", "bob")}
     env = {**environment(plant), **bots.subprocess_env()}
     tables = 3
     games = [f"r1-t{table:03d}-s{rotation}" for table in range(1, tables + 1) for rotation in range(3)]
     with served(path, env) as port:
-        recorder = Recorder(port, games, {"ann": token})
+        recorder = Recorder(port, games, tokens)
         recorder.start()
         ladder = subprocess.Popen(
             [PYTHON, "-m", "referee", "ladder", str(path), "--games", str(len(games))],
@@ -210,15 +224,27 @@ def recorded_ladder(folder: Path, bots: Bots, plant: str | None = None) -> list[
         answers = recorder.stop()
     truth = Truth(folder / "out", 0.5)
     assert set(truth.seed) == set(games)
-    outputs = [a for a in answers if a.path.startswith("/authors/ann/games/") and a.status == 200]
+    outputs = [a for a in answers if a.path.startswith("/authors/ann/games/") and a.path.endswith(".txt")]
+    outputs = [answer for answer in outputs if answer.status == 200]
     assert outputs and all(b"thinking about" in answer.body for answer in outputs)  # her bot's output, once shown
-    return early(answers, truth)
+    # Her private replays, once shown, with her bot's notes beside its decisions.
+    replays = [a for a in answers if a.path.startswith("/authors/ann/games/") and a.path.endswith(".html")]
+    replays = [answer for answer in replays if answer.status == 200 and answer.asker == "ann"]
+    assert replays and all(note_mark("ann") in str(replay_page_data(a.body.decode())) for a in replays)
+    return early(answers, truth), notes_seen(answers, {name: note_mark(name) for name in BOTS})
 
 
-def test_an_authors_page_and_her_bots_output_wait_for_the_deals_too(tmp_path: Path, bots: Bots) -> None:
-    assert recorded_ladder(tmp_path, bots) == []
+def test_an_authors_page_her_bots_output_and_notes_wait_for_the_deals_and_reach_her_alone(
+    tmp_path: Path, bots: Bots
+) -> None:
+    assert recorded_ladder(tmp_path, bots) == ([], [])
 
 
-def test_the_check_catches_an_authors_output_shown_early(tmp_path: Path, bots: Bots) -> None:
-    found = recorded_ladder(tmp_path, bots, plant="author-output-early")
+def test_the_check_catches_an_authors_output_shown_early_and_her_notes_shown_to_another(
+    tmp_path: Path, bots: Bots
+) -> None:
+    found, notes = recorded_ladder(tmp_path, bots, plant="author-output-early,notes-of-every-seat")
     assert any(line.startswith("/authors/ann/games/") for line in found), found
+    # ann's private replays showed her bob's and cyd's notes, and bob's showed him ann's.
+    assert any("showed ann, another author, a note of bob's bot" in line for line in notes), notes
+    assert any("showed bob, another author, a note of ann's bot" in line for line in notes), notes

@@ -178,6 +178,9 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
     assert_no_problem_but_slow_decisions(checked)
     for game in GAMES:
         assert f"- {game} at 3 seats, game 1" in checked.stdout
+    # check-bot shows the bot's private notes: under each game's line, how many and the first (its worlds searched).
+    noted = [line for line in checked.stdout.splitlines() if line.startswith("  notes: ")]
+    assert len(noted) == len(GAMES) and all(" worlds: " in line for line in noted), checked.stdout
     heuristic_command = [PYTHON, str(SAMPLE_BOTS / "heuristic_bot.py")]
     checked = subprocess.run(
         [*REFEREE, "check-bot", *quick, "--game", "stop_the_bus", "--opponent", "search", "--", *heuristic_command],
@@ -188,6 +191,7 @@ def test_the_search_bot_passes_check_bot_and_is_an_opponent_check_bot_names(tmp_
     # The search bot thinks inside the referee, beside the other test worker: the heuristic bot may wait for a CPU.
     assert_no_problem_but_slow_decisions(checked)
     assert "opponents, the seats taking them in turn: search (the sample bot, in the referee)" in checked.stdout
+    assert "  notes: " in checked.stdout and "held " in checked.stdout  # the heuristic's: what it held, what it chose
 
 
 def test_the_search_bot_plays_a_league_beside_the_heuristic_bot_whose_file_is_hidden_from_it(tmp_path, bots) -> None:

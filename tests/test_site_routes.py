@@ -51,6 +51,7 @@ ROUTES = [
     ("/authors/{author}/checks/{bot}/{game}.html", {"GET", "HEAD"}),
     ("/authors/{author}/checks/{bot}/{game}.txt", {"GET", "HEAD"}),
     ("/authors/{author}/games/{game}.txt", {"GET", "HEAD"}),
+    ("/authors/{author}/games/{game}.html", {"GET", "HEAD"}),
 ]
 
 

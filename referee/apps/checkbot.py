@@ -49,7 +49,7 @@ from typing import Any, TextIO
 
 from referee.apps.check_report import FAIL, NOTE, PASS, SKIP, Check, Report
 from referee.common.errors import LeagueError
-from referee.common.printable import printable
+from referee.common.printable import printable, printable_line
 from referee.common.resources import SAMPLE_OPPONENTS
 from referee.engine.games import GAMES
 from referee.engine.games.game import DEFAULT_TURN_LIMIT
@@ -60,13 +60,15 @@ from referee.play.sandbox import DEFAULT_LIMITS
 from referee.play.session import BotSession, Player
 from referee.protocol.clock import Timing
 from referee.protocol.faults import BotFault, FaultPolicy
-from referee.protocol.messages import GAME_FROM_PB, PROTOCOL_VERSION
+from referee.protocol.messages import GAME_FROM_PB, GAME_NOTE_BYTES, NOTE_BYTES, PROTOCOL_VERSION
 from referee.protocol.setup import GameSetup
 from referee.records.gamelog import read_log
+from referee.records.notes import GameNotes, notes_beside
 
 CANDIDATE = "candidate"
 SELF = "self"  # --opponent self: another process of the bot under test
 SLOW_FRACTION = 0.5  # a decision over half the move time is reported as slow
+NOTE_SHOWN = 100  # characters of the first note a game's line shows (the rest are in its notes file)
 # The first decision after a game starts carries the handling of the game's start (and the previous
 # game's end): reported when it takes this much longer than the bot's usual decision, the 90th percentile
 # of the others (USUAL_SHARE).
@@ -400,6 +402,7 @@ class _Table:
             turn_limit=settings.turn_limit,
             policy=settings.policy,
             log_path=game_log,
+            notes_path=notes_beside(game_log),
             players=[
                 CANDIDATE if player is bot else player.bot if isinstance(player, BotFault) else player.name
                 for player in players
@@ -442,6 +445,7 @@ class _Table:
             f"- {game_label}: {f'FAILED ({failed}): ' if failed else ''}placed {result.place_of(seat)} of {seats}, "
             f"{decisions} decision{'' if decisions == 1 else 's'}{timed}"
         )
+        self._say_notes(match.notes, seat)
         problems = len(self.report.problems)
         told = self._faults(records, seat, game_label, where, forfeit, bot.log_path)
         if forfeit is not None:
@@ -479,6 +483,22 @@ class _Table:
         if times:
             self.first_decisions.append(times[0])
             self.other_decisions.extend(times[1:])
+
+    def _say_notes(self, notes: GameNotes, seat: int) -> None:
+        """Say what the bot noted in the game (its notes are for its author: check-bot's reader), if anything."""
+        own = [(n, text) for n, noted_seat, text in notes.notes if noted_seat == seat]
+        counts = notes.seats[seat]
+        if not own:
+            return
+        capped = [f"{counts.cut} cut at {NOTE_BYTES} bytes"] if counts.cut else []
+        if counts.dropped:
+            capped.append(f"{counts.dropped} past the game's {GAME_NOTE_BYTES // 1024} KB, not kept")
+        first_n, first = own[0]
+        first = printable_line(first)
+        shown = first if len(first) <= NOTE_SHOWN else first[: NOTE_SHOWN - 1] + "…"
+        caps = f" ({'; '.join(capped)})" if capped else ""
+        where = notes_beside(self.log_dir / f"{notes.game_id}.jsonl")
+        self.report.say(f"  notes: {len(own)}{caps}; on decision {first_n}: {shown!r} (all in {where})")
 
     def _faults(
         self,

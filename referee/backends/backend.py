@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING, Any, Self
 
 from referee.backends import BackendName
 from referee.backends.pool import GameWatcher, Restarts
+from referee.records import notes
+from referee.records.gamelog import GAME_LOG_DIR as GAME_LOG_DIR  # re-exported: the league and the ladder make it
 from referee.records.retention import Retention
 
 if TYPE_CHECKING:
     from referee.leaguefile.config import League
     from referee.leaguefile.schedule import ScheduledGame
 
-GAME_LOG_DIR = "games"  # OUTPUT/games/<game_id>.jsonl.zst: each game's log (referee.records.gamelog.log_path)
 BOT_LOG_DIR = "logs"  # OUTPUT/logs/: each bot process's output
+NOTES_DIR = notes.NOTES_DIR  # OUTPUT/notes/<game_id>.jsonl.zst: the bots' private notes of each game, if any
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class Backend(ABC):
     @property
     def bot_log_dir(self) -> Path:
         return self.output / BOT_LOG_DIR
+
+    def notes_path(self, game_id: str) -> Path:
+        """Where game ``game_id``'s private notes go (written only if a bot wrote one)."""
+        return notes.notes_path(self.output / NOTES_DIR, game_id)
 
     async def open(self) -> None:
         """Get ready to play (a Ray backend connects to its cluster); set :attr:`concurrency`."""

@@ -40,7 +40,8 @@ class LocalBackend(Backend):
                 if game is None:
                     return
                 log_file = log_path(self.game_log_dir, game.game_id)
-                record = await play_scheduled(self.league, self._pool, game, log_file, self.watcher)
+                notes = self.notes_path(game.game_id)
+                record = await play_scheduled(self.league, self._pool, game, log_file, self.watcher, notes)
                 self.ended(finished, FinishedGame(game, record))
 
         try:

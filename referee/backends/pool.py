@@ -195,9 +195,15 @@ class GameWatcher(Protocol):
 
 
 async def play_scheduled(
-    league: League, pool: BotPool, game: ScheduledGame, log_path: Path, watcher: GameWatcher | None = None
+    league: League,
+    pool: BotPool,
+    game: ScheduledGame,
+    log_path: Path,
+    watcher: GameWatcher | None = None,
+    notes_path: Path | None = None,
 ) -> dict[str, Any]:
-    """Play one game of the schedule, each bot in its lane, its log to ``log_path``; return its record.
+    """Play one game of the schedule, each bot in its lane, its log to ``log_path`` and the bots' private notes,
+    if they write any, to ``notes_path`` (:mod:`referee.records.notes`); return its record.
 
     ``watcher``, if given, is told when the game begins and ends (:class:`GameWatcher`)."""
     bots = await acquire_all(pool, [(name, game.lane(name)) for name in game.seats])
@@ -214,6 +220,7 @@ async def play_scheduled(
             policy=league.fault_policy,
             log_path=log_path,
             players=list(game.seats),
+            notes_path=notes_path,
         )
         if watcher is not None:
             watcher.started(game.game_id, match.game, list(game.seats))

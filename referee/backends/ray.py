@@ -47,12 +47,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import __version__
-from referee.backends.backend import Backend, FinishedGame, auto_concurrency, first_error
+from referee.backends.backend import NOTES_DIR, Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
 from referee.common.errors import RefereeError
 from referee.records.gamelog import log_path as game_log_path
 from referee.records.gamelog import store_log
+from referee.records.notes import notes_path
 
 if TYPE_CHECKING:
     from referee.leaguefile.config import League
@@ -170,7 +171,9 @@ class GameSlot:
             self._restarts.disabled.setdefault(name, reason)
         log_path = self._scratch / f"{game.game_id}.jsonl"
         try:
-            record = await play_scheduled(self._league, self._pool, game, log_path)
+            # The notes are written where the driver reads them: every node sees the league's output folder.
+            notes = notes_path(self._output / NOTES_DIR, game.game_id)
+            record = await play_scheduled(self._league, self._pool, game, log_path, notes_path=notes)
             text = log_path.read_text(encoding="utf-8")
         finally:
             log_path.unlink(missing_ok=True)

@@ -72,7 +72,13 @@ def add_play(commands: Commands) -> None:
         metavar="N",
         help="faults in a game before a forfeit, under --policy default_action (default 3)",
     )
-    play.add_argument("--log", type=Path, metavar="FILE", help="write the game's log here (JSON lines)")
+    play.add_argument(
+        "--log",
+        type=Path,
+        metavar="FILE",
+        help="write the game's log here (JSON lines), and the bots' private notes, if any, beside it "
+        "(play-SEED.notes.jsonl: referee show FILE --notes)",
+    )
     play.add_argument(
         "--bot-logs",
         type=Path,
@@ -369,6 +375,7 @@ async def _play_bots(
 ) -> MatchResult:
     """A game of bots alone, each hand printed as it is played with --verbose."""
     from referee.play.match import play_game
+    from referee.records.notes import notes_beside
 
     observer = None
     if args.verbose:
@@ -386,6 +393,7 @@ async def _play_bots(
         log_path=args.log,
         bot_log_dir=bot_logs,
         observer=observer,
+        notes_path=None if args.log is None else notes_beside(args.log),
     )
 
 

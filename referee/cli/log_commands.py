@@ -10,6 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from referee.common.errors import RefereeError
 
+NOTES_HELP = (
+    "with the bots' private notes beside their decisions (notes/GAME_ID.jsonl.zst in a league's output, "
+    "GAME_ID.notes.jsonl beside another log): for the organiser's eyes and each bot's author, never to publish"
+)
+
 if TYPE_CHECKING:
     from referee.cli.options import Commands
     from referee.records.transcript import Step
@@ -42,6 +47,7 @@ def add_show(commands: Commands) -> None:
     )
     show.add_argument("--json", action="store_true", help="print JSON: every step with the table (or the seat's view)")
     show.add_argument("--html", type=Path, metavar="FILE", help="write the game's replay page to FILE instead")
+    show.add_argument("--notes", action="store_true", help=NOTES_HELP)
     show.set_defaults(func=_show)
 
 
@@ -53,6 +59,7 @@ def add_replay(commands: Commands) -> None:
         "--output", type=Path, metavar="DIR", help="a league's output directory, to find GAME by its id"
     )
     replay.add_argument("-o", "--out", type=Path, metavar="FILE", help="the page to write (default: GAME_ID.html here)")
+    replay.add_argument("--notes", action="store_true", help=NOTES_HELP)
     replay.set_defaults(func=_replay)
 
 
@@ -105,14 +112,27 @@ def game_log_path(game: str, output: Path | None) -> Path:
     return path
 
 
+def _notes_of(log: Path, wanted: bool) -> dict[int, tuple[int, str]] | None:
+    """The bots' private notes of the game whose log is ``log``, by decision, if ``wanted`` (--notes); None if not
+    wanted, {} if its bots wrote none."""
+    if not wanted:
+        return None
+    from referee.records.notes import notes_beside, read_notes
+
+    path = notes_beside(log)
+    return read_notes(path).by_decision() if path.is_file() else {}
+
+
 def _show(args: argparse.Namespace) -> int:
     import json
 
     from referee.records.transcript import read_game, transcript_json, transcript_lines
 
-    start, steps = read_game(game_log_path(args.game, args.output))
+    log = game_log_path(args.game, args.output)
+    start, steps = read_game(log)
+    notes = _notes_of(log, args.notes)
     if args.html is not None:
-        return _write_replay(start, steps, args.html)
+        return _write_replay(start, steps, args.html, notes)
     seat = args.seat
     if seat is not None and not 0 <= seat < start["num_players"]:
         raise RefereeError(f"--seat {seat}: the game has seats 0 to {start['num_players'] - 1}")
@@ -120,7 +140,7 @@ def _show(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(transcript_json(start, steps, seat), ensure_ascii=False))
         else:
-            for line in transcript_lines(start, steps, seat):
+            for line in transcript_lines(start, steps, seat, notes):
                 print(line)
         sys.stdout.flush()
     except BrokenPipeError:  # `referee show ... | head`: the reader has seen enough
@@ -131,15 +151,19 @@ def _show(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from referee.records.transcript import read_game
 
-    start, steps = read_game(game_log_path(args.game, args.output))
-    return _write_replay(start, steps, args.out or Path(f"{start['game_id']}.html"))
+    log = game_log_path(args.game, args.output)
+    start, steps = read_game(log)
+    return _write_replay(start, steps, args.out or Path(f"{start['game_id']}.html"), _notes_of(log, args.notes))
 
 
-def _write_replay(start: dict[str, Any], steps: list[Step], page: Path) -> int:
+def _write_replay(
+    start: dict[str, Any], steps: list[Step], page: Path, notes: dict[int, tuple[int, str]] | None = None
+) -> int:
     from referee.publish.replay_page import write_replay_page
 
-    size = write_replay_page(start, steps, page)
-    print(f"{page}: the replay of {start['game_id']} ({len(steps)} steps, {size / 1024:.0f} KiB)")
+    size = write_replay_page(start, steps, page, notes=notes)
+    private = f", with {len(notes)} private notes of its bots: not for publishing" if notes else ""
+    print(f"{page}: the replay of {start['game_id']} ({len(steps)} steps, {size / 1024:.0f} KiB{private})")
     return 0
 
 

@@ -107,9 +107,9 @@ class InProcessBot:
         decision = (await self.answer(pb.DecisionRequest.FromString(request))).decision
         wall_ms = (time.perf_counter() - started) * 1000
         try:
-            return Reply(decision_action(decision, self.name), wall_ms, wall_ms)
+            return Reply(decision_action(decision, self.name), wall_ms, wall_ms, note=decision.note)
         except BotFault as fault:  # as a bot on a stream: an error is a malformed fault
-            return Reply(None, wall_ms, wall_ms, fault)
+            return Reply(None, wall_ms, wall_ms, fault, decision.note)
 
     async def answer(self, request: pb.DecisionRequest) -> pb.PlayResponse:
         """The kit's reply to ``request`` (a player that waits for a person answers in a thread)."""

@@ -37,6 +37,14 @@ If ``decide`` raises, the kit writes the traceback to stderr (your log) and
 tells the referee it could not decide, with the error's one-line summary:
 the referee records a malformed-reply fault quoting it.
 
+A bot may leave itself a note on a decision, for its author's eyes alone: call
+``note("...")`` (``from referee.botkit import note``) while ``decide`` runs,
+as often as it likes; the texts go, joined by line ends, with that decision's
+reply (``Decision.note``), and its author reads them beside the decision in
+their private replay of the game (never anyone else; docs/bot-protocol.md,
+"Notes"). The referee keeps 1024 bytes of a note (the kit cuts it there) and
+64 KB of a bot's notes in a game; a note is never a fault.
+
 A bot that thinks for as long as it may (a search) asks for its clock:
 ``run_bot(decide, name=..., timed=True)`` calls ``decide(obs, clock)``, the
 :class:`MoveClock` of the request (its move time, its bank left, when it
@@ -62,9 +70,11 @@ import grpc.aio
 from referee.engine.games.game import Action, Event, Observation
 from referee.protocol.messages import (
     GAME_TO_PB,
+    NOTE_BYTES,
     PROTOCOL_VERSION,
     action_from_pb,
     action_to_pb,
+    cut_note,
     event_from_pb,
     observation_from_pb,
 )
@@ -81,6 +91,7 @@ __all__ = [
     "SequenceGap",
     "TimedDecideFunction",
     "bot_address",
+    "note",
     "run_bot",
     "serve",
     "serve_async",
@@ -89,6 +100,23 @@ __all__ = [
 ADDRESS_VARIABLE = "REFEREE_BOT_ADDRESS"
 
 DecideFunction = Callable[[Observation], Action]
+
+_notes: list[str] = []  # the notes made during the decision being made (the kit makes one at a time)
+
+
+def note(text: object) -> None:
+    """Leave a note on the decision being made (see the module's text): for its author's private replay alone."""
+    if len(_notes) < NOTE_BYTES:  # a note past the cap is cut anyway: a bot noting in a loop grows nothing
+        _notes.append(str(text))
+
+
+def _taken_note() -> str:
+    """The notes made during this decision, joined and cut to the referee's cap; none are left."""
+    if not _notes:
+        return ""
+    joined, _ = cut_note("\n".join(_notes))
+    _notes.clear()
+    return joined
 
 
 @dataclass(frozen=True)
@@ -245,6 +273,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
         """The answer to a decision request: ``decide``'s action, or the error it raised (a subclass may answer otherwise)."""
         arrived = time.perf_counter()
         number = request.decision_number
+        _notes.clear()  # a note made outside decide (a hook) is not this decision's
         try:
             legal = tuple(action_from_pb(message) for message in request.legal_actions)
             observation = request.observation
@@ -254,12 +283,14 @@ class BotServicer(pb_grpc.BotServiceServicer):
                 chosen = self._decide(obs, clock)  # type: ignore[call-arg]
             else:
                 chosen = self._decide(obs)
-            return pb.PlayResponse(decision=pb.Decision(decision_number=number, action=action_to_pb(chosen)))
+            return pb.PlayResponse(
+                decision=pb.Decision(decision_number=number, action=action_to_pb(chosen), note=_taken_note())
+            )
         except Exception as error:  # noqa: BLE001 - any failure of the bot's code is reported, not fatal
             traceback.print_exc(file=sys.stderr)
             sys.stderr.flush()
             summary = "".join(traceback.format_exception_only(type(error), error)).strip()
-            return pb.PlayResponse(decision=pb.Decision(decision_number=number, error=summary))
+            return pb.PlayResponse(decision=pb.Decision(decision_number=number, error=summary, note=_taken_note()))
 
 
 Message = TypeVar("Message")

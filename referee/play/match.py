@@ -35,6 +35,7 @@ from referee.protocol.faults import BotFault, FaultKind, FaultPolicy, Forfeit, P
 from referee.protocol.messages import fault_notice, game_start
 from referee.protocol.setup import GameSetup
 from referee.records.gamelog import GameLog, action_text, deal_record_of, deal_state, game_start_record, hand_record
+from referee.records.notes import GameNotes
 
 if TYPE_CHECKING:
     from referee.v2 import bot_pb2 as pb
@@ -89,6 +90,7 @@ class Match:
         decks: Sequence[Sequence[Card]] | None = None,
         players: Sequence[str] | None = None,
         observer: Callable[[dict[str, Any]], None] | None = None,
+        notes_path: Path | None = None,
     ) -> None:
         self.game: Game = game_class(game_name)(
             len(bots), seed, first_dealer=first_dealer, decks=decks, turn_limit=turn_limit
@@ -114,6 +116,9 @@ class Match:
         self._default_policy = policy.mode is PolicyMode.DEFAULT_ACTION
         # observer: shown each log record as it is made (referee play --verbose); None costs nothing.
         self.log = GameLog(log_path, observer)
+        # The bots' private notes, apart from the log (referee.records.notes); written only where notes_path is given.
+        self.notes = GameNotes(game_id, self.players)
+        self._notes_path = notes_path
         start = game_start_record(
             game=self.game, game_id=game_id, players=self.players, timing=timing, policy=policy, decks=decks
         )
@@ -173,6 +178,8 @@ class Match:
             # Compressing the log (referee.records.gamelog) takes about half a millisecond, which the other games' decisions
             # would wait for on this loop: a worker thread does it, the compressor letting go of Python's lock.
             await loop.run_in_executor(None, self.log.close)
+            if self._notes_path is not None and self.notes:
+                await loop.run_in_executor(None, self.notes.write, self._notes_path)
             finished = True
         finally:
             if not finished:
@@ -240,6 +247,8 @@ class Match:
         request = self._encoder.request(number, clock, self._events_sent[seat], fallback)
         self._events_sent[seat] = len(game.events)
         reply = await bot.decide(request, number, clock, self._while_waiting)
+        if reply.note:
+            self.notes.take(number, seat, reply.note)
         clock.spend(reply.charged_ms)
         self.latencies[seat].append(reply.charged_ms)
         chosen = reply.action
@@ -450,10 +459,12 @@ async def play_game(
     first_dealer: int | None = None,
     decks: Sequence[Sequence[Card]] | None = None,
     observer: Callable[[dict[str, Any]], None] | None = None,
+    notes_path: Path | None = None,
 ) -> MatchResult:
     """Start the bots, play one game, stop the bots (always), and return the result.
 
-    ``observer`` is shown each log record as it is made (see :class:`Match`).
+    ``observer`` is shown each log record as it is made (see :class:`Match`); the bots' notes, if any, are
+    written to ``notes_path`` (:mod:`referee.records.notes`).
     """
     setup = GameSetup(game_name, len(specs), timing, turn_limit)
     bots: list[BotSession | BotFault] = []
@@ -472,6 +483,7 @@ async def play_game(
             decks=decks,
             players=[spec.name for spec in specs],
             observer=observer,
+            notes_path=notes_path,
         )
         return await match.play()
     finally:

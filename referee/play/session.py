@@ -78,7 +78,9 @@ _GAME_END_FIELD = pb.PlayRequest.GAME_END_FIELD_NUMBER
 class _Pending:
     """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
-    __slots__ = ("charged_s", "limit_s", "move_s", "number", "settled", "started", "timer", "usage", "waiter", "wall_s")
+    __slots__ = (
+        "charged_s", "limit_s", "move_s", "note", "number", "settled", "started", "timer", "usage", "waiter", "wall_s"
+    )  # fmt: skip
 
     def __init__(
         self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float
@@ -92,6 +94,7 @@ class _Pending:
         self.timer: Timer | None = None
         self.settled = False  # its times are recorded (by the deadline, for a timeout)
         self.wall_s = self.charged_s = 0.0
+        self.note = ""  # the bot's private note on this decision (Decision.note), if its reply had one
 
     def settle(self, wall_s: float, charged_s: float) -> None:
         self.settled = True
@@ -99,7 +102,7 @@ class _Pending:
         self.charged_s = charged_s
 
     def reply(self, chosen: Action | None, fault: BotFault | None = None) -> Reply:
-        return Reply(chosen, self.charged_s * 1000, self.wall_s * 1000, fault)
+        return Reply(chosen, self.charged_s * 1000, self.wall_s * 1000, fault, self.note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +111,15 @@ class Reply:
 
     ``fault`` is set, and ``action`` None, when the decision ended in a fault
     (timeout, crash, malformed or stale reply); whether the action is legal is
-    the caller's to say.
+    the caller's to say. ``note`` is the bot's private note on the decision
+    (``Decision.note``, uncapped: :mod:`referee.records.notes` caps it), "" if none.
     """
 
     action: Action | None
     charged_ms: float
     wall_ms: float
     fault: BotFault | None = None
+    note: str = ""
 
 
 class Player(Protocol):
@@ -541,6 +546,8 @@ class BotSession:
         kind = message.WhichOneof("message")
         if kind == "decision":
             decision = message.decision
+            if decision.note and pending is not None and pending.number == decision.decision_number:
+                pending.note = decision.note  # a reply with a note is never the fast path's: it is read here
             try:
                 return decision.decision_number, decision_action(decision, self.name)
             except BotFault as fault:

@@ -49,6 +49,22 @@ PROTOCOL_VERSION = 2
 SERVICE = "referee.v2.BotService"
 PLAY_METHOD = f"/{SERVICE}/Play"
 
+# A bot's private note on a decision (Decision.note): the most of one note, and of one seat's notes in a game,
+# the referee keeps (referee.records.notes); a kit cuts a note to NOTE_BYTES before sending it.
+NOTE_BYTES = 1024
+GAME_NOTE_BYTES = 64 * 1024
+CUT_MARK = " [cut]"  # what ends a note that was cut
+
+
+def cut_note(text: str, limit: int = NOTE_BYTES) -> tuple[str, bool]:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 at a character boundary, and whether anything was cut."""
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text, False
+    # Decoding with "ignore" drops the bytes of a character the cut split: what is left is whole characters.
+    return data[:limit].decode("utf-8", "ignore"), True
+
+
 GAME_TO_PB = {"stop_the_bus": pb.GAME_STOP_THE_BUS, "bastard_brag": pb.GAME_BASTARD_BRAG}
 GAME_FROM_PB = {value: name for name, value in GAME_TO_PB.items()}
 

@@ -15,7 +15,7 @@ import base64
 import gzip
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from referee.common.atomic import replace_file
 from referee.engine.cards import format_cards
 from referee.engine.games import BastardBragObservation, Observation, StopTheBusObservation
 from referee.publish.redaction import public_log
-from referee.records.transcript import Step, read_game
+from referee.records.transcript import NOTED_STEPS, Step, read_game
 
 ASSETS = Path(__file__).resolve().parent / "html"
 PAGE_FORMAT = 1  # the data's layout, for the page's script
@@ -108,10 +108,26 @@ def as_differences(frames: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 _MISSING = object()
 
 
-def page_data(start: dict[str, Any], steps: Sequence[Step], back: str | None = None) -> dict[str, Any]:
-    """Everything the page shows: the game, its players and result, and the frames."""
+def page_data(
+    start: dict[str, Any],
+    steps: Sequence[Step],
+    back: str | None = None,
+    notes: Mapping[int, tuple[int, str]] | None = None,
+) -> dict[str, Any]:
+    """Everything the page shows: the game, its players and result, and the frames.
+
+    ``notes`` (bots' private notes by decision number: the seat and the note, :mod:`referee.records.notes`) are
+    put in the frame of their decision (``nt``, and ``ns`` the seat): only an author's private replay, or an
+    organiser's own page, is ever given any.
+    """
     end = next((step.record for step in reversed(steps) if step.kind == "game_end"), None)
     hands = sorted({step.hand_number for step in steps if step.kind == "deal"})
+    frames = [frame(step) for step in steps]
+    noted = dict(notes or {})
+    for step, made in zip(steps, frames, strict=True):
+        note = noted.pop(step.decision, None) if step.decision is not None and step.kind in NOTED_STEPS else None
+        if note is not None:
+            made["ns"], made["nt"] = note
     return {
         "format": PAGE_FORMAT,
         "game_id": start["game_id"],
@@ -126,7 +142,8 @@ def page_data(start: dict[str, Any], steps: Sequence[Step], back: str | None = N
         "decisions": end["decisions"] if end else sum(step.kind == "decision" for step in steps),
         "hands": hands,
         "back": back,
-        "frames": as_differences([frame(step) for step in steps]),
+        "notes_of": sorted({start["players"][seat] for seat, _ in (notes or {}).values()}),
+        "frames": as_differences(frames),
     }
 
 
@@ -177,14 +194,26 @@ def page_data_of(html_text: str) -> dict[str, Any]:
     return unpacked(html_text[start : html_text.index("</script>", start)].strip())
 
 
-def replay_page(start: dict[str, Any], steps: Sequence[Step], back: str | None = None) -> str:
-    """A game's replay page, as HTML text; ``back`` is a link to show back to the leaderboard."""
-    return render(page_data(start, steps, back))
+def replay_page(
+    start: dict[str, Any],
+    steps: Sequence[Step],
+    back: str | None = None,
+    notes: Mapping[int, tuple[int, str]] | None = None,
+) -> str:
+    """A game's replay page, as HTML text; ``back`` is a link to show back to the leaderboard; ``notes``: the bots'
+    private notes shown beside their decisions (see :func:`page_data`)."""
+    return render(page_data(start, steps, back, notes))
 
 
-def write_replay_page(start: dict[str, Any], steps: Sequence[Step], path: Path, back: str | None = None) -> int:
+def write_replay_page(
+    start: dict[str, Any],
+    steps: Sequence[Step],
+    path: Path,
+    back: str | None = None,
+    notes: Mapping[int, tuple[int, str]] | None = None,
+) -> int:
     """Write the replay page to ``path`` (replaced in one step); return its size in bytes."""
-    text = replay_page(start, steps, back)
+    text = replay_page(start, steps, back, notes)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, text)

@@ -86,6 +86,7 @@ LogRecord = dict[str, Any]
 
 LOG_VERSION = 3  # 3: the seed is a string
 
+GAME_LOG_DIR = "games"  # a league's OUTPUT/games/<game_id>.jsonl.zst: each game's log (log_path)
 COMPRESSED_SUFFIX = ".jsonl.zst"  # a league's logs: games/GAME_ID.jsonl.zst
 PLAIN_SUFFIX = ".jsonl"  # a log written as it is read (referee play --log, check games), or one from before
 # Level 9 of 22: with the game's dictionary, about 0.6 ms a log of 18 KB, in a worker thread (docs/performance.md has

@@ -11,7 +11,7 @@ author pages' fault excerpts are made from) is kept while the game is one of
   (the author pages show the newest faults with the output around them);
 
 once it is neither, its log goes (and its replay page, where the league
-writes them): its record says who played and how it ended, and ``referee
+writes them, and its bots' private notes, :mod:`referee.records.notes`): its record says who played and how it ended, and ``referee
 serve`` answers its log and replay with 404 "no longer kept". Without
 ``keep_logs`` (a league's default) every log is kept. A ladder keeps its
 versions' last 1,000 games by default (docs/ladder.md), more than an author's
@@ -31,10 +31,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.records.gamelog import log_files, log_game_id, remove_log
+from referee.records.gamelog import GAME_LOG_DIR, log_files, log_game_id, remove_log
+from referee.records.notes import NOTES_DIR, remove_notes
 from referee.records.results import RESULTS_FILE, read_records
 
-GAME_LOG_DIR = "games"  # referee.backends.backend.GAME_LOG_DIR, a layer above
 REPLAY_DIR = "replays"  # where static_replays pages are (referee.publish.league_page.REPLAY_DIR)
 
 
@@ -66,7 +66,7 @@ class Retention:
             for record in read_records(path):
                 retention.ended(record)
             retention._removing = True
-        for log in log_files(retention.output / GAME_LOG_DIR):
+        for log in log_files(retention.output / GAME_LOG_DIR) + log_files(retention.output / NOTES_DIR):
             game_id = log_game_id(log)
             if not retention.kept(game_id):  # pushed out by the records, or a game not recorded (played again)
                 retention._remove(game_id)
@@ -109,6 +109,7 @@ class Retention:
         if remove_log(self.output / GAME_LOG_DIR, game_id):
             self.removed += 1
         (self.output / REPLAY_DIR / f"{game_id}.html").unlink(missing_ok=True)
+        remove_notes(self.output / NOTES_DIR, game_id)
 
 
 def _faulted(faults: Any, seat: int) -> bool:

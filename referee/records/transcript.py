@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from referee.common.errors import DecksExhaustedError, RefereeError
+from referee.common.printable import printable
 from referee.engine.cards import Card, format_cards, parse_cards, pretty_cards
 from referee.engine.games import (
     BastardBrag,
@@ -40,6 +41,7 @@ from referee.records.gamelog import GameLogError, LogRecord, new_game, read_game
 
 HIDDEN = "??"  # a card a seat cannot see
 PILE_SHOWN = 4  # discard pile cards listed in the referee's view, top first
+NOTED_STEPS = ("decision", "fault")  # the steps a bot's note on its decision goes with: the first of them
 
 
 class TranscriptError(RefereeError):
@@ -505,11 +507,22 @@ def header(start: LogRecord, viewer: int | None = None) -> str:
     )
 
 
-def transcript_lines(start: LogRecord, steps: Sequence[Step], seat: int | None = None) -> Iterator[str]:
-    """The transcript, one line per step: everything, or what ``seat`` saw."""
+def transcript_lines(
+    start: LogRecord,
+    steps: Sequence[Step],
+    seat: int | None = None,
+    notes: Mapping[int, tuple[int, str]] | None = None,
+) -> Iterator[str]:
+    """The transcript, one line per step: everything, or what ``seat`` saw; with ``notes`` (a bot's private notes
+    by decision number: the seat and the note, :mod:`referee.records.notes`), each note under its decision."""
     yield header(start, seat)
+    noted = dict(notes or {})
     for step in steps:
         yield _line(step, seat)
+        note = noted.pop(step.decision, None) if step.decision is not None and step.kind in NOTED_STEPS else None
+        if note is not None and seat in (None, note[0]):
+            for line in printable(note[1]).splitlines() or [""]:
+                yield f"    note of seat {note[0]}: {line}"
 
 
 def transcript_json(start: LogRecord, steps: Sequence[Step], seat: int | None = None) -> dict[str, Any]:

@@ -386,14 +386,16 @@ class DecisionRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., decision_number: _Optional[int] = ..., seat: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., default_action: _Optional[_Union[Action, _Mapping]] = ..., last_charged_ms: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("decision_number", "action", "error")
+    __slots__ = ("decision_number", "action", "error", "note")
     DECISION_NUMBER_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     decision_number: int
     action: Action
     error: str
-    def __init__(self, decision_number: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+    note: str
+    def __init__(self, decision_number: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., error: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class FaultNotice(_message.Message):
     __slots__ = ("game_id", "decision_number", "kind", "detail", "replaced_by", "forfeited", "faults_this_game")

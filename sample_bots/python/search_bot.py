@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
-from referee.botkit import MoveClock, run_bot
+from referee.botkit import MoveClock, note, run_bot
 from referee.cards import DECK, Card
 from referee.games import GAMES, Action, ActionKind, BastardBrag, EventKind, Game, Observation, Phase, StopTheBus
 from referee.games.actions import DRAW, KNOCK, STOP, TAKE, action
@@ -529,7 +529,14 @@ def _search(obs: Observation, clock: MoveClock | None) -> Action:
             break
         search.play_world()
         world_cost = time.perf_counter() - now
-    return legal[search.choice_index()]
+    chosen = search.choice_index()
+    # A note for the author's replay (botkit.note): what the search saw, and why it chose.
+    if chosen != search.default:
+        gain = search.margins()[chosen][0]
+        note(f"{search.count} worlds: {legal[chosen]}, {gain:+.3f} a hand over the heuristic's {legal[search.default]}")
+    else:
+        note(f"{search.count} worlds: nothing surely better than the heuristic's {legal[chosen]}")
+    return legal[chosen]
 
 
 def _seed_of(obs: Observation) -> int:

@@ -1,7 +1,7 @@
 """Planted leaks: each a deliberate bug in what the server shows, or when, for tests/test_nothing_early.py to catch.
 
 Python imports ``sitecustomize`` at start-up from its path, so a process started with this folder first on
-``PYTHONPATH`` and ``REFEREE_PLANT`` naming a plant (``referee run``, ``referee ladder``, ``referee serve``) has
+``PYTHONPATH`` and ``REFEREE_PLANT`` naming a plant (or several, joined by commas) (``referee run``, ``referee ladder``, ``referee serve``) has
 that one bug put in as it imports the module it lives in; without ``REFEREE_PLANT`` it changes nothing. The
 code on disk is never touched, and no plant lives in the referee's own code.
 """
@@ -55,11 +55,17 @@ def author_output_early(records: ModuleType) -> None:
     records.GamesIndex.recorded = lambda self, game_id, shown: game_id in self._ids
 
 
+def notes_of_every_seat(notes: ModuleType) -> None:
+    """An author's private replay with the notes of every bot of the game, not their own bots' alone."""
+    notes.ReadNotes.of_seats = lambda self, seats: self
+
+
 PLANTS: dict[str, tuple[str, Callable[[ModuleType], None]]] = {
     "seed-variant": ("referee.apps.site.app", seed_variant),
     "sibling-showdown-early": ("referee.records.visibility", sibling_showdown_early),
     "record-before-its-delay": ("referee.records.visibility", record_before_its_delay),
     "author-output-early": ("referee.apps.site.season_folder", author_output_early),
+    "notes-of-every-seat": ("referee.records.notes", notes_of_every_seat),
 }
 
 
@@ -89,7 +95,7 @@ class _Planting(importlib.abc.MetaPathFinder):
         return spec
 
 
-if PLANT:
-    if PLANT not in PLANTS:
-        raise SystemExit(f"REFEREE_PLANT={PLANT!r}: no such plant; the plants are {', '.join(PLANTS)}")
-    sys.meta_path.insert(0, _Planting(*PLANTS[PLANT]))
+for _plant in filter(None, PLANT.split(",")):
+    if _plant not in PLANTS:
+        raise SystemExit(f"REFEREE_PLANT={PLANT!r}: no plant {_plant!r}; the plants are {', '.join(PLANTS)}")
+    sys.meta_path.insert(0, _Planting(*PLANTS[_plant]))

@@ -11,7 +11,7 @@ its output, or the output itself where there is no game), then in full
 file they cannot open); its failures since it entered play, each start that
 failed with its output; its build log, its check games (replays and their
 output), its standing (rank, strength with its interval, games, faults),
-its newest games, each with a link to its replay and to its output in it, and its faults grouped
+its newest games, each with a link to its private replay (with its notes) and its output in it, its faults grouped
 by cause, the first of each cause with the output around it (read from its
 oldest games with faults: what went wrong first). It is rendered when asked
 for, from the ladder's records (:mod:`referee.apps.site.season_folder`), by Jinja2 with
@@ -345,8 +345,9 @@ def _game(game: Any, bot: str, output: Path) -> dict[str, Any]:
     seat = game.seats.index(bot)
     place = list(game.finish_order).index(seat) + 1 if seat in game.finish_order else None
     faults = sum(game.faults[seat].values()) if seat < len(game.faults) else 0
-    replay = f"replays/{game.game_id}.html"  # written by the league, or made by referee serve from the game's log
-    kept = (output / replay).is_file() or find_log(output / GAME_LOGS, game.game_id) is not None
+    # The author's private replay (their bots' notes beside their decisions), made from the game's log.
+    replay = f"games/{game.game_id}.html"
+    kept = find_log(output / GAME_LOGS, game.game_id) is not None
     return {
         "game_id": game.game_id,
         "seat": seat,

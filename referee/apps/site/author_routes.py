@@ -1,7 +1,8 @@
 """An author's own, for them alone (``/authors/NAME/...``): their page, and what it links to (each version's build
-log, its check games' replays and output, their bots' output in each game of the league). A build log and a bot's
-output are pages for a browser (wrapped to the screen, with the way back to the author's page), plain text for a
-script.
+log, its check games' replays and output, their bots' private replays and output in each game of the league). A
+build log and a bot's output are pages for a browser (wrapped to the screen, with the way back to the author's
+page), plain text for a script. A private replay is the game's public replay with the notes the author's own bots
+wrote beside their decisions (:mod:`referee.records.notes`), no other bot's.
 
 Anyone else gets the sign-in page (401) or, signed in as another author, 403, the same for an author who does not
 exist, so that nothing is learnt of who does. A bot's output (its debug prints, and with them its strategy) is
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -32,7 +34,10 @@ from referee.apps.site.season_folder import (
 )
 from referee.apps.site.served import AUTHOR_PAGE_ROUTE, Site, author_page_url, root_of, upload_url, wants_html
 from referee.common.http_headers import NO_STORE
+from referee.publish.redaction import public_log
 from referee.publish.replay_page import replay_page
+from referee.records.gamelog import GameLogError, find_log
+from referee.records.notes import notes_beside, read_notes
 from referee.records.results import ACCEPTED
 from referee.records.transcript import read_game
 
@@ -52,6 +57,7 @@ class AuthorsOwn:
             Route("/authors/{author}/checks/{bot}/{game}.html", self.check_replay),
             Route("/authors/{author}/checks/{bot}/{game}.txt", self.check_output),
             Route("/authors/{author}/games/{game}.txt", self.game_output),
+            Route("/authors/{author}/games/{game}.html", self.game_replay),
         ]
 
     def only_for(self, request: Request, author: str) -> Response | None:
@@ -99,7 +105,9 @@ class AuthorsOwn:
         if not self.version_of(author, bot) or not plain_name(game) or not path.is_file():
             return _missing(f"no check game {game} of {bot}")
         start, steps = await asyncio.to_thread(read_game, path)
-        return HTMLResponse(replay_page(start, steps, back="../../"), headers=NO_STORE)
+        # In its check the version plays as the candidate, against the sample bots: its notes alone are shown.
+        notes = await asyncio.to_thread(_notes_of, notes_beside(path), start, {CANDIDATE})
+        return HTMLResponse(replay_page(start, steps, back="../../", notes=notes), headers=NO_STORE)
 
     async def check_output(self, request: Request) -> Response:
         author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
@@ -132,10 +140,42 @@ class AuthorsOwn:
         if not records or not any(player in mine for player in records[0].get("players", [])):
             return _missing(f"no game {game} of yours")
         if wants_html(request):
-            replay = [("the game's replay", f"{root_of(request)}replays/{game}.html")]
+            replay = [("your replay of the game", f"{game}.html")]  # the private one, with the bots' notes
             page = pages.output_page(f"Your bot's output in {game}", found, "../", replay)
             return HTMLResponse(page, headers=NO_STORE)
         return PlainTextResponse(pages.output_text(game, found), headers=NO_STORE)
+
+    async def game_replay(self, request: Request) -> Response:
+        """The author's private replay of a game of the league: the public replay, with their own bots' notes."""
+        author, game = request.path_params["author"], request.path_params["game"]
+        refusal = self.only_for(request, author)
+        if refusal is not None:
+            return refusal
+        output, games = self.output, self.site.games
+        if not plain_name(game) or not games.recorded(game, games.shown()):
+            if wants_html(request) and plain_name(game):
+                return HTMLResponse(pages.held_back(game, root_of(request)), 404, headers=NO_STORE)
+            return _missing(f"no game {game} of yours that may be shown yet (its deals are still in play)")
+        log = find_log(output / GAME_LOGS, game)
+        if log is None:
+            return _missing(f"no game {game} of yours (or its log is no longer kept)")
+        start, steps = await asyncio.to_thread(read_game, log, public_log)
+        mine = {judged.bot for judged in versions_of(output, author) if judged.verdict == ACCEPTED}
+        if not mine.intersection(start.get("players", [])):
+            return _missing(f"no game {game} of yours")
+        notes = await asyncio.to_thread(_notes_of, notes_beside(log), start, mine)
+        return HTMLResponse(replay_page(start, steps, back="../", notes=notes), headers=NO_STORE)
+
+
+def _notes_of(path: Path, start: dict[str, Any], players: set[str]) -> dict[int, tuple[int, str]]:
+    """The notes in ``path`` of the seats of the game ``start`` held by ``players`` (an author's own), by decision."""
+    if not path.is_file():
+        return {}
+    seats = {seat for seat, name in enumerate(start.get("players", [])) if name in players}
+    try:
+        return read_notes(path).of_seats(seats).by_decision()
+    except GameLogError:  # a damaged notes file: the replay is shown without them
+        return {}
 
 
 def _build_lines(path: Path) -> tuple[list[str], bool]:

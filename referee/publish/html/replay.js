@@ -130,6 +130,9 @@ else unpack(document.getElementById("game")).then(function (data) {
     for (let seat = 0; seat < players.length; seat++) seats.append(seatPanel(f, seat));
     table.append(seats);
     $("caption").textContent = lineOf(f);
+    // A bot's private note on this decision (only its author's replay has any): text, never markup.
+    $("note").hidden = !f.nt;
+    $("note").replaceChildren(...(f.nt ? [el("b", null, "note of " + players[f.ns] + ": "), f.nt] : []));
     $("counter").textContent = "step " + (at + 1) + " of " + frames.length + ", hand " + f.h;
     $("hand").value = String(f.h);
     for (const node of document.querySelectorAll("#moves li.at")) node.classList.remove("at");
@@ -164,6 +167,7 @@ else unpack(document.getElementById("game")).then(function (data) {
     list.replaceChildren();
     frames.forEach((f, i) => {
       const item = el("li", f.k, lineOf(f));
+      if (f.nt) item.append(el("div", "note", f.nt));
       item.dataset.step = i;
       item.addEventListener("click", () => go(i));
       list.append(item);
@@ -253,6 +257,11 @@ else unpack(document.getElementById("game")).then(function (data) {
   $("seed").append(document.createTextNode("deal seed "), el("code", null, data.seed),
     document.createTextNode(" (this table's: every hand of its games is dealt from it; a league derives it one " +
       "way from the league's seed, which it does not reveal)"));
+  if (data.notes_of && data.notes_of.length) {
+    $("private").textContent = "Private: this replay shows the notes of " + data.notes_of.join(", ") +
+      " beside their decisions; only their author sees them.";
+    $("private").hidden = false;
+  }
   if (data.back) {
     $("back").href = data.back;
     $("back").hidden = false;

@@ -35,7 +35,7 @@ from referee.engine.games import (
     StopTheBusObservation,
 )
 from referee.env import bastard_brag_v0, single_seat, stop_the_bus_v0
-from referee.env.actions import BASTARD_BRAG_ACTIONS, STOP_THE_BUS_ACTIONS, action_index
+from referee.env.action_index import BASTARD_BRAG_ACTIONS, STOP_THE_BUS_ACTIONS, action_index
 from referee.env.encoding import (
     BASTARD_BRAG_FIELDS,
     BASTARD_BRAG_SIZE,
@@ -352,6 +352,10 @@ def test_the_action_index_numbers_every_action_once_as_documented() -> None:
         assert index.index(Action.parse(str(index.action(7)))) == 7  # an equal action made anew
     with pytest.raises(EnvArgumentError, match=r"knock is not an action of stop_the_bus"):
         STOP_THE_BUS_ACTIONS.index(Action.parse("knock"))
+    # The package's name action_index is the module (a submodule's name, as Python sets it), which holds the function.
+    import referee.env
+
+    assert referee.env.action_index.action_index("bastard_brag") is BASTARD_BRAG_ACTIONS
 
 
 def played_this_hand(observation: Observation) -> list[bool]:

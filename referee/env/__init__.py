@@ -7,13 +7,14 @@ the numeric observation and action index they share.
 
 The modules, one idea each:
 
-- ``actions``: the fixed action index of each game and legal masks over it;
+- ``action_index``: the fixed action index of each game and legal masks over it (``action_index(game)``: the
+  package's name ``action_index`` is this module, as Python makes a submodule's name);
 - ``encoding``: a seat's observation as a fixed-size vector, one function per game;
 - ``aec``: the PettingZoo environment (``stop_the_bus_v0``, ``bastard_brag_v0`` make it);
 - ``single_seat_env``: the Gymnasium environment of one seat against decide functions or the sample bots;
 - ``trajectories``: every decision of a league's games as training data (``referee export``).
 
-PettingZoo and Gymnasium are an optional extra (``pip install 'brag-referee[env]'``): ``actions``,
+PettingZoo and Gymnasium are an optional extra (``pip install 'brag-referee[env]'``): ``action_index``,
 ``encoding`` and ``trajectories`` need only numpy, and importing this package loads neither library; the
 environments raise :class:`referee.common.errors.EnvUnavailableError`, saying how to install them, without them.
 ``docs/environments.md`` is the guide.
@@ -30,8 +31,7 @@ _LAZY = {
     "BragEnv": "referee.env.aec",
     "SingleSeatEnv": "referee.env.single_seat_env",
     "single_seat": "referee.env.single_seat_env",
-    "ActionIndex": "referee.env.actions",
-    "action_index": "referee.env.actions",
+    "ActionIndex": "referee.env.action_index",
     "ObservationEncoder": "referee.env.encoding",
     "encode_stop_the_bus": "referee.env.encoding",
     "encode_bastard_brag": "referee.env.encoding",
@@ -42,7 +42,6 @@ __all__ = [  # noqa: RUF022 - in the order of _LAZY
     "SingleSeatEnv",
     "single_seat",
     "ActionIndex",
-    "action_index",
     "ObservationEncoder",
     "encode_stop_the_bus",
     "encode_bastard_brag",

@@ -2,7 +2,7 @@
 
 Every rule is the engine's: the environment holds a :class:`referee.engine.games.Game`,
 turns an action index into the engine's action
-(:mod:`referee.env.actions`), applies it, and shows each agent its
+(:mod:`referee.env.action_index`), applies it, and shows each agent its
 observation as numbers (:mod:`referee.env.encoding`) with the legal mask.
 Agent ``player_i`` is seat ``i``. A seat that leaves the game (out of lives,
 or forfeited through :meth:`BragEnv.forfeit`) is terminated at once with its
@@ -31,7 +31,7 @@ except ImportError as error:
 from referee.common.errors import EnvArgumentError, IllegalActionError
 from referee.engine.games import Game, Observation, Phase, game_class
 from referee.engine.games.game import DEFAULT_TURN_LIMIT
-from referee.env.actions import ActionIndex, action_index
+from referee.env.action_index import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
 from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
 

@@ -37,7 +37,7 @@ from referee.common.errors import EnvArgumentError
 from referee.common.resources import SAMPLE_BOT_NAMES
 from referee.engine.games import Action, Game, Observation, game_class
 from referee.engine.games.game import DEFAULT_TURN_LIMIT
-from referee.env.actions import ActionIndex, action_index
+from referee.env.action_index import ActionIndex, action_index
 from referee.env.encoding import ObservationEncoder
 from referee.env.episodes import INFO_OBSERVATION, GameSeeds, placement_reward
 

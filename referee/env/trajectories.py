@@ -3,7 +3,7 @@
 Each game's log (``DIR/games/GAME_ID.jsonl.zst``, or a plain ``.jsonl``) is replayed through the engine;
 at each decision the deciding seat's observation is encoded as the
 environments encode it (:mod:`referee.env.encoding`), with the legal mask
-and the index of the action played (:mod:`referee.env.actions`), and, once
+and the index of the action played (:mod:`referee.env.action_index`), and, once
 the game is over, the seat's final reward (the placement score the
 environments give, first 1, last 0). Void games (which rate nobody) are left
 out. Only numpy is needed, a dependency of the referee.
@@ -39,7 +39,7 @@ import numpy as np
 
 from referee.common.errors import ExportError, RefereeError
 from referee.engine.games import Action
-from referee.env.actions import action_index
+from referee.env.action_index import action_index
 from referee.env.encoding import ObservationEncoder, Vector
 from referee.env.episodes import placement_reward
 from referee.records.gamelog import log_files, new_game, read_game_log

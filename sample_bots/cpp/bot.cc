@@ -3,13 +3,16 @@
 // Strategy (the same as the Node.js and Go sample bots): every three-card hand gets a strength, the
 // fraction of the 22,100 possible hands it beats. The bot keeps the strongest hand it can reach (the
 // mean strength when a card is unknown), and stops or knocks once its hand is unlikely to be the
-// single worst at the table.
+// single worst at the table. Each decision carries a one-line note of what it chose and why
+// (turn.note): the author reads it in the replay.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "referee_kit.h"
@@ -56,6 +59,22 @@ int hand_score(int x, int y, int z) {
     values = {r1, r2, r3};
   }
   return (((category * 16 + values[0]) * 16 + values[1]) * 16 + values[2]) * 4 + a % 4;
+}
+
+// "KS" for a card id, and "KS KH 4C" for a hand of them, as the notes write cards.
+std::string id_text(int id) { return {"23456789TJQKA"[rank_of(id) - 2], "CDHS"[id % 4]}; }
+
+std::string hand_text(const std::vector<int>& ids) {
+  std::string text;
+  for (int id : ids) text += (text.empty() ? "" : " ") + id_text(id);
+  return text;
+}
+
+// A strength in a note: "0.83".
+std::string fixed(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", s);
+  return text;
 }
 
 int hand_key(int x, int y, int z) { return x * 2704 + y * 52 + z; }
@@ -186,11 +205,19 @@ v2::Action decide_stop_the_bus(const Turn& turn) {
       if (score > best_score) best = &action, best_score = score;
     }
     if (!best) throw std::logic_error("no discard among the legal actions");
+    std::vector<int> kept;
+    for (int id : hand)
+      if (id != card_id(best->card())) kept.push_back(id);
+    turn.note("discard " + id_text(card_id(best->card())) + ": keeps " + hand_text(kept) + ", strength " +
+              fixed(best_score));
     return *best;
   }
   double now = strength(hand);
   const v2::Action* stop = find(turn.legal_actions, v2::ACTION_KIND_STOP);
-  if (stop && should_end(obs, now)) return *stop;
+  if (stop && should_end(obs, now)) {
+    turn.note("stop: " + hand_text(hand) + ", strength " + fixed(now) + ", is unlikely to be the worst at the table");
+    return *stop;
+  }
   int top = card_id(view.discard_top());
   std::set<int> seen = stop_the_bus_seen(turn.hand_events, obs.seat());
   seen.insert(top);
@@ -198,10 +225,15 @@ v2::Action decide_stop_the_bus(const Turn& turn) {
   std::vector<double> draws;
   for (int id : unknown_cards(seen)) draws.push_back(best_with(hand, id, false));
   double take_value = best_with(hand, top, true);
+  std::string values = "take " + fixed(take_value) + ", draw " + fixed(mean(draws)) + " (mean), hold " + fixed(now);
   const v2::Action* take = find(turn.legal_actions, v2::ACTION_KIND_TAKE);
-  if (take && take_value > now && take_value >= mean(draws)) return *take;
+  if (take && take_value > now && take_value >= mean(draws)) {
+    turn.note("take " + id_text(top) + ": " + values);
+    return *take;
+  }
   const v2::Action* draw = find(turn.legal_actions, v2::ACTION_KIND_DRAW);  // never worse than passing
   if (!draw) throw std::logic_error("no draw among the legal actions");
+  turn.note("draw: " + values);
   return *draw;
 }
 
@@ -264,10 +296,21 @@ v2::Action decide_bastard_brag(const Turn& turn) {
   double now = strength(hand);
   int players = players_in_hand(obs);
   // Knock on a strong hand, or when any exchange would only spoil a hand that is not among the worst.
-  if (knock && (should_end(obs, now) || (best_score < now && lose_chance(now, players - 1, 4) <= 1.0 / players))) {
+  if (knock && should_end(obs, now)) {
+    turn.note("knock: " + hand_text(hand) + ", strength " + fixed(now) + ", is unlikely to be the worst at the table");
+    return *knock;
+  }
+  if (knock && best_score < now && lose_chance(now, players - 1, 4) <= 1.0 / players) {
+    turn.note("knock: " + hand_text(hand) + ", strength " + fixed(now) + "; the best exchange would make " +
+              fixed(best_score));
     return *knock;
   }
   if (!best) throw std::logic_error("no exchange among the legal actions");
+  std::string card = id_text(card_id(best->card()));
+  std::string exchange = best->kind() == v2::ACTION_KIND_EXCHANGE_ALL
+                             ? "exchange all, " + card + " face up"
+                             : "exchange " + card + " for slot " + std::to_string(best->slot());
+  turn.note(exchange + ": expects strength " + fixed(best_score) + ", holding " + fixed(now));
   return *best;
 }
 

@@ -7,7 +7,8 @@
 //
 // Strategy: every three-card hand gets a strength, the fraction of the 22,100 possible hands it
 // beats. The bot keeps the strongest hand it can reach (the mean strength when a card is unknown),
-// and stops or knocks once its hand is unlikely to be the single worst at the table.
+// and stops or knocks once its hand is unlikely to be the single worst at the table. Each decision
+// carries a one-line note of what it chose and why (obs.note): the author reads it in the replay.
 
 const { runBot } = require('referee-bot-kit');
 
@@ -57,6 +58,20 @@ function handScore(x, y, z) {
     values = [r1, r2, r3];
   }
   return (((category * 16 + values[0]) * 16 + values[1]) * 16 + values[2]) * 4 + (a % 4);
+}
+
+// "KS" for a card id, and "KS KH 4C" for a hand of them, as the notes write cards.
+function idText(id) {
+  return '23456789TJQKA'[rankOf(id) - 2] + 'CDHS'[id % 4];
+}
+
+function handText(ids) {
+  return ids.map(idText).join(' ');
+}
+
+// A strength in a note: 0.83.
+function fixed(s) {
+  return s.toFixed(2);
 }
 
 function handKey(x, y, z) {
@@ -158,18 +173,30 @@ function decideStopTheBus(obs) {
       const score = strength(hand.filter((id) => id !== gone));
       if (score > bestScore) [best, bestScore] = [action, score];
     }
+    if (best) {
+      const kept = hand.filter((id) => id !== cardId(best.card));
+      obs.note(`discard ${idText(cardId(best.card))}: keeps ${handText(kept)}, strength ${fixed(bestScore)}`);
+    }
     return best;
   }
   const now = strength(hand);
   const find = (kind) => legal.find((action) => action.kind === kind);
-  if (find('ACTION_KIND_STOP') && shouldEnd(obs, now)) return find('ACTION_KIND_STOP');
+  if (find('ACTION_KIND_STOP') && shouldEnd(obs, now)) {
+    obs.note(`stop: ${handText(hand)}, strength ${fixed(now)}, is unlikely to be the worst at the table`);
+    return find('ACTION_KIND_STOP');
+  }
   const top = cardId(view.discard_top);
   const seen = stopTheBusSeen(obs.hand_events, obs.seat);
   seen.add(top);
   for (const id of hand) seen.add(id);
   const drawValue = mean(unknownCards(seen).map((id) => bestWith(hand, id, false)));
   const takeValue = bestWith(hand, top, true);
-  if (takeValue > now && takeValue >= drawValue) return find('ACTION_KIND_TAKE');
+  const values = `take ${fixed(takeValue)}, draw ${fixed(drawValue)} (mean), hold ${fixed(now)}`;
+  if (takeValue > now && takeValue >= drawValue) {
+    obs.note(`take ${idText(top)}: ${values}`);
+    return find('ACTION_KIND_TAKE');
+  }
+  obs.note(`draw: ${values}`);
   return find('ACTION_KIND_DRAW'); // never worse than passing: the drawn card may be discarded
 }
 
@@ -220,16 +247,30 @@ function decideBastardBrag(obs) {
   const now = strength(hand);
   const players = obs.seats.filter((seat) => seat.in_hand).length;
   // Knock on a strong hand, or when any exchange would only spoil a hand that is not among the worst.
-  if (knock && (shouldEnd(obs, now) || (bestScore < now && loseChance(now, players - 1, 4) <= 1 / players))) {
+  if (knock && shouldEnd(obs, now)) {
+    obs.note(`knock: ${handText(hand)}, strength ${fixed(now)}, is unlikely to be the worst at the table`);
     return knock;
   }
+  if (knock && bestScore < now && loseChance(now, players - 1, 4) <= 1 / players) {
+    obs.note(`knock: ${handText(hand)}, strength ${fixed(now)}; the best exchange would make ${fixed(bestScore)}`);
+    return knock;
+  }
+  if (best) obs.note(`${exchangeText(best)}: expects strength ${fixed(bestScore)}, holding ${fixed(now)}`);
   return best;
+}
+
+// "exchange 2C for slot 1", "exchange all, 4D face up": an exchange as the notes write it.
+function exchangeText(action) {
+  const card = idText(cardId(action.card));
+  if (action.kind === 'ACTION_KIND_EXCHANGE_ALL') return `exchange all, ${card} face up`;
+  return `exchange ${card} for slot ${action.slot}`;
 }
 
 // ----- the bot ---------------------------------------------------------------------------------
 
 // `obs` is the request's observation with `legal_actions` and `hand_events` (the kit keeps the
-// hand's public history). Returning one of obs.legal_actions, as decoded, serializes it back exactly.
+// hand's public history), and `obs.note(text)`, which writes the decision's private note. Returning
+// one of obs.legal_actions, as decoded, serializes it back exactly.
 function decide(obs) {
   logClock(obs);
   return obs.view === 'stop_the_bus' ? decideStopTheBus(obs) : decideBastardBrag(obs);

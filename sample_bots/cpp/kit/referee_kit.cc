@@ -26,6 +26,30 @@ constexpr uint32_t kProtocolVersion = 2;
 constexpr const char* kAddressVariable = "REFEREE_BOT_ADDRESS";
 constexpr std::string_view kRanks = "23456789TJQKA";
 constexpr std::string_view kSuits = "CDHS";
+constexpr std::string_view kCutMark = " [cut]";
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD, for a malformed byte
+
+// The length of the well-formed UTF-8 character at the start of `text`, or 0 if there is none.
+std::size_t utf8_length(std::string_view text) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  auto continuation = [&](std::size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
+  unsigned char first = byte(0);
+  if (first < 0x80) return 1;
+  if (first >= 0xC2 && first <= 0xDF) return continuation(1) ? 2 : 0;
+  if (first >= 0xE0 && first <= 0xEF) {
+    if (!continuation(1) || !continuation(2)) return 0;
+    if (first == 0xE0 && byte(1) < 0xA0) return 0;   // overlong
+    if (first == 0xED && byte(1) >= 0xA0) return 0;  // a surrogate
+    return 3;
+  }
+  if (first >= 0xF0 && first <= 0xF4) {
+    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
+    if (first == 0xF0 && byte(1) < 0x90) return 0;   // overlong
+    if (first == 0xF4 && byte(1) >= 0x90) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
 
 void log_line(const std::string& text) { std::cerr << text << std::endl; }
 
@@ -105,8 +129,9 @@ class StreamHandler {
     decision->set_decision_number(request.decision_number());
     std::vector<v2::Action> legal(request.legal_actions().begin(), request.legal_actions().end());
     std::vector<const v2::Event*> hand_events = history_.hand_events(request.observation().hand_number());
+    Turn turn{request, request.observation(), legal, hand_events, history_};
     try {
-      v2::Action chosen = decide_(Turn{request, request.observation(), legal, hand_events, history_});
+      v2::Action chosen = decide_(turn);
       if (chosen.kind() == v2::ACTION_KIND_UNSPECIFIED) {
         throw std::invalid_argument("decide returned an action without a kind: return one of turn.legal_actions");
       }
@@ -117,6 +142,7 @@ class StreamHandler {
                ": decide failed: " + summary);
       decision->set_error(summary);
     }
+    if (turn.notes) decision->set_note(cut_note(*turn.notes));  // with an error reply too
   }
 
   template <typename Message>
@@ -185,6 +211,35 @@ std::vector<const v2::Event*> GameHistory::showdowns() const {
     if (event.kind() == v2::EVENT_KIND_SHOWDOWN) found.push_back(&event);
   }
   return found;
+}
+
+void Turn::note(std::string_view text) const {
+  if (!notes) {
+    notes.emplace(text);
+  } else if (notes->size() <= kNoteBytes) {  // past the cap, a note would be cut off anyway
+    *notes += '\n';
+    notes->append(text);
+  }
+}
+
+std::string cut_note(std::string_view text, std::size_t limit) {
+  std::string note;
+  std::size_t end = 0;  // the length of `note` up to the last character that leaves room for the mark
+  bool cut = false;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t length = utf8_length(text.substr(at));
+    std::string_view character = length ? text.substr(at, length) : kReplacement;
+    at += length ? length : 1;
+    if (note.size() + character.size() > limit) {
+      cut = true;
+      break;
+    }
+    note += character;
+    if (note.size() + kCutMark.size() <= limit) end = note.size();
+  }
+  if (!cut) return note;
+  note.resize(end);
+  return note + std::string(limit >= kCutMark.size() ? kCutMark : "");
 }
 
 std::string card_text(const v2::Card& card) {

@@ -12,11 +12,17 @@
 // time and in order. If `decide` throws, the kit writes the exception to stderr (your log) and
 // answers with Decision.error ("std::out_of_range: vector::at"): the referee records a
 // malformed-reply fault quoting it. SIGTERM or SIGINT stops the bot with exit status 0.
+//
+// Notes: `decide` may call turn.note(text) any number of times; the texts, joined by "\n", go with
+// that decision's reply as Decision.note, a private note kept beside the decision in your replay (see
+// kNoteBytes for the cap).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +56,16 @@ class GameHistory {
   std::vector<std::string> gaps_;
 };
 
+// A decision's note (Decision.note) is for its author's eyes: what the bot believed, why it chose.
+// The referee keeps the first kNoteBytes bytes of each note (UTF-8, cut at a character, marked
+// " [cut]") and the first 65536 bytes of a bot's notes in a game; its caps are the authority. The kit
+// cuts a note the same way before sending it, so it never sends more than the referee keeps.
+inline constexpr std::size_t kNoteBytes = 1024;
+
+// `text` as it goes out as a note: valid UTF-8 (a malformed byte becomes U+FFFD) of at most `limit`
+// bytes; a longer text is cut at a character and ends " [cut]" (within the limit).
+std::string cut_note(std::string_view text, std::size_t limit = kNoteBytes);
+
 // What `decide` gets for one decision_request.
 struct Turn {
   const v2::DecisionRequest& request;                       // decision_number(), move_time_ms(),
@@ -58,6 +74,13 @@ struct Turn {
   const std::vector<v2::Action>& legal_actions;             // return one of these
   const std::vector<const v2::Event*>& hand_events;         // the current hand's public events
   const GameHistory& history;                               // the whole game's, and its GameStart
+
+  // Adds a line to this decision's private note: turn.note("discard 7H: keeps the pair of kings").
+  // Any number of calls; the texts, joined by "\n", go with the reply (an error reply too), cut to
+  // kNoteBytes. A decision without a call sends no note.
+  void note(std::string_view text) const;
+  // The note so far, as note() writes it (nullopt: none); the kit sends it.
+  mutable std::optional<std::string> notes{};
 };
 
 using DecideFunction = std::function<v2::Action(const Turn&)>;

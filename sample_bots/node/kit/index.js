@@ -12,6 +12,10 @@
 // stack to stderr (your log) and answers with Decision.error, the error's one-line summary: the
 // referee records a malformed-reply fault quoting it. Messages are plain objects with the .proto's
 // field names; enums are their names ('ACTION_KIND_DRAW', 'SUIT_SPADES'); uint64 values are strings.
+//
+// Notes: `decide` may call obs.note(text) any number of times; the texts, joined by "\n", go with
+// that decision's reply as Decision.note, a private note kept beside the decision in your replay (see
+// NOTE_BYTES for the cap).
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -57,6 +61,49 @@ function actionText(action) {
   if (action.card) text += ` ${cardText(action.card)}`;
   if (action.slot !== undefined && action.slot !== null) text += ` slot ${action.slot}`;
   return text;
+}
+
+// ----- notes ------------------------------------------------------------------------------------
+// A decision's note (Decision.note) is for its author's eyes: what the bot believed, why it chose. The
+// referee keeps the first 1024 bytes of each note (UTF-8, cut at a character, marked " [cut]") and the
+// first 65536 bytes of a bot's notes in a game; its caps are the authority. The kit cuts a note the
+// same way before sending it, so it never sends more than the referee keeps.
+
+const NOTE_BYTES = 1024; // the most of one note the referee keeps, in bytes of UTF-8
+const CUT_MARK = ' [cut]';
+
+/**
+ * `text` as it goes out as a note: at most `limit` bytes of UTF-8; a longer text is cut at a
+ * character and ends " [cut]" (within the limit). A lone surrogate becomes U+FFFD.
+ */
+function cutNote(text, limit = NOTE_BYTES) {
+  const bytes = Buffer.from(String(text), 'utf8');
+  if (bytes.length <= limit) return bytes.toString('utf8');
+  let end = Math.max(0, limit - Buffer.byteLength(CUT_MARK));
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1; // not inside a character
+  return bytes.subarray(0, end).toString('utf8') + CUT_MARK;
+}
+
+/** One decision's note: the texts of obs.note(text), joined by "\n"; null when there was none. */
+class NoteTaker {
+  constructor() {
+    this.texts = [];
+    this.bytes = 0;
+    this.open = true; // closed once the reply is made: a later note (an async leftover) is dropped
+  }
+
+  add(text) {
+    if (!this.open || this.bytes > NOTE_BYTES) return; // past the cap, a note would be cut off anyway
+    const line = String(text);
+    this.texts.push(line);
+    this.bytes += Buffer.byteLength(line) + 1;
+  }
+
+  /** The note for the reply (cut to NOTE_BYTES), or null when decide made none; closes the taker. */
+  close() {
+    this.open = false;
+    return this.texts.length ? cutNote(this.texts.join('\n')) : null;
+  }
 }
 
 // ----- one game's public history -------------------------------------------------------------
@@ -165,17 +212,22 @@ class StreamHandler {
   async decision(request) {
     const number = request.decision_number;
     await this.takeEvents(request.events);
+    const notes = new NoteTaker();
+    let reply;
     try {
-      const obs = observationOf(request, this.history);
+      const obs = observationOf(request, this.history, notes);
       const chosen = await this.decide(obs);
       if (!chosen || typeof chosen !== 'object' || !chosen.kind) {
         throw new TypeError(`decide returned ${JSON.stringify(chosen)}, not an action: return one of obs.legal_actions`);
       }
-      return { decision_number: number, action: chosen };
+      reply = { decision_number: number, action: chosen };
     } catch (error) {
       logError(`decision ${number} of game ${request.game_id}: decide failed`, error);
-      return { decision_number: number, error: errorSummary(error) };
+      reply = { decision_number: number, error: errorSummary(error) };
     }
+    const note = notes.close(); // a note goes with an error reply too
+    if (note) reply.note = note;
+    return reply;
   }
 
   async hook(name, message) {
@@ -189,8 +241,11 @@ class StreamHandler {
   }
 }
 
-/** What `decide` gets: the request's observation plus the legal actions, the hand's events and more. */
-function observationOf(request, history) {
+/**
+ * What `decide` gets: the request's observation plus the legal actions, the hand's events, the clock,
+ * and note(text), which adds a line to this decision's note.
+ */
+function observationOf(request, history, notes = new NoteTaker()) {
   return {
     ...request.observation,
     game_id: request.game_id,
@@ -202,6 +257,7 @@ function observationOf(request, history) {
     last_charged_ms: request.last_charged_ms,
     hand_events: history.handEvents(request.observation.hand_number),
     history,
+    note: (text) => notes.add(text),
   };
 }
 
@@ -278,6 +334,8 @@ module.exports = {
   cardText,
   parseCard,
   actionText,
+  cutNote,
+  NOTE_BYTES,
   PROTOCOL_VERSION,
   PROTO_PATH,
 };

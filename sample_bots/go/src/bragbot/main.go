@@ -3,15 +3,18 @@
 // Strategy (the same as the Node.js and C++ sample bots): every three-card hand gets a strength, the
 // fraction of the 22,100 possible hands it beats. The bot keeps the strongest hand it can reach (the
 // mean strength when a card is unknown), and stops or knocks once its hand is unlikely to be the
-// single worst at the table.
+// single worst at the table. Each decision carries a one-line note of what it chose and why
+// (turn.Note): the author reads it in the replay.
 package main
 
 import (
 	"errors"
+	"fmt"
 	"log"
 	"math"
 	"os"
 	"sort"
+	"strings"
 
 	"bragbot/kit"
 	pb "referee/v2"
@@ -72,6 +75,19 @@ func handScore(x, y, z int) int {
 		values = [3]int{r1, r2, r3}
 	}
 	return (((category*16+values[0])*16+values[1])*16+values[2])*4 + a%4
+}
+
+// idText is "KS" for a card id, and handText "KS KH 4C" for a hand of them, as the notes write cards.
+func idText(id int) string {
+	return string("23456789TJQKA"[rankOf(id)-2]) + string("CDHS"[id%4])
+}
+
+func handText(ids []int) string {
+	texts := make([]string, len(ids))
+	for i, id := range ids {
+		texts[i] = idText(id)
+	}
+	return strings.Join(texts, " ")
 }
 
 func handKey(x, y, z int) int { return x*2704 + y*52 + z }
@@ -239,10 +255,13 @@ func decideStopTheBus(turn *kit.Turn) (*pb.Action, error) {
 		if best == nil {
 			return nil, errors.New("no discard among the legal actions")
 		}
+		gone := cardID(best.GetCard())
+		turn.Notef("discard %s: keeps %s, strength %.2f", idText(gone), handText(without(hand, gone)), bestScore)
 		return best, nil
 	}
 	now := strength(hand[0], hand[1], hand[2])
 	if stop := find(turn.LegalActions, pb.ActionKind_ACTION_KIND_STOP); stop != nil && shouldEnd(obs, now) {
+		turn.Notef("stop: %s, strength %.2f, is unlikely to be the worst at the table", handText(hand), now)
 		return stop, nil
 	}
 	top := cardID(view.GetDiscardTop())
@@ -256,10 +275,13 @@ func decideStopTheBus(turn *kit.Turn) (*pb.Action, error) {
 		draws = append(draws, bestWith(hand, id, false))
 	}
 	takeValue := bestWith(hand, top, true)
+	values := fmt.Sprintf("take %.2f, draw %.2f (mean), hold %.2f", takeValue, mean(draws), now)
 	if take := find(turn.LegalActions, pb.ActionKind_ACTION_KIND_TAKE); take != nil && takeValue > now && takeValue >= mean(draws) {
+		turn.Notef("take %s: %s", idText(top), values)
 		return take, nil
 	}
 	if draw := find(turn.LegalActions, pb.ActionKind_ACTION_KIND_DRAW); draw != nil {
+		turn.Notef("draw: %s", values)
 		return draw, nil // never worse than passing: the drawn card may be discarded
 	}
 	return nil, errors.New("no draw among the legal actions")
@@ -347,12 +369,23 @@ func decideBastardBrag(turn *kit.Turn) (*pb.Action, error) {
 	now := strength(hand[0], hand[1], hand[2])
 	players := playersInHand(obs)
 	// Knock on a strong hand, or when any exchange would only spoil a hand that is not among the worst.
-	if knock != nil && (shouldEnd(obs, now) || (bestScore < now && loseChance(now, players-1, 4) <= 1/float64(players))) {
+	if knock != nil && shouldEnd(obs, now) {
+		turn.Notef("knock: %s, strength %.2f, is unlikely to be the worst at the table", handText(hand), now)
+		return knock, nil
+	}
+	if knock != nil && bestScore < now && loseChance(now, players-1, 4) <= 1/float64(players) {
+		turn.Notef("knock: %s, strength %.2f; the best exchange would make %.2f", handText(hand), now, bestScore)
 		return knock, nil
 	}
 	if best == nil {
 		return nil, errors.New("no exchange among the legal actions")
 	}
+	card := idText(cardID(best.GetCard()))
+	exchange := fmt.Sprintf("exchange %s for slot %d", card, best.GetSlot())
+	if best.GetKind() == pb.ActionKind_ACTION_KIND_EXCHANGE_ALL {
+		exchange = fmt.Sprintf("exchange all, %s face up", card)
+	}
+	turn.Notef("%s: expects strength %.2f, holding %.2f", exchange, bestScore, now)
 	return best, nil
 }
 

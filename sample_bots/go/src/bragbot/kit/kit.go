@@ -11,6 +11,10 @@
 // message at a time and in order. If decide returns an error or panics, the kit writes it to stderr
 // (your log; a panic with its stack) and answers with Decision.error, the one-line summary: the
 // referee records a malformed-reply fault quoting it. SIGTERM or SIGINT stops the bot with status 0.
+//
+// Notes: decide may call turn.Note(text) (or turn.Notef) any number of times; the texts, joined by
+// "\n", go with that decision's reply as Decision.note, a private note kept beside the decision in
+// your replay (see NoteBytes for the cap).
 package kit
 
 import (
@@ -25,6 +29,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	pb "referee/v2"
 
@@ -88,6 +93,52 @@ type Turn struct {
 	LegalActions []*pb.Action        // return one of these
 	HandEvents   []*pb.Event         // the current hand's public events, oldest first
 	History      *GameHistory        // the whole game's, and its GameStart
+
+	notes string // the note so far: the texts of Note, joined by "\n"
+	noted bool   // whether Note was called
+}
+
+// NoteBytes is the most of one note the referee keeps, in bytes of UTF-8. A decision's note
+// (Decision.note) is for its author's eyes: what the bot believed, why it chose. The referee keeps the
+// first NoteBytes bytes of each note (cut at a character, marked " [cut]") and the first 65536 bytes
+// of a bot's notes in a game; its caps are the authority. The kit cuts a note the same way before
+// sending it, so it never sends more than the referee keeps.
+const NoteBytes = 1024
+
+const cutMark = " [cut]"
+
+// Note adds a line to this decision's private note: turn.Note("discard 7H: keeps the pair of kings").
+// Any number of calls; the texts, joined by "\n", go with the reply (an error reply too), cut to
+// NoteBytes. A decision without a call sends no note.
+func (t *Turn) Note(text string) {
+	switch {
+	case !t.noted:
+		t.notes, t.noted = text, true
+	case len(t.notes) <= NoteBytes: // past the cap, a note would be cut off anyway
+		t.notes += "\n" + text
+	}
+}
+
+// Notef adds a line to this decision's note, formatted as by fmt.Sprintf.
+func (t *Turn) Notef(format string, args ...interface{}) {
+	t.Note(fmt.Sprintf(format, args...))
+}
+
+// CutNote returns text as it goes out as a note: valid UTF-8 (a malformed byte becomes U+FFFD) of at
+// most limit bytes; a longer text is cut at a character and ends " [cut]" (within the limit).
+func CutNote(text string, limit int) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if len(text) <= limit {
+		return text
+	}
+	end := limit - len(cutMark)
+	if end < 0 {
+		return ""
+	}
+	for end > 0 && !utf8.RuneStart(text[end]) { // not inside a character
+		end--
+	}
+	return text[:end] + cutMark
 }
 
 // DecideFunc chooses an action for a turn.
@@ -171,6 +222,9 @@ func (s *streamHandler) decision(request *pb.DecisionRequest) *pb.Decision {
 		History:      s.history,
 	}
 	action, err := s.callDecide(turn)
+	if turn.noted { // with an error reply too
+		decision.Note = CutNote(turn.notes, NoteBytes)
+	}
 	if err == nil && action.GetKind() == pb.ActionKind_ACTION_KIND_UNSPECIFIED {
 		err = errors.New("decide returned an action without a kind: return one of turn.LegalActions")
 	}

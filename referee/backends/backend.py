@@ -18,6 +18,7 @@ from referee.backends import BackendName
 from referee.backends.pool import GameWatcher, Restarts
 from referee.records import notes
 from referee.records.gamelog import GAME_LOG_DIR as GAME_LOG_DIR  # re-exported: the league and the ladder make it
+from referee.records.gamelog import log_path
 from referee.records.retention import Retention
 
 if TYPE_CHECKING:
@@ -63,9 +64,18 @@ class Backend(ABC):
     def bot_log_dir(self) -> Path:
         return self.output / BOT_LOG_DIR
 
-    def notes_path(self, game_id: str) -> Path:
-        """Where game ``game_id``'s private notes go (written only if a bot wrote one)."""
-        return notes.notes_path(self.output / NOTES_DIR, game_id)
+    def game_paths(self, game: ScheduledGame) -> tuple[Path, Path]:
+        """Where ``game``'s log and its bots' private notes (written only if a bot wrote one) go: the league's
+        ``games/`` and ``notes/``, or those of the game's own folder (an author's test on a ladder)."""
+        folder = self.output
+        if game.folder is not None:
+            folder = self.output / game.folder
+            (folder / GAME_LOG_DIR).mkdir(parents=True, exist_ok=True)
+        return log_path(folder / GAME_LOG_DIR, game.game_id), notes.notes_path(folder / NOTES_DIR, game.game_id)
+
+    def watcher_of(self, game: ScheduledGame) -> GameWatcher | None:
+        """Who is told of ``game`` as it is played (the live pages): nobody for a game of a folder of its own."""
+        return self.watcher if game.folder is None else None
 
     async def open(self) -> None:
         """Get ready to play (a Ray backend connects to its cluster); set :attr:`concurrency`."""

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from referee.backends.backend import Backend, FinishedGame, auto_concurrency, first_error
 from referee.backends.pool import BotPool, play_scheduled
 from referee.leaguefile.schedule import ScheduledGame
-from referee.records.gamelog import log_path
 
 if TYPE_CHECKING:
     from referee.leaguefile.config import League
@@ -39,9 +38,8 @@ class LocalBackend(Backend):
                 game = next(remaining, None)
                 if game is None:
                     return
-                log_file = log_path(self.game_log_dir, game.game_id)
-                notes = self.notes_path(game.game_id)
-                record = await play_scheduled(self.league, self._pool, game, log_file, self.watcher, notes)
+                log_file, notes = self.game_paths(game)
+                record = await play_scheduled(self.league, self._pool, game, log_file, self.watcher_of(game), notes)
                 self.ended(finished, FinishedGame(game, record))
 
         try:

@@ -51,7 +51,6 @@ from referee.backends.backend import NOTES_DIR, Backend, FinishedGame, auto_conc
 from referee.backends.netns import loopback_only
 from referee.backends.pool import BotPool, Restarts, play_scheduled
 from referee.common.errors import RefereeError
-from referee.records.gamelog import log_path as game_log_path
 from referee.records.gamelog import store_log
 from referee.records.notes import notes_path
 
@@ -172,7 +171,8 @@ class GameSlot:
         log_path = self._scratch / f"{game.game_id}.jsonl"
         try:
             # The notes are written where the driver reads them: every node sees the league's output folder.
-            notes = notes_path(self._output / NOTES_DIR, game.game_id)
+            folder = self._output / game.folder if game.folder is not None else self._output
+            notes = notes_path(folder / NOTES_DIR, game.game_id)
             record = await play_scheduled(self._league, self._pool, game, log_path, notes_path=notes)
             text = log_path.read_text(encoding="utf-8")
         finally:
@@ -360,7 +360,7 @@ class RayBackend(Backend):
                     continue
                 except ray.exceptions.RayTaskError as error:
                     raise _cause(error) from None
-                store_log(game_log_path(self.game_log_dir, game.game_id), log_text.encode("utf-8"))
+                store_log(self.game_paths(game)[0], log_text.encode("utf-8"))
                 for name, detail, log_path in failures:
                     self.restarts.failed(name, detail, None if log_path is None else Path(log_path))
                 self.ended(finished, FinishedGame(game, record))

@@ -54,6 +54,9 @@ LADDER_ONLY: tuple[Key, ...] = (
     Key("rest", "mapping", "when the standings are settled enough for the ladder to rest (start no table until a "
         "version arrives, is reinstated or withdrawn): rank_range, games",
         default=None, shown_default="never rests", value="{KEY: N, ...}"),
+    Key("author_tests", "mapping", "what an author's own A/B tests (asked on their page) may take of the ladder: "
+        "every, in_flight, per_day, max_games",
+        default=None, shown_default="see author_tests", value="{KEY: N, ...}"),
 )  # fmt: skip
 
 
@@ -96,6 +99,31 @@ REST: tuple[Key, ...] = (
         default=None, minimum=1, maximum=MAX_GAMES),
 )  # fmt: skip
 _REST_KEYS = by_name(REST)
+
+
+@dataclass(frozen=True)
+class TestLimits:
+    """What the ladder gives its authors' own A/B tests (the ladder file's ``author_tests:``;
+    referee.apps.ladder.author_tests)."""
+
+    every: int = 3  # rated games between two test games started, while rated games are to be played
+    in_flight: int = 2  # an author's test games at once
+    per_day: int = 1000  # an author's test games started in any 24 hours
+    max_games: int = 600  # a test's games at most: then it is inconclusive
+
+
+AUTHOR_TESTS: tuple[Key, ...] = (
+    Key("every", "integer", "rated games between two test games, while there are rated games to play (rated games "
+        "keep priority; a resting ladder gives tests every slot)", default=TestLimits.every, minimum=1,
+        maximum=10_000),
+    Key("in_flight", "integer", "an author's test games at once", default=TestLimits.in_flight, minimum=1,
+        maximum=1_000),
+    Key("per_day", "integer", "an author's test games in any 24 hours", default=TestLimits.per_day, minimum=0,
+        maximum=MAX_GAMES),
+    Key("max_games", "integer", "a test's games at most, then it is inconclusive", default=TestLimits.max_games,
+        minimum=2, maximum=MAX_GAMES),
+)  # fmt: skip
+_AUTHOR_TEST_KEYS = by_name(AUTHOR_TESTS)
 # A season runs for months: by default it keeps the logs of each version's last 1,000 games (referee.records.retention).
 LADDER_KEEP_LOGS = dataclasses.replace(by_name(LEAGUE)["keep_logs"], default=1000, shown_default=None)
 LADDER: tuple[Key, ...] = (
@@ -128,6 +156,7 @@ class Ladder:
     draw: str = UNSURE  # referee.apps.ladder.table_draw: UNSURE or EVEN
     forfeits_in_a_row: int = 5  # a version that forfeits this many games in a row is suspended
     rest: Rest | None = None  # None: the ladder never rests
+    author_tests: TestLimits = TestLimits()
 
     @property
     def source(self) -> Path:
@@ -159,6 +188,7 @@ def load_ladder(path: str | os.PathLike[str]) -> Ladder:
         draw=checker.key(keys, _KEYS["draw"]),
         forfeits_in_a_row=checker.key(keys, _KEYS["forfeits_in_a_row"]),
         rest=_rest(checker, keys.get("rest")),
+        author_tests=_author_tests(checker, keys.get("author_tests")),
     )
 
 
@@ -292,6 +322,14 @@ def _upload_limits(checker: Checker, node: yaml.Node | None) -> UploadLimits:
         value["per_hour"],
         value["versions"],
     )
+
+
+def _author_tests(checker: Checker, node: yaml.Node | None) -> TestLimits:
+    """Read ``author_tests:``: each key a whole number in its range, those left out at their default."""
+    if node is None:
+        return TestLimits()
+    keys = checker.mapping(node, "author_tests", names(AUTHOR_TESTS), ())
+    return TestLimits(**{name: checker.key(keys, key, "author_tests.") for name, key in _AUTHOR_TEST_KEYS.items()})
 
 
 def _rest(checker: Checker, node: yaml.Node | None) -> Rest | None:

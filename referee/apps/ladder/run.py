@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.apps.ladder import orders
+from referee.apps.ladder.author_tests import AuthorTests
 from referee.apps.ladder.entries import (
     changed_submissions,
     judge,
@@ -220,6 +221,8 @@ class LadderRun:
         self.last_change = ""  # what changed the field last, for the console when a resting ladder wakes
         failures = {bot: [each.detail for each in found] for bot, found in register.failures_since_entry().items()}
         self.guard = Guard(ladder.league.max_restarts, ladder.forfeits_in_a_row, self.suspend, failures)
+        self.tests = AuthorTests(ladder.output, ladder.author_tests, say)  # authors' own A/B tests, unrated
+        self.tests.load(league)
 
     def tables_drawn(self) -> int:
         return len(self.games.tables.drawn)
@@ -239,6 +242,7 @@ class LadderRun:
         self.league = ladder_league(self.ladder, self.register)
         write_ladder_league(self.ladder, self.register, self.league)
         self.games.renew(self.league, self.register.closed_before())
+        self.tests.renew(self.league)
         self.site.refresh()
         self.last_change = what
         self.changed.set()
@@ -327,13 +331,16 @@ def _modified(path: Path) -> int:
 
 
 async def _take_orders(ladder_run: LadderRun) -> None:
-    """Apply the organiser's orders, every ``poll_s`` seconds, for as long as the run lasts."""
+    """Apply the organiser's orders, and take up the authors' test requests, every ``poll_s`` seconds, for as long as
+    the run lasts."""
     output = ladder_run.ladder.output
     while True:
         for order in await asyncio.to_thread(lambda: list(orders.take(output))):
             outcome = await ladder_run.obey(order)
             await asyncio.to_thread(orders.answer, output, order.id, outcome)
             ladder_run.say(("order: " if outcome.ok else "order refused: ") + outcome.said)
+        if ladder_run.tests.take_requests():
+            ladder_run.changed.set()  # a resting or waiting ladder plays the test
         await asyncio.sleep(ladder_run.ladder.poll_s)
 
 
@@ -362,6 +369,9 @@ async def _play(
     awake = await playing.enter_async_context(contextlib.AsyncExitStack())  # the backend, while there are games
 
     def finished(done: FinishedGame) -> None:
+        if ladder_run.tests.owns(done.game):  # an author's test game: its test's, never the ladder's records
+            ladder_run.tests.ended(done.game, done.record)
+            return
         ladder_run.results.append(done.record)
         ladder_run.games.deals.ended(done.game.game_id, ladder_run.results.size)
         ladder_run.games.in_play.discard(done.game.game_id)
@@ -388,7 +398,7 @@ async def _play(
     while not stop():
         ladder_run.changed.clear()
         games = ladder_run.games
-        if not games.has_games():
+        if not games.has_games() and not ladder_run.tests.has_games():
             if games.resting is not None:
                 waiting = (
                     f"resting: {games.resting}; no new table until a version arrives, is reinstated or is withdrawn"
@@ -418,7 +428,8 @@ async def _play(
             players.restarts.told = ladder_run.failed
             ladder_run.players = await awake.enter_async_context(players)
             ladder_run.players.watcher = ladder_run.site.watch()
-        await ladder_run.players.play(counted(iter(games)), finished, stop)
+        # Rated games first; an author's test game now and then between them, and alone when none is to be played.
+        await ladder_run.players.play(ladder_run.tests.interleaved(counted(iter(games))), finished, stop)
 
 
 def _carry_failures(players: Backend, failures: Mapping[str, list[str]]) -> None:

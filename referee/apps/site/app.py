@@ -20,11 +20,13 @@ anyone                    the league's page and leaderboards (``leaderboard.*``)
                           :mod:`referee.apps.site.offered`)
 an author (their token,   their own page (``/authors/NAME/``): every version with its verdict,
 or a session after        build log, check games and output, standing, games and faults; their
-signing in)               bots' output in each game; ``POST /api/submissions`` (an upload) and
-                          ``GET /api/submissions`` (their versions, as JSON)
+signing in)               bots' output and private replays (with their notes) in each game;
+                          ``POST /api/submissions`` (an upload) and ``GET /api/submissions``
+                          (their versions, as JSON); ``POST /api/tests`` (an A/B test of theirs)
+                          and ``GET /api/tests``, each test game's private replay
 nobody, over HTTP         ``league.json`` (the seed: every deal), ``builds/`` (each author's code),
-                          ``logs/``, ``checks/`` and ``reports/`` (but through their author's
-                          page), ``register.jsonl``, ``tables.jsonl``, ``authors.json``,
+                          ``logs/``, ``notes/``, ``author_tests/``, ``checks/`` and ``reports/``
+                          (but through their author's page), ``register.jsonl``, ``tables.jsonl``, ``authors.json``,
                           ``uploads.jsonl``, ``lanes/``, anything else
 ========================  =====================================================================
 
@@ -69,6 +71,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from referee.apps.site import ServeError
 from referee.apps.site import author_page as pages
+from referee.apps.site.ab_test_routes import ab_test_routes
 from referee.apps.site.auth import FailureLimiter
 from referee.apps.site.author_routes import AuthorsOwn
 from referee.apps.site.public_pages import PAGE, POLL_SECONDS, PublishedGames, events_route, not_published, page_routes
@@ -183,6 +186,7 @@ def create_app(
         *PublishedGames(site).routes(),
         *signin_routes(site),
         *submission_routes(site),
+        *ab_test_routes(site),
         *AuthorsOwn(site).routes(),
     ]
     app = Starlette(

@@ -13,7 +13,8 @@ failed with its output; its build log, its check games (replays and their
 output), its standing (rank, strength with its interval, games, faults),
 its newest games, each with a link to its private replay (with its notes) and its output in it, its faults grouped
 by cause, the first of each cause with the output around it (read from its
-oldest games with faults: what went wrong first). It is rendered when asked
+oldest games with faults: what went wrong first); and their A/B tests (:mod:`referee.apps.ladder.author_tests`):
+the form that asks for one, and each test's verdict, its curve and its games. It is rendered when asked
 for, from the ladder's records (:mod:`referee.apps.site.season_folder`), by Jinja2 with
 every value escaped, and it is one column that reads on a phone. So is each page of a bot's output (in a game,
 in a check game, a build's), with its lines wrapped and the way back to the author's page.
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from referee.apps.ladder.author_tests import test_folder, tests_of
 from referee.apps.ladder.entries import NOT_HELD_AGAINST, bot_name
 from referee.apps.ladder.file import MB, UploadLimits
 from referee.apps.ladder.guard import plain_detail
@@ -46,9 +48,9 @@ from referee.apps.site.season_folder import (
     start_output,
     versions_of,
 )
-from referee.protocol.standing import SUSPENDED
+from referee.protocol.standing import ACTIVE, SUSPENDED
 from referee.records.gamelog import find_log
-from referee.records.results import ACCEPTED, REJECTED
+from referee.records.results import ACCEPTED, REJECTED, RESULTS_FILE, read_league, read_records
 from referee.records.visibility import Shown
 
 if TYPE_CHECKING:
@@ -184,7 +186,68 @@ def _author_data(sources: AuthorPageSources, name: str, api: str, refused_upload
         "notices": _notices(versions),
         "fault_games_read": FAULT_GAMES_READ,
         "failures_shown": FAILURES_SHOWN,
+        "tests": [_test(output, test) for test in tests_of(output, name)],
+        "test_choices": _test_choices(output, judged),
+        "tests_api": api.replace("submissions", "tests"),
     }
+
+
+CURVE_WIDTH, CURVE_HEIGHT = 320, 120  # the test's curve, in the SVG's own units
+
+
+def _test(output: Path, test: dict[str, Any]) -> dict[str, Any]:
+    """One of the author's tests as their page shows it: what it is, its verdict, its curve, its games."""
+    folder = test_folder(output, str(test.get("id", "")))
+    records = list(read_records(folder / RESULTS_FILE)) if folder and (folder / RESULTS_FILE).is_file() else []
+    a, b = test.get("a"), test.get("b")
+    deals: dict[Any, int] = {}
+    for record in records:
+        deals[record.get("table")] = deals.get(record.get("table"), 0) + 1
+    games = [
+        {
+            "game_id": record["game_id"],
+            "deal": record.get("table"),
+            "places": _places_of(record, (a, b)),
+            "shown": deals.get(record.get("table")) == len(record.get("seats", ())),  # the deal's games all ended
+        }
+        for record in reversed(records[-GAMES_SHOWN:])
+    ]
+    return {**test, "games_shown": games, "curve": _curve(test.get("curve") or [], test.get("bounds"))}
+
+
+def _places_of(record: dict[str, Any], bots: tuple[Any, Any]) -> str:
+    seats, order = record.get("seats", []), record.get("finish_order", [])
+    places = []
+    for bot in bots:
+        seat = seats.index(bot) if bot in seats else None
+        places.append(f"{bot} {order.index(seat) + 1}" if seat in order else f"{bot} -")
+    return ", ".join(places)
+
+
+def _curve(points: Sequence[Sequence[float]], bounds: Sequence[float] | None) -> dict[str, Any] | None:
+    """The log-likelihood ratio after each deal, as an SVG polyline between the test's two bounds."""
+    if not points or not bounds:
+        return None
+    lower, upper = float(bounds[0]), float(bounds[1])
+    low, high = min(lower, *(p[1] for p in points)), max(upper, *(p[1] for p in points))
+    last = max(p[0] for p in points)
+
+    def y(value: float) -> float:
+        return round(CURVE_HEIGHT - (value - low) / (high - low or 1) * CURVE_HEIGHT, 1)
+
+    line = " ".join(f"{round(p[0] / last * CURVE_WIDTH, 1)},{y(p[1])}" for p in points)
+    return {"points": line, "upper": y(upper), "lower": y(lower), "zero": y(0.0), "width": CURVE_WIDTH,
+            "height": CURVE_HEIGHT, "deals": int(last)}  # fmt: skip
+
+
+def _test_choices(output: Path, judged: Sequence[Any]) -> dict[str, list[str]]:
+    """What the form offers: A, one of the author's accepted versions; B, another of theirs or an active version."""
+    mine = [each.bot for each in reversed(judged) if each.verdict == ACCEPTED]
+    league = read_league(output)
+    active = []
+    if league is not None and league.bots is not None:
+        active = [bot for bot in league.bots if league.entries.get(bot, {}).get("status", ACTIVE) == ACTIVE]
+    return {"a": mine, "b": mine + [bot for bot in active if bot not in mine]}
 
 
 def _notices(versions: Sequence[dict[str, Any]]) -> list[dict[str, str]]:

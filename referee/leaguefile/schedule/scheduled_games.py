@@ -30,6 +30,9 @@ class ScheduledGame:
     # per candidate, so a field bot plays place p of candidate c's table as its (c x table_size + p)-th).
     place: int = field(default=0, compare=False)
     deal_offset: int = field(default=0, compare=False)
+    # Where its log and notes go, inside the league's output folder: None, the league's own games/ and notes/; an
+    # author's test on a ladder (referee.apps.ladder.author_tests) keeps its games in a folder of its own.
+    folder: str | None = field(default=None, compare=False)
 
     def lane(self, bot: str) -> int:
         """Which of its games on this game's seed ``bot`` plays here, from 0: a process plays one lane only.

@@ -541,9 +541,9 @@ MUTANTS: tuple[Mutant, ...] = (
         "site-author-output-unchecked",
         "site",
         "referee/apps/site/author_routes.py",
-        "        if not plain_name(game) or not games.recorded(game, games.shown()):",
-        "        if not plain_name(game):",
-        "an author's bot's output in a game is served while the game's deals are still in play",
+        "        return plain_name(game) and games.recorded(game, games.shown())",
+        "        return plain_name(game)",
+        "an author's bot's output in a game, and their private replay of it, are served while its deals are in play",
     ),
     Mutant(
         "site-replays-unchecked",
@@ -731,6 +731,30 @@ MUTANTS: tuple[Mutant, ...] = (
         "        pool[-12:] = rng.sample(pool[-12:], len(pool[-12:]))",
         "the set-aside rest missed: the lowest cards never seen are always set aside, never dealt into play",
     ),
+    Mutant(
+        "notes-note-uncapped",
+        "notes",
+        "referee/records/notes.py",
+        "        kept, cut = cut_note(note, min(NOTE_BYTES, room))",
+        "        kept, cut = cut_note(note, room)",
+        "a bot's note is kept whole up to the game's 64 KB: one note may flood a replay",
+    ),
+    Mutant(
+        "notes-every-seat",
+        "notes",
+        "referee/records/notes.py",
+        "            {seat: notes for seat, notes in self.by_seat.items() if seat in seats},",
+        "            dict(self.by_seat),",
+        "an author's private replay shows the notes of every bot of the game, other authors' included",
+    ),
+    Mutant(
+        "author-test-rated",
+        "author_tests",
+        "referee/apps/ladder/run.py",
+        "            ladder_run.tests.ended(done.game, done.record)\n            return\n",
+        "            ladder_run.tests.ended(done.game, done.record)\n",
+        "an author's unrated test game is recorded with the ladder's rated games: its standings and pages show it",
+    ),
 )
 
 # The tests that could catch each module's bugs, fastest first (a file missing from a suite is left out).
@@ -783,6 +807,8 @@ SELECTIONS: dict[str, tuple[str, ...]] = {
         "tests/test_site.py",
     ),
     "play": ("tests/test_play_tables.py",),
+    "notes": ("tests/test_notes.py", "tests/test_author_pages_in_browser.py"),
+    "author_tests": ("tests/test_author_test_limits.py", "tests/test_author_tests.py"),
     "luck": (
         "tests/test_luck_pools.py",
         "tests/test_luck.py",

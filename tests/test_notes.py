@@ -104,3 +104,17 @@ def test_a_faulting_replys_note_is_kept_and_referee_show_tells_it_under_the_faul
     plain = subprocess.run([PYTHON, "-m", "referee", "show", str(log)], capture_output=True, text=True, check=True)
     assert "flood-note" not in plain.stdout  # without --notes, none
     assert "flood-note" not in log_text(log)
+
+
+def test_notes_read_back_for_an_author_are_their_own_seats_alone(tmp_path: Path) -> None:
+    notes = GameNotes("g", ["ann-v1", "bob-v1", "ann-v2"])
+    for n, seat in enumerate((0, 1, 2, 1), 1):
+        notes.take(n, seat, f"seat {seat} thinks")
+    path = tmp_path / "g.jsonl.zst"
+    notes.write(path)
+    read = read_notes(path)
+    assert read.by_decision() == {1: (0, "seat 0 thinks"), 2: (1, "seat 1 thinks"), 3: (2, "seat 2 thinks"),
+                                  4: (1, "seat 1 thinks")}  # fmt: skip
+    anns = read.of_seats({0, 2})
+    assert anns.by_decision() == {1: (0, "seat 0 thinks"), 3: (2, "seat 2 thinks")}
+    assert anns.seats[1].kept == 0 and read.seats[1].kept == 2  # bob's counts are not shown to ann either

@@ -68,6 +68,12 @@ class AuthorsOwn:
             return HTMLResponse(pages.not_yours(request.user.display_name, root_of(request)), 403, headers=NO_STORE)
         return None
 
+    def may_show(self, game: str) -> bool:
+        """Whether anything of league game ``game`` (a name safe in a path) may be shown: it is recorded, every game
+        dealt alike has ended and the spectator delay is over (referee.records.visibility)."""
+        games = self.site.games
+        return plain_name(game) and games.recorded(game, games.shown())
+
     def version_of(self, author: str, bot: str) -> bool:
         """Whether ``bot`` names a version ``author`` submitted (and so, a name safe in a path)."""
         return plain_name(bot) and any(judged.bot == bot for judged in versions_of(self.output, author))
@@ -131,9 +137,9 @@ class AuthorsOwn:
         refusal = self.only_for(request, author)
         if refusal is not None:
             return refusal
-        output, games = self.output, self.site.games
+        output = self.output
         mine = [judged.bot for judged in versions_of(output, author) if judged.verdict == ACCEPTED]
-        if not plain_name(game) or not games.recorded(game, games.shown()):
+        if not self.may_show(game):
             return _missing(f"no game {game} of yours that may be shown yet (its deals are still in play)")
         records = game_log(output / GAME_LOGS, game)
         found = outputs_in(records, output / BOT_LOGS, mine) if records else []
@@ -151,8 +157,8 @@ class AuthorsOwn:
         refusal = self.only_for(request, author)
         if refusal is not None:
             return refusal
-        output, games = self.output, self.site.games
-        if not plain_name(game) or not games.recorded(game, games.shown()):
+        output = self.output
+        if not self.may_show(game):
             if wants_html(request) and plain_name(game):
                 return HTMLResponse(pages.held_back(game, root_of(request)), 404, headers=NO_STORE)
             return _missing(f"no game {game} of yours that may be shown yet (its deals are still in play)")

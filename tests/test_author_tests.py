@@ -70,7 +70,9 @@ def season(tmp_path: Path, bots: Bots):
         running.stop()
 
 
-def test_an_authors_test_by_curl_reaches_a_verdict_while_rated_games_go_on_and_no_one_else_sees_it(season) -> None:
+def test_an_authors_tests_by_curl_and_by_clicks_reach_her_alone_while_rated_games_go_on(
+    season, request: pytest.FixtureRequest
+) -> None:
     base, tokens, output, running = season
     ann = {"Authorization": f"Bearer {tokens['ann']}"}
     refused = httpx.post(base + "api/tests", json={"a": "bob-v1", "b": "ann-v1"}, headers=ann)
@@ -111,10 +113,18 @@ def test_an_authors_test_by_curl_reaches_a_verdict_while_rated_games_go_on_and_n
     # ann's page shows it: the verdict, the curve, its games, each a private replay once its deal is over.
     page = httpx.get(base + "authors/ann/", headers=ann).text
     assert "Test t1: ann-v2 against ann-v1" in page and "<polyline" in page and "tests/t1/t1-r1-t" in page
+    # The same ladder, the test decided: she asks for the next one from her page (one ladder for both: its start
+    # and her two versions' judging cost more than either test).
+    asks_from_her_page_and_opens_a_games_replay_with_her_notes(
+        base, tokens, running, request.getfixturevalue("chromium")
+    )
 
 
-def test_an_author_asks_for_a_test_from_her_page_and_opens_its_games_replay_with_her_notes(season, chromium) -> None:
-    base, tokens, output, running = season
+def asks_from_her_page_and_opens_a_games_replay_with_her_notes(
+    base: str, tokens: dict[str, str], running: Running, chromium: Any
+) -> None:
+    """By clicks on a phone: a test of ann-v2 against ann-v1; on the phone and a desktop, one of its games' private
+    replay, with her bot's notes."""
     for width, device in ((390, PHONE), (1280, DESKTOP)):
         context = chromium.new_context(**device)
         page = context.new_page()
@@ -124,23 +134,24 @@ def test_an_author_asks_for_a_test_from_her_page_and_opens_its_games_replay_with
             page.click("button[type=submit]")
             page.wait_for_url(base + "authors/ann/")
             reads_on_screen(page, width)
-            if width == 390:  # asked once, by clicks on the phone; the desktop follows the same test
+            if width == 390:  # asked once, by clicks on the phone; the desktop follows the same test (t2)
                 page.select_option("#test-a", "ann-v2")
                 page.select_option("#test-b", "ann-v1")
                 page.fill("#test-elo1", "300")
                 with page.expect_navigation():
                     page.click("#test-form button[type=submit]")
                 assert page.url.endswith("/authors/ann/#tests")
-                assert "ann-v2 against ann-v1" in page.locator("#tests").inner_text()
+                text = page.locator("#tests").inner_text()  # asked, or taken up by the ladder already
+                assert "Asked: ann-v2 against ann-v1" in text or "Test t2: ann-v2 against ann-v1" in text, text
 
             def a_game_shown(page: Any = page) -> bool:
                 page.reload()
-                return page.locator("#tests a[href^='tests/']").count() > 0
+                return page.locator("#tests a[href^='tests/t2/']").count() > 0
 
             wait_for("a test game shown", a_game_shown, running)
             reads_on_screen(page, width)
             with page.expect_navigation():
-                page.locator("#tests a[href^='tests/']").first.click()
+                page.locator("#tests a[href^='tests/t2/']").first.click()
             page.wait_for_selector("body[data-ready='1']", timeout=10_000)
             assert "notes of ann-v2" in page.locator("#private").inner_text()  # her heuristic's notes, hers alone
             assert page.locator("#moves li .note").count() > 0

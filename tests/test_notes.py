@@ -72,7 +72,7 @@ def test_a_bot_flooding_notes_plays_on_and_its_notes_are_capped_and_kept_apart_f
     result = play("stop_the_bus", [flooder, *quiet], seed=11, log_path=log, notes_path=notes_beside(log))
     assert all(not faults for faults in result.faults), result.faults  # a note is never a fault
     assert "flood-note" not in log.read_text()  # nothing of a note in the game's log
-    notes = read_notes(log.with_name("flood.notes.jsonl"))
+    notes = read_notes(tmp_path / "notes" / "flood.jsonl")  # beside the log, in a folder of their own
     decided = len(result.latencies_ms[0])
     flooded, counts = notes.by_seat[0], notes.seats[0]
     assert decided > GAME_NOTE_BYTES // NOTE_BYTES + 1, "the game is long enough to reach the game's cap"

@@ -77,7 +77,7 @@ def add_play(commands: Commands) -> None:
         type=Path,
         metavar="FILE",
         help="write the game's log here (JSON lines), and the bots' private notes, if any, beside it "
-        "(play-SEED.notes.jsonl: referee show FILE --notes)",
+        "(notes/NAME.jsonl in FILE's folder, for FILE NAME.jsonl: referee show FILE --notes)",
     )
     play.add_argument(
         "--bot-logs",

@@ -12,7 +12,7 @@ from referee.common.errors import RefereeError
 
 NOTES_HELP = (
     "with the bots' private notes beside their decisions (notes/GAME_ID.jsonl.zst in a league's output, "
-    "GAME_ID.notes.jsonl beside another log): for the organiser's eyes and each bot's author, never to publish"
+    "notes/NAME.jsonl beside another log NAME.jsonl): for the organiser's eyes and each bot's author, never to publish"
 )
 
 if TYPE_CHECKING:

@@ -98,20 +98,12 @@ def notes_path(folder: Path, game_id: str) -> Path:
 
 def notes_beside(log: Path) -> Path:
     """Where the notes of the game whose log is ``log`` are: a league's ``notes/ID.jsonl.zst`` for its
-    ``games/ID...`` log, else ``ID.notes.jsonl`` beside the log (``referee play --log``, a check game)."""
+    ``games/ID...`` log, else ``notes/NAME.jsonl`` in the log's folder for the log ``NAME.jsonl`` (``referee play
+    --log``, a check game): a folder of their own, so that nothing that reads the folder's logs takes them for one."""
     game_id = log_game_id(log)
     if log.parent.name == GAME_LOG_DIR:
         return notes_path(log.parent.parent / NOTES_DIR, game_id)
-    return log.with_name(f"{game_id}.notes{PLAIN_SUFFIX}")
-
-
-def find_notes(folder: Path, game_id: str) -> Path | None:
-    """Game ``game_id``'s notes in ``folder``, compressed or plain (a check game's); None if it has none."""
-    for suffix in (COMPRESSED_SUFFIX, PLAIN_SUFFIX):
-        path = folder / f"{game_id}{suffix}"
-        if path.is_file():
-            return path
-    return None
+    return log.parent / NOTES_DIR / f"{game_id}{PLAIN_SUFFIX}"
 
 
 def remove_notes(folder: Path, game_id: str) -> None:

@@ -32,7 +32,7 @@ from referee.apps.ladder.author_tests import (
 )
 from referee.apps.site import author_page as pages
 from referee.apps.site.season_folder import GAME_LOGS, plain_name, versions_of
-from referee.apps.site.served import Refused, Site, author_page_url, root_of, wants_html
+from referee.apps.site.served import TESTS_PATH, Refused, Site, author_page_url, root_of, wants_html
 from referee.apps.site.signing_in import SESSION
 from referee.common.http_headers import NO_STORE
 from referee.publish.redaction import public_log
@@ -42,7 +42,6 @@ from referee.records.notes import NOTES_DIR, notes_path, read_notes
 from referee.records.results import ACCEPTED, RESULTS_FILE, read_records
 from referee.records.transcript import read_game
 
-TESTS_PATH = "api/tests"
 MAX_REQUEST_BYTES = 4096  # a request names two versions and two numbers
 
 

@@ -155,9 +155,13 @@ class AuthorPageSources:
     games: GamesIndex
 
 
-def author(sources: AuthorPageSources, name: str, api: str, refused_upload: str | None = None) -> str:
-    """The author's page, rendered from the ladder's records as they are now; ``api``: the upload's URL."""
-    return _templates.get_template("author.html").render(**_author_data(sources, name, api, refused_upload))
+def author(
+    sources: AuthorPageSources, name: str, api: str, refused_upload: str | None = None, tests_api: str = ""
+) -> str:
+    """The author's page, rendered from the ladder's records as they are now; ``api``: the upload's URL, ``tests_api``
+    the A/B tests'."""
+    data = _author_data(sources, name, api, refused_upload)
+    return _templates.get_template("author.html").render(**data, tests_api=tests_api)
 
 
 def _author_data(sources: AuthorPageSources, name: str, api: str, refused_upload: str | None) -> dict[str, Any]:
@@ -188,7 +192,6 @@ def _author_data(sources: AuthorPageSources, name: str, api: str, refused_upload
         "failures_shown": FAILURES_SHOWN,
         "tests": [_test(output, test) for test in tests_of(output, name)],
         "test_choices": _test_choices(output, judged),
-        "tests_api": api.replace("submissions", "tests"),
     }
 
 

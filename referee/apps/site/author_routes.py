@@ -32,7 +32,15 @@ from referee.apps.site.season_folder import (
     read_lines,
     versions_of,
 )
-from referee.apps.site.served import AUTHOR_PAGE_ROUTE, Site, author_page_url, root_of, upload_url, wants_html
+from referee.apps.site.served import (
+    AUTHOR_PAGE_ROUTE,
+    Site,
+    author_page_url,
+    root_of,
+    tests_url,
+    upload_url,
+    wants_html,
+)
 from referee.common.http_headers import NO_STORE
 from referee.publish.redaction import public_log
 from referee.publish.replay_page import replay_page
@@ -83,7 +91,9 @@ class AuthorsOwn:
         refusal = self.only_for(request, author)
         if refusal is not None:
             return refusal
-        html = await asyncio.to_thread(pages.author, self.site.page_sources, author, upload_url(request))
+        html = await asyncio.to_thread(
+            pages.author, self.site.page_sources, author, upload_url(request), None, tests_url(request)
+        )
         return HTMLResponse(html, headers=NO_STORE)
 
     async def author_slash(self, request: Request) -> Response:

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 AUTHOR_PAGE_ROUTE = "author_page"  # the name an author's page is routed by, for request.url_for
 UPLOAD_PATH = "api/submissions"  # where an author uploads, from the site's root
+TESTS_PATH = "api/tests"  # where an author asks for an A/B test of theirs (referee.apps.site.ab_test_routes)
 
 
 class Refused(AuthenticationError):
@@ -144,3 +145,7 @@ def author_page_url(request: Request, author: str) -> str:
 
 def upload_url(request: Request) -> str:
     return str(request.base_url) + UPLOAD_PATH
+
+
+def tests_url(request: Request) -> str:
+    return str(request.base_url) + TESTS_PATH

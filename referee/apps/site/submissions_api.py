@@ -27,7 +27,16 @@ from referee.apps.ladder.entries import bot_name
 from referee.apps.ladder.file import MB, Ladder
 from referee.apps.site import author_page as pages
 from referee.apps.site.season_folder import record_upload, versions_of
-from referee.apps.site.served import UPLOAD_PATH, Refused, Site, author_page_url, client_address, upload_url, wants_html
+from referee.apps.site.served import (
+    UPLOAD_PATH,
+    Refused,
+    Site,
+    author_page_url,
+    client_address,
+    tests_url,
+    upload_url,
+    wants_html,
+)
 from referee.apps.site.signing_in import SESSION
 from referee.apps.site.uploads import TOO_LARGE, Landed, UploadRefused, admit, land
 from referee.common.http_headers import NO_STORE
@@ -86,7 +95,7 @@ async def _upload(site: Site, ladder: Ladder, request: Request, author: str) -> 
             retry = {"Retry-After": str(math.ceil(refusal.retry_after))} if refusal.retry_after else {}
             if from_page:
                 html = await asyncio.to_thread(
-                    pages.author, site.page_sources, author, upload_url(request), str(refusal)
+                    pages.author, site.page_sources, author, upload_url(request), str(refusal), tests_url(request)
                 )
                 return HTMLResponse(html, refusal.status, headers={**NO_STORE, **retry})
             return JSONResponse({"error": str(refusal)}, refusal.status, headers=retry)

@@ -517,6 +517,15 @@ def test_check_bot_reports_slow_handling_of_a_games_start_apart_from_slow_decisi
     shutil.rmtree(kept_logs(checked))
 
 
+def test_check_bot_asks_more_of_one_games_first_decision_before_it_calls_the_messages_slow(bots: Bots) -> None:
+    # One game: its first decision is one sample, which a pause of the machine could make; 200 ms is not enough.
+    paused = check_bot(bots, bots.command("slow.py", "--sleep-ms", "200", "--at", "1"), *QUICK, "--games", "1")
+    assert paused.returncode == 0 and "slow handling" not in paused.stdout, paused.stdout
+    loading = check_bot(bots, bots.command("slow.py", "--sleep-ms", "500", "--at", "1"), *QUICK, "--games", "1")
+    assert loading.returncode == 1 and "slow handling of the messages between decisions" in loading.stdout
+    shutil.rmtree(kept_logs(loading))
+
+
 def test_check_bot_does_not_call_a_bot_that_thinks_long_on_some_decisions_slow_with_its_messages(bots: Bots) -> None:
     # It thinks 200 ms on every third decision, the first of each game included, as a search sure of the rest.
     thinking = bots.command("slow.py", "--sleep-ms", "200", "--at", ",".join(map(str, range(1, 60, 3))), "--every-game")

@@ -74,6 +74,9 @@ NOTE_SHOWN = 100  # characters of the first note a game's line shows (the rest a
 # of the others (USUAL_SHARE).
 SLOW_MESSAGES_MS = 100.0
 USUAL_SHARE = 0.9
+# With one game at a table size its first decision is one sample, and one pause of the machine (another program, the
+# bot's runtime collecting its garbage) looks the same as slow handling: it must then be this many times the margin.
+ONE_SAMPLE_FACTOR = 3
 BUILD_TIMEOUT_S = 300.0  # a league's default build_timeout_s
 
 
@@ -567,7 +570,8 @@ class _Table:
         others = sorted(self.other_decisions)
         usual = others[min(len(others) - 1, int(USUAL_SHARE * len(others)))]
         first = statistics.median(self.first_decisions)
-        if first - usual > SLOW_MESSAGES_MS:
+        margin = SLOW_MESSAGES_MS * (ONE_SAMPLE_FACTOR if len(self.first_decisions) == 1 else 1)
+        if first - usual > margin:
             detail = (
                 f"the first decision of a game (after its game_start, and the previous game's game_end) took "
                 f"{first:.0f} ms (median), when 9 in 10 of the others took at most {usual:.1f} ms; do the work of a "

@@ -524,6 +524,9 @@ def test_check_bot_asks_more_of_one_games_first_decision_before_it_calls_the_mes
     loading = check_bot(bots, bots.command("slow.py", "--sleep-ms", "500", "--at", "1"), *QUICK, "--games", "1")
     assert loading.returncode == 1 and "slow handling of the messages between decisions" in loading.stdout
     shutil.rmtree(kept_logs(loading))
+    # Two games, the first's start paused 400 ms and the second's not: a pause, not a slow start (that is in each).
+    once = check_bot(bots, bots.command("slow.py", "--sleep-ms", "400", "--at", "1"), *QUICK, "--games", "2")
+    assert once.returncode == 0 and "slow handling" not in once.stdout, once.stdout
 
 
 def test_check_bot_does_not_call_a_bot_that_thinks_long_on_some_decisions_slow_with_its_messages(bots: Bots) -> None:

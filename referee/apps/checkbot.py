@@ -39,7 +39,6 @@ import io
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -74,8 +73,9 @@ NOTE_SHOWN = 100  # characters of the first note a game's line shows (the rest a
 # of the others (USUAL_SHARE).
 SLOW_MESSAGES_MS = 100.0
 USUAL_SHARE = 0.9
-# With one game at a table size its first decision is one sample, and one pause of the machine (another program, the
-# bot's runtime collecting its garbage) looks the same as slow handling: it must then be this many times the margin.
+# Slow handling of a game's start is in every game's first decision, a pause of the machine (another program, the
+# bot's runtime collecting its garbage) in one: so the fastest first decision is weighed, and with one game at a table
+# size, one sample that could be either, it must be this many times the margin.
 ONE_SAMPLE_FACTOR = 3
 BUILD_TIMEOUT_S = 300.0  # a league's default build_timeout_s
 
@@ -569,13 +569,15 @@ class _Table:
         # (a search, sure of most choices at once) is not slow with its messages for thinking long on a first one.
         others = sorted(self.other_decisions)
         usual = others[min(len(others) - 1, int(USUAL_SHARE * len(others)))]
-        first = statistics.median(self.first_decisions)
+        first = min(self.first_decisions)
         margin = SLOW_MESSAGES_MS * (ONE_SAMPLE_FACTOR if len(self.first_decisions) == 1 else 1)
         if first - usual > margin:
+            games = len(self.first_decisions)
             detail = (
                 f"the first decision of a game (after its game_start, and the previous game's game_end) took "
-                f"{first:.0f} ms (median), when 9 in 10 of the others took at most {usual:.1f} ms; do the work of a "
-                "game's start or end faster, as it is charged to the first decision"
+                f"{first:.0f} ms{f' or more in each of {games} games' if games > 1 else ''}, when 9 in 10 of the "
+                f"others took at most {usual:.1f} ms; do the work of a game's start or end faster, as it is charged "
+                "to the first decision"
             )
             self.report.problem(
                 f"slow handling of the messages between decisions: {detail}",

@@ -249,7 +249,7 @@ def early(answers: Iterable[Answer], truth: Truth) -> list[str]:
         if answer.feed is not None:
             feeds.setdefault(answer.feed, []).append((answer.at, answer.body.decode("utf-8")))
             continue
-        text = _readable(answer.body)
+        text = readable(answer.body)
         where = f"{answer.path} ({answer.status})"
         for seed, games in truth.dealt_alike.items():
             if seed in text:
@@ -289,7 +289,7 @@ def notes_seen(answers: Iterable[Answer], marks: dict[str, str]) -> list[str]:
     each note of their bots holds (empty: none did)."""
     found = []
     for answer in answers:
-        text = _readable(answer.body)
+        text = readable(answer.body)
         for author, mark in marks.items():
             if mark in text and answer.asker != author:
                 who = f"{answer.asker}, another author," if answer.asker else "a visitor"
@@ -331,7 +331,7 @@ def _feed_early(game_id: str, chunks: list[tuple[float, str]], truth: Truth) -> 
     return found
 
 
-def _readable(body: bytes) -> str:
+def readable(body: bytes) -> str:
     """An answer's text, with the data a page packs (gzipped, in base64) unpacked beside it; an archive's, each of
     its files' (games.tar.gz)."""
     if body[:2] == b"\x1f\x8b":

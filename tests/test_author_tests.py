@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import PYTHON, Bots
+from tests.served import readable
 from tests.test_author_pages_in_browser import DESKTOP, PHONE, reads_on_screen
 from tests.test_ladder import ladder_file, lines
 from tests.test_ladder_suspension import Running
@@ -106,7 +107,7 @@ def test_an_authors_tests_by_curl_and_by_clicks_reach_her_alone_while_rated_game
               httpx.get(base + "authors/ann/", headers=bob), httpx.get(base + "author_tests/t1/test.json"),
               httpx.get(base + f"authors/ann/tests/t1/{test_games[0]['game_id']}.html", headers=bob)]  # fmt: skip
     for answer in public + others:
-        text = answer.text if not answer.content.startswith(b"\x1f\x8b") else answer.content.decode("latin-1")
+        text = readable(answer.content)  # an archive's files, each read, and a page's packed data unpacked
         assert "t1-r1" not in text and "ann-v2 against" not in text, answer.url
     assert json.loads(others[1].text) == {"tests": []}
     assert [answer.status_code for answer in others[2:]] == [403, 404, 403]

@@ -133,6 +133,17 @@ class ReadNotes:
         )
 
 
+def seats_notes(path: Path, seats: set[int]) -> dict[int, tuple[int, str]]:
+    """The notes in ``path`` of ``seats`` alone (an author's own), by decision; none if the game has no notes
+    file, or a damaged one (its replay is then shown without them)."""
+    if not path.is_file():
+        return {}
+    try:
+        return read_notes(path).of_seats(seats).by_decision()
+    except GameLogError:
+        return {}
+
+
 def read_notes(path: Path) -> ReadNotes:
     """The notes file ``path`` read back; raises :class:`GameLogError` naming the file and the line if it is not one."""
     try:

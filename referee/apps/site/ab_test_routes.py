@@ -31,14 +31,15 @@ from referee.apps.ladder.author_tests import (
     tests_of,
 )
 from referee.apps.site import author_page as pages
+from referee.apps.site.author_routes import only_for
 from referee.apps.site.season_folder import GAME_LOGS, plain_name, versions_of
 from referee.apps.site.served import TESTS_PATH, Refused, Site, author_page_url, root_of, wants_html
 from referee.apps.site.signing_in import SESSION
 from referee.common.http_headers import NO_STORE
 from referee.publish.redaction import public_log
 from referee.publish.replay_page import replay_page
-from referee.records.gamelog import GameLogError, find_log
-from referee.records.notes import NOTES_DIR, notes_path, read_notes
+from referee.records.gamelog import find_log
+from referee.records.notes import NOTES_DIR, notes_path, seats_notes
 from referee.records.results import ACCEPTED, RESULTS_FILE, read_records
 from referee.records.transcript import read_game
 
@@ -90,7 +91,7 @@ def ab_test_routes(site: Site) -> list[Route]:
 
     async def replay(request: Request) -> Response:
         author, test, game = (request.path_params[key] for key in ("author", "test", "game"))
-        refusal = site_author_only(site, request, author)
+        refusal = only_for(site, request, author)
         if refusal is not None:
             return refusal
         folder = test_folder(site.output, test)
@@ -106,15 +107,6 @@ def ab_test_routes(site: Site) -> list[Route]:
         Route(f"/{TESTS_PATH}", mine, methods=["GET"]),
         Route("/authors/{author}/tests/{test}/{game}.html", replay),
     ]
-
-
-def site_author_only(site: Site, request: Request, author: str) -> Response | None:
-    """None when the visitor is ``author``; otherwise the sign-in page (401) or "not yours" (403)."""
-    if not request.user.is_authenticated:
-        return HTMLResponse(pages.signin(site.name, None, author, root_of(request)), 401, headers=NO_STORE)
-    if request.user.display_name != author:
-        return HTMLResponse(pages.not_yours(request.user.display_name, root_of(request)), 403, headers=NO_STORE)
-    return None
 
 
 async def _small_body(request: Request) -> bytes | None:
@@ -167,11 +159,4 @@ def _replay(folder: Path, game: str, yours: set[str]) -> str:
         return pages.refused(404, f"the log of {game} is gone", "../../../../")
     start, steps = read_game(log, public_log)
     seats = {seat for seat, name in enumerate(start.get("players", [])) if name in yours}
-    notes: dict[int, tuple[int, str]] = {}
-    path = notes_path(folder / NOTES_DIR, game)
-    if path.is_file():
-        try:
-            notes = read_notes(path).of_seats(seats).by_decision()
-        except GameLogError:
-            notes = {}
-    return replay_page(start, steps, back="../../", notes=notes)
+    return replay_page(start, steps, back="../../", notes=seats_notes(notes_path(folder / NOTES_DIR, game), seats))

@@ -44,8 +44,8 @@ from referee.apps.site.served import (
 from referee.common.http_headers import NO_STORE
 from referee.publish.redaction import public_log
 from referee.publish.replay_page import replay_page
-from referee.records.gamelog import GameLogError, find_log
-from referee.records.notes import notes_beside, read_notes
+from referee.records.gamelog import find_log
+from referee.records.notes import notes_beside, seats_notes
 from referee.records.results import ACCEPTED
 from referee.records.transcript import read_game
 
@@ -69,12 +69,7 @@ class AuthorsOwn:
         ]
 
     def only_for(self, request: Request, author: str) -> Response | None:
-        """None when the visitor is ``author``; otherwise the answer: sign in (401), or not yours (403)."""
-        if not request.user.is_authenticated:
-            return HTMLResponse(pages.signin(self.site.name, None, author, root_of(request)), 401, headers=NO_STORE)
-        if request.user.display_name != author:
-            return HTMLResponse(pages.not_yours(request.user.display_name, root_of(request)), 403, headers=NO_STORE)
-        return None
+        return only_for(self.site, request, author)
 
     def may_show(self, game: str) -> bool:
         """Whether anything of league game ``game`` (a name safe in a path) may be shown: it is recorded, every game
@@ -183,15 +178,18 @@ class AuthorsOwn:
         return HTMLResponse(replay_page(start, steps, back="../", notes=notes), headers=NO_STORE)
 
 
+def only_for(site: Site, request: Request, author: str) -> Response | None:
+    """None when the visitor is ``author``; otherwise the answer: sign in (401), or not yours (403)."""
+    if not request.user.is_authenticated:
+        return HTMLResponse(pages.signin(site.name, None, author, root_of(request)), 401, headers=NO_STORE)
+    if request.user.display_name != author:
+        return HTMLResponse(pages.not_yours(request.user.display_name, root_of(request)), 403, headers=NO_STORE)
+    return None
+
+
 def _notes_of(path: Path, start: dict[str, Any], players: set[str]) -> dict[int, tuple[int, str]]:
     """The notes in ``path`` of the seats of the game ``start`` held by ``players`` (an author's own), by decision."""
-    if not path.is_file():
-        return {}
-    seats = {seat for seat, name in enumerate(start.get("players", [])) if name in players}
-    try:
-        return read_notes(path).of_seats(seats).by_decision()
-    except GameLogError:  # a damaged notes file: the replay is shown without them
-        return {}
+    return seats_notes(path, {seat for seat, name in enumerate(start.get("players", [])) if name in players})
 
 
 def _build_lines(path: Path) -> tuple[list[str], bool]:

@@ -3,12 +3,16 @@ league against the Python sample bots, `referee check-bot`, and a plain v2 strea
 
 A kit's folder is copied (without its build artefacts) to a temporary folder before the league builds
 it, so a test also shows that the folder builds from what it carries alone, writing nothing elsewhere
-in the repository: under the sandbox a bot sees only its own folder.
+in the repository: under the sandbox a bot sees only its own folder. Each sample kit is built this way once per
+test session (``built_kit``, shared by the test workers) and each module that uses it gets its own copy of
+the built folder (``built_copy``), as up to date as the build left it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import queue
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import pytest
 import yaml
 
 from referee.records.results import GameRecord, bin_midpoint
@@ -72,6 +77,58 @@ def build_copy(source: Path, target: Path, ignore: tuple[str, ...], environment:
     assert completed.returncode == 0, f"{build!r} failed:\n{completed.stdout}{completed.stderr}"
     print(f"{source.name}: {build!r} built the bot in {time.monotonic() - started:.1f} s")
     return folder
+
+
+def built_kit(
+    tmp_path_factory: pytest.TempPathFactory,
+    source: Path,
+    ignore: tuple[str, ...],
+    environment: dict[str, str] | None = None,
+) -> Path:
+    """The submission ``source`` built once per test session by ``build_copy`` (from a copy without ``ignore``).
+
+    The first test worker to ask builds it under the session's temporary root, which the workers of one run
+    share (pytest-xdist's "making session-scoped fixtures execute only once"), holding a lock on the build
+    so the others wait for it; a marker beside the folder says the build finished, and later askers reuse
+    it. A failed build leaves no folder, and its output fails every test that asks for it. Read only:
+    a test that writes into the folder takes a copy (``built_copy``). Every caller builds a given ``source``
+    with the same ``ignore`` and the same build environment.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    key = hashlib.sha256(repr((str(source.resolve()), ignore)).encode()).hexdigest()[:12]
+    stem = root / f"kit-{source.name}-{key}"
+    folder, done, failed = stem / source.name, root / f"{stem.name}.built", root / f"{stem.name}.failed"
+    with (root / f"{stem.name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the lock file closes, or its holder dies
+        if failed.exists():
+            raise AssertionError(f"the session's build of {source} failed:\n{failed.read_text()}")
+        if not done.exists():
+            shutil.rmtree(stem, ignore_errors=True)  # what a worker that died while building left
+            try:
+                build_copy(source, folder, ignore, environment)
+            except Exception as error:
+                shutil.rmtree(stem, ignore_errors=True)
+                failed.write_text(f"{type(error).__name__}: {error}")
+                raise
+            done.touch()
+    return folder
+
+
+def built_copy(
+    tmp_path_factory: pytest.TempPathFactory,
+    source: Path,
+    target: Path,
+    ignore: tuple[str, ...],
+    environment: dict[str, str] | None = None,
+) -> Path:
+    """A copy at ``target`` of the session's build of ``source`` (``built_kit``), for a test to write into.
+
+    The copy keeps symbolic links as links and every file's modification time, so the build's tool finds
+    it up to date as the build left it.
+    """
+    shutil.copytree(built_kit(tmp_path_factory, source, ignore, environment), target, symlinks=True)
+    return target
 
 
 @contextlib.contextmanager

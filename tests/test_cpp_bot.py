@@ -21,7 +21,7 @@ from tests.bot_kits import (
     StreamClient,
     assert_played_cleanly,
     bot_stream,
-    build_copy,
+    built_copy,
     check_bot,
     exercise_probe,
     missing_programs,
@@ -53,8 +53,9 @@ def _toolchain() -> None:
 
 @pytest.fixture(scope="module")
 def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample bot's folder, copied without build/ and built with its manifest's build command."""
-    return build_copy(CPP_BOT, tmp_path_factory.mktemp("cpp") / "cpp", ARTEFACTS)
+    """The sample bot's folder, copied without build/ and built with its manifest's build command (once a
+    session: this is a copy of the session's build, bot_kits.built_kit)."""
+    return built_copy(tmp_path_factory, CPP_BOT, tmp_path_factory.mktemp("cpp") / "cpp", ARTEFACTS)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from tests.bot_kits import (
     StreamClient,
     assert_played_cleanly,
     bot_stream,
-    build_copy,
+    built_copy,
     check_bot,
     exercise_probe,
     missing_programs,
@@ -63,9 +63,10 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 
 @pytest.fixture(scope="module")
 def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample bot's folder, copied without build/ and built with its manifest's build command."""
+    """The sample bot's folder, copied without build/ and built with its manifest's build command (once a
+    session: this is a copy of the session's build, bot_kits.built_kit)."""
     environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    return build_copy(GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS, environment)
+    return built_copy(tmp_path_factory, GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS, environment)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from referee.engine.games import Action, StopTheBus
 from referee.protocol.messages import action_from_pb
 from referee.v2 import bot_pb2 as pb
 from tests import test_cpp_bot, test_go_bot, test_node_bot
-from tests.bot_kits import NPM_ENV, BotProcess, StreamClient, bot_stream, build_copy, missing_programs
+from tests.bot_kits import NPM_ENV, BotProcess, StreamClient, bot_stream, built_copy, missing_programs
 from tests.reference_encoder import decision_request_to_pb
 
 
@@ -30,15 +30,17 @@ def _cpp_skip_reason() -> str | None:
     return None
 
 
-def _build(kit: str, target: Path) -> tuple[Path, list[str]]:
-    """The kit's sample bot, copied and built as its tests build it, and the command that runs it."""
+def _build(tmp_path_factory: pytest.TempPathFactory, kit: str, target: Path) -> tuple[Path, list[str]]:
+    """The kit's sample bot, copied and built as its tests build it (a copy of the session's build of it),
+    and the command that runs it."""
     if kit == "node":
         environment = {**os.environ, **NPM_ENV}
-        return build_copy(test_node_bot.NODE_BOT, target, test_node_bot.ARTEFACTS, environment), ["node", "bot.js"]
+        folder = built_copy(tmp_path_factory, test_node_bot.NODE_BOT, target, test_node_bot.ARTEFACTS, environment)
+        return folder, ["node", "bot.js"]
     if kit == "cpp":
-        return build_copy(test_cpp_bot.CPP_BOT, target, test_cpp_bot.ARTEFACTS), ["./build/bot"]
+        return built_copy(tmp_path_factory, test_cpp_bot.CPP_BOT, target, test_cpp_bot.ARTEFACTS), ["./build/bot"]
     environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    return build_copy(test_go_bot.GO_BOT, target, test_go_bot.ARTEFACTS, environment), ["./build/bot"]
+    return built_copy(tmp_path_factory, test_go_bot.GO_BOT, target, test_go_bot.ARTEFACTS, environment), ["./build/bot"]
 
 
 SKIP_REASONS = {
@@ -59,7 +61,7 @@ def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     reason = SKIP_REASONS[kit]()
     if reason is not None:
         pytest.skip(reason)
-    folder, command = _build(kit, tmp_path_factory.mktemp("notes") / kit)
+    folder, command = _build(tmp_path_factory, kit, tmp_path_factory.mktemp("notes") / kit)
     return kit, folder, command
 
 

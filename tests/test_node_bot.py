@@ -28,7 +28,7 @@ from tests.bot_kits import (
     StreamClient,
     assert_played_cleanly,
     bot_stream,
-    build_copy,
+    built_copy,
     check_bot,
     exercise_probe,
     run_league,
@@ -51,8 +51,10 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 
 @pytest.fixture(scope="module")
 def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample bot's folder, copied without node_modules and built with its manifest's build command."""
-    return build_copy(NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS, {**os.environ, **NPM_ENV})
+    """The sample bot's folder, copied without node_modules and built with its manifest's build command (once a
+    session: this is a copy of the session's build, bot_kits.built_kit)."""
+    environment = {**os.environ, **NPM_ENV}
+    return built_copy(tmp_path_factory, NODE_BOT, tmp_path_factory.mktemp("node") / "node", ARTEFACTS, environment)
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ from referee.play.session import BotSession
 from referee.protocol.clock import Timing
 from referee.protocol.setup import GameSetup
 from referee.records.gamelog import log_files, log_text
-from tests.bot_kits import NPM_ENV, build_copy
+from tests.bot_kits import NPM_ENV, built_copy
 from tests.conftest import BAD_BOTS, PYTHON, ROOT, SAMPLE_BOTS, Bots, play, read_log
 
 BWRAP = sandbox.bubblewrap()
@@ -615,14 +615,16 @@ def test_a_command_that_is_no_command_is_a_referee_error(command: str, message: 
 
 
 @pytest.mark.parametrize("bot", ["random", "heuristic", "node"])
-def test_every_sample_bot_plays_in_its_sandbox(bots: Bots, tmp_path: Path, bot: str) -> None:
+def test_every_sample_bot_plays_in_its_sandbox(
+    bots: Bots, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, bot: str
+) -> None:
     if bot == "node" and (shutil.which("node") is None or shutil.which("npm") is None):
         pytest.skip("Node.js and npm are not installed: the Node.js sample bot cannot be built here")
     league = tmp_path / "league.yaml"
     entry = {
         "random": f"command: python {ROOT / 'sample_bots/python/random_bot.py'}",
         "heuristic": f"path: {ROOT / 'sample_bots/python'}",
-        "node": f"path: {build_copy(ROOT / 'sample_bots/node', tmp_path / 'node', ('node_modules',), {**os.environ, **NPM_ENV})}"
+        "node": f"path: {built_copy(tmp_path_factory, ROOT / 'sample_bots/node', tmp_path / 'node', ('node_modules',), {**os.environ, **NPM_ENV})}"
         if bot == "node"
         else "",
     }[bot]

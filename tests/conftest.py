@@ -41,42 +41,56 @@ FAST = Timing(move_time_ms=300, time_bank_ms=300, grace_ms=200, startup_timeout_
 LEFTOVER_WAIT_SECONDS = 3.0
 
 
-# The test files that take longest (ten seconds or more of a worker's time each, by the per-test times of one
-# run of the suite, 6 December 2026), longest first. The suite runs on a few workers, each taking the next file
-# when it is free (pytest-xdist's loadfile, pyproject.toml): these go first, so that no long file starts last
-# and runs alone while the other workers idle (test_spectating.py, 40 s, once came after them in name order,
-# among the last). A file not named here keeps its place after them.
+# The test files that take longest (18 seconds or more of a worker's time each, by the per-test times of one
+# run of the suite, 7 December 2026, on a loaded machine), longest first. The suite runs on a few workers, each
+# taking the next file when it is free (pytest-xdist's loadfile, pyproject.toml): these go first, so that no
+# long file starts last and runs alone while the other workers idle (test_nothing_early.py, 90 s, once came
+# after them in name order, among the last). A kit's sample is built by the first file to ask for it
+# (tests/bot_kits.built_kit): the kit's own file, before test_kit_samples.py waits on its build. A file not
+# named here keeps its place after them.
 LONGEST_FILES = (
     "test_ladder.py",
-    "test_browser.py",
-    "test_faults.py",
-    "test_ray_backend.py",
     "test_organiser.py",
-    "test_league.py",
-    "test_spectating.py",
+    "test_ray_backend.py",
+    "test_nothing_early.py",
     "test_cpp_bot.py",
-    "test_containment.py",
-    "test_site_ladder.py",
+    "test_faults.py",
+    "test_browser.py",
+    "test_spectating.py",
+    "test_league.py",
+    "test_play_in_browser.py",
+    "test_ladder_suspension.py",
     "test_node_bot.py",
     "test_go_bot.py",
-    "test_play_in_browser.py",
-    "test_soak.py",
-    "test_duel.py",
+    "test_author_tests.py",
+    "test_kit_samples.py",
+    "test_containment.py",
     "test_seasons.py",
-    "test_replay.py",
-    "test_sandbox.py",
-    "test_search_bot.py",
-    "test_check_bot.py",
-    "test_information_hiding.py",
     "test_guide.py",
-    "test_brag_sampling.py",
-    "test_luck.py",
+    "test_search_bot.py",
+    "test_duel.py",
+    "test_site_ladder.py",
+    "test_sandbox.py",
     "test_deals.py",
-    "test_stats.py",
-    "test_schedule.py",
+    "test_serve_limits.py",
+    "test_soak.py",
+    "test_brag_sampling.py",
+    "test_information_hiding.py",
     "test_simulation.py",
-    "test_freezer.py",
-    "test_site.py",
+    "test_author_pages_in_browser.py",
+    "test_games_archive.py",
+    "test_luck_pools.py",
+    "test_log_storage.py",
+    "test_replay.py",
+    "test_held_back_replay.py",
+    "test_env.py",
+    "test_check_bot.py",
+    "test_head_to_head.py",
+    "test_schedule.py",
+    "test_heuristic_bot.py",
+    "test_stats.py",
+    "test_request_encoding.py",
+    "test_match.py",
 )
 
 

@@ -21,6 +21,13 @@ Run from the repository root with the project installed (the virtual environment
     .venv/bin/python bench/luck.py                                  # heuristic against the Node.js sample
     .venv/bin/python bench/luck.py --game bastard_brag --deals 150
     .venv/bin/python bench/luck.py --pair heuristic,search --deals 40 --move-time-ms 250
+    .venv/bin/python bench/luck.py --pair heuristic,noisy8 --deals 2000 --in-process
+
+``noisyN`` is the heuristic bot playing a random legal move one decision in N (bench/noisy_bot.py). With
+``--in-process`` the deals are played in this process's workers, straight on the engine, with no clock
+and no bot process (heuristic, random and noisyN only; A and B may be the same bot): thousands of deals in
+minutes, for the variance ratio at a scale a real duel would take hours to reach. The games are the
+same as a duel's in every way the luck sees (each deal in every seat rotation, a random field bot).
 """
 
 from __future__ import annotations
@@ -28,23 +35,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import re
 import shutil
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from noisy_bot import noisy_decide  # noqa: E402  (bench/noisy_bot.py, beside this script)
 
 from referee.apps.league import run_league  # noqa: E402
+from referee.engine.games import GAMES  # noqa: E402
+from referee.engine.seeding import derive_seed  # noqa: E402
 from referee.leaguefile.config import load_league  # noqa: E402
-from referee.records.luck import MODEL  # noqa: E402
+from referee.play.inprocess import sample_decide  # noqa: E402
+from referee.play.kit import DecideFunction  # noqa: E402
+from referee.records.luck import MODEL, LuckMeter  # noqa: E402
 from referee.records.results import RESULTS_FILE, read_games  # noqa: E402
 from referee.records.sequential import SequentialTest, Verdict  # noqa: E402
 from referee.records.standings import folder_luck  # noqa: E402
 from referee.records.stats import (  # noqa: E402
+    DealGame,
     DealOutcome,
     deal_outcome,
     elo_from_score,
@@ -60,25 +77,35 @@ BOTS = {  # a league entry for each bot the bench can pit
     "random": "  - name: random\n    command: python {root}/python/random_bot.py\n",
 }
 FIELD = "  - name: field\n    command: python {root}/python/random_bot.py\n"
+NOISY = re.compile(r"noisy([1-9][0-9]*)")  # noisyN: the heuristic with one random move in N (bench/noisy_bot.py)
 
 
-def search_folder(where: Path) -> Path:
-    """The search bot as a submission of its own: it loads brag_heuristic.py from beside itself."""
-    folder = where / "search"
+def league_entry(name: str, where: Path) -> str:
+    """The league file's entry for the bench's bot ``name``."""
+    noisy = NOISY.fullmatch(name)
+    if noisy:
+        return f"  - path: {submission(where, name, ROOT / 'bench' / 'noisy_bot.py', f'--every {noisy[1]}')}\n"
+    return BOTS[name].format(
+        root=SAMPLE_BOTS,
+        search=submission(where, "search", SAMPLE_BOTS / "python" / "search_bot.py") if name == "search" else "",
+    )
+
+
+def submission(where: Path, name: str, program: Path, arguments: str = "") -> Path:
+    """The bot ``name`` as a submission folder of its own: ``program`` with brag_heuristic.py beside it, which
+    it loads from there (a sandboxed bot sees its folder alone)."""
+    folder = where / name
     folder.mkdir()
-    for name in ("search_bot.py", "brag_heuristic.py"):
-        shutil.copy(SAMPLE_BOTS / "python" / name, folder / name)
-    (folder / "bot.yaml").write_text('name: search\nversion: "1.0"\nrun: python search_bot.py\n')
+    for source in (SAMPLE_BOTS / "python" / "brag_heuristic.py", program):
+        shutil.copy(source, folder)
+    (folder / "bot.yaml").write_text(f'name: {name}\nversion: "1.0"\nrun: python {program.name} {arguments}\n')
     return folder
 
 
 def play_duel(args: argparse.Namespace, where: Path) -> Path:
     """Every deal of the duel's schedule played (no early stop); the output folder."""
     first, second = args.pair
-    entries = "".join(
-        BOTS[name].format(root=SAMPLE_BOTS, search=search_folder(where) if name == "search" else "")
-        for name in (first, second)
-    )
+    entries = "".join(league_entry(name, where) for name in (first, second))
     league_file = where / "league.yaml"
     league_file.write_text(
         f"name: luck-bench\ngame: {args.game}\nseed: {args.seed}\ntable_size: 3\n"
@@ -105,6 +132,44 @@ def deal_outcomes(output: Path, first: str, second: str) -> list[DealOutcome]:
         if outcome is not None:
             outcomes.append(outcome)
     return outcomes
+
+
+def in_process_decide(name: str) -> DecideFunction:
+    """The in-process player for the bench's bot ``name``: a sample bot, or a noisy heuristic."""
+    noisy = NOISY.fullmatch(name)
+    if noisy:
+        return noisy_decide(int(noisy[1]))
+    if name not in ("heuristic", "random"):
+        raise SystemExit(f"--in-process plays heuristic, random and noisyN, not {name!r}")
+    return sample_decide(name)
+
+
+def play_deal_in_process(job: tuple[str, int, tuple[str, str]]) -> DealOutcome:
+    """One deal in every rotation of A, B and the random field bot at a table of 3, each game's luck measured as
+    it is played (A and B named so, which may be the same bot); the deal's outcome for A against B."""
+    game_name, seed, pair = job
+    players = {"A": in_process_decide(pair[0]), "B": in_process_decide(pair[1]), "field": sample_decide("random")}
+    lineup = ["A", "B", "field"]
+    games: list[DealGame] = []
+    for rotation in range(len(lineup)):
+        seats = lineup[rotation:] + lineup[:rotation]
+        game = GAMES[game_name](len(seats), seed=seed)
+        meter = LuckMeter(game)
+        while not game.is_over:
+            seat = game.current_seat
+            assert seat is not None
+            meter.apply(players[seats[seat]](game.observation(seat)))
+        games.append((seats, game.result().placements, meter.luck))
+    outcome = deal_outcome(games, "A", "B")
+    assert outcome is not None
+    return outcome
+
+
+def play_in_process(args: argparse.Namespace) -> list[DealOutcome]:
+    """``--deals`` deals played in process, on seeds derived from ``--seed``, in deal order."""
+    jobs = [(args.game, derive_seed(args.seed, "deal", deal), args.pair) for deal in range(args.deals)]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        return list(pool.map(play_deal_in_process, jobs, chunksize=8))
 
 
 def values(outcomes: list[DealOutcome], adjusted: bool, measure: str) -> list[float]:
@@ -191,17 +256,21 @@ def main() -> None:
     parser.add_argument("--duels", type=int, default=400, help="resampled duels")
     parser.add_argument("--max-deals", type=int, default=2000, help="a resampled duel's bound")
     parser.add_argument("--keep", type=Path, help="keep the duel's output here (and reuse it when there)")
+    parser.add_argument("--in-process", action="store_true", help="play the deals in process, on the engine")
     args = parser.parse_args()
     first, second = args.pair
     print(
         f"{args.game}, {first} against {second} with a random field bot, tables of 3; {args.deals} deals; "
         f"elo0 {args.elo0:g}, elo1 {args.elo1:g}; luck model {MODEL.name} ({MODEL.digest})"
     )
-    where = args.keep or Path(tempfile.mkdtemp(prefix="luck-bench-"))
-    where.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    output = where / "out" if (where / "out" / RESULTS_FILE).exists() else play_duel(args, where)
-    outcomes = deal_outcomes(output, first, second)
+    if args.in_process:
+        outcomes = play_in_process(args)
+    else:
+        where = args.keep or Path(tempfile.mkdtemp(prefix="luck-bench-"))
+        where.mkdir(parents=True, exist_ok=True)
+        output = where / "out" if (where / "out" / RESULTS_FILE).exists() else play_duel(args, where)
+        outcomes = deal_outcomes(output, first, second)
     print(f"   {len(outcomes)} deals in {time.perf_counter() - started:.0f} s (played, and the luck measured)")
     agreement(outcomes)
 

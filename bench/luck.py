@@ -74,19 +74,21 @@ BOTS = {  # a league entry for each bot the bench can pit
     "heuristic": "  - path: {root}/python\n",
     "node": "  - path: {root}/node\n",
     "search": "  - path: {search}\n",
-    "random": "  - name: random\n    command: python {root}/python/random_bot.py\n",
+    "random": "  - name: {label}\n    command: python {root}/python/random_bot.py\n",
 }
-FIELD = "  - name: field\n    command: python {root}/python/random_bot.py\n"
 NOISY = re.compile(r"noisy([1-9][0-9]*)")  # noisyN: the heuristic with one random move in N (bench/noisy_bot.py)
 
 
-def league_entry(name: str, where: Path) -> str:
-    """The league file's entry for the bench's bot ``name``."""
+def league_entry(name: str, where: Path, label: str | None = None) -> str:
+    """The league file's entry for the bench's bot ``name``, called ``label`` in the league where it can be (a
+    field bot: random or noisyN; the others go by their manifests' names)."""
     noisy = NOISY.fullmatch(name)
     if noisy:
-        return f"  - path: {submission(where, name, ROOT / 'bench' / 'noisy_bot.py', f'--every {noisy[1]}')}\n"
+        program = ROOT / "bench" / "noisy_bot.py"
+        return f"  - path: {submission(where, label or name, program, f'--every {noisy[1]}')}\n"
     return BOTS[name].format(
         root=SAMPLE_BOTS,
+        label=label or name,
         search=submission(where, "search", SAMPLE_BOTS / "python" / "search_bot.py") if name == "search" else "",
     )
 
@@ -111,7 +113,7 @@ def play_duel(args: argparse.Namespace, where: Path) -> Path:
         f"name: luck-bench\ngame: {args.game}\nseed: {args.seed}\ntable_size: 3\n"
         f"move_time_ms: {args.move_time_ms}\ntime_bank_ms: {4 * args.move_time_ms}\nconcurrency: {args.jobs}\n"
         f"format: {{type: sprt, candidates: [{first}, {second}], elo0: {args.elo0}, elo1: {args.elo1}, "
-        f"max_games: {3 * args.deals}}}\noutput: out\nbots:\n{entries}{FIELD.format(root=SAMPLE_BOTS)}"
+        f"max_games: {3 * args.deals}}}\noutput: out\nbots:\n{entries}{league_entry('random', where, 'field')}"
     )
     league = load_league(league_file)
     asyncio.run(run_league(league, output=where / "out"))

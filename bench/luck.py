@@ -169,6 +169,8 @@ def play_deal_in_process(job: tuple[str, int, tuple[str, str]]) -> DealOutcome:
 
 def play_in_process(args: argparse.Namespace) -> list[DealOutcome]:
     """``--deals`` deals played in process, on seeds derived from ``--seed``, in deal order."""
+    for name in args.pair:
+        in_process_decide(name)  # refused here, before any worker starts, if it cannot play in process
     jobs = [(args.game, derive_seed(args.seed, "deal", deal), args.pair) for deal in range(args.deals)]
     with ProcessPoolExecutor(args.jobs) as pool:
         return list(pool.map(play_deal_in_process, jobs, chunksize=8))

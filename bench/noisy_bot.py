@@ -1,7 +1,7 @@
 """The heuristic bot with noise: one decision in ``--every`` (on average) a uniformly random legal move instead.
 
 A close opponent for the heuristic bot, to measure what a duel needs to tell two bots apart that differ a
-little (bench/luck.py, bench/luck_variance.py). As the random sample bot, its random choices are a pure
+little (bench/luck.py, bench/search_duels.py). As the random sample bot, its random choices are a pure
 function of what it sees, so a league replays identically.
 
     python bench/noisy_bot.py --every 8     # a random move one time in eight, as the bot "noisy8"

@@ -131,6 +131,50 @@ def built_copy(
     return target
 
 
+def go_environment() -> dict[str, str]:
+    """The environment a Go build runs in here: the referee's, without any GO* setting of the machine's own (a
+    GOPATH, GOFLAGS or GOPROXY there would change what the build finds)."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("GO")}
+
+
+def compile_cpp_probe(built: Path, source: str, directory: Path) -> Path:
+    """The C++ probe program ``source`` compiled in ``directory`` against the kit of the built C++ sample
+    ``built`` (its generated code's and the kit's objects): the program's path."""
+    (directory / "probe.cc").write_text(source)
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    build = built / "build"
+    objects = [str(build / name) for name in ("bot.pb.o", "bot.grpc.pb.o", "referee_kit.o")]
+    program = directory / "probe"
+    includes = [f"-I{build / 'gen'}", f"-I{built / 'kit'}"]
+    compile_command = ["g++", "-std=c++20", "-O1", *includes, "-o", str(program), str(directory / "probe.cc")]
+    compiled = subprocess.run([*compile_command, *objects, *flags], capture_output=True, text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr
+    return program
+
+
+def build_go_probe(built: Path, source: str, package: str, directory: Path) -> Path:
+    """The Go probe program ``source`` (package main, called ``package``) built in ``directory`` against the kit
+    and the generated code of the built Go sample ``built``, offline and in GOPATH mode as the sample builds:
+    the program's path."""
+    folder = directory / "gopath" / "src" / package
+    folder.mkdir(parents=True)
+    (folder / "main.go").write_text(source)
+    environment = go_environment() | {
+        "GO111MODULE": "off",
+        "GOPATH": f"{directory / 'gopath'}:{built / 'build' / 'gopath'}:{built}:/usr/share/gocode",
+        "GOPROXY": "off",
+        "GOCACHE": str(built / "build" / "go-cache"),
+    }
+    program = directory / "probe"
+    compiled = subprocess.run(
+        ["go", "build", "-o", str(program), package], capture_output=True, text=True, timeout=300, env=environment
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    return program
+
+
 @contextlib.contextmanager
 def bot_stream(command: list[str], folder: Path, directory: Path) -> Iterator[StreamClient]:
     """A started bot and a v2 stream to it, past nothing (the test sends the handshake); both closed after."""

@@ -23,6 +23,7 @@ from tests.bot_kits import (
     bot_stream,
     built_copy,
     check_bot,
+    compile_cpp_probe,
     exercise_probe,
     missing_programs,
     run_league,
@@ -132,31 +133,8 @@ int main() {
 
 def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(cpp_bot, tmp_path):
     # A probe bot compiled against the built kit (see tests/bot_kits.py for what it does).
-    (tmp_path / "probe.cc").write_text(PROBE)
-    flags = subprocess.run(
-        ["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True, text=True, check=True
-    ).stdout.split()
-    build = cpp_bot / "build"
-    objects = [str(build / name) for name in ("bot.pb.o", "bot.grpc.pb.o", "referee_kit.o")]
-    compiled = subprocess.run(
-        [
-            "g++",
-            "-std=c++20",
-            "-O1",
-            f"-I{build / 'gen'}",
-            f"-I{cpp_bot / 'kit'}",
-            "-o",
-            str(tmp_path / "probe"),
-            str(tmp_path / "probe.cc"),
-            *objects,
-            *flags,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert compiled.returncode == 0, compiled.stderr
-    bot = BotProcess([str(tmp_path / "probe")], tmp_path, tmp_path)
+    probe = compile_cpp_probe(cpp_bot, PROBE, tmp_path)
+    bot = BotProcess([str(probe)], tmp_path, tmp_path)
     try:
         exercise_probe(bot, "std::out_of_range: vector::_M_range_check")
     finally:

@@ -3,7 +3,6 @@ packages, in a league against the Python bots, under check-bot, and on a v2 stre
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -22,9 +21,11 @@ from tests.bot_kits import (
     StreamClient,
     assert_played_cleanly,
     bot_stream,
+    build_go_probe,
     built_copy,
     check_bot,
     exercise_probe,
+    go_environment,
     missing_programs,
     run_league,
 )
@@ -65,8 +66,7 @@ pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason(
 def go_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample bot's folder, copied without build/ and built with its manifest's build command (once a
     session: this is a copy of the session's build, bot_kits.built_kit)."""
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    return built_copy(tmp_path_factory, GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS, environment)
+    return built_copy(tmp_path_factory, GO_BOT, tmp_path_factory.mktemp("go") / "go", ARTEFACTS, go_environment())
 
 
 @pytest.fixture
@@ -152,26 +152,8 @@ func main() {
 
 def test_the_kit_calls_hooks_in_order_reports_a_failing_decide_and_logs_gaps(go_bot, tmp_path):
     # A probe bot built against the kit and the generated code of the built sample (see tests/bot_kits.py).
-    source = tmp_path / "gopath" / "src" / "probe"
-    source.mkdir(parents=True)
-    (source / "main.go").write_text(PROBE)
-    gopath = f"{tmp_path / 'gopath'}:{go_bot / 'build' / 'gopath'}:{go_bot}:/usr/share/gocode"
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    environment |= {
-        "GO111MODULE": "off",
-        "GOPATH": gopath,
-        "GOPROXY": "off",
-        "GOCACHE": str(go_bot / "build" / "go-cache"),
-    }
-    compiled = subprocess.run(
-        ["go", "build", "-o", str(tmp_path / "probe"), "probe"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=environment,
-    )
-    assert compiled.returncode == 0, compiled.stderr
-    bot = BotProcess([str(tmp_path / "probe")], tmp_path, tmp_path)
+    probe = build_go_probe(go_bot, PROBE, "probe", tmp_path)
+    bot = BotProcess([str(probe)], tmp_path, tmp_path)
     try:
         exercise_probe(bot, "panic: runtime error: index out of range [99] with length")
         assert "kit.(*streamHandler).callDecide" in bot.log_text()  # the panic's stack is in the log

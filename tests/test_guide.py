@@ -36,7 +36,7 @@ from referee.protocol.clock import Timing
 from referee.protocol.faults import FaultPolicy
 from referee.protocol.setup import GameSetup
 from referee.v2 import bot_pb2 as pb
-from tests.bot_kits import CANONICAL_PROTO, NPM_ENV, REFEREE, ROOT, SAMPLE_BOTS, missing_programs
+from tests.bot_kits import CANONICAL_PROTO, NPM_ENV, REFEREE, ROOT, SAMPLE_BOTS, go_environment, missing_programs
 from tests.test_go_bot import LIBRARIES as GO_LIBRARIES
 from tests.test_go_bot import PROGRAMS as GO_PROGRAMS
 
@@ -354,8 +354,7 @@ def check_submission(folder: Path, tmp_path: Path, environment: dict[str, str]) 
 
 @pytest.mark.skipif(_go_missing() is not None, reason=_go_missing() or "")
 def test_a_go_bot_written_from_the_guide_in_module_mode_passes_check_bot(tmp_path: Path) -> None:
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    checked = check_submission(AUTHORS / "go", tmp_path, environment)
+    checked = check_submission(AUTHORS / "go", tmp_path, go_environment())
     assert "handshake ok: my-bot 1.0" in checked.stdout
 
 

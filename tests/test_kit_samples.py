@@ -17,7 +17,17 @@ from referee.engine.games import Action, StopTheBus
 from referee.protocol.messages import action_from_pb
 from referee.v2 import bot_pb2 as pb
 from tests import test_cpp_bot, test_go_bot, test_node_bot
-from tests.bot_kits import NPM_ENV, BotProcess, StreamClient, bot_stream, built_copy, missing_programs
+from tests.bot_kits import (
+    NPM_ENV,
+    BotProcess,
+    StreamClient,
+    bot_stream,
+    build_go_probe,
+    built_copy,
+    compile_cpp_probe,
+    go_environment,
+    missing_programs,
+)
 from tests.reference_encoder import decision_request_to_pb
 
 
@@ -39,8 +49,8 @@ def _build(tmp_path_factory: pytest.TempPathFactory, kit: str, target: Path) -> 
         return folder, ["node", "bot.js"]
     if kit == "cpp":
         return built_copy(tmp_path_factory, test_cpp_bot.CPP_BOT, target, test_cpp_bot.ARTEFACTS), ["./build/bot"]
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-    return built_copy(tmp_path_factory, test_go_bot.GO_BOT, target, test_go_bot.ARTEFACTS, environment), ["./build/bot"]
+    folder = built_copy(tmp_path_factory, test_go_bot.GO_BOT, target, test_go_bot.ARTEFACTS, go_environment())
+    return folder, ["./build/bot"]
 
 
 SKIP_REASONS = {
@@ -202,33 +212,9 @@ def build_probe(kit: str, folder: Path, directory: Path) -> tuple[list[str], Pat
     if kit == "node":
         (folder / "note_probe.js").write_text(NODE_PROBE)
         return ["node", "note_probe.js"], folder
-    probe = directory / "probe"
     if kit == "cpp":
-        (directory / "probe.cc").write_text(CPP_PROBE)
-        flags = subprocess.run(
-            ["pkg-config", "--cflags", "--libs", "grpc++", "protobuf"], capture_output=True, text=True, check=True
-        ).stdout.split()
-        build = folder / "build"
-        objects = [str(build / name) for name in ("bot.pb.o", "bot.grpc.pb.o", "referee_kit.o")]
-        includes = [f"-I{build / 'gen'}", f"-I{folder / 'kit'}"]
-        compile_command = ["g++", "-std=c++20", "-O1", *includes, "-o", str(probe), str(directory / "probe.cc")]
-        compiled = subprocess.run([*compile_command, *objects, *flags], capture_output=True, text=True, timeout=300)
-    else:
-        source = directory / "gopath" / "src" / "noteprobe"
-        source.mkdir(parents=True)
-        (source / "main.go").write_text(GO_PROBE)
-        environment = {name: value for name, value in os.environ.items() if not name.startswith("GO")}
-        environment |= {
-            "GO111MODULE": "off",
-            "GOPATH": f"{directory / 'gopath'}:{folder / 'build' / 'gopath'}:{folder}:/usr/share/gocode",
-            "GOPROXY": "off",
-            "GOCACHE": str(folder / "build" / "go-cache"),
-        }
-        compiled = subprocess.run(
-            ["go", "build", "-o", str(probe), "noteprobe"], capture_output=True, text=True, timeout=300, env=environment
-        )
-    assert compiled.returncode == 0, compiled.stderr
-    return [str(probe)], directory
+        return [str(compile_cpp_probe(folder, CPP_PROBE, directory))], directory
+    return [str(build_go_probe(folder, GO_PROBE, "noteprobe", directory))], directory
 
 
 def test_the_kit_joins_cuts_and_sends_notes_with_an_error_and_none_without(

@@ -68,9 +68,6 @@ class AuthorsOwn:
             Route("/authors/{author}/games/{game}.html", self.game_replay),
         ]
 
-    def only_for(self, request: Request, author: str) -> Response | None:
-        return only_for(self.site, request, author)
-
     def may_show(self, game: str) -> bool:
         """Whether anything of league game ``game`` (a name safe in a path) may be shown: it is recorded, every game
         dealt alike has ended and the spectator delay is over (referee.records.visibility)."""
@@ -83,7 +80,7 @@ class AuthorsOwn:
 
     async def author_page(self, request: Request) -> Response:
         author = request.path_params["author"]
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         html = await asyncio.to_thread(
@@ -96,7 +93,7 @@ class AuthorsOwn:
 
     async def build_log(self, request: Request) -> Response:
         author, bot = request.path_params["author"], request.path_params["bot"]
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         path = self.output / BOT_LOGS / f"build-{bot}.log"
@@ -109,7 +106,7 @@ class AuthorsOwn:
 
     async def check_replay(self, request: Request) -> Response:
         author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         path = check_folder(self.output, bot) / f"{game}.jsonl"
@@ -122,7 +119,7 @@ class AuthorsOwn:
 
     async def check_output(self, request: Request) -> Response:
         author, bot, game = (request.path_params[key] for key in ("author", "bot", "game"))
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         folder = check_folder(self.output, bot)
@@ -139,7 +136,7 @@ class AuthorsOwn:
 
     async def game_output(self, request: Request) -> Response:
         author, game = request.path_params["author"], request.path_params["game"]
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         output = self.output
@@ -159,7 +156,7 @@ class AuthorsOwn:
     async def game_replay(self, request: Request) -> Response:
         """The author's private replay of a game of the league: the public replay, with their own bots' notes."""
         author, game = request.path_params["author"], request.path_params["game"]
-        refusal = self.only_for(request, author)
+        refusal = only_for(self.site, request, author)
         if refusal is not None:
             return refusal
         output = self.output

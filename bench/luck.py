@@ -27,7 +27,8 @@ Run from the repository root with the project installed (the virtual environment
 ``--in-process`` the deals are played in this process's workers, straight on the engine, with no clock
 and no bot process (heuristic, random and noisyN only; A and B may be the same bot): thousands of deals in
 minutes, for the variance ratio at a scale a real duel would take hours to reach. The games are the
-same as a duel's in every way the luck sees (each deal in every seat rotation, a random field bot).
+same as a duel's in every way the luck sees (each deal in every seat rotation, a field bot in the third seat:
+the random bot, or ``--field`` another).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def play_duel(args: argparse.Namespace, where: Path) -> Path:
         f"name: luck-bench\ngame: {args.game}\nseed: {args.seed}\ntable_size: 3\n"
         f"move_time_ms: {args.move_time_ms}\ntime_bank_ms: {4 * args.move_time_ms}\nconcurrency: {args.jobs}\n"
         f"format: {{type: sprt, candidates: [{first}, {second}], elo0: {args.elo0}, elo1: {args.elo1}, "
-        f"max_games: {3 * args.deals}}}\noutput: out\nbots:\n{entries}{league_entry('random', where, 'field')}"
+        f"max_games: {3 * args.deals}}}\noutput: out\nbots:\n{entries}{league_entry(args.field, where, 'field')}"
     )
     league = load_league(league_file)
     asyncio.run(run_league(league, output=where / "out"))
@@ -146,11 +147,11 @@ def in_process_decide(name: str) -> DecideFunction:
     return sample_decide(name)
 
 
-def play_deal_in_process(job: tuple[str, int, tuple[str, str]]) -> DealOutcome:
-    """One deal in every rotation of A, B and the random field bot at a table of 3, each game's luck measured as
-    it is played (A and B named so, which may be the same bot); the deal's outcome for A against B."""
-    game_name, seed, pair = job
-    players = {"A": in_process_decide(pair[0]), "B": in_process_decide(pair[1]), "field": sample_decide("random")}
+def play_deal_in_process(job: tuple[str, int, tuple[str, str], str]) -> DealOutcome:
+    """One deal in every rotation of A, B and the field bot at a table of 3, each game's luck measured as it is
+    played (A and B named so, which may be the same bot); the deal's outcome for A against B."""
+    game_name, seed, pair, field = job
+    players = {"A": in_process_decide(pair[0]), "B": in_process_decide(pair[1]), "field": in_process_decide(field)}
     lineup = ["A", "B", "field"]
     games: list[DealGame] = []
     for rotation in range(len(lineup)):
@@ -169,9 +170,9 @@ def play_deal_in_process(job: tuple[str, int, tuple[str, str]]) -> DealOutcome:
 
 def play_in_process(args: argparse.Namespace) -> list[DealOutcome]:
     """``--deals`` deals played in process, on seeds derived from ``--seed``, in deal order."""
-    for name in args.pair:
+    for name in (*args.pair, args.field):
         in_process_decide(name)  # refused here, before any worker starts, if it cannot play in process
-    jobs = [(args.game, derive_seed(args.seed, "deal", deal), args.pair) for deal in range(args.deals)]
+    jobs = [(args.game, derive_seed(args.seed, "deal", deal), args.pair, args.field) for deal in range(args.deals)]
     with ProcessPoolExecutor(args.jobs) as pool:
         return list(pool.map(play_deal_in_process, jobs, chunksize=8))
 
@@ -261,10 +262,11 @@ def main() -> None:
     parser.add_argument("--max-deals", type=int, default=2000, help="a resampled duel's bound")
     parser.add_argument("--keep", type=Path, help="keep the duel's output here (and reuse it when there)")
     parser.add_argument("--in-process", action="store_true", help="play the deals in process, on the engine")
+    parser.add_argument("--field", default="random", help="the third seat's bot: random, heuristic or noisyN")
     args = parser.parse_args()
     first, second = args.pair
     print(
-        f"{args.game}, {first} against {second} with a random field bot, tables of 3; {args.deals} deals; "
+        f"{args.game}, {first} against {second} with a {args.field} field bot, tables of 3; {args.deals} deals; "
         f"elo0 {args.elo0:g}, elo1 {args.elo1:g}; luck model {MODEL.name} ({MODEL.digest})"
     )
     started = time.perf_counter()

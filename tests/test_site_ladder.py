@@ -263,7 +263,12 @@ def bob_uploads_with_the_form_and_reads_his_page(season: dict, scratch: Path) ->
             assert "bob-v2" in page.locator("#waiting").inner_text()
             wait_for("bob-v2's verdict", lambda: judged(out, "bob-v2") is not None, ladder)
             assert judged(out, "bob-v2")["verdict"] == "accepted", judged(out, "bob-v2")
-            page.reload()
+            # The register takes the verdict a moment before bob's report does, and his page is drawn from the report.
+            def on_his_page() -> bool:
+                page.reload()
+                return page.locator("section#bob-v2").count() == 1
+
+            wait_for("bob-v2 on bob's page", on_his_page, ladder)
             version = page.locator("section#bob-v2")
             assert "accepted" in version.locator("h2").inner_text()
             with page.expect_navigation():

@@ -173,6 +173,38 @@ def test_the_referees_lag_is_discounted_only_past_the_move_time(wall_s: float, c
     play(scenario)
 
 
+class EveryDecisionCharged(Fakes):
+    """A session that has every decision measured by the honest clock, as check-bot's candidate has."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session = BotSession(
+            BotSpec(name="fake", address="fake:0"),
+            transport=self.transport,
+            clock=self.clock,
+            charge_every_decision=True,
+        )
+
+
+@pytest.mark.parametrize("wall_s", [0.05, 0.3, 0.6])
+def test_a_session_that_charges_every_decision_discounts_the_referees_lag_within_the_move_time_too(
+    wall_s: float,
+) -> None:
+    async def scenario(bot: Fakes) -> None:
+        bot.clock.lag = 0.1
+        task = await bot.ask(1)
+        bot.clock.advance(wall_s)
+        bot.stream.reply(1)
+        reply = await task
+        assert reply.fault is None
+        assert (reply.charged_ms, reply.wall_ms) == (
+            pytest.approx(max(0.0, wall_s - 0.1) * 1000),
+            pytest.approx(wall_s * 1000),
+        )
+
+    play(scenario, EveryDecisionCharged)
+
+
 def test_a_deadline_reached_with_less_than_the_limit_charged_waits_for_what_is_left() -> None:
     async def scenario(bot: Fakes) -> None:
         bot.clock.lag = 0.1  # the referee ran 100 ms late: 700 ms charged at the deadline, 100 ms left

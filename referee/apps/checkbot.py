@@ -19,8 +19,9 @@ handshake, each game, and each problem found in it with the decision it
 concerns. Problems are a manifest or build that fails, a start-up or
 handshake fault, every fault, every forfeit (with the bot's last output
 lines; a forfeit a fault caused is said with the fault), every slow decision
-(over half the move time; a decision that faulted is a fault, not also a slow
-decision) and slow handling of the messages between decisions (a game's start
+(charged over half the move time by the honest clock, which does not count
+the time the bot waited for a CPU or the referee ran late; a decision that
+faulted is a fault, not also a slow decision) and slow handling of the messages between decisions (a game's start
 or end). Found in several games, a problem is one line saying in how many,
 the first kept whole (:meth:`Report.lines`). The exit status is 1 when there
 is any. ``--json`` prints the opponents, those lines and every check as JSON,
@@ -328,7 +329,10 @@ class _Table:
             self.processes += 1
             # Named for the process, which plays several games in a row: the games' lines say which it is.
             log_path = self.log_dir / f"{self.game}-{self.seats}-process-{self.processes}.log"
-            self.bot = BotSession(self.candidate, log_path)
+            # Every decision on the honest clock: a decision is slow here at half its move time, and a machine
+            # busy with other work must not make the bot look slow (a pause of 600 ms once failed a bot
+            # answering in 8 ms, while a test suite ran on every core).
+            self.bot = BotSession(self.candidate, log_path, charge_every_decision=True)
             try:
                 await self.bot.start(self.setup)
             except BotFault as fault:

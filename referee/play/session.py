@@ -79,17 +79,18 @@ class _Pending:
     """The decision a session waits for: its number, its clock readings and the future its reply resolves."""
 
     __slots__ = (
-        "charged_s", "limit_s", "move_s", "note", "number", "settled", "started", "timer", "usage", "waiter", "wall_s"
+        "charged_s", "honest_after_s", "limit_s", "note", "number", "settled", "started", "timer", "usage", "waiter",
+        "wall_s",
     )  # fmt: skip
 
     def __init__(
-        self, number: int, waiter: asyncio.Future[Action], started: float, move_s: float, limit_s: float
+        self, number: int, waiter: asyncio.Future[Action], started: float, honest_after_s: float, limit_s: float
     ) -> None:
         self.number = number
         self.waiter = waiter
         self.started = started
         self.usage: tuple[int, int] | None = None
-        self.move_s = move_s
+        self.honest_after_s = honest_after_s  # a decision longer than this is charged by the honest clock
         self.limit_s = limit_s
         self.timer: Timer | None = None
         self.settled = False  # its times are recorded (by the deadline, for a timeout)
@@ -164,8 +165,13 @@ class BotSession:
         *,
         transport: Transport | None = None,
         clock: Clock | None = None,
+        charge_every_decision: bool = False,
     ) -> None:
         self.process = BotProcess(spec, log_path, log_cap)
+        # The honest clock's charge (referee.protocol.clock) is measured for a decision past its move time, the
+        # only charge that can cost the bot anything; check-bot, which judges a bot slow well within its move
+        # time, has every decision measured, so that a pause of a loaded machine is not the bot's slowness.
+        self.charge_every_decision = charge_every_decision
         self.spec = spec
         self.transport: Transport = transport if transport is not None else GrpcTransport(self.process)
         self._given_clock = clock
@@ -360,9 +366,8 @@ class BotSession:
         if self._sending is not None:
             await self.flush()  # the notices before the request (a game's start) are not the bot's time
         started = self._clock.now()
-        pending = self._pending = _Pending(
-            number, loop.create_future(), started, clock.move_time_ms / 1000, clock.limit_ms / 1000
-        )
+        honest_after_s = 0.0 if self.charge_every_decision else clock.move_time_ms / 1000
+        pending = self._pending = _Pending(number, loop.create_future(), started, honest_after_s, clock.limit_ms / 1000)
         try:
             if self._broken is None and self.healthy:
                 await self._write(_DECISION_REQUEST_FIELD, request)
@@ -404,7 +409,7 @@ class BotSession:
         if pending.settled:
             return
         wall = now - pending.started
-        pending.settle(wall, wall if wall <= pending.move_s else self._charge(pending, now))
+        pending.settle(wall, wall if wall <= pending.honest_after_s else self._charge(pending, now))
 
     def _charge(self, pending: _Pending, now: float) -> float:
         """The honest clock's charge for ``pending`` up to ``now``, in seconds (see referee.protocol.clock)."""

@@ -26,7 +26,8 @@ cgroup for a bot (``sandbox: none``, or no writable cgroup v2 hierarchy),
 only the referee's lag is discounted.
 
 The figures are only read when a decision runs past its move time, so the
-common case costs two clock readings.
+common case costs two clock readings (check-bot, which calls a decision slow
+at half its move time, has them read for every decision).
 """
 
 from __future__ import annotations

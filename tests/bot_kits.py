@@ -31,6 +31,7 @@ import grpc
 import pytest
 import yaml
 
+from referee.engine.games import game_class
 from referee.records.results import GameRecord, bin_midpoint
 from referee.v2 import bot_pb2 as pb
 from referee.v2 import bot_pb2_grpc as pb_grpc
@@ -306,10 +307,17 @@ def latency_summary(times: list[float]) -> str:
 # ----- check-bot --------------------------------------------------------------------------
 
 
+# The table sizes a kit's sample is checked at: each game's smallest and largest (Stop the Bus 2 and 9, Bastard Brag
+# 3 and 10) and 3 in both, where a kit sizes what it keeps by the table; test_faults.py checks a bot at every size.
+KIT_CHECK_SEATS = ("2", "3", "9", "10")
+
+
 def check_bot(command: list[str], cwd: Path, log_dir: Path) -> subprocess.CompletedProcess:
-    """Run `referee check-bot -- COMMAND` in ``cwd`` (every table size of both games); assert it found no problem."""
+    """Run `referee check-bot -- COMMAND` in ``cwd`` (both games, at :data:`KIT_CHECK_SEATS`); assert it found no
+    problem."""
+    seats = [option for size in KIT_CHECK_SEATS for option in ("--seats", size)]
     completed = subprocess.run(
-        [*REFEREE, "check-bot", "--logs", str(log_dir), "--", *command],
+        [*REFEREE, "check-bot", *seats, "--logs", str(log_dir), "--", *command],
         capture_output=True,
         text=True,
         timeout=LEAGUE_TIMEOUT_S,
@@ -319,7 +327,9 @@ def check_bot(command: list[str], cwd: Path, log_dir: Path) -> subprocess.Comple
     assert completed.returncode == 0, f"check-bot found problems:\n{report}"
     assert "no problems found" in completed.stdout, report
     for game in GAMES:
-        assert f"- {game} at 3 seats, game 1" in completed.stdout, f"check-bot did not play {game}:\n{report}"
+        for size in KIT_CHECK_SEATS:
+            if game_class(game).min_players <= int(size) <= game_class(game).max_players:
+                assert f"- {game} at {size} seats, game 1" in completed.stdout, f"no {game} at {size} seats:\n{report}"
     return completed
 
 

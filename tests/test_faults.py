@@ -247,13 +247,14 @@ def documented_default(request: pb.DecisionRequest) -> str:
 
 def test_default_action_policy_plays_the_documented_action_for_a_late_reply(bots: Bots, tmp_path: Path) -> None:
     recording = tmp_path / "slow.jsonl"
-    # Late on its 2nd and 5th decisions (800 ms: past the first deadline of 600 ms, and past 500 ms once
+    # Late on its 2nd and 5th decisions (1,400 ms: past the first deadline of 1,000 ms, and past 900 ms once
     # the first lateness has spent the bank), prompt otherwise. The bot answers its stream in order, so
-    # the request after each late one waits until it wakes: 800 - 500 ms later at worst, within the limit.
-    # Each side has 200 ms to spare: a loaded machine's referee may discount some of its own lateness from a
-    # late reply (850 ms against a deadline of 800 once went uncounted so, the suite on three workers).
-    timing = Timing(move_time_ms=300, time_bank_ms=100, grace_ms=200, startup_timeout_ms=20_000)
-    slow = bots.bad("slow.py", "--at", "2,5", "--sleep-ms", "800", "--record", str(recording))
+    # the request after each late one waits until it wakes: 1,400 - 900 ms later at worst, within the limit.
+    # Each side has 400 ms to spare or more: a loaded machine's referee may discount some of its own lateness
+    # from a late reply (850 ms against a deadline of 800 once went uncounted so, and 800 against 500, the
+    # suite on three workers, where these figures were half as wide).
+    timing = Timing(move_time_ms=600, time_bank_ms=100, grace_ms=300, startup_timeout_ms=20_000)
+    slow = bots.bad("slow.py", "--at", "2,5", "--sleep-ms", "1400", "--record", str(recording))
     policy = FaultPolicy(PolicyMode.DEFAULT_ACTION, max_faults=3)
     result, log = play_with(bots, tmp_path, slow, policy=policy, timing=timing)
 

@@ -263,6 +263,7 @@ def bob_uploads_with_the_form_and_reads_his_page(season: dict, scratch: Path) ->
             assert "bob-v2" in page.locator("#waiting").inner_text()
             wait_for("bob-v2's verdict", lambda: judged(out, "bob-v2") is not None, ladder)
             assert judged(out, "bob-v2")["verdict"] == "accepted", judged(out, "bob-v2")
+
             # The register takes the verdict a moment before bob's report does, and his page is drawn from the report.
             def on_his_page() -> bool:
                 page.reload()

@@ -308,7 +308,8 @@ def latency_summary(times: list[float]) -> str:
 
 
 # The table sizes a kit's sample is checked at: each game's smallest and largest (Stop the Bus 2 and 9, Bastard Brag
-# 3 and 10) and 3 in both, where a kit sizes what it keeps by the table; test_faults.py checks a bot at every size.
+# 3 and 10), where a kit that sizes what it keeps by the table would fail first, and 3, played by both games;
+# test_faults.py checks a bot at every size.
 KIT_CHECK_SEATS = ("2", "3", "9", "10")
 
 

@@ -21,11 +21,11 @@ handshake fault, every fault, every forfeit (with the bot's last output
 lines; a forfeit a fault caused is said with the fault), every slow decision
 (charged over half the move time by the honest clock, which does not count
 the time the bot waited for a CPU or the referee ran late; a decision that
-faulted is a fault, not also a slow decision) and slow handling of the messages between decisions (a game's start
-or end). Found in several games, a problem is one line saying in how many,
-the first kept whole (:meth:`Report.lines`). The exit status is 1 when there
-is any. ``--json`` prints the opponents, those lines and every check as JSON,
-for a CI job.
+faulted is a fault, not also a slow decision) and slow handling of the
+messages between decisions (a game's start or end). Found in several games,
+a problem is one line saying in how many, the first kept whole
+(:meth:`Report.lines`). The exit status is 1 when there is any. ``--json``
+prints the opponents, those lines and every check as JSON, for a CI job.
 
 The game logs and the bot's output go to ``--logs DIR``; without it, to a
 temporary folder that is kept (and named) when a problem is found, and

@@ -38,11 +38,18 @@ SETUP = GameSetup("stop_the_bus", 3, TIMING)
 class Fakes:
     """A session on a fake stream and a fake clock, and the two fakes the test moves."""
 
-    def __init__(self, stream: FakeStream | None = None, refusal: str | None = None) -> None:
+    def __init__(
+        self, stream: FakeStream | None = None, refusal: str | None = None, *, charge_every_decision: bool = False
+    ) -> None:
         self.clock = FakeClock()
         self.stream = stream if stream is not None else FakeStream()
         self.transport = FakeTransport(self.stream, refusal)
-        self.session = BotSession(BotSpec(name="fake", address="fake:0"), transport=self.transport, clock=self.clock)
+        self.session = BotSession(
+            BotSpec(name="fake", address="fake:0"),
+            transport=self.transport,
+            clock=self.clock,
+            charge_every_decision=charge_every_decision,
+        )
 
     async def ask(self, number: int, clock: TimeControl | None = None) -> asyncio.Task[Reply]:
         """Ask decision ``number`` and let the request go out: its deadline is set from the clock's time now."""
@@ -152,6 +159,23 @@ def test_a_reply_a_microsecond_past_the_deadline_is_a_timeout_and_is_then_droppe
 # ----- the honest clock: what is charged ---------------------------------------------------------------------
 
 
+def answered_late_by_the_referee(wall_s: float, fakes: Callable[[], Fakes] = Fakes) -> Reply:
+    """A decision answered after ``wall_s`` of wall time, in which the referee ran 100 ms late: its reply."""
+    replies: list[Reply] = []
+
+    async def scenario(bot: Fakes) -> None:
+        bot.clock.lag = 0.1
+        task = await bot.ask(1)
+        bot.clock.advance(wall_s)
+        bot.stream.reply(1)
+        replies.append(await task)
+
+    play(scenario, fakes)
+    (reply,) = replies
+    assert reply.fault is None
+    return reply
+
+
 @pytest.mark.parametrize(
     ("wall_s", "charged_ms"),
     [
@@ -161,48 +185,20 @@ def test_a_reply_a_microsecond_past_the_deadline_is_a_timeout_and_is_then_droppe
     ],
 )
 def test_the_referees_lag_is_discounted_only_past_the_move_time(wall_s: float, charged_ms: float) -> None:
-    async def scenario(bot: Fakes) -> None:
-        bot.clock.lag = 0.1
-        task = await bot.ask(1)
-        bot.clock.advance(wall_s)
-        bot.stream.reply(1)
-        reply = await task
-        assert reply.fault is None
-        assert (reply.charged_ms, reply.wall_ms) == (pytest.approx(charged_ms), pytest.approx(wall_s * 1000))
-
-    play(scenario)
-
-
-class EveryDecisionCharged(Fakes):
-    """A session that has every decision measured by the honest clock, as check-bot's candidate has."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.session = BotSession(
-            BotSpec(name="fake", address="fake:0"),
-            transport=self.transport,
-            clock=self.clock,
-            charge_every_decision=True,
-        )
+    reply = answered_late_by_the_referee(wall_s)
+    assert (reply.charged_ms, reply.wall_ms) == (pytest.approx(charged_ms), pytest.approx(wall_s * 1000))
 
 
 @pytest.mark.parametrize("wall_s", [0.05, 0.3, 0.6])
 def test_a_session_that_charges_every_decision_discounts_the_referees_lag_within_the_move_time_too(
     wall_s: float,
 ) -> None:
-    async def scenario(bot: Fakes) -> None:
-        bot.clock.lag = 0.1
-        task = await bot.ask(1)
-        bot.clock.advance(wall_s)
-        bot.stream.reply(1)
-        reply = await task
-        assert reply.fault is None
-        assert (reply.charged_ms, reply.wall_ms) == (
-            pytest.approx(max(0.0, wall_s - 0.1) * 1000),
-            pytest.approx(wall_s * 1000),
-        )
-
-    play(scenario, EveryDecisionCharged)
+    # As check-bot's candidate is charged: every decision by the honest clock.
+    reply = answered_late_by_the_referee(wall_s, lambda: Fakes(charge_every_decision=True))
+    assert (reply.charged_ms, reply.wall_ms) == (
+        pytest.approx(max(0.0, wall_s - 0.1) * 1000),
+        pytest.approx(wall_s * 1000),
+    )
 
 
 def test_a_deadline_reached_with_less_than_the_limit_charged_waits_for_what_is_left() -> None:
